@@ -1,0 +1,52 @@
+const ERROR_KIND = Symbol.for("merchant-gateway.error-kind");
+
+/** What every SDK error can tell about the HTTP exchange it came from. */
+export interface GatewayErrorContext {
+	/** HTTP status of the gateway's answer, when there was one. */
+	status?: number | undefined;
+	/** Request path, such as `/v2/refund`, when the error belongs to a request. */
+	path?: string | undefined;
+	/** The underlying error. Redacted before it is attached. */
+	cause?: unknown;
+}
+
+/**
+ * Base class of every error the SDK throws.
+ *
+ * `instanceof` works across the ESM and CJS builds (a process may load both):
+ * classes are matched by a registered symbol and their kind, not by identity.
+ */
+export class GatewayError extends Error {
+	static readonly [ERROR_KIND]: string = "GatewayError";
+	/** HTTP status of the gateway's answer, when there was one. */
+	readonly status: number | undefined;
+	/** Request path, when the error belongs to a request. */
+	readonly path: string | undefined;
+
+	constructor(message: string, context: GatewayErrorContext = {}) {
+		super(message, context.cause === undefined ? undefined : { cause: context.cause });
+		this.status = context.status;
+		this.path = context.path;
+		Object.defineProperty(this, "name", {
+			value: (new.target as unknown as Record<symbol, string>)[ERROR_KIND],
+			enumerable: false,
+			configurable: true,
+			writable: true,
+		});
+	}
+
+	static override [Symbol.hasInstance](value: unknown): boolean {
+		if (typeof value !== "object" || value === null) return false;
+		const wanted = (this as unknown as Record<symbol, string>)[ERROR_KIND];
+		for (let proto = Object.getPrototypeOf(value); proto !== null; proto = Object.getPrototypeOf(proto)) {
+			const ctor = (proto as { constructor?: unknown }).constructor;
+			if (typeof ctor === "function" && Object.hasOwn(ctor, ERROR_KIND) && (ctor as unknown as Record<symbol, string>)[ERROR_KIND] === wanted) {
+				return true;
+			}
+		}
+		return false;
+	}
+}
+
+/** Registers the kind of an error subclass; used as `static readonly [errorKind] = "Name"`. */
+export const errorKind: typeof ERROR_KIND = ERROR_KIND;

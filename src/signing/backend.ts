@@ -1,0 +1,86 @@
+import { CryptoBackendError } from "../errors/crypto-backend-error.js";
+import { createNodeBackend } from "./node-backend.js";
+
+/** Which implementation of RSA-MD5 to use. Both give byte-identical output. */
+export type CryptoBackendName = "node" | "forge";
+
+/** Key material as found in the input, before a backend parses it. */
+export type KeySource = { readonly encoding: "pem"; readonly label: string; readonly text: string } | { readonly encoding: "der"; readonly bytes: Uint8Array };
+
+/** A key parsed by one backend. `handle` is that backend's own key object. */
+export interface ParsedKey {
+	readonly handle: unknown;
+	/** `rsa` for RSA keys; anything else is refused by the caller. */
+	readonly type: string;
+	readonly bits: number;
+}
+
+/** The small surface that signing needs from a crypto library. */
+export interface CryptoBackend {
+	readonly name: CryptoBackendName;
+	importPrivateKey(source: KeySource, passphrase: string | undefined): ParsedKey;
+	importPublicKey(source: KeySource): ParsedKey;
+	/** Unencrypted PKCS#8 DER, to move a parsed key to another backend. */
+	exportPrivateKey(handle: unknown): Uint8Array;
+	/** SPKI DER, to move a parsed key to another backend. */
+	exportPublicKey(handle: unknown): Uint8Array;
+	/** RSASSA-PKCS1-v1_5 with MD5 over `data`. */
+	sign(handle: unknown, data: Uint8Array): Uint8Array;
+	verify(handle: unknown, data: Uint8Array, signature: Uint8Array): boolean;
+	generateKeyPair(bits: number): Promise<{ privateKey: string; publicKey: string }>;
+}
+
+const loaded = new Map<CryptoBackendName, CryptoBackend>();
+let preferred: CryptoBackendName | undefined;
+
+/** True where `node:crypto` can be reached synchronously (Node 22+, Bun, Deno). */
+export function hasNodeCrypto(): boolean {
+	return typeof (globalThis as { process?: { getBuiltinModule?: unknown } }).process?.getBuiltinModule === "function";
+}
+
+function defaultName(): CryptoBackendName {
+	return preferred ?? (hasNodeCrypto() ? "node" : "forge");
+}
+
+/**
+ * Loads a backend (node-forge is imported only here, on first use) without
+ * changing the default.
+ */
+export async function loadCryptoBackend(name: CryptoBackendName = defaultName()): Promise<CryptoBackend> {
+	const cached = loaded.get(name);
+	if (cached) return cached;
+	const backend = name === "node" ? createNodeBackend() : (await import("./forge-backend.js")).createForgeBackend();
+	loaded.set(name, backend);
+	return backend;
+}
+
+/**
+ * Loads a backend and makes it the default for every later call that does not
+ * name one. `"auto"`, what the SDK does by itself, picks `node:crypto` where it
+ * exists and node-forge elsewhere. On runtimes without `node:crypto`, await this
+ * once at start-up before using the synchronous signing functions.
+ */
+export async function useCryptoBackend(name: CryptoBackendName | "auto" = "auto"): Promise<void> {
+	const resolved = name === "auto" ? (hasNodeCrypto() ? "node" : "forge") : name;
+	await loadCryptoBackend(resolved);
+	preferred = resolved;
+}
+
+/**
+ * The backend to use now, synchronously. The node backend needs no loading;
+ * node-forge must have been loaded first (async callers in the SDK do that).
+ */
+export function resolveBackend(name: CryptoBackendName = defaultName()): CryptoBackend {
+	const ready = loaded.get(name);
+	if (ready) return ready;
+	if (name === "node") {
+		const backend = createNodeBackend();
+		loaded.set(name, backend);
+		return backend;
+	}
+	throw new CryptoBackendError(
+		hasNodeCrypto()
+			? "The forge backend is not loaded yet: await useCryptoBackend('forge') or loadCryptoBackend('forge') once before signing with it."
+			: "This runtime has no node:crypto: await useCryptoBackend('forge') once at start-up before signing or verifying.",
+	);
+}

@@ -1,0 +1,91 @@
+import { MalformedMessageError } from "../errors/malformed-message-error.js";
+import { canonicalString } from "./canonical.js";
+import { base64Decode, base64Encode, utf8Decode, utf8Encode } from "./encoding.js";
+import { type OpenOptions, openFlat, openPayload, parseJsonObject } from "./open.js";
+import { type SealOptions, type SignVersion, signText } from "./seal.js";
+
+/**
+ * A callback redirect as a framework hands it over: the full URL, its query
+ * string, `URLSearchParams`, or a parsed query object (values may be arrays).
+ */
+export type CallbackInput = string | URL | URLSearchParams | Readonly<Record<string, unknown>>;
+
+function firstValue(value: unknown): unknown {
+	return Array.isArray(value) ? value[0] : value;
+}
+
+function readQuery(input: CallbackInput): { payload: unknown; signVersion: unknown; signature: unknown } {
+	let params: URLSearchParams | undefined;
+	if (input instanceof URLSearchParams) params = input;
+	else if (input instanceof URL) params = input.searchParams;
+	else if (typeof input === "string") {
+		const text = input.trim();
+		const queryStart = text.indexOf("?");
+		const query = queryStart >= 0 ? text.slice(queryStart + 1) : /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? "" : text;
+		params = new URLSearchParams(query.split("#")[0]);
+	}
+	if (params)
+		return {
+			payload: params.get("payload") ?? undefined,
+			signVersion: params.get("signVersion") ?? undefined,
+			signature: params.get("signature") ?? undefined,
+		};
+	if (typeof input !== "object" || input === null)
+		throw new MalformedMessageError("A callback must be a URL, a query string, URLSearchParams or a query object.");
+	const query = input as Record<string, unknown>;
+	return { payload: firstValue(query.payload), signVersion: firstValue(query.signVersion), signature: firstValue(query.signature) };
+}
+
+function decodePayload(payload: unknown): string {
+	if (typeof payload !== "string" || payload === "") throw new MalformedMessageError("The callback has no payload parameter.", "payload");
+	const bytes = base64Decode(payload, true);
+	if (!bytes) throw new MalformedMessageError("The callback payload is not valid base64.", "payload");
+	try {
+		return utf8Decode(bytes);
+	} catch {
+		throw new MalformedMessageError("The callback payload is not valid UTF-8.", "payload");
+	}
+}
+
+/**
+ * Verifies a callback redirect (D5) and returns its decoded fields without the
+ * signature. 2.0 carries a flat signature inside the decoded JSON; 2.1 carries
+ * `signVersion=2.1&signature=...` beside the payload and signs the decoded text.
+ * Standard base64, base64url, missing padding and `+` turned into a space are
+ * all accepted.
+ */
+export function openCallbackUrl(input: CallbackInput, options: OpenOptions): { fields: Record<string, unknown>; signVersion: SignVersion } {
+	const query = readQuery(input);
+	const text = decodePayload(query.payload);
+	if (query.signVersion === "2.1") return { fields: openPayload(text, query.signature, options, "callback payload"), signVersion: "2.1" };
+	if (query.signVersion !== undefined && query.signVersion !== "2.0") {
+		throw new MalformedMessageError(`The callback's signVersion must be "2.0" or "2.1".`, "signVersion");
+	}
+	return { fields: openFlat(parseJsonObject(text, "callback payload"), options), signVersion: "2.0" };
+}
+
+function appendQuery(url: string, query: string): string {
+	const hashAt = url.indexOf("#");
+	const base = hashAt >= 0 ? url.slice(0, hashAt) : url;
+	const hash = hashAt >= 0 ? url.slice(hashAt) : "";
+	const separator = base.includes("?") ? (base.endsWith("?") || base.endsWith("&") ? "" : "&") : "?";
+	return `${base}${separator}${query}${hash}`;
+}
+
+/**
+ * Builds the signed redirect URL the gateway sends the buyer to (D5). Used by the
+ * sandbox and by tests; existing query parameters of `callbackUrl` are kept as written.
+ */
+export function sealCallbackUrl(callbackUrl: string, fields: Record<string, unknown>, options: SealOptions): string {
+	if ((options.signVersion ?? "2.0") === "2.1") {
+		const { signature: _s, signVersion: _v, ...rest } = fields;
+		const json = JSON.stringify(rest);
+		const signature = signText(json, options.privateKey, options.backend);
+		const payload = base64Encode(utf8Encode(json));
+		return appendQuery(callbackUrl, `payload=${encodeURIComponent(payload)}&signVersion=2.1&signature=${encodeURIComponent(signature)}`);
+	}
+	const { signature: _s, ...rest } = fields;
+	const signature = signText(canonicalString(rest), options.privateKey, options.backend);
+	const payload = base64Encode(utf8Encode(JSON.stringify({ ...rest, signature })));
+	return appendQuery(callbackUrl, `payload=${encodeURIComponent(payload)}`);
+}

@@ -1,0 +1,151 @@
+import forge from "node-forge";
+import { InvalidKeyError } from "../errors/invalid-key-error.js";
+import type { CryptoBackend, KeySource, ParsedKey } from "./backend.js";
+
+/**
+ * node-forge backend, for runtimes without `node:crypto` (WebCrypto has no MD5).
+ * This module is only ever loaded through a dynamic import, so Node users never
+ * pay for node-forge. Output is byte-identical to the node backend.
+ */
+
+type ForgePrivate = forge.pki.rsa.PrivateKey;
+type ForgePublic = forge.pki.rsa.PublicKey;
+
+const toBinary = (bytes: Uint8Array): string => {
+	let out = "";
+	for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+	return out;
+};
+const fromBinary = (binary: string): Uint8Array => {
+	const bytes = new Uint8Array(binary.length);
+	for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+	return bytes;
+};
+
+const RSA_OID = forge.pki.oids.rsaEncryption;
+
+function rsa(key: ForgePrivate | ForgePublic | undefined | null): ParsedKey {
+	if (!key || !("n" in key) || !key.n) throw new InvalidKeyError("not_rsa", "The key is not an RSA key.");
+	return { handle: key, type: "rsa", bits: key.n.bitLength() };
+}
+
+/** Reads the algorithm OID of a PKCS#8 or SPKI structure so non-RSA keys get their own error. */
+function algorithmOid(asn1: forge.asn1.Asn1, index: number): string | undefined {
+	try {
+		const seq = (asn1.value as forge.asn1.Asn1[])[index];
+		const oid = (seq?.value as forge.asn1.Asn1[] | undefined)?.[0];
+		return oid && oid.type === forge.asn1.Type.OID ? forge.asn1.derToOid(oid.value as string) : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+function parseDer(bytes: Uint8Array): forge.asn1.Asn1 | undefined {
+	try {
+		return forge.asn1.fromDer(toBinary(bytes));
+	} catch {
+		return undefined;
+	}
+}
+
+function pemToDer(text: string): Uint8Array | undefined {
+	try {
+		const [message] = forge.pem.decode(text);
+		return message ? fromBinary(message.body) : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+function privateFromAsn1(asn1: forge.asn1.Asn1): ParsedKey {
+	const oid = algorithmOid(asn1, 1);
+	if (oid !== undefined && oid !== RSA_OID) throw new InvalidKeyError("not_rsa", "The private key is not an RSA key.");
+	return rsa(forge.pki.privateKeyFromAsn1(asn1) as ForgePrivate);
+}
+
+export function createForgeBackend(): CryptoBackend {
+	const unrecognizedPrivate = () =>
+		new InvalidKeyError("unrecognized_format", "The private key is not a PKCS#1, PKCS#8 or encrypted PKCS#8 key in PEM or base64 DER.");
+	const unrecognizedPublic = () =>
+		new InvalidKeyError("unrecognized_format", "The public key is not an SPKI or PKCS#1 public key or an X.509 certificate in PEM or base64 DER.");
+
+	return {
+		name: "forge",
+		importPrivateKey(source: KeySource, passphrase: string | undefined): ParsedKey {
+			const der = source.encoding === "der" ? source.bytes : pemToDer(source.text);
+			const asn1 = der && parseDer(der);
+			if (!asn1) throw unrecognizedPrivate();
+			const encrypted = source.encoding === "pem" ? source.label === "ENCRYPTED PRIVATE KEY" : algorithmOid(asn1, 0)?.startsWith("1.2.840.113549.1.5") === true;
+			if (encrypted) {
+				if (passphrase === undefined) throw new InvalidKeyError("passphrase_required", "The private key is encrypted: pass its passphrase.");
+				let decrypted: forge.asn1.Asn1 | null = null;
+				try {
+					decrypted = forge.pki.decryptPrivateKeyInfo(asn1, passphrase);
+				} catch {
+					decrypted = null;
+				}
+				if (!decrypted) throw new InvalidKeyError("wrong_passphrase", "The private key could not be decrypted: the passphrase is wrong.");
+				return privateFromAsn1(decrypted);
+			}
+			try {
+				return privateFromAsn1(asn1);
+			} catch (error) {
+				if (error instanceof InvalidKeyError) throw error;
+				throw unrecognizedPrivate();
+			}
+		},
+		importPublicKey(source: KeySource): ParsedKey {
+			const der = source.encoding === "der" ? source.bytes : pemToDer(source.text);
+			const asn1 = der && parseDer(der);
+			if (!asn1) throw unrecognizedPublic();
+			try {
+				if (source.encoding === "pem" && source.label === "CERTIFICATE") {
+					return rsa(forge.pki.certificateFromAsn1(asn1).publicKey as ForgePublic);
+				}
+				const oid = algorithmOid(asn1, 0);
+				if (oid !== undefined && oid !== RSA_OID && !oid.startsWith("1.2.840.113549.1.1.")) {
+					throw new InvalidKeyError("not_rsa", "The public key is not an RSA key.");
+				}
+				try {
+					return rsa(forge.pki.publicKeyFromAsn1(asn1) as ForgePublic);
+				} catch (error) {
+					if (source.encoding === "der") return rsa(forge.pki.certificateFromAsn1(asn1).publicKey as ForgePublic);
+					throw error;
+				}
+			} catch (error) {
+				if (error instanceof InvalidKeyError) throw error;
+				throw unrecognizedPublic();
+			}
+		},
+		exportPrivateKey(handle: unknown): Uint8Array {
+			const info = forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(handle as ForgePrivate));
+			return fromBinary(forge.asn1.toDer(info).getBytes());
+		},
+		exportPublicKey(handle: unknown): Uint8Array {
+			return fromBinary(forge.asn1.toDer(forge.pki.publicKeyToAsn1(handle as ForgePublic)).getBytes());
+		},
+		sign(handle: unknown, data: Uint8Array): Uint8Array {
+			const digest = forge.md.md5.create();
+			digest.update(toBinary(data));
+			return fromBinary((handle as ForgePrivate).sign(digest));
+		},
+		verify(handle: unknown, data: Uint8Array, signature: Uint8Array): boolean {
+			const digest = forge.md.md5.create();
+			digest.update(toBinary(data));
+			try {
+				return (handle as ForgePublic).verify(digest.digest().bytes(), toBinary(signature));
+			} catch {
+				return false;
+			}
+		},
+		generateKeyPair(bits: number) {
+			return new Promise((resolve, reject) => {
+				forge.pki.rsa.generateKeyPair({ bits, e: 0x10001 }, (error, pair) => {
+					if (error) return reject(error);
+					const info = forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(pair.privateKey));
+					resolve({ privateKey: forge.pki.privateKeyInfoToPem(info), publicKey: forge.pki.publicKeyToPem(pair.publicKey) });
+				});
+			});
+		},
+	};
+}

@@ -1,0 +1,17 @@
+export { type CryptoBackendName, loadCryptoBackend, useCryptoBackend } from "./backend.js";
+export { type CallbackInput, openCallbackUrl, sealCallbackUrl } from "./callback-url.js";
+export { canonicalString } from "./canonical.js";
+export { type GeneratedKeyPair, type GenerateKeyPairOptions, generateKeyPair } from "./generate.js";
+export {
+	type KeyInput,
+	type LoadPrivateKeyOptions,
+	type LoadPublicKeyOptions,
+	loadPrivateKey,
+	loadPublicKey,
+	PrivateKey,
+	type PrivateKeyLike,
+	PublicKey,
+	type PublicKeyLike,
+} from "./keys.js";
+export { type OpenOptions, openMessage } from "./open.js";
+export { type SealedFlat, type SealedPayload, type SealOptions, type SignVersion, sealMessage } from "./seal.js";

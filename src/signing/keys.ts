@@ -1,0 +1,198 @@
+import { InvalidKeyError } from "../errors/invalid-key-error.js";
+import { type CryptoBackendName, type KeySource, type ParsedKey, resolveBackend } from "./backend.js";
+import { base64Decode } from "./encoding.js";
+
+/** Key material as merchants receive it: PEM text, bare base64 DER, or DER bytes. */
+export type KeyInput = string | Uint8Array;
+
+export interface LoadPrivateKeyOptions {
+	/** Passphrase of an encrypted PKCS#8 key. @default undefined */
+	passphrase?: string | undefined;
+	/** Accept keys under 2048 bits (never do this outside tests). @default false */
+	allowWeakKeys?: boolean | undefined;
+	/** Backend that parses the key first; other backends import it on demand. @default the current default backend */
+	backend?: CryptoBackendName | undefined;
+}
+
+export interface LoadPublicKeyOptions {
+	/** Accept keys under 2048 bits (never do this outside tests). @default false */
+	allowWeakKeys?: boolean | undefined;
+	/** Backend that parses the key first. @default the current default backend */
+	backend?: CryptoBackendName | undefined;
+}
+
+const MIN_BITS = 2048;
+const MAX_SIGNING_BITS = 4096;
+const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/;
+const PRIVATE_LABELS = new Set(["PRIVATE KEY", "RSA PRIVATE KEY", "ENCRYPTED PRIVATE KEY"]);
+const PUBLIC_LABELS = new Set(["PUBLIC KEY", "RSA PUBLIC KEY", "CERTIFICATE"]);
+const REDACTED = "[redacted key]";
+
+function toSource(input: KeyInput, role: "private" | "public"): KeySource {
+	if (input instanceof Uint8Array) return { encoding: "der", bytes: input };
+	if (typeof input !== "string") {
+		throw new InvalidKeyError("unrecognized_format", `A ${role} key must be PEM text, base64 DER or DER bytes, not ${input === null ? "null" : typeof input}.`);
+	}
+	const text = input.replace(/\r\n?/g, "\n").trim();
+	const pem = PEM_BLOCK.exec(text);
+	if (pem) {
+		const label = pem[1] ?? "";
+		const allowed = role === "private" ? PRIVATE_LABELS : PUBLIC_LABELS;
+		if (!allowed.has(label)) {
+			const other = role === "private" ? PUBLIC_LABELS : PRIVATE_LABELS;
+			if (other.has(label)) {
+				throw new InvalidKeyError("wrong_key_type", `Expected a ${role} key but got a PEM "${label}" block.`);
+			}
+			throw new InvalidKeyError("unrecognized_format", `A PEM "${label}" block is not a supported ${role} key.`);
+		}
+		return { encoding: "pem", label, text: pem[0] };
+	}
+	const der = base64Decode(text.replace(/\s+/g, ""));
+	if (!der || der.length === 0) {
+		throw new InvalidKeyError("unrecognized_format", `The ${role} key is neither PEM nor base64 DER.`);
+	}
+	return { encoding: "der", bytes: der };
+}
+
+function checkSize(parsed: ParsedKey, role: "private" | "public", allowWeak: boolean): void {
+	if (parsed.type !== "rsa") throw new InvalidKeyError("not_rsa", `The ${role} key is ${parsed.type.toUpperCase()}, but the gateway uses RSA keys only.`);
+	if (parsed.bits < MIN_BITS && !allowWeak) {
+		throw new InvalidKeyError(
+			"too_small",
+			`The ${role} key has ${parsed.bits} bits; at least ${MIN_BITS} are required (allowWeakKeys opts out, for tests only).`,
+		);
+	}
+	if (role === "private" && parsed.bits > MAX_SIGNING_BITS) {
+		throw new InvalidKeyError(
+			"too_large",
+			`The private key has ${parsed.bits} bits; signing keys may have at most ${MAX_SIGNING_BITS} (the signature field holds 750 characters).`,
+		);
+	}
+}
+
+/** Shared by both key classes: one parse per backend, kept for the key's lifetime. */
+abstract class ParsedKeyCache {
+	readonly bits: number;
+	readonly #handles = new Map<CryptoBackendName, unknown>();
+
+	protected constructor(backend: CryptoBackendName, parsed: ParsedKey) {
+		this.bits = parsed.bits;
+		this.#handles.set(backend, parsed.handle);
+	}
+
+	/** @internal The backend's own key object, imported from another backend's copy when needed. */
+	handleFor(backend: CryptoBackendName): unknown {
+		const cached = this.#handles.get(backend);
+		if (cached !== undefined) return cached;
+		const [fromName, fromHandle] = this.#handles.entries().next().value as [CryptoBackendName, unknown];
+		const handle = this.convert(resolveBackend(fromName), fromHandle, resolveBackend(backend));
+		this.#handles.set(backend, handle);
+		return handle;
+	}
+
+	protected abstract convert(from: ReturnType<typeof resolveBackend>, handle: unknown, to: ReturnType<typeof resolveBackend>): unknown;
+
+	toJSON(): string {
+		return REDACTED;
+	}
+	toString(): string {
+		return REDACTED;
+	}
+	[Symbol.for("nodejs.util.inspect.custom")](): string {
+		return `${PrivateKey.isPrivateKey(this) ? "PrivateKey" : "PublicKey"} { bits: ${this.bits}, ${REDACTED} }`;
+	}
+}
+
+/** An RSA private key, parsed once. Its material is never shown by `inspect`, `JSON.stringify` or `String()`. */
+export class PrivateKey extends ParsedKeyCache {
+	readonly #brand = "private";
+
+	/** @internal use `loadPrivateKey` */
+	constructor(backend: CryptoBackendName, parsed: ParsedKey) {
+		super(backend, parsed);
+	}
+
+	protected convert(from: ReturnType<typeof resolveBackend>, handle: unknown, to: ReturnType<typeof resolveBackend>): unknown {
+		return to.importPrivateKey({ encoding: "der", bytes: from.exportPrivateKey(handle) }, undefined).handle;
+	}
+
+	static isPrivateKey(value: unknown): value is PrivateKey {
+		return typeof value === "object" && value !== null && #brand in value;
+	}
+}
+
+/** An RSA public key, parsed once. */
+export class PublicKey extends ParsedKeyCache {
+	readonly #brand = "public";
+
+	/** @internal use `loadPublicKey` */
+	constructor(backend: CryptoBackendName, parsed: ParsedKey) {
+		super(backend, parsed);
+	}
+
+	protected convert(from: ReturnType<typeof resolveBackend>, handle: unknown, to: ReturnType<typeof resolveBackend>): unknown {
+		return to.importPublicKey({ encoding: "der", bytes: from.exportPublicKey(handle) }).handle;
+	}
+
+	static isPublicKey(value: unknown): value is PublicKey {
+		return typeof value === "object" && value !== null && #brand in value;
+	}
+}
+
+/**
+ * Parses an RSA private key: PKCS#1, PKCS#8 or encrypted PKCS#8, as PEM or as
+ * base64 DER (with or without line breaks). Refuses non-RSA keys, keys under
+ * 2048 bits and keys over 4096 bits.
+ *
+ * @throws InvalidKeyError naming the rule that failed; never echoes the key.
+ */
+export function loadPrivateKey(input: KeyInput, options: LoadPrivateKeyOptions = {}): PrivateKey {
+	const backend = resolveBackend(options.backend);
+	const parsed = backend.importPrivateKey(toSource(input, "private"), options.passphrase);
+	checkSize(parsed, "private", options.allowWeakKeys === true);
+	return new PrivateKey(backend.name, parsed);
+}
+
+/**
+ * Parses an RSA public key: SPKI, PKCS#1 public or an X.509 certificate, as PEM
+ * or as base64 DER.
+ *
+ * @throws InvalidKeyError naming the rule that failed; never echoes the key.
+ */
+export function loadPublicKey(input: KeyInput, options: LoadPublicKeyOptions = {}): PublicKey {
+	const backend = resolveBackend(options.backend);
+	const parsed = backend.importPublicKey(toSource(input, "public"));
+	checkSize(parsed, "public", options.allowWeakKeys === true);
+	return new PublicKey(backend.name, parsed);
+}
+
+/** A key argument: a loaded key or the raw PEM/DER it would be loaded from. */
+export type PrivateKeyLike = PrivateKey | KeyInput;
+export type PublicKeyLike = PublicKey | KeyInput;
+
+/** Loaded keys pass through; raw material is parsed once per distinct string. */
+const privateCache = new Map<string, PrivateKey>();
+const publicCache = new Map<string, PublicKey>();
+const CACHE_LIMIT = 32;
+
+function remember<K>(cache: Map<string, K>, id: string, make: () => K): K {
+	const hit = cache.get(id);
+	if (hit) return hit;
+	const made = make();
+	if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+	cache.set(id, made);
+	return made;
+}
+
+export function toPrivateKey(key: PrivateKeyLike): PrivateKey {
+	if (PrivateKey.isPrivateKey(key)) return key;
+	return typeof key === "string" ? remember(privateCache, key, () => loadPrivateKey(key)) : loadPrivateKey(key);
+}
+
+export function toPublicKeys(keys: PublicKeyLike | readonly PublicKeyLike[]): PublicKey[] {
+	const list = Array.isArray(keys) ? keys : [keys as PublicKeyLike];
+	if (list.length === 0) throw new InvalidKeyError("unrecognized_format", "At least one gateway public key is required.");
+	return list.map((key) =>
+		PublicKey.isPublicKey(key) ? key : typeof key === "string" ? remember(publicCache, key, () => loadPublicKey(key)) : loadPublicKey(key),
+	);
+}

@@ -1,0 +1,111 @@
+import type * as NodeCrypto from "node:crypto";
+import { CryptoBackendError } from "../errors/crypto-backend-error.js";
+import { InvalidKeyError } from "../errors/invalid-key-error.js";
+import type { CryptoBackend, KeySource, ParsedKey } from "./backend.js";
+
+type KeyObject = NodeCrypto.KeyObject;
+
+/**
+ * `node:crypto` is reached through `process.getBuiltinModule` rather than a
+ * static import, so bundles for edge runtimes do not fail on it and importing
+ * the SDK costs nothing until the first signature.
+ */
+function nodeCrypto(): typeof NodeCrypto {
+	const getBuiltin = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
+	const crypto = getBuiltin?.("node:crypto") as typeof NodeCrypto | undefined;
+	if (!crypto) throw new CryptoBackendError("node:crypto is not available in this runtime; use the forge backend.");
+	return crypto;
+}
+
+function describe(key: KeyObject): ParsedKey {
+	return { handle: key, type: key.asymmetricKeyType ?? "unknown", bits: key.asymmetricKeyDetails?.modulusLength ?? 0 };
+}
+
+function errorCode(error: unknown): string {
+	return typeof error === "object" && error !== null && "code" in error ? String((error as { code: unknown }).code) : "";
+}
+
+function privateKeyError(error: unknown, passphrase: string | undefined): InvalidKeyError {
+	const code = errorCode(error);
+	if (code === "ERR_MISSING_PASSPHRASE") return new InvalidKeyError("passphrase_required", "The private key is encrypted: pass its passphrase.");
+	if (passphrase !== undefined && /BAD_DECRYPT|DECRYPT/i.test(code + String((error as Error)?.message))) {
+		return new InvalidKeyError("wrong_passphrase", "The private key could not be decrypted: the passphrase is wrong.");
+	}
+	return new InvalidKeyError("unrecognized_format", "The private key is not a PKCS#1, PKCS#8 or encrypted PKCS#8 key in PEM or base64 DER.");
+}
+
+export function createNodeBackend(): CryptoBackend {
+	const crypto = nodeCrypto();
+	return {
+		name: "node",
+		importPrivateKey(source: KeySource, passphrase: string | undefined): ParsedKey {
+			const secret = passphrase ?? "";
+			if (source.encoding === "pem") {
+				try {
+					return describe(crypto.createPrivateKey({ key: source.text, format: "pem", passphrase: secret }));
+				} catch (error) {
+					throw privateKeyError(error, passphrase);
+				}
+			}
+			let firstError: unknown;
+			for (const type of ["pkcs8", "pkcs1"] as const) {
+				try {
+					return describe(crypto.createPrivateKey({ key: source.bytes as Buffer, format: "der", type, passphrase: secret }));
+				} catch (error) {
+					firstError ??= error;
+				}
+			}
+			throw privateKeyError(firstError, passphrase);
+		},
+		importPublicKey(source: KeySource): ParsedKey {
+			const unrecognized = () =>
+				new InvalidKeyError("unrecognized_format", "The public key is not an SPKI or PKCS#1 public key or an X.509 certificate in PEM or base64 DER.");
+			if (source.encoding === "pem") {
+				try {
+					if (source.label === "CERTIFICATE") return describe(new crypto.X509Certificate(source.text).publicKey);
+					return describe(crypto.createPublicKey({ key: source.text, format: "pem" }));
+				} catch {
+					throw unrecognized();
+				}
+			}
+			for (const type of ["spki", "pkcs1"] as const) {
+				try {
+					return describe(crypto.createPublicKey({ key: source.bytes as Buffer, format: "der", type }));
+				} catch {
+					// try the next encoding
+				}
+			}
+			try {
+				return describe(new crypto.X509Certificate(source.bytes as Buffer).publicKey);
+			} catch {
+				throw unrecognized();
+			}
+		},
+		exportPrivateKey(handle: unknown): Uint8Array {
+			return (handle as KeyObject).export({ format: "der", type: "pkcs8" });
+		},
+		exportPublicKey(handle: unknown): Uint8Array {
+			return (handle as KeyObject).export({ format: "der", type: "spki" });
+		},
+		sign(handle: unknown, data: Uint8Array): Uint8Array {
+			return crypto.sign("md5", data, handle as KeyObject);
+		},
+		verify(handle: unknown, data: Uint8Array, signature: Uint8Array): boolean {
+			return crypto.verify("md5", data, handle as KeyObject, signature);
+		},
+		generateKeyPair(bits: number) {
+			return new Promise((resolve, reject) => {
+				crypto.generateKeyPair(
+					"rsa",
+					{
+						modulusLength: bits,
+						publicExponent: 0x10001,
+						publicKeyEncoding: { type: "spki", format: "pem" },
+						privateKeyEncoding: { type: "pkcs8", format: "pem" },
+					},
+					(error, publicKey, privateKey) => (error ? reject(error) : resolve({ privateKey, publicKey })),
+				);
+			});
+		},
+	};
+}

@@ -1,0 +1,65 @@
+import { MalformedMessageError } from "../errors/malformed-message-error.js";
+import type { CryptoBackendName } from "./backend.js";
+import { resolveBackend } from "./backend.js";
+import { canonicalString, isPlainObject } from "./canonical.js";
+import { base64Encode, utf8Encode } from "./encoding.js";
+import { type PrivateKeyLike, toPrivateKey } from "./keys.js";
+
+/** The two signing versions of the gateway. 2.0 is what omitting `signVersion` means. */
+export type SignVersion = "2.0" | "2.1";
+
+export interface SealOptions {
+	/** The signer's private key (the merchant's, for requests). */
+	privateKey: PrivateKeyLike;
+	/** Signing version of the account. @default "2.0" */
+	signVersion?: SignVersion | undefined;
+	/** Crypto backend for this call. @default the current default backend */
+	backend?: CryptoBackendName | undefined;
+}
+
+/** A 2.1 message: every field inside `payload` as JSON text. */
+export interface SealedPayload {
+	payload: string;
+	signVersion: "2.1";
+	signature: string;
+}
+
+/** A 2.0 message: the fields, flat, plus `signature`. */
+export type SealedFlat<T extends Record<string, unknown>> = Omit<T, "signature"> & { signature: string };
+
+/** Signs `text` as UTF-8 with RSA-MD5 and returns standard base64 (D2). */
+export function signText(text: string, privateKey: PrivateKeyLike, backendName?: CryptoBackendName): string {
+	const backend = resolveBackend(backendName);
+	const key = toPrivateKey(privateKey);
+	return base64Encode(backend.sign(key.handleFor(backend.name), utf8Encode(text)));
+}
+
+/**
+ * Signs a message in the given version.
+ * - 2.0: returns the fields plus a `signature` over their canonical string (D3).
+ * - 2.1: returns `{ payload, signVersion: "2.1", signature }`, where the signature
+ *   covers the payload text exactly (D4).
+ *
+ * A `signature` already in `fields` is replaced; `undefined` fields are dropped.
+ */
+export function sealMessage<T extends Record<string, unknown>>(fields: T, options: SealOptions & { signVersion?: "2.0" | undefined }): SealedFlat<T>;
+export function sealMessage(fields: Record<string, unknown>, options: SealOptions & { signVersion: "2.1" }): SealedPayload;
+export function sealMessage(fields: Record<string, unknown>, options: SealOptions): SealedFlat<Record<string, unknown>> | SealedPayload;
+export function sealMessage(fields: Record<string, unknown>, options: SealOptions): SealedFlat<Record<string, unknown>> | SealedPayload {
+	if (!isPlainObject(fields)) throw new MalformedMessageError("A message to seal must be a plain JSON object.");
+	const version = options.signVersion ?? "2.0";
+	if (version === "2.1") {
+		const { signature: _dropped, signVersion: _version, ...rest } = fields;
+		const payload = JSON.stringify(rest);
+		return { payload, signVersion: "2.1", signature: signText(payload, options.privateKey, options.backend) };
+	}
+	if (version !== "2.0") throw new MalformedMessageError(`signVersion must be "2.0" or "2.1".`, "signVersion");
+	const signature = signText(canonicalString(fields), options.privateKey, options.backend);
+	const sealed: Record<string, unknown> = {};
+	for (const key of Object.keys(fields)) {
+		if (key !== "signature" && fields[key] !== undefined)
+			Object.defineProperty(sealed, key, { value: fields[key], enumerable: true, writable: true, configurable: true });
+	}
+	sealed.signature = signature;
+	return sealed as SealedFlat<Record<string, unknown>>;
+}

@@ -1,0 +1,30 @@
+import { defineConfig } from "tsup";
+
+/**
+ * Two library entries (`merchant-gateway`, `merchant-gateway/testing`) in ESM and
+ * CJS with declarations, plus the CLI. ky is ESM-only: the SDK only reaches it
+ * through a dynamic `import()`, which works from both module systems, so it can
+ * stay external. node-forge is reached the same way.
+ */
+export default defineConfig([
+	{
+		entry: { index: "src/index.ts", testing: "src/testing.ts" },
+		format: ["esm", "cjs"],
+		dts: true,
+		sourcemap: true,
+		clean: true,
+		target: "node22",
+		platform: "neutral",
+		splitting: true,
+		treeshake: true,
+		external: ["ky", "node-forge", "zod", "ulid", "msw"],
+	},
+	{
+		entry: { cli: "src/cli/main.ts" },
+		format: ["esm"],
+		target: "node22",
+		platform: "node",
+		sourcemap: true,
+		banner: { js: "#!/usr/bin/env node" },
+	},
+]);
