@@ -1,0 +1,6 @@
+import { errorKind, GatewayError } from "./gateway-error.js";
+
+/** The gateway answered a checkout creation with `status: "error"` (no transaction, no link). */
+export class CheckoutError extends GatewayError {
+	static override readonly [errorKind] = "CheckoutError";
+}

@@ -1,0 +1,6 @@
+import { errorKind, GatewayError } from "./gateway-error.js";
+
+/** The request could not reach the gateway (DNS, refused or reset connection, TLS). */
+export class ConnectionError extends GatewayError {
+	static override readonly [errorKind] = "ConnectionError";
+}

@@ -1,0 +1,17 @@
+export { AuthenticationError } from "./authentication-error.js";
+export { CheckoutError } from "./checkout-error.js";
+export { ConnectionError } from "./connection-error.js";
+export { CryptoBackendError } from "./crypto-backend-error.js";
+export { GatewayError, type GatewayErrorContext } from "./gateway-error.js";
+export { type GatewayFieldError, GatewayValidationError } from "./gateway-validation-error.js";
+export { InvalidKeyError, type InvalidKeyReason } from "./invalid-key-error.js";
+export { InvalidNotificationError } from "./invalid-notification-error.js";
+export { InvalidResponseError } from "./invalid-response-error.js";
+export { MalformedMessageError } from "./malformed-message-error.js";
+export { NoS2SProviderError } from "./no-s2s-provider-error.js";
+export { OutcomeUnknownError } from "./outcome-unknown-error.js";
+export { ProcessingError } from "./processing-error.js";
+export { RateLimitError } from "./rate-limit-error.js";
+export { type FieldIssue, RequestValidationError } from "./request-validation-error.js";
+export { type SignatureFailureReason, SignatureVerificationError } from "./signature-verification-error.js";
+export { TimeoutError } from "./timeout-error.js";

@@ -1,0 +1,13 @@
+import { errorKind, GatewayError, type GatewayErrorContext } from "./gateway-error.js";
+
+/** The gateway's answer was not JSON, or not of the documented shape. */
+export class InvalidResponseError extends GatewayError {
+	static override readonly [errorKind] = "InvalidResponseError";
+	/** A short, redacted start of the body, for debugging. */
+	readonly excerpt: string | undefined;
+
+	constructor(message: string, excerpt: string | undefined, context: GatewayErrorContext) {
+		super(message, context);
+		this.excerpt = excerpt;
+	}
+}

@@ -1,0 +1,9 @@
+import { errorKind, GatewayError } from "./gateway-error.js";
+
+/**
+ * The merchant account has only hosted-page processors, so S2S card charges are
+ * impossible: ask for an S2S-capable processor, or use checkout instead.
+ */
+export class NoS2SProviderError extends GatewayError {
+	static override readonly [errorKind] = "NoS2SProviderError";
+}

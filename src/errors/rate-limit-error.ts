@@ -1,0 +1,13 @@
+import { errorKind, GatewayError, type GatewayErrorContext } from "./gateway-error.js";
+
+/** The gateway answered 429 and retries (if allowed) did not get through. */
+export class RateLimitError extends GatewayError {
+	static override readonly [errorKind] = "RateLimitError";
+	/** Seconds the gateway asked to wait (Retry-After), when it said. */
+	readonly retryAfterSeconds: number | undefined;
+
+	constructor(message: string, retryAfterSeconds: number | undefined, context: GatewayErrorContext) {
+		super(message, context);
+		this.retryAfterSeconds = retryAfterSeconds;
+	}
+}

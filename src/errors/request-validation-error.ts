@@ -1,0 +1,24 @@
+import { errorKind, GatewayError } from "./gateway-error.js";
+
+/** One failed field rule. Never carries the field's value. */
+export interface FieldIssue {
+	/** Dotted path of the field, such as `browserDetails.screen_width`. */
+	field: string;
+	/** The rule that failed, in words. */
+	message: string;
+}
+
+/**
+ * Parameters broke the gateway's field rules. Thrown before anything is sent;
+ * `issues` lists every failing field with its rule.
+ */
+export class RequestValidationError extends GatewayError {
+	static override readonly [errorKind] = "RequestValidationError";
+	readonly issues: readonly FieldIssue[];
+
+	constructor(issues: readonly FieldIssue[], path?: string) {
+		const list = issues.map((issue) => `${issue.field || "(request)"}: ${issue.message}`).join("; ");
+		super(`Invalid request${path ? ` to ${path}` : ""}: ${list}`, { path });
+		this.issues = issues;
+	}
+}
