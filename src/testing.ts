@@ -1,2 +1,2 @@
-/** Test helpers: the gateway sandbox and its MSW handlers (filled in by the sandbox work). */
-export {};
+// `merchant-gateway/testing`: the gateway sandbox and its MSW handlers.
+export * from "./sandbox/index.js";

@@ -1,0 +1,67 @@
+/**
+ * Redaction applied to everything the SDK shows: error messages and causes, log
+ * lines, hook payloads, `inspect` output. Card numbers keep their first six and
+ * last four digits, security codes disappear, key material never appears.
+ */
+
+const SECRET_KEYS = /^(cardSecurityCode|cvv|cvc|cvv2|securityCode|privateKey|passphrase|password|secret)$/i;
+const CARD_KEYS = /^(cardNumber|pan|card_number)$/i;
+const PEM = /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(-----END [A-Z0-9 ]+-----|$)/g;
+/** 12 to 19 digits, possibly grouped by spaces or dashes. */
+const DIGIT_RUN = /(?<!\d)\d(?:[ -]?\d){11,18}(?!\d)/g;
+/** A long run of base64 that may be DER key material (signatures are shorter than 700 chars but keys far longer). */
+const LONG_BASE64 = /[A-Za-z0-9+/]{900,}={0,2}/g;
+
+export const REDACTED = "[redacted]";
+
+/** `411111******1111` for a 16-digit number; keeps the length visible, as card receipts do. */
+export function maskCardNumber(digits: string): string {
+	const plain = digits.replace(/[ -]/g, "");
+	if (plain.length < 12) return REDACTED;
+	return `${plain.slice(0, 6)}${"*".repeat(plain.length - 10)}${plain.slice(-4)}`;
+}
+
+function luhnValid(digits: string): boolean {
+	let sum = 0;
+	let double = false;
+	for (let i = digits.length - 1; i >= 0; i--) {
+		let d = digits.charCodeAt(i) - 48;
+		if (double) {
+			d *= 2;
+			if (d > 9) d -= 9;
+		}
+		sum += d;
+		double = !double;
+	}
+	return sum % 10 === 0;
+}
+
+/** Masks card-like digit runs (Luhn-valid, 12-19 digits) and removes PEM blocks and long base64 in free text. */
+export function redactText(text: string): string {
+	return text
+		.replace(PEM, "[redacted key]")
+		.replace(LONG_BASE64, "[redacted key]")
+		.replace(DIGIT_RUN, (run) => {
+			const plain = run.replace(/[ -]/g, "");
+			return luhnValid(plain) ? maskCardNumber(plain) : run;
+		});
+}
+
+/**
+ * A deep copy safe to show: card numbers masked, security codes and secrets
+ * removed, strings scrubbed with `redactText`. Cycles and depth are bounded.
+ */
+export function redact<T>(value: T, depth = 0): T {
+	if (typeof value === "string") return redactText(value) as T;
+	if (typeof value !== "object" || value === null) return value;
+	if (depth > 12) return "[…]" as T;
+	if (value instanceof Uint8Array) return `[${value.length} bytes]` as T;
+	if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1)) as T;
+	const out: Record<string, unknown> = {};
+	for (const [key, item] of Object.entries(value)) {
+		if (SECRET_KEYS.test(key)) continue;
+		const shown = CARD_KEYS.test(key) && (typeof item === "string" || typeof item === "number") ? maskCardNumber(String(item)) : redact(item, depth + 1);
+		Object.defineProperty(out, key, { value: shown, enumerable: true, writable: true, configurable: true });
+	}
+	return out as T;
+}
