@@ -1,0 +1,163 @@
+import { z } from "zod";
+import { hasAtMostTwoDecimals } from "../money/amount.js";
+import { isCountryCode, isCurrencyCode } from "./iso.js";
+
+/**
+ * Field builders for the request schemas: one rule of the spec each, with a
+ * message that names the rule and never repeats the value.
+ */
+
+/** "is required" when the key is absent, otherwise what the type must be. */
+export const typeError =
+	(expected: string) =>
+	(issue: { input?: unknown }): string =>
+		issue.input === undefined ? "is required" : `must be ${expected}`;
+
+/** Characters as a person counts them (Unicode code points, like PHP's mb_strlen). */
+export function characterCount(text: string): number {
+	let count = 0;
+	for (const _ of text) count++;
+	return count;
+}
+
+/** A string of `min` to `max` characters. `min` 1 also means "not empty". */
+export function text(min: number, max: number) {
+	const rule = min <= 1 ? (min === 1 ? `must be 1 to ${max} characters` : `must be at most ${max} characters`) : `must be ${min} to ${max} characters`;
+	return z.string({ error: typeError("a string") }).refine((value) => {
+		const length = characterCount(value);
+		return length >= min && length <= max;
+	}, rule);
+}
+
+/** A JSON number with at most 2 decimals on its shortest decimal form (D9), at least `minimum`. */
+export function amount(minimum: number) {
+	return z.number({ error: typeError("a number") }).superRefine((value, ctx) => {
+		if (!Number.isFinite(value)) {
+			ctx.addIssue({ code: "custom", message: "must be a finite number" });
+			return;
+		}
+		if (value < minimum) ctx.addIssue({ code: "custom", message: `must be at least ${minimum}` });
+		if (!hasAtMostTwoDecimals(Math.abs(value))) ctx.addIssue({ code: "custom", message: "must have at most 2 decimal places" });
+	});
+}
+
+export const currencyCode = () =>
+	z.string({ error: typeError("a string") }).refine(isCurrencyCode, "must be an ISO 4217 currency code such as EUR (three capital letters)");
+
+export const countryCode = () =>
+	z.string({ error: typeError("a string") }).refine(isCountryCode, "must be an ISO 3166-1 alpha-2 country code such as US (two capital letters)");
+
+/** Loopback hosts as D10 lists them: `localhost`, `127.0.0.0/8`, `[::1]`. */
+export function isLoopbackHost(hostname: string): boolean {
+	return hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+function parseUrl(value: string): URL | undefined {
+	try {
+		return new URL(value);
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * A redirect or notification URL (D10): 1-300 characters, `https:`. Plain
+ * `http:` passes only for loopback hosts and only when `allowLoopbackHttp` is set.
+ */
+export function secureUrl(allowLoopbackHttp: boolean) {
+	return text(1, 300).superRefine((value, ctx) => {
+		const url = parseUrl(value);
+		if (!url) {
+			ctx.addIssue({ code: "custom", message: "must be an absolute URL" });
+			return;
+		}
+		if (url.protocol === "https:") return;
+		if (url.protocol === "http:" && allowLoopbackHttp && isLoopbackHost(url.hostname)) return;
+		ctx.addIssue({
+			code: "custom",
+			message: allowLoopbackHttp ? "must be an https URL (http only for localhost, 127.0.0.0/8 or [::1])" : "must be an https URL",
+		});
+	});
+}
+
+/** An absolute http(s) URL of at most `max` characters (websiteUrl, transaction documents). */
+export function webUrl(max: number) {
+	const base = max === Number.MAX_SAFE_INTEGER ? nonEmpty() : text(1, max);
+	return base.refine((value) => {
+		const url = parseUrl(value);
+		return url !== undefined && (url.protocol === "https:" || url.protocol === "http:");
+	}, "must be an absolute http or https URL");
+}
+
+/** An ISO 8601 date-time with a time zone (`Z` or an offset). */
+export const isoDateTime = () =>
+	z
+		.string({ error: typeError("a string") })
+		.refine(
+			(value) => z.iso.datetime({ offset: true }).safeParse(value).success,
+			"must be an ISO 8601 date-time with a time zone, such as 2026-11-21T10:00:00Z",
+		);
+
+const ipv4 = z.ipv4();
+const ipv6 = z.ipv6();
+export const ipAddress = () =>
+	z
+		.string({ error: typeError("a string") })
+		.refine((value) => ipv4.safeParse(value).success || ipv6.safeParse(value).success, "must be an IPv4 or IPv6 address");
+
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
+/** A gateway id (ULID: 26 Crockford base32 characters). */
+export const ulid = () => z.string({ error: typeError("a string") }).refine((value) => ULID.test(value), "must be a ULID (26 characters of Crockford base32)");
+
+const COLOR = /^(#[0-9a-f]{3,8}|rgba?\(\s*[\d.%\s,/]+\)|[a-z]{3,30})$/i;
+/** Up to three colors joined by `---`; each a name, a HEX code or rgb()/rgba(). */
+export const colorMode = () =>
+	text(1, 255).refine((value) => {
+		const parts = value.split("---");
+		return parts.length <= 3 && parts.every((part) => COLOR.test(part.trim()));
+	}, "must be up to 3 colors (names, HEX or RGBA) separated by ---");
+
+export const percent = () =>
+	z.number({ error: typeError("a number") }).refine((value) => Number.isFinite(value) && value >= 0 && value <= 100, "must be a number from 0 to 100");
+
+/** A free key-value JSON object (not an array, not null). */
+export const metadata = () => z.record(z.string(), z.unknown(), { error: typeError("a JSON object") });
+
+/** A non-empty string with no length limit in the spec. */
+export const nonEmpty = () => z.string({ error: typeError("a string") }).min(1, "must not be empty");
+
+export const transactionDocuments = () =>
+	z.array(z.object({ type: nonEmpty(), url: webUrl(Number.MAX_SAFE_INTEGER) }, { error: typeError("an object with type and url") }), {
+		error: typeError("an array of {type, url} objects"),
+	});
+
+/** An ordered list of payment method types. */
+export const paymentTypeList = () => z.array(nonEmpty(), { error: typeError("an array of strings") });
+
+export const cardNumber = () =>
+	z.string({ error: typeError("a string") }).superRefine((value, ctx) => {
+		if (!/^\d{12,19}$/.test(value)) {
+			ctx.addIssue({ code: "custom", message: "must be 12 to 19 digits, without spaces" });
+			return;
+		}
+		if (!luhnValid(value)) ctx.addIssue({ code: "custom", message: "fails the Luhn check digit" });
+	});
+
+export function luhnValid(digits: string): boolean {
+	let sum = 0;
+	let double = false;
+	for (let i = digits.length - 1; i >= 0; i--) {
+		let digit = digits.charCodeAt(i) - 48;
+		if (double) {
+			digit *= 2;
+			if (digit > 9) digit -= 9;
+		}
+		sum += digit;
+		double = !double;
+	}
+	return sum % 10 === 0;
+}
+
+export const cardMonth = () => z.string({ error: typeError("a string") }).regex(/^(0[1-9]|1[0-2])$/, "must be two digits from 01 to 12");
+export const cardYear = () => z.string({ error: typeError("a string") }).regex(/^\d{2}$/, "must be two digits, such as 29");
+export const cardSecurityCode = () => z.string({ error: typeError("a string") }).regex(/^\d{3,4}$/, "must be 3 or 4 digits");

@@ -1,0 +1,291 @@
+import { z } from "zod";
+import type { FieldIssue } from "../errors/request-validation-error.js";
+import { browserDetailsSchema } from "./browser-details.js";
+import {
+	amount,
+	cardMonth,
+	cardNumber,
+	cardSecurityCode,
+	cardYear,
+	colorMode,
+	countryCode,
+	currencyCode,
+	ipAddress,
+	isoDateTime,
+	metadata,
+	paymentTypeList,
+	percent,
+	secureUrl,
+	text,
+	transactionDocuments,
+	typeError,
+	ulid,
+	webUrl,
+} from "./fields.js";
+
+/**
+ * WIRE-level request schemas: one per endpoint, describing the whole message
+ * the gateway receives (`merchantId` included; `signature` and `signVersion`
+ * excluded, because they belong to the envelope, not the message). They encode
+ * every field rule of the spec and work on received JSON too (the sandbox
+ * validates incoming requests with them).
+ *
+ * Each export is a factory taking {@link RequestSchemaOptions}; the two
+ * variants are built once and cached, so calling a factory is cheap.
+ *
+ * The SDK never invents the gateway's defaults: an omitted optional field stays
+ * omitted; its TSDoc says what the gateway does then (spec, "Defaults" tables).
+ */
+
+export interface RequestSchemaOptions {
+	/**
+	 * Accept `http:` callback, notification, cancel and error URLs whose host is
+	 * loopback (`localhost`, `127.0.0.0/8`, `[::1]`), for local development (D10).
+	 * @default false
+	 */
+	allowLoopbackHttp?: boolean | undefined;
+}
+
+/** merchantId: String(1-50), M. Every request carries it (see the client README: the gateway picks the verifying key by it). */
+const merchantId = () => text(1, 50);
+
+/** Fields checkout and S2S share, with identical rules. */
+function commonShape(allowLoopbackHttp: boolean) {
+	return {
+		/** Merchant's ID (1-50). Filled in by the client from its configuration. */
+		merchantId: merchantId(),
+		/** Order reference, unique per merchant (1-250). */
+		orderRef: text(1, 250),
+		/** Invoice amount: a JSON number, minimum 1, at most 2 decimal places (D9). */
+		amount: amount(1),
+		/** ISO 4217 currency code, such as `EUR`. */
+		currency: currencyCode(),
+		/** Where the buyer returns after a successful payment. https only (1-300). */
+		callbackUrl: secureUrl(allowLoopbackHttp),
+		/** Where the gateway POSTs the IPN. https only (1-300). */
+		notificationUrl: secureUrl(allowLoopbackHttp),
+		/** Where the buyer goes on cancellation. https only (1-300). */
+		cancelUrl: secureUrl(allowLoopbackHttp),
+		/** Where the buyer goes on error. https only (1-300). */
+		errorUrl: secureUrl(allowLoopbackHttp),
+		/** Shown on the checkout screen (1-3000). */
+		orderDescription: text(1, 3000),
+		/** Free key-value object returned in IPN and query responses. Omitted: absent. */
+		metadata: metadata().optional(),
+		/** Supporting documents, `[{ type, url }]`. Omitted: absent. */
+		transactionDocuments: transactionDocuments().optional(),
+		/**
+		 * Percent of the processing fee the merchant pays (0-100); 0 means the buyer pays 100%.
+		 * Omitted: the percentage configured for the merchant account.
+		 */
+		feeBySeller: percent().optional(),
+		/** Merchant website URL (max 300); its host is what the allowed-domain check validates. Omitted: callbackUrl. */
+		websiteUrl: webUrl(300).optional(),
+		/** Session expiry, ISO 8601 with a time zone. Omitted: 24 hours after the request. */
+		expiresAt: isoDateTime().optional(),
+	};
+}
+
+function checkoutShape(allowLoopbackHttp: boolean) {
+	return {
+		...commonShape(allowLoopbackHttp),
+		/** Payment method(s) to display, such as `checkout` or `card`. */
+		paymentMethod: text(1, 255),
+		/** `API` (JSON answer with a payment link) or `DIRECT_POST` (browser form post). Omitted: API for JSON requests, DIRECT_POST for a form post. */
+		connectionMode: z.enum(["API", "DIRECT_POST"], { error: typeError('"API" or "DIRECT_POST"') }).optional(),
+		/** Payment method types to exclude. Omitted: nothing excluded. */
+		paymentFilter: paymentTypeList().optional(),
+		/** Ordered payment method types controlling display order. Omitted: the merchant account's order. */
+		paymentSorter: paymentTypeList().optional(),
+		/** Omitted: empty, the buyer fills it in on the checkout page (likewise every billing field). */
+		billingFirstName: text(0, 255).optional(),
+		billingLastName: text(0, 255).optional(),
+		billingEmail: text(0, 255).optional(),
+		billingStreet1: text(0, 255).optional(),
+		billingStreet2: text(0, 255).optional(),
+		billingCity: text(0, 255).optional(),
+		/** 2-255 characters. */
+		billingState: text(2, 255).optional(),
+		/** ISO 3166-1 alpha-2, such as `US`. */
+		billingCountry: countryCode().optional(),
+		billingPostalCode: text(0, 25).optional(),
+		billingPhoneCountryCode: text(0, 10).optional(),
+		/** At most 20 characters on checkout. */
+		billingPhoneNumber: text(0, 20).optional(),
+		/** Overrides the brand name on the hosted page (1-255). Omitted: the company name registered for the merchant. */
+		brandName: text(1, 255).optional(),
+		/** Up to 3 colors joined by `---` (names, HEX or RGBA; 1-255). Omitted: the service's default theme. */
+		colorMode: colorMode().optional(),
+		/** Overrides the logo on the hosted page (1-255). Omitted: the merchant logo registered for the merchant. */
+		logoSource: text(1, 255).optional(),
+		/** Customer IP (IPv4 or IPv6). Omitted: the IP of the incoming request (the merchant server's with API mode). */
+		customerIp: ipAddress().optional(),
+	};
+}
+
+function cardChargeShape(allowLoopbackHttp: boolean) {
+	return {
+		...commonShape(allowLoopbackHttp),
+		/** Forced to `card`: any sent value is overridden by the gateway and by this schema. */
+		paymentMethod: z.string({ error: typeError("a string") }).optional(),
+		/** Not a field of S2S: forced to `API`; any sent value is overridden. */
+		connectionMode: z.string({ error: typeError("a string") }).optional(),
+		/** Card number: 12 to 19 digits passing the Luhn check. Never logged (masked to first 6 and last 4). */
+		cardNumber: cardNumber(),
+		/** Expiry month, `01` to `12`. */
+		cardMonth: cardMonth(),
+		/** Expiry year, two digits. */
+		cardYear: cardYear(),
+		/** CVV/CVC, 3 or 4 digits. Never logged. */
+		cardSecurityCode: cardSecurityCode(),
+		billingFirstName: text(1, 255),
+		billingLastName: text(1, 255),
+		billingEmail: text(1, 255),
+		billingStreet1: text(1, 255),
+		/** Omitted: empty. */
+		billingStreet2: text(0, 255).optional(),
+		billingCity: text(1, 255),
+		/** 2-255 characters; required when billingCountry is US or CA. */
+		billingState: text(2, 255).optional(),
+		/** ISO 3166-1 alpha-2, such as `US`. */
+		billingCountry: countryCode(),
+		billingPostalCode: text(1, 25),
+		/** Mandatory for one particular direct provider and for hosted-page processors. Omitted: empty. */
+		billingPhoneCountryCode: text(0, 10).optional(),
+		/** At most 30 characters on S2S. */
+		billingPhoneNumber: text(1, 30),
+		/** The buyer's IP address (IPv4 or IPv6). */
+		customerIp: ipAddress(),
+		/** The buyer's browser (3DS): an object or its JSON text; camelCase keys are normalized to snake_case. */
+		browserDetails: browserDetailsSchema(),
+	};
+}
+
+function transactionQueryShape() {
+	return {
+		merchantId: merchantId(),
+		/** The transaction's id (ULID). */
+		transactionId: ulid(),
+	};
+}
+
+function refundShape() {
+	return {
+		merchantId: merchantId(),
+		/** The transaction to refund (ULID), from its IPN or a transaction query. */
+		transactionId: ulid(),
+		/** Minimum 0.10, at most 2 decimals; the maximum is the remaining refundable amount (checked by the gateway). */
+		amount: amount(0.1),
+		/** Refund reason (max 1000). Omitted: empty, nothing stored. */
+		reason: text(0, 1000).optional(),
+	};
+}
+
+function refundQueryShape() {
+	return {
+		merchantId: merchantId(),
+		/** The refund's id (ULID), from the refund response or refund IPN. */
+		refundId: ulid(),
+	};
+}
+
+/** billingState is conditional on S2S: required when billingCountry is US or CA. */
+function requireStateForUsCa(value: { billingCountry?: string | undefined; billingState?: string | undefined }, ctx: z.RefinementCtx): void {
+	if ((value.billingCountry === "US" || value.billingCountry === "CA") && value.billingState === undefined) {
+		ctx.addIssue({ code: "custom", path: ["billingState"], message: "is required when billingCountry is US or CA" });
+	}
+}
+
+/** The gateway overrides both on S2S; the schema does the same so the signed message says what happens. */
+const forceCardApi = <T extends object>(value: T) => ({ ...value, paymentMethod: "card" as const, connectionMode: "API" as const });
+
+function build(allowLoopbackHttp: boolean) {
+	const checkoutObject = z.object(checkoutShape(allowLoopbackHttp));
+	const cardObject = z.object(cardChargeShape(allowLoopbackHttp));
+	const transactionQueryObject = z.object(transactionQueryShape());
+	const refundObject = z.object(refundShape());
+	const refundQueryObject = z.object(refundQueryShape());
+	return {
+		checkout: checkoutObject,
+		cardCharge: cardObject.superRefine(requireStateForUsCa).transform(forceCardApi),
+		transactionQuery: transactionQueryObject,
+		refund: refundObject,
+		refundQuery: refundQueryObject,
+		// What merchants pass: no merchantId (from the client's configuration), no
+		// signature; for S2S no paymentMethod or connectionMode (forced). Strict, so a
+		// misspelled optional field is an error rather than silently dropped.
+		checkoutParams: checkoutObject.omit({ merchantId: true }).strict(),
+		cardChargeParams: cardObject.omit({ merchantId: true, paymentMethod: true, connectionMode: true }).strict().superRefine(requireStateForUsCa),
+		refundParams: refundObject.omit({ merchantId: true }).strict(),
+	};
+}
+
+type Schemas = ReturnType<typeof build>;
+const cache = new Map<boolean, Schemas>();
+
+function schemas(options: RequestSchemaOptions | undefined): Schemas {
+	const key = options?.allowLoopbackHttp === true;
+	let built = cache.get(key);
+	if (!built) {
+		built = build(key);
+		cache.set(key, built);
+	}
+	return built;
+}
+
+/** POST /v2/checkout: the message the gateway receives. */
+export const checkoutRequestSchema = (options?: RequestSchemaOptions): Schemas["checkout"] => schemas(options).checkout;
+/** POST /v2/card/api: the message the gateway receives; output has paymentMethod `card` and connectionMode `API`. */
+export const cardChargeRequestSchema = (options?: RequestSchemaOptions): Schemas["cardCharge"] => schemas(options).cardCharge;
+/** POST /v2/checkout/query. */
+export const transactionQueryRequestSchema = (options?: RequestSchemaOptions): Schemas["transactionQuery"] => schemas(options).transactionQuery;
+/** POST /v2/refund. */
+export const refundRequestSchema = (options?: RequestSchemaOptions): Schemas["refund"] => schemas(options).refund;
+/** POST /v2/refund/query. */
+export const refundQueryRequestSchema = (options?: RequestSchemaOptions): Schemas["refundQuery"] => schemas(options).refundQuery;
+
+/** @internal what `GatewayClient` validates merchants' parameters with. */
+export const checkoutParamsSchema = (options?: RequestSchemaOptions): Schemas["checkoutParams"] => schemas(options).checkoutParams;
+/** @internal */
+export const cardChargeParamsSchema = (options?: RequestSchemaOptions): Schemas["cardChargeParams"] => schemas(options).cardChargeParams;
+/** @internal */
+export const refundParamsSchema = (options?: RequestSchemaOptions): Schemas["refundParams"] => schemas(options).refundParams;
+
+/** `signature`: base64, at most 750 characters (the envelope field, outside the message schemas). */
+export const signatureSchema = z
+	.string({ error: typeError("a string") })
+	.min(1, "must not be empty")
+	.max(750, "must be at most 750 characters");
+/** `signVersion`: omitted means 2.0. */
+export const signVersionSchema = z.enum(["2.0", "2.1"], { error: typeError('"2.0" or "2.1"') });
+
+/** Checkout parameters as a merchant passes them (input: before normalization). */
+export type CheckoutParams = z.input<Schemas["checkoutParams"]>;
+/** S2S card charge parameters as a merchant passes them. */
+export type CardChargeParams = z.input<Schemas["cardChargeParams"]>;
+/** Refund parameters as a merchant passes them. */
+export type RefundParams = z.input<Schemas["refundParams"]>;
+/** The checkout message the gateway receives. */
+export type CheckoutRequest = z.output<Schemas["checkout"]>;
+export type CardChargeRequest = z.output<Schemas["cardCharge"]>;
+export type TransactionQueryRequest = z.output<Schemas["transactionQuery"]>;
+export type RefundRequest = z.output<Schemas["refund"]>;
+export type RefundQueryRequest = z.output<Schemas["refundQuery"]>;
+
+/**
+ * Zod issues as `{ field, message }[]`, safe to show: never the input value
+ * (zod issues can carry `input`; it is never read here). An unknown key becomes
+ * one issue per key.
+ */
+export function toFieldIssues(error: { readonly issues: readonly z.core.$ZodIssue[] }): FieldIssue[] {
+	const out: FieldIssue[] = [];
+	for (const issue of error.issues) {
+		const base = issue.path.map(String).join(".");
+		if (issue.code === "unrecognized_keys") {
+			for (const key of issue.keys) out.push({ field: base ? `${base}.${key}` : key, message: "is not a field of this request" });
+			continue;
+		}
+		out.push({ field: base, message: issue.message });
+	}
+	return out;
+}
