@@ -40,6 +40,23 @@ function algorithmOid(asn1: forge.asn1.Asn1, index: number): string | undefined 
 	}
 }
 
+/** The key algorithm OID inside a certificate's subjectPublicKeyInfo: the tbsCertificate child shaped SEQ { SEQ { OID, ... }, BIT STRING }. */
+function certificateKeyOid(asn1: forge.asn1.Asn1): string | undefined {
+	const tbs = (asn1.value as forge.asn1.Asn1[])[0];
+	if (!tbs || !Array.isArray(tbs.value)) return undefined;
+	for (const child of tbs.value) {
+		const parts = Array.isArray(child.value) ? child.value : [];
+		if (parts[0]?.type === forge.asn1.Type.SEQUENCE && parts[1]?.type === forge.asn1.Type.BITSTRING) return algorithmOid(child, 0);
+	}
+	return undefined;
+}
+
+function certificateKey(asn1: forge.asn1.Asn1): ParsedKey {
+	const oid = certificateKeyOid(asn1);
+	if (oid !== undefined && oid !== RSA_OID) throw new InvalidKeyError("not_rsa", "The certificate's public key is not an RSA key.");
+	return rsa(forge.pki.certificateFromAsn1(asn1).publicKey as ForgePublic);
+}
+
 function parseDer(bytes: Uint8Array): forge.asn1.Asn1 | undefined {
 	try {
 		return forge.asn1.fromDer(toBinary(bytes));
@@ -58,7 +75,9 @@ function pemToDer(text: string): Uint8Array | undefined {
 }
 
 function privateFromAsn1(asn1: forge.asn1.Asn1): ParsedKey {
-	const oid = algorithmOid(asn1, 1);
+	// Only a PrivateKeyInfo (version INTEGER, then the algorithm) names its algorithm; PKCS#1 has no OID.
+	const first = (asn1.value as forge.asn1.Asn1[])[0];
+	const oid = first?.type === forge.asn1.Type.INTEGER ? algorithmOid(asn1, 1) : undefined;
 	if (oid !== undefined && oid !== RSA_OID) throw new InvalidKeyError("not_rsa", "The private key is not an RSA key.");
 	return rsa(forge.pki.privateKeyFromAsn1(asn1) as ForgePrivate);
 }
@@ -99,9 +118,7 @@ export function createForgeBackend(): CryptoBackend {
 			const asn1 = der && parseDer(der);
 			if (!asn1) throw unrecognizedPublic();
 			try {
-				if (source.encoding === "pem" && source.label === "CERTIFICATE") {
-					return rsa(forge.pki.certificateFromAsn1(asn1).publicKey as ForgePublic);
-				}
+				if (source.encoding === "pem" && source.label === "CERTIFICATE") return certificateKey(asn1);
 				const oid = algorithmOid(asn1, 0);
 				if (oid !== undefined && oid !== RSA_OID && !oid.startsWith("1.2.840.113549.1.1.")) {
 					throw new InvalidKeyError("not_rsa", "The public key is not an RSA key.");
@@ -109,7 +126,7 @@ export function createForgeBackend(): CryptoBackend {
 				try {
 					return rsa(forge.pki.publicKeyFromAsn1(asn1) as ForgePublic);
 				} catch (error) {
-					if (source.encoding === "der") return rsa(forge.pki.certificateFromAsn1(asn1).publicKey as ForgePublic);
+					if (source.encoding === "der") return certificateKey(asn1);
 					throw error;
 				}
 			} catch (error) {

@@ -21,11 +21,15 @@ export interface LoadPublicKeyOptions {
 	backend?: CryptoBackendName | undefined;
 }
 
-const MIN_BITS = 2048;
-const MAX_SIGNING_BITS = 4096;
+/** Smallest key accepted without `allowWeakKeys` (D1). */
+export const MIN_BITS = 2048;
+/** Largest signing key: a 4096-bit signature is 684 base64 characters, the field holds 750 (D1). */
+export const MAX_SIGNING_BITS = 4096;
 const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/;
 const PRIVATE_LABELS = new Set(["PRIVATE KEY", "RSA PRIVATE KEY", "ENCRYPTED PRIVATE KEY"]);
 const PUBLIC_LABELS = new Set(["PUBLIC KEY", "RSA PUBLIC KEY", "CERTIFICATE"]);
+/** Traditional PEM labels of other algorithms: named, so the error can say "not RSA" rather than "unknown". */
+const NON_RSA_LABELS = new Set(["EC PRIVATE KEY", "DSA PRIVATE KEY", "OPENSSH PRIVATE KEY", "EC PARAMETERS", "DSA PARAMETERS"]);
 const REDACTED = "[redacted key]";
 
 function toSource(input: KeyInput, role: "private" | "public"): KeySource {
@@ -39,9 +43,10 @@ function toSource(input: KeyInput, role: "private" | "public"): KeySource {
 		const label = pem[1] ?? "";
 		const allowed = role === "private" ? PRIVATE_LABELS : PUBLIC_LABELS;
 		if (!allowed.has(label)) {
+			if (NON_RSA_LABELS.has(label)) throw new InvalidKeyError("not_rsa", `A PEM "${label}" block is not an RSA key; the gateway uses RSA keys only.`);
 			const other = role === "private" ? PUBLIC_LABELS : PRIVATE_LABELS;
 			if (other.has(label)) {
-				throw new InvalidKeyError("wrong_key_type", `Expected a ${role} key but got a PEM "${label}" block.`);
+				throw wrongKeyType(role, `a PEM "${label}" block`);
 			}
 			throw new InvalidKeyError("unrecognized_format", `A PEM "${label}" block is not a supported ${role} key.`);
 		}
@@ -52,6 +57,25 @@ function toSource(input: KeyInput, role: "private" | "public"): KeySource {
 		throw new InvalidKeyError("unrecognized_format", `The ${role} key is neither PEM nor base64 DER.`);
 	}
 	return { encoding: "der", bytes: der };
+}
+
+function wrongKeyType(expected: "private" | "public", got: string): InvalidKeyError {
+	return new InvalidKeyError(
+		"wrong_key_type",
+		expected === "private"
+			? `Expected a private key but got ${got}: signing needs the private key; public keys and certificates only verify.`
+			: `Expected a public key or certificate but got ${got}: pass the public key, never the private key.`,
+	);
+}
+
+/** True when `parse` recognised the material as that kind of key, even if it then refused it (encrypted, not RSA). */
+function recognizes(parse: () => unknown): boolean {
+	try {
+		parse();
+		return true;
+	} catch (error) {
+		return error instanceof InvalidKeyError && error.reason !== "unrecognized_format";
+	}
 }
 
 function checkSize(parsed: ParsedKey, role: "private" | "public", allowWeak: boolean): void {
@@ -148,7 +172,16 @@ export class PublicKey extends ParsedKeyCache {
  */
 export function loadPrivateKey(input: KeyInput, options: LoadPrivateKeyOptions = {}): PrivateKey {
 	const backend = resolveBackend(options.backend);
-	const parsed = backend.importPrivateKey(toSource(input, "private"), options.passphrase);
+	const source = toSource(input, "private");
+	let parsed: ParsedKey;
+	try {
+		parsed = backend.importPrivateKey(source, options.passphrase);
+	} catch (error) {
+		// DER carries no label: only after it failed as a private key is it worth asking whether it is a public one.
+		const unrecognized = error instanceof InvalidKeyError && error.reason === "unrecognized_format";
+		if (unrecognized && source.encoding === "der" && recognizes(() => backend.importPublicKey(source))) throw wrongKeyType("private", "a public key");
+		throw error;
+	}
 	checkSize(parsed, "private", options.allowWeakKeys === true);
 	return new PrivateKey(backend.name, parsed);
 }
@@ -161,7 +194,10 @@ export function loadPrivateKey(input: KeyInput, options: LoadPrivateKeyOptions =
  */
 export function loadPublicKey(input: KeyInput, options: LoadPublicKeyOptions = {}): PublicKey {
 	const backend = resolveBackend(options.backend);
-	const parsed = backend.importPublicKey(toSource(input, "public"));
+	const source = toSource(input, "public");
+	// node:crypto would quietly derive a public key from private DER: refuse private material first.
+	if (source.encoding === "der" && recognizes(() => backend.importPrivateKey(source, undefined))) throw wrongKeyType("public", "a private key");
+	const parsed = backend.importPublicKey(source);
 	checkSize(parsed, "public", options.allowWeakKeys === true);
 	return new PublicKey(backend.name, parsed);
 }

@@ -27,7 +27,9 @@ function errorCode(error: unknown): string {
 
 function privateKeyError(error: unknown, passphrase: string | undefined): InvalidKeyError {
 	const code = errorCode(error);
-	if (code === "ERR_MISSING_PASSPHRASE") return new InvalidKeyError("passphrase_required", "The private key is encrypted: pass its passphrase.");
+	// OpenSSL 3 reports a PEM key read without passphrase as an interrupted password prompt.
+	if (passphrase === undefined && (code === "ERR_MISSING_PASSPHRASE" || code === "ERR_OSSL_CRYPTO_INTERRUPTED_OR_CANCELLED"))
+		return new InvalidKeyError("passphrase_required", "The private key is encrypted: pass its passphrase.");
 	if (passphrase !== undefined && /BAD_DECRYPT|DECRYPT/i.test(code + String((error as Error)?.message))) {
 		return new InvalidKeyError("wrong_passphrase", "The private key could not be decrypted: the passphrase is wrong.");
 	}
@@ -39,10 +41,11 @@ export function createNodeBackend(): CryptoBackend {
 	return {
 		name: "node",
 		importPrivateKey(source: KeySource, passphrase: string | undefined): ParsedKey {
-			const secret = passphrase ?? "";
+			// Omitted rather than "" when absent, so an encrypted key reports a missing passphrase, not a wrong one.
+			const secret = passphrase === undefined ? {} : { passphrase };
 			if (source.encoding === "pem") {
 				try {
-					return describe(crypto.createPrivateKey({ key: source.text, format: "pem", passphrase: secret }));
+					return describe(crypto.createPrivateKey({ key: source.text, format: "pem", ...secret }));
 				} catch (error) {
 					throw privateKeyError(error, passphrase);
 				}
@@ -50,7 +53,7 @@ export function createNodeBackend(): CryptoBackend {
 			let firstError: unknown;
 			for (const type of ["pkcs8", "pkcs1"] as const) {
 				try {
-					return describe(crypto.createPrivateKey({ key: source.bytes as Buffer, format: "der", type, passphrase: secret }));
+					return describe(crypto.createPrivateKey({ key: source.bytes as Buffer, format: "der", type, ...secret }));
 				} catch (error) {
 					firstError ??= error;
 				}

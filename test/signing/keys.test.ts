@@ -1,0 +1,297 @@
+import { inspect } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { InvalidKeyReason } from "../../src/errors/invalid-key-error.js";
+import {
+	type CryptoBackendName,
+	generateKeyPair,
+	InvalidKeyError,
+	type KeyInput,
+	loadCryptoBackend,
+	loadPrivateKey,
+	loadPublicKey,
+	openMessage,
+	sealMessage,
+} from "../../src/index.js";
+import { vector } from "../helpers/vectors.js";
+import { type KeyFixtures, makeKeyFixtures, openssl, pemBody } from "./key-fixtures.js";
+
+const backends: CryptoBackendName[] = ["node", "forge"];
+// The vectors' merchant key signed this vector; every format of that key must reproduce it.
+const checkout = vector("checkout-request-2.0");
+let fx: KeyFixtures;
+
+beforeAll(async () => {
+	await loadCryptoBackend("forge");
+	fx = makeKeyFixtures();
+});
+afterAll(() => fx?.cleanup());
+
+const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
+const wrap = (text: string, eol: string) => (text.match(/.{1,64}/g) ?? []).join(eol);
+const crlf = (pem: string) => pem.replace(/\r?\n/g, "\r\n");
+
+/** Every line and every base64 run of the material, so a message can be searched for any of it. */
+function materialLines(material: unknown): string[] {
+	const text = material instanceof Uint8Array ? wrap(base64(material), "\n") : typeof material === "string" ? material : "";
+	return text
+		.split(/\r?\n/)
+		.map((line) => line.trim())
+		.filter((line) => line.length >= 8 && !line.startsWith("-----"));
+}
+
+/** No line of the key and no long base64 or hex run (a key fragment) appears in `shown`. */
+function expectNoKeyMaterial(shown: string, material: unknown) {
+	for (const line of materialLines(material)) expect(shown).not.toContain(line);
+	expect(shown).not.toMatch(/[A-Za-z0-9+/]{40,}/);
+	expect(shown).not.toMatch(/[0-9a-f]{40,}/i);
+	expect(shown).not.toContain("-----BEGIN");
+}
+
+function expectRefused(load: () => unknown, reason: InvalidKeyReason, material: unknown): InvalidKeyError {
+	let caught: unknown;
+	try {
+		load();
+	} catch (error) {
+		caught = error;
+	}
+	expect(caught).toBeInstanceOf(InvalidKeyError);
+	const error = caught as InvalidKeyError;
+	expect(error.reason).toBe(reason);
+	expect(error.message.length).toBeGreaterThan(20);
+	expectNoKeyMaterial(error.message, material);
+	expectNoKeyMaterial(inspect(error), material);
+	return error;
+}
+
+type Case = [name: string, input: () => KeyInput, passphrase?: () => string];
+
+const privateFormats: Case[] = [
+	["PKCS#1 PEM", () => fx.pkcs1Pem],
+	["PKCS#8 PEM", () => fx.pkcs8Pem],
+	["PKCS#8 PEM with CRLF line ends", () => crlf(fx.pkcs8Pem)],
+	["PKCS#8 PEM with surrounding blank lines and spaces", () => `\n\n  ${fx.pkcs8Pem}\n  \n`],
+	["encrypted PKCS#8 PEM (aes-256-cbc) with passphrase", () => fx.encryptedPkcs8Pem, () => fx.passphrase],
+	["encrypted PKCS#8 PEM with CRLF", () => crlf(fx.encryptedPkcs8Pem), () => fx.passphrase],
+	["PKCS#8 base64 DER on one line", () => pemBody(fx.pkcs8Pem)],
+	["PKCS#8 base64 DER with LF line breaks", () => wrap(pemBody(fx.pkcs8Pem), "\n")],
+	["PKCS#8 base64 DER with CRLF line breaks", () => wrap(pemBody(fx.pkcs8Pem), "\r\n")],
+	["PKCS#1 base64 DER", () => base64(fx.pkcs1Der)],
+	["PKCS#1 base64 DER with CRLF line breaks", () => wrap(base64(fx.pkcs1Der), "\r\n")],
+	["encrypted PKCS#8 base64 DER", () => wrap(base64(fx.encryptedPkcs8Der), "\n"), () => fx.passphrase],
+	["PKCS#8 DER bytes", () => fx.pkcs8Der],
+	["PKCS#1 DER bytes", () => fx.pkcs1Der],
+	["encrypted PKCS#8 DER bytes", () => fx.encryptedPkcs8Der, () => fx.passphrase],
+];
+
+const publicFormats: Case[] = [
+	["SPKI PEM", () => fx.spkiPem],
+	["SPKI PEM with CRLF", () => crlf(fx.spkiPem)],
+	["PKCS#1 public PEM", () => fx.pkcs1PublicPem],
+	["X.509 certificate PEM", () => fx.certificatePem],
+	["X.509 certificate PEM with CRLF", () => crlf(fx.certificatePem)],
+	["X.509 certificate DER bytes", () => fx.certificateDer],
+	["X.509 certificate base64 DER with line breaks", () => wrap(base64(fx.certificateDer), "\n")],
+	["SPKI base64 DER on one line", () => pemBody(fx.spkiPem)],
+	["SPKI base64 DER with LF line breaks", () => wrap(pemBody(fx.spkiPem), "\n")],
+	["SPKI base64 DER with CRLF line breaks", () => wrap(pemBody(fx.spkiPem), "\r\n")],
+	["PKCS#1 public base64 DER", () => base64(fx.pkcs1PublicDer)],
+	["SPKI DER bytes", () => fx.spkiDer],
+	["PKCS#1 public DER bytes", () => fx.pkcs1PublicDer],
+];
+
+describe.each(backends)("%s backend", (backend) => {
+	describe("loads every private key format", () => {
+		it.each(privateFormats)("%s", (_name, input, passphrase) => {
+			const privateKey = loadPrivateKey(input(), { passphrase: passphrase?.(), backend });
+			expect(privateKey.bits).toBe(2048);
+			expect(sealMessage(checkout.input, { privateKey, backend }).signature).toBe(checkout.signature);
+		});
+	});
+
+	describe("loads every public key format", () => {
+		it.each(publicFormats)("%s", (_name, input) => {
+			const publicKey = loadPublicKey(input(), { backend });
+			expect(publicKey.bits).toBe(2048);
+			expect(openMessage(checkout.message, { publicKey, backend })).toEqual(checkout.input);
+		});
+	});
+
+	describe("refuses each bad key with its own reason", () => {
+		const privateRefusals: Array<[string, () => KeyInput, InvalidKeyReason, (() => string)?]> = [
+			["an EC PKCS#8 private key", () => fx.ecPrivatePem, "not_rsa"],
+			["an EC traditional private key", () => fx.ecTraditionalPem, "not_rsa"],
+			["an EC private key as base64 DER", () => pemBody(fx.ecPrivatePem), "not_rsa"],
+			["a 1024-bit private key", () => fx.weakPrivatePem, "too_small"],
+			["a 4104-bit signing key", () => fx.largePrivatePem, "too_large"],
+			["an encrypted PEM key without passphrase", () => fx.encryptedPkcs8Pem, "passphrase_required"],
+			["an encrypted DER key without passphrase", () => fx.encryptedPkcs8Der, "passphrase_required"],
+			["an encrypted PEM key with a wrong passphrase", () => fx.encryptedPkcs8Pem, "wrong_passphrase", () => "wrong horse"],
+			["an encrypted DER key with a wrong passphrase", () => fx.encryptedPkcs8Der, "wrong_passphrase", () => "wrong horse"],
+			["an encrypted key with an empty passphrase", () => fx.encryptedPkcs8Pem, "wrong_passphrase", () => ""],
+			["an SPKI public key (PEM)", () => fx.spkiPem, "wrong_key_type"],
+			["a PKCS#1 public key (PEM)", () => fx.pkcs1PublicPem, "wrong_key_type"],
+			["a certificate (PEM)", () => fx.certificatePem, "wrong_key_type"],
+			["an SPKI public key (DER bytes)", () => fx.spkiDer, "wrong_key_type"],
+			["an SPKI public key (base64 DER)", () => pemBody(fx.spkiPem), "wrong_key_type"],
+			["a certificate (DER bytes)", () => fx.certificateDer, "wrong_key_type"],
+			["garbage text", () => "this is not a key at all", "unrecognized_format"],
+			["garbage base64", () => "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=", "unrecognized_format"],
+			[
+				"a PEM block with a garbage body",
+				() => "-----BEGIN PRIVATE KEY-----\nQUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=\n-----END PRIVATE KEY-----\n",
+				"unrecognized_format",
+			],
+			["a truncated PEM key", () => fx.pkcs8Pem.slice(0, 400), "unrecognized_format"],
+			["an empty string", () => "", "unrecognized_format"],
+			["empty bytes", () => new Uint8Array(0), "unrecognized_format"],
+		];
+		it.each(privateRefusals)("loadPrivateKey: %s -> %s", (_name, input, reason, passphrase) => {
+			const material = input();
+			expectRefused(() => loadPrivateKey(material, { passphrase: passphrase?.(), backend }), reason, material);
+		});
+
+		const publicRefusals: Array<[string, () => KeyInput, InvalidKeyReason]> = [
+			["an EC SPKI public key", () => fx.ecPublicPem, "not_rsa"],
+			["an EC certificate", () => fx.ecCertificatePem, "not_rsa"],
+			["a 1024-bit public key", () => fx.weakPublicPem, "too_small"],
+			["a PKCS#8 private key (PEM)", () => fx.pkcs8Pem, "wrong_key_type"],
+			["a PKCS#1 private key (PEM)", () => fx.pkcs1Pem, "wrong_key_type"],
+			["an encrypted private key (PEM)", () => fx.encryptedPkcs8Pem, "wrong_key_type"],
+			["a PKCS#8 private key (DER bytes)", () => fx.pkcs8Der, "wrong_key_type"],
+			["a PKCS#1 private key (DER bytes)", () => fx.pkcs1Der, "wrong_key_type"],
+			["a PKCS#1 private key (base64 DER)", () => base64(fx.pkcs1Der), "wrong_key_type"],
+			["garbage text", () => "-----BEGIN PUBLIC KEY-----\nnot base64 at all!\n-----END PUBLIC KEY-----", "unrecognized_format"],
+			["garbage base64", () => "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=", "unrecognized_format"],
+		];
+		it.each(publicRefusals)("loadPublicKey: %s -> %s", (_name, input, reason) => {
+			const material = input();
+			expectRefused(() => loadPublicKey(material, { backend }), reason, material);
+		});
+
+		it("refuses input that is not a string or bytes, with a typed error", () => {
+			for (const input of [null, undefined, 42, {}, ["pem"]]) {
+				expectRefused(() => loadPrivateKey(input as unknown as KeyInput, { backend }), "unrecognized_format", "");
+				expectRefused(() => loadPublicKey(input as unknown as KeyInput, { backend }), "unrecognized_format", "");
+			}
+		});
+
+		it("names the rule in the message", () => {
+			expect(expectRefused(() => loadPrivateKey(fx.ecPrivatePem, { backend }), "not_rsa", fx.ecPrivatePem).message).toMatch(/RSA/);
+			expect(expectRefused(() => loadPrivateKey(fx.weakPrivatePem, { backend }), "too_small", fx.weakPrivatePem).message).toMatch(/1024 bits.*2048/);
+			expect(expectRefused(() => loadPrivateKey(fx.largePrivatePem, { backend }), "too_large", fx.largePrivatePem).message).toMatch(/4104 bits.*4096/);
+			expect(expectRefused(() => loadPrivateKey(fx.encryptedPkcs8Pem, { backend }), "passphrase_required", fx.encryptedPkcs8Pem).message).toMatch(/passphrase/);
+			expect(expectRefused(() => loadPrivateKey(fx.spkiPem, { backend }), "wrong_key_type", fx.spkiPem).message).toMatch(/public key/i);
+			expect(expectRefused(() => loadPublicKey(fx.pkcs8Pem, { backend }), "wrong_key_type", fx.pkcs8Pem).message).toMatch(/private key/i);
+		});
+	});
+
+	describe("opt-ins and limits", () => {
+		it("accepts a 1024-bit key pair with allowWeakKeys, and it signs and verifies", () => {
+			const privateKey = loadPrivateKey(fx.weakPrivatePem, { allowWeakKeys: true, backend });
+			const publicKey = loadPublicKey(fx.weakPublicPem, { allowWeakKeys: true, backend });
+			expect(privateKey.bits).toBe(1024);
+			const sealed = sealMessage({ orderRef: "weak" }, { privateKey, backend });
+			expect(openMessage(sealed, { publicKey, backend })).toEqual({ orderRef: "weak" });
+		});
+
+		it("accepts a verification key over 4096 bits: only signing keys are capped", () => {
+			expect(loadPublicKey(fx.largePublicPem, { backend }).bits).toBe(4104);
+		});
+
+		it("allowWeakKeys does not lift the signing-key cap", () => {
+			expectRefused(() => loadPrivateKey(fx.largePrivatePem, { allowWeakKeys: true, backend }), "too_large", fx.largePrivatePem);
+		});
+	});
+
+	describe("a loaded key never shows its material", () => {
+		it.each([
+			["PKCS#8 PEM", () => fx.pkcs8Pem],
+			["encrypted PKCS#8 PEM", () => fx.encryptedPkcs8Pem],
+			["PKCS#1 DER bytes", () => fx.pkcs1Der],
+		] as Array<[string, () => KeyInput]>)("%s: inspect, JSON.stringify and String()", (_name, input) => {
+			const material = input();
+			const privateKey = loadPrivateKey(material, { passphrase: fx.passphrase, backend });
+			// Converting to the other backend creates a second handle; that must stay hidden too.
+			sealMessage({ a: 1 }, { privateKey, backend: backend === "node" ? "forge" : "node" });
+			const shown = [
+				inspect(privateKey),
+				inspect(privateKey, { showHidden: true, depth: Number.POSITIVE_INFINITY, getters: true }),
+				inspect({ nested: { privateKey } }, { depth: Number.POSITIVE_INFINITY }),
+				JSON.stringify(privateKey),
+				JSON.stringify({ privateKey }),
+				String(privateKey),
+				`${privateKey}`,
+				Object.keys(privateKey).join(","),
+			];
+			for (const text of shown) {
+				expectNoKeyMaterial(text, material);
+				expectNoKeyMaterial(text, fx.pkcs8Pem);
+			}
+			expect(inspect(privateKey)).toMatch(/^PrivateKey \{ bits: 2048, \[redacted key\] \}$/);
+			expect(JSON.stringify({ privateKey })).toBe('{"privateKey":"[redacted key]"}');
+		});
+
+		it("a public key is shown as PublicKey with its size", () => {
+			expect(inspect(loadPublicKey(fx.spkiPem, { backend }))).toBe("PublicKey { bits: 2048, [redacted key] }");
+		});
+	});
+
+	describe("generateKeyPair", () => {
+		it("gives a PKCS#8 / SPKI PEM pair that signs and verifies, on both backends and with openssl", async () => {
+			const pair = await generateKeyPair({ backend });
+			expect(pair.privateKey).toMatch(/^-----BEGIN PRIVATE KEY-----\r?\n[\s\S]+-----END PRIVATE KEY-----\r?\n?$/);
+			expect(pair.publicKey).toMatch(/^-----BEGIN PUBLIC KEY-----\r?\n[\s\S]+-----END PUBLIC KEY-----\r?\n?$/);
+			const fields = { orderRef: "gen-1", amount: 12.5 };
+			for (const signer of backends) {
+				for (const verifier of backends) {
+					const sealed = sealMessage(fields, { privateKey: loadPrivateKey(pair.privateKey, { backend: signer }), backend: signer });
+					expect(openMessage(sealed, { publicKey: loadPublicKey(pair.publicKey, { backend: verifier }), backend: verifier })).toEqual(fields);
+				}
+			}
+			expect(openssl(["pkey", "-noout", "-text"], pair.privateKey).toString()).toMatch(/Private-Key: \(2048 bit/);
+			expect(openssl(["pkey", "-pubin", "-noout", "-text"], pair.publicKey).toString()).toMatch(/Public-Key: \(2048 bit/);
+		});
+
+		it("honours bits", async () => {
+			const pair = await generateKeyPair({ bits: 3072, backend });
+			expect(loadPrivateKey(pair.privateKey, { backend }).bits).toBe(3072);
+			expect(loadPublicKey(pair.publicKey, { backend }).bits).toBe(3072);
+		});
+
+		it.each([
+			[1024, "too_small"],
+			[2040, "too_small"],
+			[4104, "too_large"],
+			[8192, "too_large"],
+			[2049, "unrecognized_format"],
+			[2048.5, "unrecognized_format"],
+			[Number.NaN, "unrecognized_format"],
+		] as Array<[number, InvalidKeyReason]>)("refuses bits=%s (%s)", async (bits, reason) => {
+			const attempt = generateKeyPair({ bits, backend });
+			await expect(attempt).rejects.toBeInstanceOf(InvalidKeyError);
+			await expect(attempt).rejects.toMatchObject({ reason, message: expect.stringMatching(/bits/) });
+		});
+	});
+});
+
+describe("across backends", () => {
+	it("a key loaded by one backend signs identically on the other", () => {
+		for (const loader of backends) {
+			const privateKey = loadPrivateKey(fx.pkcs1Pem, { backend: loader });
+			const publicKey = loadPublicKey(fx.certificatePem, { backend: loader });
+			for (const backend of backends) {
+				expect(sealMessage(checkout.input, { privateKey, backend }).signature).toBe(checkout.signature);
+				expect(openMessage(checkout.message, { publicKey, backend })).toEqual(checkout.input);
+			}
+		}
+	});
+
+	it("both backends read the same key size from every format", () => {
+		for (const [, input, passphrase] of privateFormats) {
+			expect(backends.map((backend) => loadPrivateKey(input(), { passphrase: passphrase?.(), backend }).bits)).toEqual([2048, 2048]);
+		}
+		for (const [, input] of publicFormats) {
+			expect(backends.map((backend) => loadPublicKey(input(), { backend }).bits)).toEqual([2048, 2048]);
+		}
+	});
+});
