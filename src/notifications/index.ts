@@ -1,1 +1,13 @@
-export {};
+// IPN verification and acknowledgement, callback decoding, and the IPN route handler.
+export { type Acknowledgement, acknowledge, acknowledgeFailure } from "./acknowledge.js";
+export { type DecodeCallbackOptions, decodeCallback } from "./callback.js";
+export {
+	createNotificationHandler,
+	type NotificationContext,
+	type NotificationErrorInfo,
+	type NotificationHandler,
+	type NotificationHandlerOptions,
+} from "./handler.js";
+export { type NodeListener, toNodeListener } from "./node-listener.js";
+export { type ClaimResult, createMemoryStore, type MemoryStoreOptions, type NotificationStore } from "./store.js";
+export { type NotificationEvent, type RefundNotification, type TransactionNotification, type VerifyNotificationOptions, verifyNotification } from "./verify.js";

@@ -1,0 +1,43 @@
+import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
+import { MalformedMessageError } from "../errors/malformed-message-error.js";
+import { type CallbackResult, callbackResultSchema } from "../schemas/resources.js";
+import { type CallbackInput, openCallbackUrl } from "../signing/callback-url.js";
+import type { PublicKeyLike } from "../signing/keys.js";
+import type { SignVersion } from "../signing/seal.js";
+import { notificationIssues } from "./issues.js";
+
+export interface DecodeCallbackOptions {
+	/** The gateway's public key, or several during a key rotation. */
+	gatewayPublicKey: PublicKeyLike | readonly PublicKeyLike[];
+	/** Signing versions to accept. @default ["2.0", "2.1"] */
+	acceptVersions?: readonly SignVersion[] | undefined;
+}
+
+/**
+ * Verifies the buyer's redirect to your callbackUrl (D5, 2.0 and 2.1) and
+ * returns `{ status, transactionId, ref, amount, currency }`.
+ *
+ * `urlOrQuery` may be the full URL, its query string, `URLSearchParams`, or a
+ * framework's parsed query object (`req.query`). Base64, base64url, missing
+ * padding and a `+` turned into a space are all accepted.
+ *
+ * The redirect only tells you where the buyer is: it carries a summary. Use it
+ * to choose the page to show, and rely on the IPN (or the transaction query)
+ * for the full, authoritative transaction before you fulfil the order.
+ *
+ * @throws SignatureVerificationError when the signature is missing or matches no key.
+ * @throws InvalidNotificationError when the payload is missing, not base64 or
+ *   JSON, or a field breaks the documented shape.
+ */
+export function decodeCallback(urlOrQuery: CallbackInput, options: DecodeCallbackOptions): CallbackResult {
+	let fields: Record<string, unknown>;
+	try {
+		fields = openCallbackUrl(urlOrQuery, { publicKey: options.gatewayPublicKey, acceptVersions: options.acceptVersions }).fields;
+	} catch (error) {
+		if (error instanceof MalformedMessageError) throw new InvalidNotificationError(`Not a signed callback: ${error.message}`, error.field, { cause: error });
+		throw error;
+	}
+	const parsed = callbackResultSchema.safeParse(fields);
+	if (!parsed.success) throw notificationIssues("callback payload", parsed.error);
+	return parsed.data;
+}

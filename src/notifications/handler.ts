@@ -1,0 +1,265 @@
+import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
+import { RequestValidationError } from "../errors/request-validation-error.js";
+import { SignatureVerificationError } from "../errors/signature-verification-error.js";
+import type { Refund, Transaction } from "../schemas/resources.js";
+import { type PublicKeyLike, toPublicKeys } from "../signing/keys.js";
+import type { SignVersion } from "../signing/seal.js";
+import { type Acknowledgement, acknowledge, acknowledgeFailure } from "./acknowledge.js";
+import { DEFAULT_MAX_BODY_BYTES, declaredLength, HttpRuleError, isJsonContentType, joinChunks, TOO_LARGE } from "./http-rules.js";
+import { createMemoryStore, type NotificationStore } from "./store.js";
+import { type NotificationEvent, verifyNotification } from "./verify.js";
+
+/** What your callback learns besides the resource. */
+export interface NotificationContext {
+	/** Event identity (D7), already de-duplicated by the store. */
+	eventId: string;
+	/** The signing version the IPN arrived in. */
+	signVersion: SignVersion;
+}
+
+/** Where a failure happened and what the gateway was told. */
+export interface NotificationErrorInfo {
+	/** HTTP status of the answer: 4xx for a refused request, 409 or 500 for a retryable failure. */
+	status: number;
+	/** The event, when the IPN was verified far enough to know it. */
+	eventId: string | undefined;
+}
+
+export interface NotificationHandlerOptions {
+	/** The gateway's public key, or several during a key rotation. Parsed once, when the handler is made. */
+	gatewayPublicKey: PublicKeyLike | readonly PublicKeyLike[];
+	/** Signing versions to accept. @default ["2.0", "2.1"] */
+	acceptVersions?: readonly SignVersion[] | undefined;
+	/** Runs once per transaction event, with verified data. Resolve when the event is safely stored; throw to have the gateway retry. */
+	onTransaction: (transaction: Transaction, context: NotificationContext) => unknown;
+	/** Runs once per refund event, with verified data. Resolve when the event is safely stored; throw to have the gateway retry. */
+	onRefund: (refund: Refund, context: NotificationContext) => unknown;
+	/** Which events were processed. @default createMemoryStore() (one process, forgotten on restart) */
+	store?: NotificationStore | undefined;
+	/** Largest body accepted; larger ones get 413 and are not read to the end. @default 65536 */
+	maxBodyBytes?: number | undefined;
+	/** How long a claim protects an event being processed, in ms; after a crash the event is processed again once it ends. @default 60000 */
+	leaseMs?: number | undefined;
+	/**
+	 * Told about every request that did not end in "100": typed SDK errors
+	 * (`SignatureVerificationError`, `InvalidNotificationError`) or whatever your
+	 * callback or store threw. Plug your logger here; the SDK logs nothing itself.
+	 * @default undefined
+	 */
+	onError?: ((error: unknown, info: NotificationErrorInfo) => void) | undefined;
+}
+
+/** A Web-standard IPN route: `(request: Request) => Promise<Response>`. */
+export type NotificationHandler = (request: Request) => Promise<Response>;
+
+/** @internal What a request looks like to the handler core, whatever the server. */
+export interface IncomingNotification {
+	method: string | undefined;
+	contentType: string | null | undefined;
+	contentLength: string | null | undefined;
+	/** The body as text, bytes or an already parsed object, or TOO_LARGE once it passes `limit` bytes. */
+	readBody(limit: number): Promise<unknown>;
+}
+
+/** @internal The handler's answer before it becomes a Response. */
+export interface Reply {
+	status: number;
+	body: string;
+	/** The body was not read to its end: the connection should close after the answer. */
+	closeConnection?: boolean;
+	allow?: string;
+}
+
+/** @internal Shared by `createNotificationHandler` and `toNodeListener`, across ESM and CJS builds. */
+export const HANDLER_CORE = Symbol.for("merchant-gateway.notification-handler-core");
+export type HandlerCore = (incoming: IncomingNotification) => Promise<Reply>;
+
+const PROCESSED: Reply = { status: 200, body: JSON.stringify(acknowledge("Processed.")) };
+const DUPLICATE: Reply = { status: 200, body: JSON.stringify(acknowledge("Already processed.")) };
+
+function failure(status: number, description: string): Reply {
+	const body: Acknowledgement = acknowledgeFailure(description, String(status));
+	return { status, body: JSON.stringify(body) };
+}
+
+function checkOptions(options: NotificationHandlerOptions): void {
+	const issues: { field: string; message: string }[] = [];
+	if (typeof options?.onTransaction !== "function") issues.push({ field: "onTransaction", message: "must be a function" });
+	if (typeof options?.onRefund !== "function") issues.push({ field: "onRefund", message: "must be a function" });
+	const limit = options?.maxBodyBytes;
+	if (limit !== undefined && (!Number.isSafeInteger(limit) || limit <= 0)) issues.push({ field: "maxBodyBytes", message: "must be a positive integer" });
+	const lease = options?.leaseMs;
+	if (lease !== undefined && (!Number.isSafeInteger(lease) || lease <= 0)) issues.push({ field: "leaseMs", message: "must be a positive integer" });
+	const store = options?.store;
+	if (store !== undefined && (typeof store?.claim !== "function" || typeof store.confirm !== "function" || typeof store.release !== "function")) {
+		issues.push({ field: "store", message: "must have claim, confirm and release methods" });
+	}
+	if (issues.length > 0) throw new RequestValidationError(issues);
+}
+
+/**
+ * Makes the IPN route: verifies each delivery, hands verified, typed events to
+ * `onTransaction` / `onRefund` once per event identity (D7), and answers the
+ * gateway:
+ *
+ * - 200 + returnCode "100" only after your callback resolved (or for a
+ *   duplicate of an event already processed);
+ * - 500 + a non-100 code when your callback or the store threw (the gateway
+ *   retries; the claim is released so the retry runs your callback again);
+ * - 401 for a bad or missing signature, 400 for a malformed body, 413 for a body
+ *   over `maxBodyBytes` (not read to the end), 405 for a method other than POST,
+ *   415 for a Content-Type other than `application/json` (charset absent or UTF-8);
+ * - deliveries of an event that is being processed right now wait for it and
+ *   get its answer; when another process holds the claim, 409 (retried later).
+ *
+ * The result is a Web `(request) => Promise<Response>` for Next.js, Hono, Bun,
+ * Deno and workers; wrap it with `toNodeListener` for node:http and Express.
+ *
+ * @throws RequestValidationError for bad options; InvalidKeyError for a bad key.
+ */
+export function createNotificationHandler(options: NotificationHandlerOptions): NotificationHandler {
+	checkOptions(options);
+	const publicKeys = toPublicKeys(options.gatewayPublicKey);
+	const verifyOptions = { gatewayPublicKey: publicKeys, acceptVersions: options.acceptVersions };
+	const store = options.store ?? createMemoryStore();
+	const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+	const leaseMs = options.leaseMs ?? 60_000;
+	const { onTransaction, onRefund, onError } = options;
+	/** Events being processed in this process: later deliveries join them. */
+	const inFlight = new Map<string, Promise<Reply>>();
+
+	function report(error: unknown, status: number, eventId: string | undefined): void {
+		if (!onError) return;
+		try {
+			onError(error, { status, eventId });
+		} catch {
+			// A failing logger must not change the answer.
+		}
+	}
+
+	function refuse(error: unknown, eventId?: string): Reply {
+		let reply: Reply;
+		if (error instanceof HttpRuleError) reply = failure(error.httpStatus, error.message);
+		else if (error instanceof SignatureVerificationError) reply = failure(401, error.message);
+		else if (error instanceof InvalidNotificationError) reply = failure(400, error.message);
+		else reply = failure(500, "The notification could not be processed; it will be retried.");
+		report(error, reply.status, eventId);
+		return reply;
+	}
+
+	async function process(event: NotificationEvent): Promise<Reply> {
+		const { eventId } = event;
+		let claim: Awaited<ReturnType<NotificationStore["claim"]>>;
+		try {
+			claim = await store.claim(eventId, leaseMs);
+		} catch (error) {
+			return refuse(error, eventId);
+		}
+		if (claim === "processed") return DUPLICATE;
+		if (claim === "in_progress") {
+			const reply = failure(409, "This event is being processed by another worker; retry later.");
+			report(new InvalidNotificationError("The event is being processed elsewhere (its claim has not expired)."), 409, eventId);
+			return reply;
+		}
+		const context: NotificationContext = { eventId, signVersion: event.signVersion };
+		try {
+			if (event.type === "transaction") await onTransaction(event.transaction, context);
+			else await onRefund(event.refund, context);
+		} catch (error) {
+			try {
+				await store.release(eventId);
+			} catch (releaseError) {
+				report(releaseError, 500, eventId);
+			}
+			return refuse(error, eventId);
+		}
+		try {
+			await store.confirm(eventId);
+		} catch (error) {
+			// The work is done: acknowledging avoids a retry that would run it again. Only a
+			// rare extra delivery after the lease ends could repeat it, so the error is reported.
+			report(error, 200, eventId);
+		}
+		return PROCESSED;
+	}
+
+	async function readVerified(incoming: IncomingNotification): Promise<NotificationEvent> {
+		if (incoming.method !== "POST") throw new HttpRuleError(405, "Only POST is accepted here.", "method");
+		if (!isJsonContentType(incoming.contentType)) {
+			throw new HttpRuleError(415, "The Content-Type must be application/json (UTF-8).", "content-type");
+		}
+		const length = declaredLength(incoming.contentLength);
+		if (length !== undefined && length > maxBodyBytes) throw new HttpRuleError(413, `The body is over ${maxBodyBytes} bytes.`, "body");
+		const body = await incoming.readBody(maxBodyBytes);
+		if (body === TOO_LARGE) throw new HttpRuleError(413, `The body is over ${maxBodyBytes} bytes.`, "body");
+		if (body === "" || (body instanceof Uint8Array && body.length === 0) || body === undefined || body === null) {
+			throw new InvalidNotificationError("The body is empty.", "body");
+		}
+		return verifyNotification(body, verifyOptions);
+	}
+
+	const core: HandlerCore = async (incoming) => {
+		let event: NotificationEvent;
+		try {
+			event = await readVerified(incoming);
+		} catch (error) {
+			const reply = refuse(error);
+			if (reply.status === 413) reply.closeConnection = true;
+			if (reply.status === 405) reply.allow = "POST";
+			return reply;
+		}
+		const running = inFlight.get(event.eventId);
+		if (running) return running;
+		const run = process(event);
+		inFlight.set(event.eventId, run);
+		try {
+			return await run;
+		} finally {
+			if (inFlight.get(event.eventId) === run) inFlight.delete(event.eventId);
+		}
+	};
+
+	const handler: NotificationHandler = async (request) => toResponse(await core(fromRequest(request)));
+	Object.defineProperty(handler, HANDLER_CORE, { value: core });
+	return handler;
+}
+
+const RESPONSE_TYPE = "application/json; charset=utf-8";
+
+function toResponse(reply: Reply): Response {
+	const headers: Record<string, string> = { "content-type": RESPONSE_TYPE, "cache-control": "no-store" };
+	if (reply.allow) headers.allow = reply.allow;
+	if (reply.closeConnection) headers.connection = "close";
+	return new Response(reply.body, { status: reply.status, headers });
+}
+
+async function readLimited(request: Request, limit: number): Promise<unknown> {
+	if (request.bodyUsed) {
+		throw new HttpRuleError(500, "The request body was read by other code before the notification handler; pass the untouched request.", "body");
+	}
+	if (!request.body) return "";
+	const reader = request.body.getReader();
+	const chunks: Uint8Array[] = [];
+	let size = 0;
+	for (;;) {
+		const { done, value } = await reader.read();
+		if (done) break;
+		size += value.length;
+		if (size > limit) {
+			// Stop here: the rest is never pulled.
+			reader.cancel().catch(() => {});
+			return TOO_LARGE;
+		}
+		chunks.push(value);
+	}
+	return joinChunks(chunks, size);
+}
+
+function fromRequest(request: Request): IncomingNotification {
+	return {
+		method: request.method,
+		contentType: request.headers.get("content-type"),
+		contentLength: request.headers.get("content-length"),
+		readBody: (limit) => readLimited(request, limit),
+	};
+}

@@ -1,0 +1,52 @@
+import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
+
+/** The default body limit: an IPN is a few KiB, so 64 KiB is generous. */
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+
+/** Marks a body that went over the limit while it was being read. */
+export const TOO_LARGE: unique symbol = Symbol("too large");
+
+/** Thrown by body readers; becomes the status it names. */
+export class HttpRuleError extends InvalidNotificationError {
+	readonly httpStatus: number;
+	constructor(httpStatus: number, message: string, field?: string) {
+		super(message, field);
+		this.httpStatus = httpStatus;
+	}
+}
+
+/**
+ * `application/json`, with no charset or a UTF-8 one (the only encoding JSON
+ * allows on the wire, RFC 8259). Case and spacing do not matter.
+ */
+export function isJsonContentType(header: string | null | undefined): boolean {
+	if (!header) return false;
+	const [mediaType, ...params] = header.split(";");
+	if (mediaType?.trim().toLowerCase() !== "application/json") return false;
+	for (const param of params) {
+		const [name, value] = param.split("=");
+		if (name?.trim().toLowerCase() !== "charset") continue;
+		const charset = (value ?? "").trim().replace(/^"|"$/g, "").toLowerCase();
+		if (charset !== "utf-8" && charset !== "utf8") return false;
+	}
+	return true;
+}
+
+/** A declared Content-Length: `undefined` when absent. */
+export function declaredLength(header: string | null | undefined): number | undefined {
+	if (header === null || header === undefined || header === "") return undefined;
+	if (!/^\d{1,15}$/.test(header.trim())) throw new HttpRuleError(400, "The Content-Length header is not a number.", "content-length");
+	return Number(header.trim());
+}
+
+/** Joins body chunks without `Buffer`, so the handler also runs on edge runtimes. */
+export function joinChunks(chunks: readonly Uint8Array[], size: number): Uint8Array {
+	if (chunks.length === 1 && chunks[0]) return chunks[0];
+	const out = new Uint8Array(size);
+	let at = 0;
+	for (const chunk of chunks) {
+		out.set(chunk, at);
+		at += chunk.length;
+	}
+	return out;
+}

@@ -1,0 +1,114 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { RequestValidationError } from "../errors/request-validation-error.js";
+import { isPlainObject } from "../signing/canonical.js";
+import { HANDLER_CORE, type HandlerCore, type IncomingNotification, type NotificationHandler, type Reply } from "./handler.js";
+import { HttpRuleError, joinChunks, TOO_LARGE } from "./http-rules.js";
+
+/** A node:http request, possibly after a framework's body parser set `body`. */
+type NodeRequest = IncomingMessage & { body?: unknown };
+
+/** A `(req, res)` listener for node:http, Express, Fastify's raw mode, Koa's `ctx.req/res` and the like. */
+export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+function readStream(req: NodeRequest, limit: number): Promise<unknown> {
+	return new Promise((resolve, reject) => {
+		const chunks: Uint8Array[] = [];
+		let size = 0;
+		const onData = (chunk: Uint8Array) => {
+			size += chunk.length;
+			if (size > limit) {
+				// Stop listening and reading; the answer closes the connection, so the rest is never read.
+				cleanup();
+				req.pause();
+				resolve(TOO_LARGE);
+				return;
+			}
+			chunks.push(chunk);
+		};
+		const onEnd = () => {
+			cleanup();
+			resolve(joinChunks(chunks, size));
+		};
+		const onError = (error: unknown) => {
+			cleanup();
+			reject(error);
+		};
+		const cleanup = () => {
+			req.off("data", onData);
+			req.off("end", onEnd);
+			req.off("error", onError);
+		};
+		req.on("data", onData);
+		req.on("end", onEnd);
+		req.on("error", onError);
+	});
+}
+
+/**
+ * The body, from the stream when it is untouched, else from what a body parser
+ * left in `req.body`: an object (express.json()), a string (express.text()) or
+ * bytes (express.raw()). All verify the same way (see `verifyNotification`).
+ */
+function readBody(req: NodeRequest, limit: number): Promise<unknown> {
+	if (!req.readableEnded) return readStream(req, limit);
+	const parsed = req.body;
+	if (typeof parsed === "string" || parsed instanceof Uint8Array) {
+		return Promise.resolve(parsed.length > limit ? TOO_LARGE : parsed);
+	}
+	if (isPlainObject(parsed)) return Promise.resolve(parsed);
+	return Promise.reject(
+		new HttpRuleError(
+			500,
+			"The request body was consumed before the notification handler and req.body holds no JSON body; mount the route before other body parsers.",
+			"body",
+		),
+	);
+}
+
+function incoming(req: NodeRequest): IncomingNotification {
+	return {
+		method: req.method,
+		contentType: req.headers["content-type"],
+		contentLength: req.headers["content-length"],
+		readBody: (limit) => readBody(req, limit),
+	};
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+	if (res.headersSent) return;
+	const headers: Record<string, string | number> = {
+		"content-type": "application/json; charset=utf-8",
+		"cache-control": "no-store",
+		"content-length": Buffer.byteLength(reply.body),
+	};
+	if (reply.allow) headers.allow = reply.allow;
+	if (reply.closeConnection) headers.connection = "close";
+	res.writeHead(reply.status, headers);
+	res.end(reply.body);
+}
+
+const FALLBACK: Reply = {
+	status: 500,
+	body: JSON.stringify({ returnCode: "500", description: "The notification could not be processed; it will be retried." }),
+};
+
+/**
+ * Adapts a handler from `createNotificationHandler` to node:http and Express
+ * style `(req, res)`. It reads `req` itself when the stream is untouched, and
+ * otherwise uses `req.body` as left by `express.json()`, `express.text()` or
+ * `express.raw()`, so it works behind a body parser too.
+ *
+ * @throws RequestValidationError when `handler` was not made by `createNotificationHandler`.
+ */
+export function toNodeListener(handler: NotificationHandler): NodeListener {
+	const core = (handler as unknown as { [HANDLER_CORE]?: HandlerCore } | undefined)?.[HANDLER_CORE];
+	if (typeof core !== "function") {
+		throw new RequestValidationError([{ field: "handler", message: "must be a handler made by createNotificationHandler" }]);
+	}
+	return (req, res) => {
+		core(incoming(req)).then(
+			(reply) => send(res, reply),
+			() => send(res, FALLBACK),
+		);
+	};
+}

@@ -1,0 +1,79 @@
+import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
+import { MalformedMessageError } from "../errors/malformed-message-error.js";
+import { type Refund, refundSchema, type Transaction, transactionSchema } from "../schemas/resources.js";
+import type { PublicKeyLike } from "../signing/keys.js";
+import { openVerified } from "../signing/open.js";
+import type { SignVersion } from "../signing/seal.js";
+import { refundEventId, transactionEventId } from "./event-id.js";
+import { notificationIssues } from "./issues.js";
+
+export interface VerifyNotificationOptions {
+	/** The gateway's public key, or several during a key rotation: any one may verify. Loaded keys or PEM / base64 DER text. */
+	gatewayPublicKey: PublicKeyLike | readonly PublicKeyLike[];
+	/** Signing versions to accept; pin `["2.1"]` once your account is on 2.1 so a 2.0 body is refused. @default ["2.0", "2.1"] */
+	acceptVersions?: readonly SignVersion[] | undefined;
+}
+
+interface EventBase {
+	/** Event identity (D7): `transaction:{transactionId}:{status}` or `refund:{refundId}:{status}`. Use it to drop duplicates. */
+	eventId: string;
+	/** The signing version the IPN arrived in. */
+	signVersion: SignVersion;
+}
+
+/** A verified transaction IPN. */
+export interface TransactionNotification extends EventBase {
+	type: "transaction";
+	transaction: Transaction;
+}
+
+/** A verified refund IPN. */
+export interface RefundNotification extends EventBase {
+	type: "refund";
+	refund: Refund;
+}
+
+/** A verified IPN: a transaction's terminal state or a refund's status change. */
+export type NotificationEvent = TransactionNotification | RefundNotification;
+
+/**
+ * Verifies an IPN and returns its typed content.
+ *
+ * `body` may be the raw request body (text or bytes) or an object a framework's
+ * JSON body parser already made: a 2.0 signature covers the canonical form of the
+ * parsed fields and a 2.1 signature covers the `payload` string, which parsing
+ * leaves intact, so both verify either way.
+ *
+ * Order: detect the form (a string `payload` means 2.1, D4), verify against any
+ * of the keys, then tell the kind (a refund has `refundId`) and validate the
+ * fields. Nothing is returned unless the signature holds.
+ *
+ * @throws SignatureVerificationError when the signature is missing, malformed, or
+ *   matches none of the keys, or the version is not accepted.
+ * @throws InvalidNotificationError when the body is not a signed IPN or a field
+ *   breaks the documented shape (names the field and the rule, never the value).
+ */
+export function verifyNotification(body: unknown, options: VerifyNotificationOptions): NotificationEvent {
+	let opened: ReturnType<typeof openVerified>;
+	try {
+		opened = openVerified(body, { publicKey: options.gatewayPublicKey, acceptVersions: options.acceptVersions });
+	} catch (error) {
+		if (error instanceof MalformedMessageError) throw new InvalidNotificationError(`Not a signed IPN: ${error.message}`, error.field, { cause: error });
+		throw error;
+	}
+	if (opened.wrapper !== undefined) {
+		// IPNs are flat (2.0) or {payload, signVersion, signature} (2.1); a wrapped API response is not an IPN.
+		throw new InvalidNotificationError("Not an IPN: the body is a wrapped API response (status, message, data).", "data");
+	}
+	const { fields, signVersion } = opened;
+	if (Object.hasOwn(fields, "refundId")) {
+		const parsed = refundSchema.safeParse(fields);
+		if (!parsed.success) throw notificationIssues("refund IPN", parsed.error);
+		const refund = parsed.data;
+		return { type: "refund", refund, eventId: refundEventId(refund.refundId, refund.status), signVersion };
+	}
+	const parsed = transactionSchema.safeParse(fields);
+	if (!parsed.success) throw notificationIssues("transaction IPN", parsed.error);
+	const transaction = parsed.data;
+	return { type: "transaction", transaction, eventId: transactionEventId(transaction.transactionId, transaction.status), signVersion };
+}
