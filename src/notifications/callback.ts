@@ -34,7 +34,8 @@ export function decodeCallback(urlOrQuery: CallbackInput, options: DecodeCallbac
 	try {
 		fields = openCallbackUrl(urlOrQuery, { publicKey: options.gatewayPublicKey, acceptVersions: options.acceptVersions }).fields;
 	} catch (error) {
-		if (error instanceof MalformedMessageError) throw new InvalidNotificationError(`Not a signed callback: ${error.message}`, error.field, { cause: error });
+		if (error instanceof MalformedMessageError)
+			throw new InvalidNotificationError(`Not a signed callback: ${error.message}`, error.field ?? "payload", { cause: error });
 		throw error;
 	}
 	const parsed = callbackResultSchema.safeParse(fields);

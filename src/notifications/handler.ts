@@ -5,7 +5,7 @@ import type { Refund, Transaction } from "../schemas/resources.js";
 import { type PublicKeyLike, toPublicKeys } from "../signing/keys.js";
 import type { SignVersion } from "../signing/seal.js";
 import { type Acknowledgement, acknowledge, acknowledgeFailure } from "./acknowledge.js";
-import { DEFAULT_MAX_BODY_BYTES, declaredLength, HttpRuleError, isJsonContentType, joinChunks, TOO_LARGE } from "./http-rules.js";
+import { DEFAULT_MAX_BODY_BYTES, declaredLength, HttpRuleError, isJsonContentType, joinChunks, ruleStatus, TOO_LARGE } from "./http-rules.js";
 import { createMemoryStore, type NotificationStore } from "./store.js";
 import { type NotificationEvent, verifyNotification } from "./verify.js";
 
@@ -139,7 +139,8 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 
 	function refuse(error: unknown, eventId?: string): Reply {
 		let reply: Reply;
-		if (error instanceof HttpRuleError) reply = failure(error.httpStatus, error.message);
+		const status = ruleStatus(error);
+		if (status !== undefined) reply = failure(status, (error as Error).message);
 		else if (error instanceof SignatureVerificationError) reply = failure(401, error.message);
 		else if (error instanceof InvalidNotificationError) reply = failure(400, error.message);
 		else reply = failure(500, "The notification could not be processed; it will be retried.");

@@ -6,7 +6,10 @@ export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 /** Marks a body that went over the limit while it was being read. */
 export const TOO_LARGE: unique symbol = Symbol("too large");
 
-/** Thrown by body readers; becomes the status it names. */
+/**
+ * Thrown by body readers; becomes the status it names. Test with `ruleStatus`,
+ * not `instanceof`: SDK errors match by kind, and this one is an InvalidNotificationError.
+ */
 export class HttpRuleError extends InvalidNotificationError {
 	readonly httpStatus: number;
 	constructor(httpStatus: number, message: string, field?: string) {
@@ -49,4 +52,11 @@ export function joinChunks(chunks: readonly Uint8Array[], size: number): Uint8Ar
 		at += chunk.length;
 	}
 	return out;
+}
+
+/** The HTTP status an `HttpRuleError` names, or `undefined` for any other error. */
+export function ruleStatus(error: unknown): number | undefined {
+	return error instanceof InvalidNotificationError && typeof (error as Partial<HttpRuleError>).httpStatus === "number"
+		? (error as HttpRuleError).httpStatus
+		: undefined;
 }

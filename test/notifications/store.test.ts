@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { createMemoryStore, RequestValidationError } from "../../src/index.js";
+
+function clock(start = 1_000_000) {
+	let now = start;
+	return { now: () => now, advance: (ms: number) => (now += ms) };
+}
+
+describe("createMemoryStore", () => {
+	it("claims once, reports duplicates after confirm, and in-progress while leased", () => {
+		const time = clock();
+		const store = createMemoryStore({ now: time.now });
+		expect(store.claim("e1", 1000)).toBe("claimed");
+		expect(store.claim("e1", 1000)).toBe("in_progress");
+		store.confirm("e1");
+		expect(store.claim("e1", 1000)).toBe("processed");
+	});
+
+	it("release lets the next claim process again, but never forgets a confirmed event", () => {
+		const store = createMemoryStore();
+		expect(store.claim("e1", 1000)).toBe("claimed");
+		store.release("e1");
+		expect(store.claim("e1", 1000)).toBe("claimed");
+		store.confirm("e1");
+		store.release("e1");
+		expect(store.claim("e1", 1000)).toBe("processed");
+	});
+
+	it("an expired lease (a crash mid-processing) can be claimed again", () => {
+		const time = clock();
+		const store = createMemoryStore({ now: time.now });
+		expect(store.claim("e1", 1000)).toBe("claimed");
+		time.advance(999);
+		expect(store.claim("e1", 1000)).toBe("in_progress");
+		time.advance(2);
+		expect(store.claim("e1", 1000)).toBe("claimed");
+	});
+
+	it("forgets processed events after the TTL", () => {
+		const time = clock();
+		const store = createMemoryStore({ now: time.now, ttlMs: 5000 });
+		store.claim("e1", 1000);
+		store.confirm("e1");
+		time.advance(4999);
+		expect(store.claim("e1", 1000)).toBe("processed");
+		time.advance(2);
+		expect(store.claim("e1", 1000)).toBe("claimed");
+	});
+
+	it("keeps at most maxEntries, forgetting the oldest first", () => {
+		const store = createMemoryStore({ maxEntries: 3 });
+		for (const id of ["a", "b", "c", "d"]) {
+			store.claim(id, 1000);
+			store.confirm(id);
+		}
+		expect(store.claim("b", 1000)).toBe("processed");
+		expect(store.claim("a", 1000)).toBe("claimed");
+	});
+
+	it("refuses bad options", () => {
+		expect(() => createMemoryStore({ ttlMs: 0 })).toThrow(RequestValidationError);
+		expect(() => createMemoryStore({ maxEntries: 1.5 })).toThrow(RequestValidationError);
+	});
+});
