@@ -18,7 +18,7 @@ afterEach(async () => {
 });
 
 function callbacks(overrides: Partial<NotificationHandlerOptions> = {}) {
-	const onTransaction = vi.fn(async () => {});
+	const onTransaction = vi.fn(async (_transaction: unknown, _context: unknown) => {});
 	const onRefund = vi.fn(async () => {});
 	return { onTransaction, onRefund, options: { gatewayPublicKey, onTransaction, onRefund, ...overrides } };
 }
