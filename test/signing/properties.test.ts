@@ -1,0 +1,319 @@
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+	type CryptoBackendName,
+	canonicalString,
+	loadCryptoBackend,
+	loadPrivateKey,
+	loadPublicKey,
+	MalformedMessageError,
+	openMessage,
+	SignatureVerificationError,
+	sealMessage,
+} from "../../src/index.js";
+import { signText } from "../../src/signing/seal.js";
+import { keys } from "../helpers/vectors.js";
+import { jsonObject, message, reorder } from "./arbitraries.js";
+
+// node:crypto signs in about 0.5 ms; node-forge in about 50 ms, so it gets fewer runs.
+const runs: Record<CryptoBackendName, number> = { node: 100, forge: 8 };
+const backends: CryptoBackendName[] = ["node", "forge"];
+
+const OBJECT_PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
+const privateKey = loadPrivateKey(keys.merchantPrivate);
+const publicKey = loadPublicKey(keys.merchantPublic);
+const otherPublicKey = loadPublicKey(keys.gatewayPublic);
+
+beforeAll(async () => {
+	await loadCryptoBackend("forge");
+});
+
+/** Runs `fn` and returns what it threw; a typed SDK error is the only acceptable outcome. */
+function thrown(fn: () => unknown): unknown {
+	try {
+		fn();
+	} catch (error) {
+		return error;
+	}
+	return undefined;
+}
+
+function expectTypedError(fn: () => unknown): SignatureVerificationError | MalformedMessageError {
+	const error = thrown(fn);
+	const typed = error instanceof SignatureVerificationError || error instanceof MalformedMessageError;
+	expect(typed, `expected a typed error, got ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`).toBe(true);
+	return error as SignatureVerificationError | MalformedMessageError;
+}
+
+const integerLike = /^(0|[1-9][0-9]*)$/;
+/** The non-integer-like keys of every object, depth first, in iteration order. */
+function keyOrders(value: unknown, out: string[][] = []): string[][] {
+	if (Array.isArray(value)) for (const item of value) keyOrders(item, out);
+	else if (typeof value === "object" && value !== null) {
+		out.push(Object.keys(value).filter((key) => !integerLike.test(key)));
+		for (const key of Object.keys(value).sort()) keyOrders((value as Record<string, unknown>)[key], out);
+	}
+	return out;
+}
+/** A copy whose objects list their keys in code-unit order; strings trimmed are irrelevant here. */
+function sortedCopy(value: unknown): unknown {
+	if (Array.isArray(value)) return value.map(sortedCopy);
+	if (typeof value !== "object" || value === null) return value;
+	return Object.fromEntries(
+		Object.keys(value)
+			.sort()
+			.filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+			.map((key) => [key, sortedCopy((value as Record<string, unknown>)[key])]),
+	);
+}
+
+/** What a receiver of `fields` as JSON text sees: -0 is 0, undefined is gone. */
+const overTheWire = (fields: unknown) => JSON.stringify(fields);
+const withoutSignature = ({ signature: _s, ...rest }: Record<string, unknown>) => rest;
+
+describe("canonical form", () => {
+	it("does not depend on the order of keys, at any depth", () => {
+		fc.assert(
+			fc.property(jsonObject, fc.nat(), (fields, shift) => {
+				expect(canonicalString(reorder(fields, shift) as Record<string, unknown>)).toBe(canonicalString(fields));
+			}),
+			{ numRuns: 300 },
+		);
+	});
+
+	it("is ASCII JSON that parses back to the trimmed, sorted, number-as-string form", () => {
+		const phpTrim = (text: string) => text.replace(/^[ \t\n\r\0\x0B]+|[ \t\n\r\0\x0B]+$/g, "");
+		const normalize = (value: unknown): unknown => {
+			if (typeof value === "string") return phpTrim(value);
+			if (typeof value === "number") return String(value);
+			if (Array.isArray(value)) return value.map(normalize);
+			if (typeof value === "object" && value !== null) {
+				const sorted = Object.keys(value).sort();
+				return sorted.map((key) => [key, normalize((value as Record<string, unknown>)[key])]);
+			}
+			return value;
+		};
+		// Compare as sorted entry lists: a rebuilt object would put integer-like keys first.
+		const entries = (text: string) => normalize(JSON.parse(text));
+		fc.assert(
+			fc.property(jsonObject, (fields) => {
+				const text = canonicalString(fields);
+				expect(text).toMatch(/^[\x20-\x7f]*$/);
+				expect(entries(text)).toEqual(normalize(withoutSignature(fields)));
+				// Serialization follows the sorted order at every depth (integer-like keys, which JSON.parse
+				// would move to the front, are left to the unit tests).
+				expect(keyOrders(JSON.parse(text))).toEqual(keyOrders(sortedCopy(withoutSignature(fields))));
+			}),
+			{ numRuns: 200 },
+		);
+	});
+});
+
+describe.each(backends)("%s backend", (backend) => {
+	it("2.0: seal then open returns the fields as sent, for any JSON object", () => {
+		fc.assert(
+			fc.property(message, (fields) => {
+				const sealed = sealMessage(fields, { privateKey, backend });
+				const opened = openMessage(sealed, { publicKey, backend });
+				expect(overTheWire(opened)).toBe(overTheWire(withoutSignature(fields)));
+				// Through the wire too: the receiver parses the JSON text and verifies what it parsed.
+				expect(overTheWire(openMessage(JSON.stringify(sealed), { publicKey, backend }))).toBe(overTheWire(withoutSignature(fields)));
+			}),
+			{ numRuns: runs[backend] },
+		);
+	});
+
+	it("2.1: seal then open returns the fields as sent, for any JSON object", () => {
+		fc.assert(
+			fc.property(jsonObject, (fields) => {
+				const sealed = sealMessage(fields, { privateKey, signVersion: "2.1", backend });
+				const expected = overTheWire(withoutSignature(Object.fromEntries(Object.entries(fields).filter(([key]) => key !== "signVersion"))));
+				expect(sealed.payload).toBe(expected);
+				expect(overTheWire(openMessage(sealed, { publicKey, backend }))).toBe(expected);
+				expect(overTheWire(openMessage(JSON.stringify(sealed), { publicKey, backend }))).toBe(expected);
+			}),
+			{ numRuns: runs[backend] },
+		);
+	});
+
+	it("flipping any bit pattern in any byte of a signature fails verification (both versions)", () => {
+		fc.assert(
+			fc.property(message, fc.constantFrom("2.0" as const, "2.1" as const), fc.nat(), fc.integer({ min: 1, max: 255 }), (fields, signVersion, at, mask) => {
+				const sealed = sealMessage(fields, { privateKey, signVersion, backend });
+				const bytes = Buffer.from(sealed.signature, "base64");
+				const index = at % bytes.length;
+				bytes[index] = (bytes[index] ?? 0) ^ mask;
+				const error = expectTypedError(() => openMessage({ ...sealed, signature: bytes.toString("base64") }, { publicKey, backend }));
+				expect(error).toBeInstanceOf(SignatureVerificationError);
+				expect((error as SignatureVerificationError).reason).toBe("mismatch");
+			}),
+			{ numRuns: runs[backend] },
+		);
+	});
+
+	it("2.1: changing any byte of the payload fails verification before anything is parsed", () => {
+		fc.assert(
+			fc.property(message, fc.nat(), fc.integer({ min: 1, max: 255 }), (fields, at, mask) => {
+				const sealed = sealMessage(fields, { privateKey, signVersion: "2.1", backend });
+				const bytes = new TextEncoder().encode(sealed.payload);
+				const index = at % bytes.length;
+				bytes[index] = (bytes[index] ?? 0) ^ mask;
+				const payload = new TextDecoder().decode(bytes);
+				fc.pre(payload !== sealed.payload);
+				const error = expectTypedError(() => openMessage({ ...sealed, payload }, { publicKey, backend }));
+				expect(error).toBeInstanceOf(SignatureVerificationError);
+			}),
+			{ numRuns: runs[backend] },
+		);
+	});
+
+	it("2.0: any change that alters the canonical string fails verification", () => {
+		fc.assert(
+			fc.property(message, message, (fields, changes) => {
+				const changed = { ...fields, ...changes };
+				fc.pre(canonicalString(changed) !== canonicalString(fields));
+				const sealed = sealMessage(fields, { privateKey, backend });
+				const error = expectTypedError(() => openMessage({ ...changed, signature: sealed.signature }, { publicKey, backend }));
+				expect(error).toBeInstanceOf(SignatureVerificationError);
+			}),
+			{ numRuns: runs[backend] },
+		);
+	});
+
+	it("the other party's key never verifies", () => {
+		fc.assert(
+			fc.property(message, fc.constantFrom("2.0" as const, "2.1" as const), (fields, signVersion) => {
+				const sealed = sealMessage(fields, { privateKey, signVersion, backend });
+				expect(expectTypedError(() => openMessage(sealed, { publicKey: otherPublicKey, backend }))).toBeInstanceOf(SignatureVerificationError);
+				expect(openMessage(sealed, { publicKey: [otherPublicKey, publicKey], backend })).toBeTypeOf("object");
+			}),
+			{ numRuns: Math.min(runs[backend], 20) },
+		);
+	});
+});
+
+describe("malformed input gives a typed error, never a crash", () => {
+	const sealed20 = sealMessage({ orderRef: "A-1", amount: 10 }, { privateKey });
+	const sealed21 = sealMessage({ orderRef: "A-1", amount: 10 }, { privateKey, signVersion: "2.1" });
+
+	it("any value as the signature, in both versions", () => {
+		const badSignature = fc.oneof(
+			fc.string({ maxLength: 400 }),
+			fc.base64String({ maxLength: 400 }),
+			fc.constantFrom("", "====", "abc", "a===", "!!!!", "AAAA".repeat(86), sealed20.signature.slice(1), `${sealed20.signature}AAAA`),
+			fc.anything(),
+		);
+		fc.assert(
+			fc.property(badSignature, (signature) => {
+				fc.pre(signature !== sealed20.signature && signature !== sealed21.signature);
+				expect(expectTypedError(() => openMessage({ ...sealed20, signature }, { publicKey }))).toBeInstanceOf(SignatureVerificationError);
+				expect(expectTypedError(() => openMessage({ ...sealed21, signature }, { publicKey }))).toBeInstanceOf(SignatureVerificationError);
+			}),
+			{ numRuns: 300 },
+		);
+	});
+
+	it("a validly signed 2.1 payload that is not a JSON object text is MalformedMessageError", () => {
+		const notObjectText = fc.oneof(
+			fc.string({ maxLength: 40 }),
+			fc
+				.jsonValue({ maxDepth: 2 })
+				.filter((value) => typeof value !== "object" || value === null || Array.isArray(value))
+				.map((value) => JSON.stringify(value)),
+			fc.constantFrom("[]", "[1,2]", "null", "42", '"text"', "{", "{'a':1}", '{"a":1}x', "\u0000"),
+		);
+		fc.assert(
+			fc.property(notObjectText, (payload) => {
+				let isObject = false;
+				try {
+					const parsed = JSON.parse(payload);
+					isObject = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed);
+				} catch {
+					// not JSON at all: exactly what we want
+				}
+				fc.pre(!isObject);
+				const signature = sealMessage({ x: 1 }, { privateKey, signVersion: "2.1" }).signature;
+				// Signed properly over this payload, so the only fault left is its content.
+				const signed = { payload, signVersion: "2.1", signature: signText(payload, privateKey) };
+				expect(expectTypedError(() => openMessage(signed, { publicKey }))).toBeInstanceOf(MalformedMessageError);
+				// An unsigned one is refused for its signature first: nothing is parsed before verification.
+				expect(expectTypedError(() => openMessage({ ...signed, signature }, { publicKey }))).toBeInstanceOf(SignatureVerificationError);
+			}),
+			{ numRuns: 150 },
+		);
+	});
+
+	it("wrong types for payload and signVersion", () => {
+		fc.assert(
+			fc.property(
+				fc.anything().filter((value) => typeof value !== "string" && value !== undefined),
+				(value) => {
+					expect(expectTypedError(() => openMessage({ ...sealed21, payload: value }, { publicKey }))).toBeInstanceOf(MalformedMessageError);
+					const error = expectTypedError(() => openMessage({ ...sealed21, signVersion: value }, { publicKey }));
+					expect(error).toBeInstanceOf(MalformedMessageError);
+					expect((error as MalformedMessageError).field).toBe("signVersion");
+				},
+			),
+			{ numRuns: 200 },
+		);
+	});
+
+	it("anything that is not a message: values, JSON texts, random bytes", () => {
+		const notAMessage = fc.oneof(
+			fc.anything({ withNullPrototype: true, withMap: true, withSet: true, withTypedArray: true, withDate: true, withSparseArray: true, withBigInt: true }),
+			fc.json(),
+			fc.string(),
+			fc.uint8Array({ maxLength: 64 }),
+			fc.constantFrom(null, undefined, "", "[]", "{}", "null", '{"payload":1}', '{"data":{}}', '{"data":[],"signature":null}', new Uint8Array([0xff, 0xfe])),
+		);
+		fc.assert(
+			fc.property(notAMessage, (input) => {
+				expectTypedError(() => openMessage(input, { publicKey }));
+				expectTypedError(() => openMessage(input, { publicKey, acceptVersions: ["2.1"] }));
+			}),
+			{ numRuns: 400 },
+		);
+	});
+
+	it("nesting beyond the depth limit is refused, when sealing and when opening", () => {
+		const nest = (depth: number) => {
+			let value: Record<string, unknown> = { leaf: "x" };
+			for (let i = 0; i < depth; i++) value = { a: value };
+			return value;
+		};
+		// 63 levels below the top are fine; 64 and beyond are refused with the path.
+		expect(() => sealMessage(nest(63), { privateKey })).not.toThrow();
+		const deepError = thrown(() => sealMessage(nest(64), { privateKey }));
+		expect(deepError).toBeInstanceOf(MalformedMessageError);
+		expect((deepError as MalformedMessageError).message).toMatch(/nesting deeper than 64/);
+		expect((deepError as MalformedMessageError).field).toMatch(/^a(\.a)+$/);
+		for (const depth of [65, 1000, 100_000]) {
+			const text = `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+			const body = `${text.slice(0, -1)},"signature":"${sealed20.signature}"}`;
+			expect(expectTypedError(() => openMessage(body, { publicKey }))).toBeInstanceOf(MalformedMessageError);
+		}
+	});
+
+	it("__proto__ and constructor keys stay data: no prototype pollution, and they are signed", () => {
+		const text = '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"orderRef":"P-1"}';
+		const fields = JSON.parse(text) as Record<string, unknown>;
+		for (const signVersion of ["2.0", "2.1"] as const) {
+			const sealed = sealMessage(fields, { privateKey, signVersion });
+			const opened = openMessage(JSON.stringify(sealed), { publicKey });
+			expect(Object.getPrototypeOf(opened)).toBe(Object.prototype);
+			expect(Object.hasOwn(opened, "__proto__")).toBe(true);
+			expect(JSON.stringify(opened)).toBe(text);
+			expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+			expect((Object.prototype as unknown as Record<string, unknown>).polluted).toBeUndefined();
+		}
+		// Changing the __proto__ member's content is caught: it is part of the signed string.
+		const sealed = sealMessage(fields, { privateKey });
+		const forged = JSON.stringify(sealed).replace('"polluted":"yes"', '"polluted":"no"');
+		expect(expectTypedError(() => openMessage(forged, { publicKey }))).toBeInstanceOf(SignatureVerificationError);
+		expect(canonicalString(fields)).toBe('{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"orderRef":"P-1"}');
+	});
+
+	it("after every run above, Object.prototype is untouched", () => {
+		expect(Object.getOwnPropertyNames(Object.prototype).filter((name) => !OBJECT_PROTOTYPE_NAMES.has(name))).toEqual([]);
+	});
+});
