@@ -1,0 +1,33 @@
+// An IPN receiver in Hono. The handler is a Web `(request) => Response`, so it
+// takes `c.req.raw` as is, on Bun, Deno, Cloudflare Workers or Node.
+//   Bun / Deno / Workers: export default app (as below) and set GATEWAY_PUBLIC_KEY.
+//   node examples/ipn-hono.ts   runs a self-test through app.request() with a throwaway key pair.
+import { Hono } from "hono";
+import { createNotificationHandler, generateKeyPair, sealMessage } from "merchant-gateway";
+
+const env = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {};
+const demo = env.GATEWAY_PUBLIC_KEY ? undefined : await generateKeyPair();
+
+const ipn = createNotificationHandler({
+	gatewayPublicKey: env.GATEWAY_PUBLIC_KEY ?? demo?.publicKey ?? "",
+	async onTransaction(transaction, { eventId }) {
+		console.log(`${eventId}: ${transaction.status}`);
+	},
+	async onRefund(refund, { eventId }) {
+		console.log(`${eventId}: ${refund.status}`);
+	},
+});
+
+const app = new Hono();
+// Do not call c.req.json() first: the handler reads the untouched body itself.
+app.post("/ipn", (c) => ipn(c.req.raw));
+export default app;
+
+if (demo && import.meta.main) {
+	const ipnBody = sealMessage(
+		{ transactionId: "01JD5Z8Q4V7M1X2C3B4N5P6R7S", ref: "ORD-1", currency: "EUR", amount: 10.5, status: "successful", statusCode: 6 },
+		{ privateKey: demo.privateKey, signVersion: "2.1" },
+	);
+	const response = await app.request("/ipn", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ipnBody) });
+	console.log(`gateway got ${response.status} ${await response.text()}`);
+}

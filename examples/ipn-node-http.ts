@@ -1,0 +1,44 @@
+// An IPN receiver on plain node:http.
+//   GATEWAY_PUBLIC_KEY="$(cat gateway-public.pem)" PORT=3000 node examples/ipn-node-http.ts
+// Without GATEWAY_PUBLIC_KEY it runs a self-test: a throwaway key pair plays the
+// gateway, one signed IPN is posted to the server, and the answer is printed.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createNotificationHandler, generateKeyPair, sealMessage, toNodeListener } from "merchant-gateway";
+
+const demo = process.env.GATEWAY_PUBLIC_KEY ? undefined : await generateKeyPair();
+
+const ipn = toNodeListener(
+	createNotificationHandler({
+		gatewayPublicKey: process.env.GATEWAY_PUBLIC_KEY ?? demo?.publicKey ?? "",
+		// Runs once per event, after the signature is verified, with typed data.
+		// Resolve once the change is stored: only then does the gateway get returnCode 100.
+		async onTransaction(transaction, { eventId }) {
+			console.log(`${eventId}: order ${transaction.ref} is ${transaction.status} (${transaction.amount} ${transaction.currency})`);
+		},
+		async onRefund(refund, { eventId }) {
+			console.log(`${eventId}: ${refund.refundAmount} ${refund.currency} for order ${refund.ref}`);
+		},
+		// Everything that did not end in "100": forged or malformed IPNs, your own errors.
+		onError: (error, { status }) => console.warn(`IPN answered ${status}:`, error instanceof Error ? error.message : error),
+	}),
+);
+
+const server = createServer((req, res) => {
+	if (req.url === "/ipn") return ipn(req, res);
+	res.writeHead(404).end();
+});
+server.listen(demo ? 0 : Number(process.env.PORT ?? 3000), "127.0.0.1");
+await new Promise((resolve) => server.once("listening", resolve));
+const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/ipn`;
+console.log(`IPN receiver on ${url}`);
+
+if (demo) {
+	const ipnBody = sealMessage(
+		{ transactionId: "01JD5Z8Q4V7M1X2C3B4N5P6R7S", ref: "ORD-1", currency: "EUR", amount: 10.5, status: "successful", statusCode: 6 },
+		{ privateKey: demo.privateKey, signVersion: "2.1" },
+	);
+	const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ipnBody) });
+	console.log(`gateway got ${response.status} ${await response.text()}`);
+	server.close();
+}

@@ -1,0 +1,36 @@
+// A Next.js App Router route handler: save as app/api/ipn/route.ts.
+// The handler is a Web `(request: Request) => Promise<Response>`, so it is the POST export itself.
+// `node examples/nextjs-ipn-route.ts` runs a self-test with a throwaway key pair.
+import { createNotificationHandler, generateKeyPair, sealMessage } from "merchant-gateway";
+
+// node:crypto verifies fastest; the SDK also runs on the edge runtime (node-forge backend).
+export const runtime = "nodejs";
+
+const demo = process.env.GATEWAY_PUBLIC_KEY ? undefined : await generateKeyPair();
+
+export const POST = createNotificationHandler({
+	gatewayPublicKey: process.env.GATEWAY_PUBLIC_KEY ?? demo?.publicKey ?? "",
+	async onTransaction(transaction) {
+		// e.g. await db.orders.update({ where: { ref: transaction.ref }, data: { status: transaction.status } })
+		console.log(`order ${transaction.ref}: ${transaction.status}`);
+	},
+	async onRefund(refund) {
+		console.log(`refund ${refund.refundId}: ${refund.status}`);
+	},
+	// On serverless, instances do not share memory: give the handler a shared store
+	// (see NotificationStore in the README) so each event is processed once.
+});
+
+if (demo && import.meta.main) {
+	const ipnBody = sealMessage(
+		{ transactionId: "01JD5Z8Q4V7M1X2C3B4N5P6R7S", ref: "ORD-1", currency: "EUR", amount: 10.5, status: "successful", statusCode: 6 },
+		{ privateKey: demo.privateKey, signVersion: "2.1" },
+	);
+	const request = new Request("https://shop.example/api/ipn", {
+		method: "POST",
+		headers: { "content-type": "application/json" },
+		body: JSON.stringify(ipnBody),
+	});
+	const response = await POST(request);
+	console.log(`gateway got ${response.status} ${await response.text()}`);
+}
