@@ -1,6 +1,13 @@
 // The public surface of `merchant-gateway`. Each area keeps its own barrel.
+
+export { GatewayClient, type GatewayClientOptions } from "./client.js";
 export * from "./errors/index.js";
 export * from "./notifications/index.js";
 export * from "./resources/index.js";
+export type { BrowserDetails, BrowserDetailsInput } from "./schemas/browser-details.js";
+export type { CardChargeParams, CheckoutParams, RefundParams } from "./schemas/requests.js";
 export type { CallbackResult, Refund, RefundStatus, Transaction, TransactionDocument, TransactionStatus } from "./schemas/resources.js";
+export type { CardChargeOutcome, CardChargeResult, CheckoutSession, RefundApproval, RefundCreated } from "./schemas/responses.js";
 export * from "./signing/index.js";
+export type { FetchLike, RequestOptions } from "./transport/http.js";
+export type { ClientHooks, ErrorEvent, Logger, LogLevel, RequestEvent, ResponseEvent, RetryEvent } from "./transport/observer.js";

@@ -1,5 +1,6 @@
 export { AuthenticationError } from "./authentication-error.js";
 export { CheckoutError } from "./checkout-error.js";
+export { ConfigurationError } from "./configuration-error.js";
 export { ConnectionError } from "./connection-error.js";
 export { CryptoBackendError } from "./crypto-backend-error.js";
 export { GatewayError, type GatewayErrorContext } from "./gateway-error.js";

@@ -36,9 +36,20 @@ function luhnValid(digits: string): boolean {
 	return sum % 10 === 0;
 }
 
-/** Masks card-like digit runs (Luhn-valid, 12-19 digits) and removes PEM blocks and long base64 in free text. */
+/** `"cardSecurityCode":"123"` or `cvv=123` inside JSON or form text: the value goes. */
+const SECRET_PAIR = /("?)(cardSecurityCode|cvv2?|cvc|securityCode|passphrase|password|privateKey)\1(\s*[:=]\s*)("(?:[^"\\]|\\.)*"|[^\s,&}"]+)/gi;
+/** `"cardNumber":"..."` inside JSON or form text, whether or not the digits pass Luhn. */
+const CARD_PAIR = /("?)(cardNumber|card_number|pan)\1(\s*[:=]\s*)"?([\d -]{6,40})"?/gi;
+
+/**
+ * Masks card-like digit runs (Luhn-valid, 12-19 digits), removes security codes
+ * and secrets written as `key: value` pairs, and removes PEM blocks and long
+ * base64 in free text.
+ */
 export function redactText(text: string): string {
 	return text
+		.replace(SECRET_PAIR, (_, quote: string, key: string, sep: string) => `${quote}${key}${quote}${sep}"${REDACTED}"`)
+		.replace(CARD_PAIR, (_, quote: string, key: string, sep: string, digits: string) => `${quote}${key}${quote}${sep}"${maskCardNumber(digits)}"`)
 		.replace(PEM, "[redacted key]")
 		.replace(LONG_BASE64, "[redacted key]")
 		.replace(DIGIT_RUN, (run) => {

@@ -1,0 +1,78 @@
+import { RequestValidationError } from "../errors/request-validation-error.js";
+import { type CheckoutParams, checkoutParamsSchema, toFieldIssues } from "../schemas/requests.js";
+import { type CheckoutSession, checkoutCreatedFieldsSchema } from "../schemas/responses.js";
+import type { RequestOptions } from "../transport/http.js";
+import { type ClientContext, call, offSchema } from "./context.js";
+import { type DirectPostForm, type DirectPostOptions, directPostForm } from "./direct-post.js";
+import { validate } from "./validate.js";
+
+const PATH = "/v2/checkout";
+
+/** `gateway.checkout`: hosted checkout sessions (POST /v2/checkout). */
+export class CheckoutResource {
+	readonly #ctx: ClientContext;
+
+	/** @internal */
+	constructor(ctx: ClientContext) {
+		this.#ctx = ctx;
+	}
+
+	/**
+	 * Creates a checkout session and returns its payment link (connectionMode API).
+	 * Never retried: on a timeout or a reset after sending, `OutcomeUnknownError`
+	 * tells you to reconcile by `orderRef` (IPN or transaction query) first.
+	 *
+	 * @throws RequestValidationError before sending, when a field breaks the spec's rules.
+	 * @throws CheckoutError, GatewayValidationError, SignatureVerificationError, OutcomeUnknownError...
+	 */
+	async create(params: CheckoutParams, options?: RequestOptions): Promise<CheckoutSession> {
+		const ctx = this.#ctx;
+		const data = validate(ctx, checkoutParamsSchema(ctx), params, PATH);
+		if (data.connectionMode === "DIRECT_POST") {
+			throw validationFailure(ctx, "connectionMode", "DIRECT_POST is a browser form post: use checkout.directPost()");
+		}
+		const fields = { merchantId: ctx.merchantId, ...data };
+		return call(
+			ctx,
+			{
+				endpoint: "checkout",
+				path: PATH,
+				kind: "create",
+				what: "The checkout session",
+				ids: { orderRef: data.orderRef },
+				fields,
+				options,
+				alwaysVerify: false,
+			},
+			(opened, answer) => {
+				const parsed = checkoutCreatedFieldsSchema.safeParse(opened.fields);
+				if (!parsed.success) throw offSchema(answer, PATH, describeIssues(parsed.error));
+				return { transactionId: parsed.data.transactionId, paymentLink: parsed.data.paymentLink, message: parsed.data.message ?? null };
+			},
+		);
+	}
+
+	/**
+	 * DIRECT_POST: signs the session for a browser form post and returns the
+	 * action URL, the signed fields, and a ready auto-submitting HTML page. No
+	 * request leaves the server; the buyer's browser posts the form.
+	 */
+	directPost(params: CheckoutParams, options?: DirectPostOptions): DirectPostForm {
+		const ctx = this.#ctx;
+		const data = validate(ctx, checkoutParamsSchema(ctx), params, PATH);
+		return directPostForm(ctx, PATH, { merchantId: ctx.merchantId, ...data, connectionMode: "DIRECT_POST" }, options);
+	}
+}
+
+function validationFailure(ctx: ClientContext, field: string, message: string): RequestValidationError {
+	const error = new RequestValidationError([{ field, message }], PATH);
+	ctx.observer.error({ method: "POST", path: PATH, error });
+	return error;
+}
+
+export function describeIssues(error: Parameters<typeof toFieldIssues>[0]): string {
+	return toFieldIssues(error)
+		.slice(0, 5)
+		.map((issue) => `${issue.field || "(body)"} ${issue.message}`)
+		.join("; ");
+}

@@ -1,0 +1,96 @@
+import { GatewayError } from "../errors/gateway-error.js";
+import { InvalidResponseError } from "../errors/invalid-response-error.js";
+import { MalformedMessageError } from "../errors/malformed-message-error.js";
+import { SignatureVerificationError } from "../errors/signature-verification-error.js";
+import type { PrivateKey, PublicKey } from "../signing/keys.js";
+import { openVerified } from "../signing/open.js";
+import { type SignVersion, sealMessage } from "../signing/seal.js";
+import type { GatewayAnswer, RequestOptions, Transport } from "../transport/http.js";
+import type { Observer } from "../transport/observer.js";
+import { type AnswerContext, errorForAnswer, excerpt, parseBody } from "./answer.js";
+
+/** What every resource needs from the client. Held privately, never shown. */
+export interface ClientContext {
+	readonly baseUrl: string;
+	readonly merchantId: string;
+	readonly privateKey: PrivateKey;
+	readonly publicKeys: readonly PublicKey[];
+	readonly signVersion: SignVersion;
+	readonly requireSignedResponses: boolean;
+	readonly allowLoopbackHttp: boolean;
+	readonly transport: Transport;
+	readonly observer: Observer;
+}
+
+/** A verified (or, where allowed, unsigned) answer: the signed fields and the wrapper around them. */
+export interface OpenedAnswer {
+	fields: Record<string, unknown>;
+	wrapper: { status: unknown; message: unknown } | undefined;
+	signed: boolean;
+}
+
+export interface CallSpec extends AnswerContext {
+	fields: Record<string, unknown>;
+	options: RequestOptions | undefined;
+	/** Query answers are always verified; creation answers when signed, and must be unless `requireSignedResponses` is off (D6). */
+	alwaysVerify: boolean;
+}
+
+function hasSignature(body: Record<string, unknown>): boolean {
+	if (typeof body.payload === "string" || body.signature !== undefined) return true;
+	const data = body.data;
+	return typeof data === "object" && data !== null && (data as Record<string, unknown>).signature !== undefined;
+}
+
+/** Verifies an answer per D6; unsigned creation answers pass only when `requireSignedResponses` is off. */
+export function openAnswer(ctx: ClientContext, body: Record<string, unknown>, answer: GatewayAnswer, spec: CallSpec): OpenedAnswer {
+	const context = { status: answer.status, path: spec.path };
+	if (!hasSignature(body)) {
+		if (spec.alwaysVerify || ctx.requireSignedResponses) {
+			throw new SignatureVerificationError("missing_signature", "The gateway's answer is not signed, so it cannot be trusted.", context);
+		}
+		const wrapped = typeof body.data === "object" && body.data !== null && ("status" in body || "message" in body);
+		return wrapped
+			? { fields: body.data as Record<string, unknown>, wrapper: { status: body.status, message: body.message }, signed: false }
+			: { fields: body, wrapper: undefined, signed: false };
+	}
+	try {
+		const opened = openVerified(body, { publicKey: ctx.publicKeys, acceptVersions: [ctx.signVersion] });
+		return { fields: opened.fields, wrapper: opened.wrapper, signed: true };
+	} catch (error) {
+		if (error instanceof SignatureVerificationError) throw new SignatureVerificationError(error.reason, error.message, context);
+		if (error instanceof MalformedMessageError)
+			throw new InvalidResponseError(`The gateway's signed answer is malformed: ${error.message}`, excerpt(answer.text), context);
+		throw error;
+	}
+}
+
+/** Seals the fields in the account's version, sends them, maps error answers, and opens the success answer. */
+export async function call<T>(ctx: ClientContext, spec: CallSpec, read: (opened: OpenedAnswer, answer: GatewayAnswer) => T): Promise<T> {
+	try {
+		const sealed = sealMessage(spec.fields, { privateKey: ctx.privateKey, signVersion: ctx.signVersion });
+		const answer = await ctx.transport.send({
+			path: spec.path,
+			body: JSON.stringify(sealed),
+			kind: spec.kind,
+			fields: spec.fields,
+			signVersion: ctx.signVersion,
+			ids: spec.ids,
+			what: spec.what,
+			signal: spec.options?.signal,
+			timeoutMs: spec.options?.timeoutMs,
+		});
+		const body = parseBody(answer.text);
+		const failure = errorForAnswer(answer, body, spec);
+		if (failure) throw failure;
+		return read(openAnswer(ctx, body as Record<string, unknown>, answer, spec), answer);
+	} catch (error) {
+		if (error instanceof GatewayError || error instanceof Error) ctx.observer.error({ method: "POST", path: spec.path, error });
+		throw error;
+	}
+}
+
+/** An off-schema answer: status, path and a redacted excerpt. */
+export function offSchema(answer: GatewayAnswer, path: string, detail: string): InvalidResponseError {
+	return new InvalidResponseError(`The gateway's answer does not have the documented shape: ${detail}.`, excerpt(answer.text), { status: answer.status, path });
+}

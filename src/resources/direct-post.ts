@@ -1,0 +1,70 @@
+import { type SealedPayload, sealMessage } from "../signing/seal.js";
+import type { ClientContext } from "./context.js";
+
+export interface DirectPostOptions {
+	/** CSP nonce for the inline script that submits the form. @default none (no nonce attribute) */
+	nonce?: string | undefined;
+}
+
+/** What a browser form post to the hosted checkout needs. */
+export interface DirectPostForm {
+	/** The form's action: `{baseUrl}/v2/checkout`. */
+	action: string;
+	method: "POST";
+	/** The signed fields, every value a string (nested values as JSON text). */
+	fields: Record<string, string>;
+	/** A complete HTML page whose form posts itself on load (values escaped). */
+	html: string;
+}
+
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+/** Escapes text for an HTML attribute value or text node. */
+export function escapeHtml(text: string): string {
+	return text.replace(/[&<>"']/g, (char) => ESCAPES[char] ?? char);
+}
+
+/**
+ * The spec does not show how a form post encodes fields. Every value travels
+ * as a form string, so the SDK signs exactly those strings: numbers as their
+ * JSON text (the canonical form of 2.0 turns numbers into the same strings),
+ * nested objects and arrays as JSON text. Under 2.1 the form carries
+ * `payload`, `signVersion` and `signature` only.
+ */
+function asFormValues(fields: Record<string, unknown>): Record<string, string> {
+	const out: Record<string, string> = {};
+	for (const [key, value] of Object.entries(fields)) {
+		if (value === undefined) continue;
+		const text = typeof value === "string" ? value : JSON.stringify(value);
+		Object.defineProperty(out, key, { value: text, enumerable: true, writable: true, configurable: true });
+	}
+	return out;
+}
+
+export function directPostForm(ctx: ClientContext, path: string, message: Record<string, unknown>, options: DirectPostOptions | undefined): DirectPostForm {
+	const action = ctx.baseUrl + path;
+	let fields: Record<string, string>;
+	if (ctx.signVersion === "2.1") {
+		const sealed: SealedPayload = sealMessage(message, { privateKey: ctx.privateKey, signVersion: "2.1" });
+		fields = { payload: sealed.payload, signVersion: sealed.signVersion, signature: sealed.signature };
+	} else {
+		fields = sealMessage(asFormValues(message), { privateKey: ctx.privateKey, signVersion: "2.0" }) as Record<string, string>;
+	}
+	const inputs = Object.entries(fields)
+		.map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+		.join("\n");
+	const nonce = options?.nonce ? ` nonce="${escapeHtml(options.nonce)}"` : "";
+	const html = `<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="referrer" content="no-referrer"><title>Redirecting to payment…</title></head>
+<body>
+<form id="merchant-gateway-direct-post" method="post" action="${escapeHtml(action)}" accept-charset="UTF-8">
+${inputs}
+<noscript><button type="submit">Continue to payment</button></noscript>
+</form>
+<script${nonce}>document.getElementById("merchant-gateway-direct-post").submit();</script>
+</body>
+</html>
+`;
+	ctx.observer.log("debug", `DIRECT_POST form for ${path} signed (${ctx.signVersion})`);
+	return { action, method: "POST", fields, html };
+}

@@ -1,0 +1,111 @@
+import { z } from "zod";
+
+/**
+ * What the five endpoints answer, after the signature was verified (D6), and
+ * the typed results the client returns. Error bodies are unsigned; their
+ * schemas only decide which error class to throw.
+ */
+
+const id = z.string().min(1);
+const text = z.string();
+/** Statuses the gateway may extend (D8): any string. */
+const anyStatus = z.string();
+
+/** POST /v2/checkout success (connectionMode API), fields after verification. */
+export const checkoutCreatedFieldsSchema = z.object({
+	status: z.literal("created"),
+	transactionId: id,
+	paymentLink: z.string().min(1),
+	message: text.nullable().optional(),
+});
+
+/** The result of `checkout.create`. */
+export const checkoutSessionSchema = z.object({
+	/** The new transaction's id (ULID). */
+	transactionId: id,
+	/** Signed URL to redirect the buyer to. */
+	paymentLink: z.string(),
+	/** The gateway's message. */
+	message: text.nullable(),
+});
+export type CheckoutSession = z.output<typeof checkoutSessionSchema>;
+
+/** The verified `data` of an S2S charge answer. */
+export const cardChargeDataSchema = z.object({
+	transactionId: id,
+	/** 3DS page, present when status is `redirect`. */
+	url: z.string().min(1).optional(),
+});
+
+const chargeBase = { transactionId: id, message: text.nullable() };
+/** The result of `card.charge`: a union on `outcome`. */
+export const cardChargeResultSchema = z.discriminatedUnion("outcome", [
+	/** Charged, no 3DS needed. Confirm through the IPN or a transaction query before shipping. */
+	z.object({ outcome: z.literal("success"), ...chargeBase }),
+	/** 3DS required: send the buyer's browser to `redirectUrl`; the IPN brings the result. */
+	z.object({ outcome: z.literal("redirect"), ...chargeBase, redirectUrl: z.string().min(1) }),
+	/** Accepted, result not known yet: wait for the IPN or query the transaction. */
+	z.object({ outcome: z.literal("pending"), ...chargeBase }),
+]);
+export type CardChargeResult = z.output<typeof cardChargeResultSchema>;
+export type CardChargeOutcome = CardChargeResult["outcome"];
+
+/** The verified `data` of a refund creation answer. */
+export const refundCreatedDataSchema = z.object({ refundId: id, refundNumber: z.string().min(1) });
+
+/** The result of `refunds.create`. */
+export const refundCreatedSchema = z.object({
+	/** Refund id (ULID). */
+	refundId: id,
+	/** Human-readable refund number. */
+	refundNumber: z.string(),
+	/**
+	 * `processed` when the gateway auto-processed the refund (its message is null);
+	 * `pending_approval` when it is held for manual approval (the message says so).
+	 */
+	approval: z.enum(["processed", "pending_approval"]),
+	/** The gateway's message: null when auto-processed. */
+	message: text.nullable(),
+});
+export type RefundCreated = z.output<typeof refundCreatedSchema>;
+export type RefundApproval = RefundCreated["approval"];
+
+/** The wrapper of S2S, refund and refund query answers (`status`, `message`). */
+export const wrapperSchema = z.object({ status: anyStatus, message: text.nullable().optional() });
+
+/** 422 validation error: `errors` of `{ field, message[] }` (a single string is tolerated). */
+export const validationErrorBodySchema = z.object({
+	message: text.nullable().optional(),
+	errors: z.array(
+		z.object({
+			field: z.string(),
+			message: z.union([z.array(z.string()), z.string()]).optional(),
+			messages: z.array(z.string()).optional(),
+		}),
+	),
+});
+
+/** 400/500 S2S processing error: `data.transactionId`. */
+export const processingErrorBodySchema = z.object({
+	status: z.literal("error"),
+	message: text.nullable().optional(),
+	data: z.object({ transactionId: z.string().nullable().optional() }).nullable().optional(),
+});
+
+/** 422 "no S2S provider": top-level `transactionId: null`, no `errors`, no `data`. */
+export const noProviderBodySchema = z.object({
+	status: z.literal("error"),
+	transactionId: z.null(),
+	message: text.nullable().optional(),
+});
+
+/** Checkout creation failure: `status: "error"`, null transactionId and paymentLink. */
+export const checkoutErrorBodySchema = z.object({
+	status: z.literal("error"),
+	transactionId: z.null().optional(),
+	paymentLink: z.null().optional(),
+	message: text.nullable().optional(),
+});
+
+/** Any other error body the gateway may send: `status: "error"` and a message. */
+export const genericErrorBodySchema = z.object({ status: z.literal("error"), message: text.nullable().optional() });

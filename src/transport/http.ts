@@ -1,0 +1,178 @@
+import { ConnectionError } from "../errors/connection-error.js";
+import { OutcomeUnknownError } from "../errors/outcome-unknown-error.js";
+import { TimeoutError } from "../errors/timeout-error.js";
+import { redactText } from "../internal/redact.js";
+import type { SignVersion } from "../signing/seal.js";
+import { safeCause } from "./errors.js";
+import { failedBeforeSending } from "./network-failure.js";
+import type { Observer } from "./observer.js";
+import { isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfter, retryDelayMs } from "./retry-policy.js";
+
+/** The fetch signature the client accepts (the global `fetch` fits). */
+export type FetchLike = (input: Request | URL | string, init?: RequestInit) => Promise<Response>;
+
+export interface TransportConfig {
+	/** Absolute base URL without a trailing slash. */
+	baseUrl: string;
+	fetch: FetchLike | undefined;
+	timeoutMs: number;
+	maxRetries: number;
+	retryBaseDelayMs: number;
+	userAgent: string;
+	observer: Observer;
+}
+
+/** Per-call options every endpoint method accepts. */
+export interface RequestOptions {
+	/** Cancels the call. On a create, an abort after sending leaves the outcome unknown (`OutcomeUnknownError`). */
+	signal?: AbortSignal | undefined;
+	/** Timeout of each attempt, in milliseconds, for this call. @default the client's `timeoutMs` */
+	timeoutMs?: number | undefined;
+}
+
+export interface OutgoingRequest extends RequestOptions {
+	path: string;
+	body: string;
+	/** `create` requests are never retried once they may have been sent. */
+	kind: "create" | "query";
+	/** The fields before sealing, for hooks (redacted there). */
+	fields: Record<string, unknown>;
+	signVersion: SignVersion;
+	/** For OutcomeUnknownError: what to reconcile. */
+	ids: { orderRef?: string | undefined; transactionId?: string | undefined };
+	/** "The checkout session", "The card charge"... */
+	what: string;
+}
+
+/** The gateway's answer, body read in full. */
+export interface GatewayAnswer {
+	status: number;
+	headers: Headers;
+	text: string;
+}
+
+type Ky = typeof import("ky")["default"];
+let kyLoading: Promise<Ky> | undefined;
+/** ky is loaded on the first request only: importing the SDK never loads it. */
+function loadKy(): Promise<Ky> {
+	kyLoading ??= import("ky").then((module) => module.default);
+	return kyLoading;
+}
+
+const TIMED_OUT = Symbol("timeout");
+
+type Failure = { type: "timeout" | "aborted" | "network"; error: unknown };
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+	return new Promise((resolve, reject) => {
+		if (signal?.aborted) return reject(signal.reason);
+		const timer = setTimeout(() => {
+			signal?.removeEventListener("abort", onAbort);
+			resolve();
+		}, ms);
+		const onAbort = () => {
+			clearTimeout(timer);
+			reject(signal?.reason);
+		};
+		signal?.addEventListener("abort", onAbort, { once: true });
+	});
+}
+
+/** POSTs JSON to the gateway over ky, with per-attempt timeouts and the retry policy. */
+export class Transport {
+	readonly #config: TransportConfig;
+	readonly #headers: Record<string, string>;
+
+	constructor(config: TransportConfig) {
+		this.#config = config;
+		this.#headers = { "content-type": "application/json", accept: "application/json", "user-agent": config.userAgent };
+	}
+
+	async send(request: OutgoingRequest): Promise<GatewayAnswer> {
+		const { observer, maxRetries } = this.#config;
+		const url = this.#config.baseUrl + request.path;
+		const retries = request.kind === "query" ? maxRetries : 0;
+		for (let attempt = 1; ; attempt++) {
+			// Aborted before this attempt started: nothing of it was sent.
+			if (request.signal?.aborted) throw request.signal.reason;
+			observer.request({ method: "POST", path: request.path, url, attempt, signVersion: request.signVersion }, request.fields);
+			const started = performance.now();
+			const outcome = await this.#exchange(url, request);
+			if ("type" in outcome) {
+				const error = this.#failureError(outcome, request);
+				if (attempt <= retries && outcome.type !== "aborted") {
+					await this.#wait(request, attempt + 1, undefined, outcome.type === "timeout" ? "timeout" : "network error");
+					continue;
+				}
+				throw error;
+			}
+			observer.response({ method: "POST", path: request.path, attempt, status: outcome.status, durationMs: Math.round(performance.now() - started) });
+			if (attempt <= retries && isRetryableStatus(outcome.status)) {
+				const retryAfter = parseRetryAfter(outcome.headers.get("retry-after"));
+				if (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS) {
+					await this.#wait(request, attempt + 1, retryAfter, `status ${outcome.status}`);
+					continue;
+				}
+			}
+			return outcome;
+		}
+	}
+
+	async #wait(request: OutgoingRequest, nextAttempt: number, retryAfterMs: number | undefined, reason: string): Promise<void> {
+		const delayMs = retryDelayMs(nextAttempt - 1, this.#config.retryBaseDelayMs, retryAfterMs);
+		this.#config.observer.retry({ method: "POST", path: request.path, attempt: nextAttempt, delayMs, reason });
+		await sleep(delayMs, request.signal);
+	}
+
+	async #exchange(url: string, request: OutgoingRequest): Promise<GatewayAnswer | Failure> {
+		const ky = await loadKy();
+		const controller = new AbortController();
+		const timer = setTimeout(() => controller.abort(TIMED_OUT), request.timeoutMs ?? this.#config.timeoutMs);
+		const userSignal = request.signal;
+		const onUserAbort = () => controller.abort(userSignal?.reason);
+		userSignal?.addEventListener("abort", onUserAbort, { once: true });
+		try {
+			const response = await ky.post(url, {
+				body: request.body,
+				headers: this.#headers,
+				timeout: false,
+				retry: 0,
+				throwHttpErrors: false,
+				redirect: "error",
+				signal: controller.signal,
+				...(this.#config.fetch ? { fetch: this.#config.fetch } : {}),
+			});
+			const text = await response.text();
+			return { status: response.status, headers: response.headers, text };
+		} catch (error) {
+			if (controller.signal.aborted) return { type: controller.signal.reason === TIMED_OUT ? "timeout" : "aborted", error };
+			return { type: "network", error };
+		} finally {
+			clearTimeout(timer);
+			userSignal?.removeEventListener("abort", onUserAbort);
+		}
+	}
+
+	/** The error a failed attempt ends in, honest about whether a create may have happened. */
+	#failureError(failure: Failure, request: OutgoingRequest): unknown {
+		const { path } = request;
+		const timeoutMs = request.timeoutMs ?? this.#config.timeoutMs;
+		if (failure.type === "aborted" && request.kind === "query") return request.signal?.reason ?? failure.error;
+		const base =
+			failure.type === "timeout"
+				? new TimeoutError(`No answer from the gateway within ${timeoutMs} ms.`, { path })
+				: failure.type === "aborted"
+					? safeCause(request.signal?.reason ?? failure.error)
+					: new ConnectionError(`Could not reach the gateway: ${redactText(describe(failure.error))}.`, { path, cause: safeCause(failure.error) });
+		if (request.kind === "query") return base;
+		if (failure.type === "network" && failedBeforeSending(failure.error)) return base;
+		return new OutcomeUnknownError(request.what, request.ids, { path, cause: base });
+	}
+}
+
+function describe(error: unknown): string {
+	const cause = (error as { cause?: unknown })?.cause;
+	const code = (cause as { code?: unknown })?.code ?? (error as { code?: unknown })?.code;
+	const message = cause instanceof Error ? cause.message : error instanceof Error ? error.message : "network error";
+	return typeof code === "string" ? `${code} (${message})` : message;
+}

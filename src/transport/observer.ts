@@ -1,0 +1,119 @@
+import { redact } from "../internal/redact.js";
+
+/** What `onRequest` receives: the message as sent, redacted (card number masked, CVV removed). */
+export interface RequestEvent {
+	method: "POST";
+	/** Endpoint path, such as `/v2/checkout`. */
+	path: string;
+	url: string;
+	/** 1 for the first try. */
+	attempt: number;
+	signVersion: "2.0" | "2.1";
+	/** The request's fields before sealing, redacted. */
+	fields: Record<string, unknown>;
+}
+
+/** What `onResponse` receives. */
+export interface ResponseEvent {
+	method: "POST";
+	path: string;
+	attempt: number;
+	status: number;
+	durationMs: number;
+}
+
+/** What `onRetry` receives, before waiting `delayMs`. */
+export interface RetryEvent {
+	method: "POST";
+	path: string;
+	/** The attempt that is about to start (2 for the first retry). */
+	attempt: number;
+	delayMs: number;
+	/** `status 503`, `network error`, `timeout`... */
+	reason: string;
+}
+
+/** What `onError` receives: the error the call is about to throw (already redacted). */
+export interface ErrorEvent {
+	method: "POST";
+	path: string;
+	error: Error;
+}
+
+/** Observability callbacks. Each receives redacted data; a hook that throws is ignored (and logged). */
+export interface ClientHooks {
+	onRequest?: ((event: RequestEvent) => void) | undefined;
+	onResponse?: ((event: ResponseEvent) => void) | undefined;
+	onRetry?: ((event: RetryEvent) => void) | undefined;
+	onError?: ((event: ErrorEvent) => void) | undefined;
+}
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+/** Any console-like logger: `console`, pino, winston... Lines carry redacted data only. */
+export interface Logger {
+	debug?(message: string, data?: Record<string, unknown>): void;
+	info?(message: string, data?: Record<string, unknown>): void;
+	warn?(message: string, data?: Record<string, unknown>): void;
+	error?(message: string, data?: Record<string, unknown>): void;
+}
+
+const RANK: Record<LogLevel | "silent", number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+
+/** Fans events out to hooks and the logger; never lets them break a request. */
+export class Observer {
+	readonly #hooks: ClientHooks;
+	readonly #logger: Logger | undefined;
+	readonly #minimum: number;
+
+	constructor(hooks: ClientHooks | undefined, logger: Logger | undefined, level: LogLevel | "silent") {
+		this.#hooks = hooks ?? {};
+		this.#logger = logger;
+		this.#minimum = RANK[level];
+	}
+
+	/** True when anything listens to requests; lets the hot path skip redaction. */
+	get watchesRequests(): boolean {
+		return this.#hooks.onRequest !== undefined || (this.#logger !== undefined && this.#minimum <= RANK.debug);
+	}
+
+	log(level: LogLevel, message: string, data?: Record<string, unknown>): void {
+		if (!this.#logger || RANK[level] < this.#minimum) return;
+		try {
+			this.#logger[level]?.(message, data === undefined ? undefined : redact(data));
+		} catch {
+			// A broken logger must not break payments.
+		}
+	}
+
+	request(event: Omit<RequestEvent, "fields">, fields: Record<string, unknown>): void {
+		if (!this.watchesRequests) return;
+		const full: RequestEvent = { ...event, fields: redact(fields) };
+		this.#call("onRequest", full);
+		this.log("debug", `POST ${event.path} (attempt ${event.attempt})`, { fields: full.fields, signVersion: event.signVersion });
+	}
+
+	response(event: ResponseEvent): void {
+		this.#call("onResponse", event);
+		this.log("debug", `POST ${event.path} -> ${event.status} in ${event.durationMs} ms`);
+	}
+
+	retry(event: RetryEvent): void {
+		this.#call("onRetry", event);
+		this.log("warn", `POST ${event.path}: ${event.reason}; retry ${event.attempt - 1} in ${event.delayMs} ms`);
+	}
+
+	error(event: ErrorEvent): void {
+		this.#call("onError", event);
+		this.log("error", `POST ${event.path} failed: ${event.error.name}: ${event.error.message}`);
+	}
+
+	#call<K extends keyof ClientHooks>(name: K, event: Parameters<NonNullable<ClientHooks[K]>>[0]): void {
+		const hook = this.#hooks[name] as ((event: unknown) => void) | undefined;
+		if (!hook) return;
+		try {
+			hook(event);
+		} catch (error) {
+			this.log("warn", `The ${name} hook threw; ignored.`, { error: error instanceof Error ? error.message : String(error) });
+		}
+	}
+}

@@ -1,0 +1,73 @@
+import { GatewayClient, type GatewayClientOptions } from "../../src/client.js";
+import type { CardChargeParams, CheckoutParams } from "../../src/schemas/requests.js";
+import { BASE_URL } from "../fixtures/gateway.js";
+import { keys } from "../helpers/vectors.js";
+
+/** A Luhn-valid test card; the canary test looks for it everywhere. */
+export const CARD = "4111111111111111";
+export const CVV = "987";
+
+export function makeClient(overrides: Partial<GatewayClientOptions> = {}): GatewayClient {
+	return new GatewayClient({
+		baseUrl: BASE_URL,
+		merchantId: "M-1001",
+		privateKey: keys.merchantPrivate,
+		gatewayPublicKey: keys.gatewayPublic,
+		retryBaseDelayMs: 1,
+		...overrides,
+	});
+}
+
+export const checkoutParams = (overrides: Partial<CheckoutParams> = {}): CheckoutParams => ({
+	orderRef: "ORD-1",
+	amount: 10.5,
+	currency: "EUR",
+	paymentMethod: "checkout",
+	callbackUrl: "https://shop.example/pay/callback",
+	notificationUrl: "https://shop.example/pay/ipn",
+	cancelUrl: "https://shop.example/pay/cancel",
+	errorUrl: "https://shop.example/pay/error",
+	orderDescription: "Two coffees",
+	...overrides,
+});
+
+export const browserDetails = {
+	accept_header: "text/html",
+	screen_width: "1920",
+	screen_height: "1080",
+	screen_color_depth: "24",
+	window_width: "1280",
+	window_height: "800",
+	language: "en-US",
+	java_enabled: "false",
+	user_agent: "Mozilla/5.0",
+	time_zone: "-5",
+	time_zone_name: "America/New_York",
+};
+
+export const cardParams = (overrides: Partial<CardChargeParams> = {}): CardChargeParams => ({
+	orderRef: "ORD-S2S-1",
+	amount: 99.99,
+	currency: "USD",
+	callbackUrl: "https://shop.example/pay/callback",
+	notificationUrl: "https://shop.example/pay/ipn",
+	cancelUrl: "https://shop.example/pay/cancel",
+	errorUrl: "https://shop.example/pay/error",
+	orderDescription: "Shoes",
+	cardNumber: CARD,
+	cardMonth: "12",
+	cardYear: "29",
+	cardSecurityCode: CVV,
+	billingFirstName: "Ana",
+	billingLastName: "Lima",
+	billingEmail: "ana@example.com",
+	billingStreet1: "1 Main St",
+	billingCity: "Springfield",
+	billingState: "IL",
+	billingCountry: "US",
+	billingPostalCode: "62701",
+	billingPhoneNumber: "+1 555 0100",
+	customerIp: "203.0.113.7",
+	browserDetails,
+	...overrides,
+});
