@@ -39,7 +39,7 @@ export const browserDetails = {
 	window_width: "1280",
 	window_height: "800",
 	language: "en-US",
-	java_enabled: "false",
+	java_enabled: "false" as const,
 	user_agent: "Mozilla/5.0",
 	time_zone: "-5",
 	time_zone_name: "America/New_York",
