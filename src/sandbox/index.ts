@@ -1,1 +1,16 @@
-export {};
+export type { SandboxClock } from "./clock.js";
+export { sandboxHandlers } from "./msw.js";
+export type { DeliveryAttempt } from "./notifier.js";
+export type {
+	SandboxEvent,
+	SandboxFeeOptions,
+	SandboxIpnOptions,
+	SandboxMerchantOptions,
+	SandboxOptions,
+	SandboxProvider,
+} from "./options.js";
+export { createSandbox, type Sandbox, type SandboxTransaction } from "./sandbox.js";
+export { type SandboxServer, type SandboxServerOptions, startSandboxServer } from "./server.js";
+export type { ProviderAttempt } from "./state.js";
+export { refundStatuses, type SandboxRefundStatus, type SandboxTransactionStatus, transactionStatuses } from "./statuses.js";
+export { type TestCard, type TestCardBehaviour, testCards } from "./test-cards.js";

@@ -1,0 +1,52 @@
+import { checkoutRequestSchema } from "../../schemas/requests.js";
+import { type ApiReply, checkoutFailed, fieldError, ok } from "../replies.js";
+import { isReply, validateFields } from "../validate.js";
+import { type ApiContext, verifiedRequest } from "./context.js";
+
+/** What POST /v2/checkout answers: JSON (API mode) or a browser redirect (DIRECT_POST). */
+export type CheckoutReply = ApiReply | { redirect: string; form: boolean } | { failedForm: ApiReply };
+
+/** POST /v2/checkout: a session on the hosted page. */
+export async function createCheckout(ctx: ApiContext): Promise<CheckoutReply> {
+	const { core } = ctx;
+	const verified = await verifiedRequest(ctx, true);
+	if (isReply(verified)) return verified;
+	const reply = (answer: ApiReply): CheckoutReply => (verified.form ? { failedForm: answer } : answer);
+	const checked = validateFields(checkoutRequestSchema({ allowLoopbackHttp: core.allowLoopbackHttp }), verified.fields);
+	if (isReply(checked)) return reply(checked);
+	const params = checked.value;
+	const merchant = verified.merchant;
+	if (core.orderRefTaken(merchant.merchantId, params.orderRef)) return reply(fieldError("orderRef", "has already been used by this merchant"));
+	const expiresAt = params.expiresAt === undefined ? undefined : new Date(params.expiresAt);
+	if (expiresAt && expiresAt.getTime() <= core.clock.nowMs()) return reply(fieldError("expiresAt", "must be in the future"));
+	if (!core.domainAllowed(merchant, params.websiteUrl ?? params.callbackUrl)) {
+		return reply(checkoutFailed("The website's domain is not among the merchant's allowed domains."));
+	}
+	const record = core.createTransaction({
+		merchant,
+		channel: "checkout",
+		orderRef: params.orderRef,
+		currency: params.currency,
+		amount: params.amount,
+		expiresAt,
+		request: {
+			orderDescription: params.orderDescription,
+			paymentMethod: params.paymentMethod,
+			callbackUrl: params.callbackUrl,
+			notificationUrl: params.notificationUrl,
+			cancelUrl: params.cancelUrl,
+			errorUrl: params.errorUrl,
+			feeBySeller: params.feeBySeller ?? merchant.feeBySeller,
+			metadata: params.metadata,
+			transactionDocuments: params.transactionDocuments,
+			brandName: params.brandName,
+			colorMode: params.colorMode,
+			logoSource: params.logoSource,
+		},
+	});
+	const paymentLink = `${ctx.origin}/pay/${record.transactionId}?token=${record.pageToken}`;
+	const mode = params.connectionMode ?? (verified.form ? "DIRECT_POST" : "API");
+	if (mode === "DIRECT_POST") return { redirect: paymentLink, form: verified.form };
+	const fields = { status: "created", transactionId: record.transactionId, paymentLink, message: "Checkout session created." };
+	return ok(core.signer.flat(fields, merchant.signVersion));
+}

@@ -1,0 +1,107 @@
+/**
+ * The sandbox's notion of "now". Session expiry, pending settlements and every
+ * timestamp the sandbox writes read this clock, so a test can jump a day ahead
+ * without waiting. By default it follows real time; `advance` and `set` move it.
+ */
+export interface SandboxClock {
+	/** The sandbox's current time. */
+	now(): Date;
+	/** Moves the clock forward by `ms` milliseconds and runs whatever became due (expiries, pending settlements). */
+	advance(ms: number): void;
+	/** Sets the clock to `time` (it may not go backwards) and runs whatever became due. */
+	set(time: Date | string | number): void;
+}
+
+/** A task that runs once the clock reaches `at` (epoch milliseconds). */
+interface Scheduled {
+	at: number;
+	run: () => void;
+	timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+/** @internal the clock with the scheduler the core uses. */
+export class ControllableClock implements SandboxClock {
+	#frozenAt: number | undefined;
+	#offset = 0;
+	#tasks = new Set<Scheduled>();
+	#closed = false;
+	/** Called after every move, so the core can sweep for expired sessions. */
+	onMove: (() => void) | undefined;
+
+	/** @param frozenAt when given, the clock stands still at this time and only moves with `advance`/`set`. */
+	constructor(frozenAt?: Date | string | number) {
+		if (frozenAt !== undefined) this.#frozenAt = toEpoch(frozenAt, "now");
+	}
+
+	nowMs(): number {
+		return this.#frozenAt ?? Date.now() + this.#offset;
+	}
+
+	now(): Date {
+		return new Date(this.nowMs());
+	}
+
+	advance(ms: number): void {
+		if (!Number.isFinite(ms) || ms < 0) throw new RangeError("clock.advance(ms): ms must be a finite number of milliseconds, 0 or more.");
+		if (this.#frozenAt !== undefined) this.#frozenAt += ms;
+		else this.#offset += ms;
+		this.#moved();
+	}
+
+	set(time: Date | string | number): void {
+		const target = toEpoch(time, "time");
+		const delta = target - this.nowMs();
+		if (delta < 0) throw new RangeError("clock.set(time): the sandbox clock cannot go backwards.");
+		this.advance(delta);
+	}
+
+	/**
+	 * Runs `run` once the clock reaches `at`: immediately on a move past it, or by
+	 * a real timer when the clock follows real time.
+	 */
+	schedule(at: number, run: () => void): void {
+		if (this.#closed) return;
+		const task: Scheduled = { at, run, timer: undefined };
+		this.#tasks.add(task);
+		this.#arm(task);
+	}
+
+	/** Stops every pending task and timer. */
+	close(): void {
+		this.#closed = true;
+		for (const task of this.#tasks) if (task.timer) clearTimeout(task.timer);
+		this.#tasks.clear();
+	}
+
+	#arm(task: Scheduled): void {
+		if (task.timer) clearTimeout(task.timer);
+		task.timer = undefined;
+		const wait = task.at - this.nowMs();
+		if (wait <= 0) {
+			this.#fire(task);
+			return;
+		}
+		// A frozen clock only moves by hand; a real-time one also moves by itself.
+		if (this.#frozenAt === undefined && wait < 2_147_483_647) {
+			task.timer = setTimeout(() => this.#fire(task), wait);
+			task.timer.unref?.();
+		}
+	}
+
+	#fire(task: Scheduled): void {
+		if (!this.#tasks.delete(task)) return;
+		if (task.timer) clearTimeout(task.timer);
+		task.run();
+	}
+
+	#moved(): void {
+		for (const task of [...this.#tasks].sort((a, b) => a.at - b.at)) if (task.at <= this.nowMs()) this.#fire(task);
+		this.onMove?.();
+	}
+}
+
+function toEpoch(time: Date | string | number, name: string): number {
+	const ms = time instanceof Date ? time.getTime() : typeof time === "number" ? time : Date.parse(time);
+	if (!Number.isFinite(ms)) throw new RangeError(`${name} must be a valid date, ISO 8601 string or epoch milliseconds.`);
+	return ms;
+}

@@ -1,0 +1,18 @@
+import { HttpResponse, http, type RequestHandler } from "msw";
+import type { Sandbox } from "./sandbox.js";
+
+/**
+ * MSW request handlers that route every request under `baseUrl` to the sandbox:
+ * `setupServer(...sandboxHandlers(sandbox))` and the client talks to it in-process.
+ * Requests elsewhere (the merchant's own IPN receiver, say) are left to other handlers.
+ */
+export function sandboxHandlers(sandbox: Sandbox, options: { baseUrl?: string | undefined } = {}): RequestHandler[] {
+	const base = (options.baseUrl ?? sandbox.baseUrl).replace(/\/+$/, "");
+	return [
+		http.all(`${base}/*`, async ({ request }) => {
+			const response = await sandbox.fetch(request, { origin: base });
+			// Re-created as an HttpResponse so MSW treats it as a mocked answer, redirects included.
+			return new HttpResponse(response.body, { status: response.status, headers: response.headers });
+		}),
+	];
+}

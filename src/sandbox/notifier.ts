@@ -1,0 +1,218 @@
+import { redactText } from "../internal/redact.js";
+import type { SandboxIpnOptions } from "./options.js";
+import { DEFAULT_RETRY_DELAYS_MS } from "./options.js";
+
+/** One attempt to deliver one notification, as `sandbox.deliveries()` lists it. */
+export interface DeliveryAttempt {
+	/** Identifies the notification; every retry and forced duplicate of it shares this id. */
+	deliveryId: string;
+	/** 1 for the first try, then 2, 3... across retries and duplicates. */
+	attempt: number;
+	/** The event identity of D7: `transaction:{id}:{status}` or `refund:{id}:{status}`. */
+	eventId: string;
+	kind: "transaction" | "refund";
+	url: string;
+	/** A forced duplicate of a notification already acknowledged. */
+	duplicate: boolean;
+	startedAt: string;
+	finishedAt: string;
+	/** acknowledged: HTTP 2xx with returnCode "100"; anything else is retried. */
+	outcome: "acknowledged" | "rejected" | "timeout" | "network_error";
+	/** HTTP status of the merchant's answer, when there was one. */
+	httpStatus: number | undefined;
+	/** returnCode of the merchant's answer, when it had one. */
+	returnCode: string | undefined;
+	/** Why the attempt did not count as acknowledged. */
+	detail: string | undefined;
+	/** When the next retry is due (real time), or undefined when none will follow. */
+	nextAttemptAt: string | undefined;
+}
+
+/** A notification to deliver: the signed body is fixed once and re-sent unchanged. */
+export interface Notification {
+	kind: "transaction" | "refund";
+	eventId: string;
+	url: string;
+	body: string;
+}
+
+interface Delivery extends Notification {
+	deliveryId: string;
+	attempts: number;
+}
+
+/**
+ * Delivers IPNs: POST, JSON, wait up to `ackTimeoutMs` for `{"returnCode":"100"}`
+ * with a 2xx status, retry on the schedule otherwise. Retries run on real timers
+ * (scaled by `timeScale`), not on the sandbox clock, so a test shrinks them
+ * instead of driving them.
+ */
+export class Notifier {
+	readonly #delays: readonly number[];
+	readonly #scale: number;
+	readonly #ackTimeoutMs: number;
+	readonly #duplicates: number;
+	readonly #fetch: (() => typeof fetch) | undefined;
+	readonly #now: () => Date;
+	readonly #onAttempt: (attempt: DeliveryAttempt) => void;
+	readonly #log: DeliveryAttempt[] = [];
+	readonly #deliveries = new Map<string, Delivery>();
+	readonly #timers = new Set<ReturnType<typeof setTimeout>>();
+	#active = 0;
+	#idleWaiters: (() => void)[] = [];
+	#sequence = 0;
+	#closed = false;
+
+	constructor(options: SandboxIpnOptions, now: () => Date, onAttempt: (attempt: DeliveryAttempt) => void) {
+		this.#delays = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+		this.#scale = options.timeScale ?? 1;
+		this.#ackTimeoutMs = options.ackTimeoutMs ?? 30_000;
+		this.#duplicates = options.duplicates ?? 0;
+		const custom = options.fetch;
+		this.#fetch = custom ? () => custom : undefined;
+		this.#now = now;
+		this.#onAttempt = onAttempt;
+		if (!(this.#scale >= 0) || !Number.isFinite(this.#scale)) throw new RangeError("ipn.timeScale must be a finite number, 0 or more.");
+		if (this.#delays.some((d) => !Number.isFinite(d) || d < 0)) throw new RangeError("ipn.retryDelaysMs must hold finite delays of 0 ms or more.");
+	}
+
+	/** Queues a notification; the first attempt starts at once. */
+	send(notification: Notification): string {
+		const deliveryId = `dlv_${String(++this.#sequence).padStart(6, "0")}`;
+		const delivery: Delivery = { ...notification, deliveryId, attempts: 0 };
+		this.#deliveries.set(deliveryId, delivery);
+		this.#run(delivery, 0, false);
+		return deliveryId;
+	}
+
+	/** Sends a notification again, unchanged, as a duplicate. */
+	redeliver(deliveryId: string): void {
+		const delivery = this.#deliveries.get(deliveryId);
+		if (!delivery) throw new RangeError(`No delivery ${deliveryId}.`);
+		this.#run(delivery, 0, true);
+	}
+
+	attempts(): DeliveryAttempt[] {
+		return this.#log.map((a) => ({ ...a }));
+	}
+
+	/** Resolves once no attempt is running and no retry is waiting. */
+	whenIdle(): Promise<void> {
+		if (this.#active === 0) return Promise.resolve();
+		return new Promise((resolve) => this.#idleWaiters.push(resolve));
+	}
+
+	close(): void {
+		this.#closed = true;
+		for (const timer of this.#timers) clearTimeout(timer);
+		this.#timers.clear();
+		this.#active = 0;
+		this.#settle();
+	}
+
+	/** Runs attempt number `retry` (0 = first try) now, counting it as work in progress until it settles. */
+	#run(delivery: Delivery, retry: number, duplicate: boolean): void {
+		if (this.#closed) return;
+		this.#active++;
+		void this.#attempt(delivery, retry, duplicate).finally(() => {
+			this.#active = Math.max(0, this.#active - 1);
+			this.#settle();
+		});
+	}
+
+	async #attempt(delivery: Delivery, retry: number, duplicate: boolean): Promise<void> {
+		const startedAt = this.#now().toISOString();
+		const result = await this.#post(delivery);
+		if (this.#closed) return;
+		const acknowledged = result.outcome === "acknowledged";
+		const delay = !acknowledged && !duplicate ? this.#delays[retry] : undefined;
+		const record: DeliveryAttempt = {
+			deliveryId: delivery.deliveryId,
+			attempt: ++delivery.attempts,
+			eventId: delivery.eventId,
+			kind: delivery.kind,
+			url: delivery.url,
+			duplicate,
+			startedAt,
+			finishedAt: this.#now().toISOString(),
+			...result,
+			nextAttemptAt: delay === undefined ? undefined : new Date(Date.now() + delay * this.#scale).toISOString(),
+		};
+		this.#log.push(record);
+		this.#onAttempt(record);
+		if (acknowledged && !duplicate) for (let i = 0; i < this.#duplicates; i++) this.#run(delivery, 0, true);
+		if (delay !== undefined) {
+			this.#active++;
+			const timer = setTimeout(() => {
+				this.#timers.delete(timer);
+				this.#active = Math.max(0, this.#active - 1);
+				this.#run(delivery, retry + 1, false);
+			}, delay * this.#scale);
+			this.#timers.add(timer);
+		}
+	}
+
+	async #post(delivery: Delivery): Promise<Pick<DeliveryAttempt, "outcome" | "httpStatus" | "returnCode" | "detail">> {
+		const doFetch = this.#fetch?.() ?? globalThis.fetch;
+		const signal = AbortSignal.timeout(this.#ackTimeoutMs);
+		let response: Response;
+		try {
+			response = await doFetch(delivery.url, {
+				method: "POST",
+				headers: { "content-type": "application/json", "user-agent": "merchant-gateway-sandbox" },
+				body: delivery.body,
+				signal,
+				redirect: "manual",
+			});
+		} catch (error) {
+			return signal.aborted
+				? { outcome: "timeout", httpStatus: undefined, returnCode: undefined, detail: `no answer within ${this.#ackTimeoutMs} ms` }
+				: { outcome: "network_error", httpStatus: undefined, returnCode: undefined, detail: describe(error) };
+		}
+		let text: string;
+		try {
+			text = await response.text();
+		} catch {
+			const outcome = signal.aborted ? "timeout" : "network_error";
+			return { outcome, httpStatus: response.status, returnCode: undefined, detail: "the answer's body could not be read in time" };
+		}
+		const returnCode = readReturnCode(text);
+		if (response.status >= 200 && response.status < 300 && returnCode === "100") {
+			return { outcome: "acknowledged", httpStatus: response.status, returnCode, detail: undefined };
+		}
+		const why =
+			response.status < 200 || response.status >= 300
+				? `HTTP ${response.status}`
+				: returnCode === undefined
+					? 'the answer has no returnCode (expected JSON {"returnCode":"100"})'
+					: `returnCode ${JSON.stringify(returnCode)} is not the string "100"`;
+		return { outcome: "rejected", httpStatus: response.status, returnCode, detail: why };
+	}
+
+	#settle(): void {
+		if (this.#active > 0) return;
+		const waiters = this.#idleWaiters;
+		this.#idleWaiters = [];
+		for (const resolve of waiters) resolve();
+	}
+}
+
+function readReturnCode(text: string): string | undefined {
+	try {
+		const parsed: unknown = JSON.parse(text);
+		if (typeof parsed === "object" && parsed !== null && "returnCode" in parsed) {
+			const code = (parsed as { returnCode: unknown }).returnCode;
+			// Kept as sent, so a numeric 100 shows up as "100 (number)" in the detail.
+			return typeof code === "string" ? code : `${String(code)} (${typeof code})`;
+		}
+	} catch {
+		// not JSON: no returnCode
+	}
+	return undefined;
+}
+
+function describe(error: unknown): string {
+	const cause = (error as { cause?: { code?: unknown; message?: unknown } })?.cause;
+	const text = typeof cause?.code === "string" ? cause.code : error instanceof Error ? error.message : String(error);
+	return redactText(text).slice(0, 200);
+}

@@ -1,0 +1,105 @@
+import type { PublicKeyLike } from "../signing/keys.js";
+import type { SignVersion } from "../signing/seal.js";
+
+/** A payment provider behind a merchant account. */
+export interface SandboxProvider {
+	/** Shown as the transaction descriptor's provider and in `sandbox.transaction(id).attempts`. */
+	name: string;
+	/** `s2s` providers take S2S card charges and hosted-page payments; `hpp` ones only hosted-page payments. @default "s2s" */
+	kind?: "s2s" | "hpp" | undefined;
+	/** This provider refunds the full amount only (the spec's "five specific providers"). @default false */
+	fullRefundOnly?: boolean | undefined;
+}
+
+/** The fee model of an account. All money is computed in integer minor units. */
+export interface SandboxFeeOptions {
+	/** Processing fee, percent of the amount. @default 2.9 */
+	percent?: number | undefined;
+	/** Fixed processing fee per transaction, in major units. @default 0.3 */
+	fixed?: number | undefined;
+	/** Rolling reserve held back from the settlement, percent of the amount. @default 0 */
+	rollingReservePercent?: number | undefined;
+	/** Fixed operational fee per transaction, in major units. @default 0 */
+	operate?: number | undefined;
+	/** Days from payment to estimationSettlementAt. @default 2 */
+	settlementDelayDays?: number | undefined;
+	/** Days from payment to fees.estimationRollingReleaseAt. @default 180 */
+	rollingReleaseDays?: number | undefined;
+}
+
+/** A merchant account registered in the sandbox. */
+export interface SandboxMerchantOptions {
+	/** The account's merchantId (1-50 characters). */
+	merchantId: string;
+	/** The merchant's registered public key(s): requests must verify with one of them. */
+	publicKey: PublicKeyLike | readonly PublicKeyLike[];
+	/** Signing version of the account: responses, IPNs and callbacks use it. Requests may use either. @default "2.0" */
+	signVersion?: SignVersion | undefined;
+	/** `auto` processes refunds at once; `manual` holds them until `sandbox.approveRefund(id)` or `rejectRefund(id)`. @default "auto" */
+	refundApproval?: "auto" | "manual" | undefined;
+	/** Providers in cascade order. Only `hpp` providers means S2S charges get the no-S2S-provider error. @default two S2S providers, "Sandbox Acquirer A" and "Sandbox Acquirer B" */
+	providers?: readonly SandboxProvider[] | undefined;
+	/** Retry a declined S2S charge at the next S2S provider (only the final outcome is visible). @default true */
+	autoCascade?: boolean | undefined;
+	/** Percent of the processing fee the merchant pays when a request omits feeBySeller. @default 100 */
+	feeBySeller?: number | undefined;
+	/** Fee model. @default see SandboxFeeOptions */
+	fees?: SandboxFeeOptions | undefined;
+	/** Company name shown on the hosted page when a request has no brandName. @default "Sandbox Merchant" */
+	brandName?: string | undefined;
+	/** Logo URL shown on the hosted page when a request has no logoSource. @default none */
+	logoSource?: string | undefined;
+	/** Hosts allowed as websiteUrl (or callbackUrl when websiteUrl is omitted); subdomains included. @default any host */
+	allowedDomains?: readonly string[] | undefined;
+	/** Transaction descriptor. @default "SANDBOX*" + brandName, 22 characters at most */
+	descriptor?: string | undefined;
+}
+
+/** IPN delivery settings. */
+export interface SandboxIpnOptions {
+	/** Delays before each retry, in milliseconds of real time, before `timeScale`. @default [60_000, 300_000, 900_000, 3_600_000, 21_600_000, 86_400_000] (1 min, 5 min, 15 min, 1 h, 6 h, 24 h) */
+	retryDelaysMs?: readonly number[] | undefined;
+	/** Multiplies every retry delay; a test passes 0.001 to run the whole schedule in seconds. @default 1 */
+	timeScale?: number | undefined;
+	/** How long the merchant has to answer with returnCode "100" (spec: 30 s). Not scaled. @default 30_000 */
+	ackTimeoutMs?: number | undefined;
+	/** Extra copies of every acknowledged notification, sent at once, to test idempotency. @default 0 */
+	duplicates?: number | undefined;
+	/** The fetch that delivers IPNs. @default globalThis.fetch at delivery time (so MSW can intercept it) */
+	fetch?: typeof fetch | undefined;
+}
+
+/** What the sandbox reports as it works (the CLI prints these). Card numbers never appear. */
+export type SandboxEvent =
+	| { type: "request"; method: string; path: string; status: number }
+	| { type: "transaction"; transactionId: string; status: string; statusCode: number }
+	| { type: "refund"; refundId: string; status: string; statusCode: number }
+	| { type: "delivery"; attempt: import("./notifier.js").DeliveryAttempt }
+	| { type: "error"; message: string };
+
+export interface SandboxOptions {
+	/** Merchant accounts. More can be added with `sandbox.addMerchant`. @default none */
+	merchants?: readonly SandboxMerchantOptions[] | undefined;
+	/** The gateway's own key pair (PEM). @default a fresh 2048-bit pair generated at creation */
+	gatewayKeys?: { privateKey: string; publicKey: string } | undefined;
+	/** Freeze the sandbox clock at this time; it then moves only with `sandbox.clock.advance`/`set`. @default follows real time */
+	now?: Date | string | number | undefined;
+	/** Origin the MSW handlers answer on and links point to when a request carries none. @default "https://sandbox.merchant-gateway.test" */
+	baseUrl?: string | undefined;
+	/**
+	 * Accept `http:` callback/notification/cancel/error URLs on loopback hosts
+	 * (localhost, 127.0.0.0/8, [::1]), so a test's local server can receive IPNs.
+	 * The real gateway requires https. @default true
+	 */
+	allowLoopbackHttp?: boolean | undefined;
+	/** Sandbox-clock milliseconds between a pending charge and its final outcome. @default 5_000 */
+	pendingDelayMs?: number | undefined;
+	/** IPN delivery settings. @default see SandboxIpnOptions */
+	ipn?: SandboxIpnOptions | undefined;
+	/** Receives a line of news for every request, status change and delivery attempt. @default none */
+	onEvent?: ((event: SandboxEvent) => void) | undefined;
+}
+
+export const DEFAULT_BASE_URL = "https://sandbox.merchant-gateway.test";
+export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [60_000, 300_000, 900_000, 3_600_000, 21_600_000, 86_400_000];
+export const DEFAULT_PROVIDERS: readonly SandboxProvider[] = [{ name: "Sandbox Acquirer A" }, { name: "Sandbox Acquirer B" }];

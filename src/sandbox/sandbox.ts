@@ -1,0 +1,106 @@
+import type { Refund, Transaction } from "../schemas/resources.js";
+import { generateKeyPair } from "../signing/generate.js";
+import type { SandboxClock } from "./clock.js";
+import { SandboxCore } from "./core.js";
+import type { DeliveryAttempt } from "./notifier.js";
+import type { SandboxMerchantOptions, SandboxOptions } from "./options.js";
+import { refundFields, transactionFields } from "./resources.js";
+import { handleRequest } from "./router.js";
+import type { ProviderAttempt } from "./state.js";
+
+/** A transaction as the sandbox sees it: the spec's resource plus what only the simulator knows. */
+export type SandboxTransaction = Transaction & {
+	/** Every provider attempt, auto-cascade included (the API shows only the final outcome). */
+	readonly attempts: readonly ProviderAttempt[];
+	/** The provider that handled the charge. */
+	readonly provider: string | undefined;
+	/** Checkout sessions: when the hosted page stops accepting payment. */
+	readonly expiresAt: string | undefined;
+	/** Checkout sessions: the hosted page link. */
+	readonly paymentPath: string | undefined;
+};
+
+/** The stateful gateway simulator. Serve it with `sandboxHandlers` (MSW) or `startSandboxServer` (HTTP). */
+export interface Sandbox {
+	/** The gateway's public key (PEM): what merchants verify responses, IPNs and callbacks with. */
+	readonly gatewayPublicKey: string;
+	/** Origin of the MSW face, and of links when no request gives one. */
+	readonly baseUrl: string;
+	/** The sandbox clock: expiry and pending charges follow it. */
+	readonly clock: SandboxClock;
+	/** Registers a merchant account. */
+	addMerchant(merchant: SandboxMerchantOptions): void;
+	/**
+	 * Answers one request, as the gateway would: the /v2 API, the hosted checkout
+	 * page and the 3DS page. `origin` is where links in the answer point.
+	 */
+	fetch(request: Request, options?: { origin?: string | undefined }): Promise<Response>;
+	/** A transaction's current state, or undefined. */
+	transaction(transactionId: string): SandboxTransaction | undefined;
+	/** Every transaction, oldest first. */
+	transactions(): SandboxTransaction[];
+	/** A refund's current state, or undefined. */
+	refund(refundId: string): Refund | undefined;
+	/** Approves a refund held for manual approval: it becomes refund_successful and its IPN goes out. */
+	approveRefund(refundId: string): Refund;
+	/** Rejects a held refund: it becomes refund_rejected (amount refundable again) and its IPN goes out. */
+	rejectRefund(refundId: string, message?: string): Refund;
+	/** Every IPN delivery attempt so far, in order, with its outcome. */
+	deliveries(): DeliveryAttempt[];
+	/** Sends a delivered notification again, unchanged (an idempotency test). */
+	redeliver(deliveryId: string): void;
+	/** Resolves when no IPN attempt is running or waiting for a retry. */
+	whenIdle(): Promise<void>;
+	/** Stops timers and retries. */
+	close(): void;
+}
+
+/**
+ * Creates a sandbox. Without `gatewayKeys` it generates a 2048-bit gateway key
+ * pair (a few hundred milliseconds); pass a fixed pair to make tests faster.
+ */
+export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+	const keys = options.gatewayKeys ?? (await generateKeyPair());
+	const core = new SandboxCore(options, keys);
+	return sandboxFacade(core);
+}
+
+function sandboxFacade(core: SandboxCore): Sandbox {
+	const view = (id: string): SandboxTransaction | undefined => {
+		const record = core.transactions.get(id);
+		if (!record) return undefined;
+		core.expireIfUnpaid(record);
+		return {
+			...(transactionFields(record, core.merchantOf(record)) as Transaction),
+			attempts: record.attempts.map((a) => ({ ...a })),
+			provider: record.provider?.name,
+			expiresAt: record.expiresAt?.toISOString(),
+			paymentPath: record.channel === "checkout" ? `/pay/${record.transactionId}?token=${record.pageToken}` : undefined,
+		};
+	};
+	const refundView = (id: string): Refund | undefined => {
+		const refund = core.refunds.get(id);
+		const record = refund && core.transactions.get(refund.transactionId);
+		return refund && record ? (refundFields(refund, record) as Refund) : undefined;
+	};
+	const decide = (id: string, approve: boolean, message?: string): Refund => {
+		core.decideRefund(id, approve, message);
+		return refundView(id) as Refund;
+	};
+	return {
+		gatewayPublicKey: core.gatewayPublicKey,
+		baseUrl: core.baseUrl,
+		clock: core.clock,
+		addMerchant: (merchant) => void core.addMerchant(merchant),
+		fetch: (request, options) => handleRequest(core, request, options?.origin),
+		transaction: view,
+		transactions: () => [...core.transactions.keys()].map((id) => view(id) as SandboxTransaction),
+		refund: refundView,
+		approveRefund: (id) => decide(id, true),
+		rejectRefund: (id, message) => decide(id, false, message),
+		deliveries: () => core.notifier.attempts(),
+		redeliver: (id) => core.notifier.redeliver(id),
+		whenIdle: () => core.notifier.whenIdle(),
+		close: () => core.close(),
+	};
+}

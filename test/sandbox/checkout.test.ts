@@ -1,0 +1,342 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { openCallbackUrl } from "../../src/signing/callback-url.js";
+import { openMessage } from "../../src/signing/open.js";
+import { sealMessage } from "../../src/signing/seal.js";
+import { keys } from "../helpers/vectors.js";
+import { checkoutFields, MERCHANT_ID, postForm, signedPost, startReceiver, startSandbox } from "./helpers.js";
+
+type Server = Awaited<ReturnType<typeof startSandbox>>;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+const servers: Server[] = [];
+
+beforeAll(async () => {
+	receiver = await startReceiver();
+});
+afterAll(() => receiver.close());
+afterEach(async () => {
+	for (const server of servers.splice(0)) await server.close();
+});
+
+async function sandbox(options: Parameters<typeof startSandbox>[0] = {}): Promise<Server> {
+	const server = await startSandbox(options);
+	servers.push(server);
+	return server;
+}
+
+const gateway = { publicKey: keys.gatewayPublic };
+
+async function createSession(server: Server, overrides: Record<string, unknown> = {}) {
+	const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(receiver.url, overrides));
+	expect(reply.status).toBe(200);
+	const fields = openMessage(reply.json, gateway);
+	return { transactionId: String(fields.transactionId), paymentLink: String(fields.paymentLink), fields };
+}
+
+function tokenOf(link: string): string {
+	return new URL(link).searchParams.get("token") ?? "";
+}
+
+describe("checkout creation", () => {
+	test("a 2.0 account gets a flat signed answer with a payment link to the hosted page", async () => {
+		const server = await sandbox();
+		const { fields, paymentLink } = await createSession(server);
+		expect(fields.status).toBe("created");
+		expect(String(fields.transactionId)).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+		expect(paymentLink.startsWith(`${server.url}/pay/`)).toBe(true);
+		const transaction = server.sandbox.transaction(String(fields.transactionId));
+		expect(transaction?.status).toBe("created");
+		expect(transaction?.transactionNumber).toMatch(/^SBX-\d{8}-\d{6}$/);
+	});
+
+	test("a 2.1 account gets payload, signVersion and signature, and 2.1 requests are accepted", async () => {
+		const server = await sandbox({ merchant: { signVersion: "2.1" } });
+		const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(receiver.url), { signVersion: "2.1" });
+		expect(reply.status).toBe(200);
+		expect(reply.json.signVersion).toBe("2.1");
+		expect(typeof reply.json.payload).toBe("string");
+		expect(openMessage(reply.json, { ...gateway, acceptVersions: ["2.1"] }).status).toBe("created");
+	});
+
+	test("requests signed with another key, tampered with, or unsigned are refused with 401", async () => {
+		const server = await sandbox();
+		const wrongKey = await signedPost(server.url, "/v2/checkout", checkoutFields(receiver.url), { privateKey: keys.gatewayPrivate });
+		expect(wrongKey.status).toBe(401);
+		expect(wrongKey.json.status).toBe("error");
+
+		const sealed = sealMessage(checkoutFields(receiver.url), { privateKey: keys.merchantPrivate });
+		const tampered = await fetch(`${server.url}/v2/checkout`, {
+			method: "POST",
+			headers: { "content-type": "application/json" },
+			body: JSON.stringify({ ...sealed, amount: 1 }),
+		});
+		expect(tampered.status).toBe(401);
+
+		const unsigned = await fetch(`${server.url}/v2/checkout`, {
+			method: "POST",
+			headers: { "content-type": "application/json" },
+			body: JSON.stringify(checkoutFields(receiver.url)),
+		});
+		expect(unsigned.status).toBe(401);
+		expect(server.sandbox.transactions()).toHaveLength(0);
+	});
+
+	test("a 2.1 request whose payload was changed after signing is refused", async () => {
+		const server = await sandbox();
+		const sealed = sealMessage(checkoutFields(receiver.url), { privateKey: keys.merchantPrivate, signVersion: "2.1" });
+		const response = await fetch(`${server.url}/v2/checkout`, {
+			method: "POST",
+			headers: { "content-type": "application/json" },
+			body: JSON.stringify({ ...sealed, payload: sealed.payload.replace('"amount":100', '"amount":1') }),
+		});
+		expect(response.status).toBe(401);
+	});
+
+	test("an unknown merchant is refused", async () => {
+		const server = await sandbox();
+		const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(receiver.url, { merchantId: "nobody" }));
+		expect(reply.status).toBe(401);
+		expect(String(reply.json.message)).toMatch(/Unknown merchant/);
+	});
+
+	test("field rules answer 422 with errors[] of field and message[]", async () => {
+		const server = await sandbox();
+		const reply = await signedPost(
+			server.url,
+			"/v2/checkout",
+			checkoutFields(receiver.url, { amount: 0.5, currency: "EURO", callbackUrl: "http://example.com/cb", orderDescription: "" }),
+		);
+		expect(reply.status).toBe(422);
+		expect(reply.json.status).toBe("error");
+		const errors = reply.json.errors as { field: string; message: string[] }[];
+		const fields = errors.map((e) => e.field).sort();
+		expect(fields).toEqual(["amount", "callbackUrl", "currency", "orderDescription"]);
+		for (const error of errors) expect(error.message.length).toBeGreaterThan(0);
+	});
+
+	test("http notification URLs are accepted on loopback only, and refused altogether when allowLoopbackHttp is off", async () => {
+		const strict = await sandbox({ allowLoopbackHttp: false });
+		const refused = await signedPost(strict.url, "/v2/checkout", checkoutFields(receiver.url));
+		expect(refused.status).toBe(422);
+		const lenient = await sandbox();
+		const remote = await signedPost(lenient.url, "/v2/checkout", checkoutFields(receiver.url, { notificationUrl: "http://example.com/ipn" }));
+		expect(remote.status).toBe(422);
+		expect((remote.json.errors as { field: string }[])[0]?.field).toBe("notificationUrl");
+	});
+
+	test("orderRef is unique per merchant", async () => {
+		const server = await sandbox();
+		server.sandbox.addMerchant({ merchantId: "merchant-2", publicKey: keys.merchantPublic });
+		const fields = checkoutFields(receiver.url, { orderRef: "same-ref" });
+		expect((await signedPost(server.url, "/v2/checkout", fields)).status).toBe(200);
+		const again = await signedPost(server.url, "/v2/checkout", fields);
+		expect(again.status).toBe(422);
+		expect(again.json.errors).toEqual([{ field: "orderRef", message: ["has already been used by this merchant"] }]);
+		const otherMerchant = await signedPost(server.url, "/v2/checkout", { ...fields, merchantId: "merchant-2" });
+		expect(otherMerchant.status).toBe(200);
+	});
+
+	test("a website outside the allowed domains gets the checkout creation failure shape", async () => {
+		const server = await sandbox({ merchant: { allowedDomains: ["shop.example"] } });
+		const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(receiver.url));
+		expect(reply.status).toBe(400);
+		expect(reply.json).toMatchObject({ status: "error", transactionId: null, paymentLink: null });
+		expect(typeof reply.json.message).toBe("string");
+		const allowed = await signedPost(server.url, "/v2/checkout", checkoutFields(receiver.url, { websiteUrl: "https://www.shop.example/" }));
+		expect(allowed.status).toBe(200);
+	});
+});
+
+describe("hosted checkout page", () => {
+	test("shows amount, description and the brandName / colorMode / logo overrides, escaped, with no external script or stylesheet", async () => {
+		const server = await sandbox();
+		const { paymentLink } = await createSession(server, {
+			amount: 12.5,
+			orderDescription: "Two <b>tickets</b>",
+			brandName: "Acme & Co",
+			colorMode: "#ff0000---navy---rgba(0,0,0,0.1)",
+			logoSource: "https://cdn.example/logo.png",
+		});
+		const response = await fetch(paymentLink);
+		const html = await response.text();
+		expect(response.status).toBe(200);
+		expect(response.headers.get("content-type")).toMatch(/text\/html/);
+		expect(html).toContain("12.50 EUR");
+		expect(html).toContain("Two &lt;b&gt;tickets&lt;/b&gt;");
+		expect(html).toContain("Acme &amp; Co");
+		expect(html).toContain("border-bottom:3px solid #ff0000");
+		expect(html).toContain('<img src="https://cdn.example/logo.png"');
+		expect(html).not.toMatch(/<script|<link /);
+	});
+
+	test("a link with a wrong token is not found", async () => {
+		const server = await sandbox();
+		const { paymentLink } = await createSession(server);
+		const wrong = paymentLink.replace(/token=[0-9a-f]+/, "token=00");
+		expect((await fetch(wrong)).status).toBe(404);
+	});
+
+	test("paying with the approved card: IPN successful, browser sent to callbackUrl with a verifiable payload", async () => {
+		const server = await sandbox();
+		const { transactionId, paymentLink } = await createSession(server);
+		const page = await postForm(paymentLink.split("?")[0] ?? "", {
+			token: tokenOf(paymentLink),
+			action: "pay",
+			cardNumber: "4000 0000 0000 0010",
+			cardMonth: "12",
+			cardYear: "39",
+			cardSecurityCode: "123",
+			cardName: "Ada Lovelace",
+		});
+		expect(page.status).toBe(303);
+		const location = page.location ?? "";
+		expect(location.startsWith(`${receiver.url}/callback?payload=`)).toBe(true);
+		expect(openCallbackUrl(location, gateway).fields).toMatchObject({
+			status: "successful",
+			transactionId,
+			ref: expect.any(String),
+			amount: 100,
+			currency: "EUR",
+		});
+		await server.sandbox.whenIdle();
+		const ipn = receiver.ipns.map((r) => openMessage(r.body, gateway)).find((f) => f.transactionId === transactionId);
+		expect(ipn).toMatchObject({ status: "successful", statusCode: 6 });
+		expect(ipn?.paymentMethodDetails).toMatchObject({ card: { firstSixDigits: "400000", lastFourDigits: "0010", name: "Ada Lovelace" } });
+		// A paid session cannot be paid twice.
+		expect((await fetch(paymentLink)).status).toBe(409);
+	});
+
+	test("an invalid card is refused on the page without echoing it", async () => {
+		const server = await sandbox();
+		const { paymentLink } = await createSession(server);
+		const page = await postForm(paymentLink.split("?")[0] ?? "", {
+			token: tokenOf(paymentLink),
+			action: "pay",
+			cardNumber: "4000000000000011",
+			cardMonth: "13",
+			cardYear: "39",
+			cardSecurityCode: "1",
+		});
+		expect(page.status).toBe(422);
+		expect(page.text).toContain("Luhn");
+		expect(page.text).not.toContain("4000000000000011");
+	});
+
+	test("simulate failure sends the buyer to errorUrl and the IPN says failed", async () => {
+		const server = await sandbox();
+		const { transactionId, paymentLink } = await createSession(server);
+		const page = await postForm(paymentLink.split("?")[0] ?? "", { token: tokenOf(paymentLink), action: "fail" });
+		expect(page.location?.startsWith(`${receiver.url}/error?payload=`)).toBe(true);
+		expect(openCallbackUrl(page.location ?? "", gateway).fields.status).toBe("failed");
+		await server.sandbox.whenIdle();
+		expect(server.sandbox.deliveries().find((d) => d.eventId === `transaction:${transactionId}:failed`)?.outcome).toBe("acknowledged");
+	});
+
+	test("cancel sends the buyer to cancelUrl and the IPN says cancelled", async () => {
+		const server = await sandbox({ merchant: { signVersion: "2.1" } });
+		const { transactionId, paymentLink } = await createSession(server);
+		const page = await postForm(paymentLink.split("?")[0] ?? "", { token: tokenOf(paymentLink), action: "cancel" });
+		expect(page.location?.startsWith(`${receiver.url}/cancel?payload=`)).toBe(true);
+		expect(openCallbackUrl(page.location ?? "", gateway)).toMatchObject({ signVersion: "2.1", fields: { status: "cancelled", transactionId } });
+		await server.sandbox.whenIdle();
+		expect(server.sandbox.transaction(transactionId)?.statusCode).toBe(8);
+	});
+
+	test("the 3DS card on the hosted page goes through the 3DS page", async () => {
+		const server = await sandbox();
+		const { transactionId, paymentLink } = await createSession(server);
+		const page = await postForm(paymentLink.split("?")[0] ?? "", {
+			token: tokenOf(paymentLink),
+			action: "pay",
+			cardNumber: "4000000000000036",
+			cardMonth: "01",
+			cardYear: "38",
+			cardSecurityCode: "999",
+		});
+		expect(page.location).toBe(`${server.url}/3ds/${transactionId}?token=${tokenOf(paymentLink)}`);
+		const challenge = await fetch(page.location ?? "");
+		expect(await challenge.text()).toContain("Authenticate");
+		const done = await postForm(`${server.url}/3ds/${transactionId}`, { token: tokenOf(paymentLink), result: "pass" });
+		expect(openCallbackUrl(done.location ?? "", gateway).fields.status).toBe("successful");
+	});
+});
+
+describe("expiry", () => {
+	test("a session expires at expiresAt on the sandbox clock: page 410, status expired, IPN sent", async () => {
+		const server = await sandbox({ now: "2026-11-22T10:00:00Z" });
+		const { transactionId, paymentLink } = await createSession(server, { expiresAt: "2026-11-22T10:30:00Z" });
+		server.sandbox.clock.advance(29 * 60_000);
+		expect((await fetch(paymentLink)).status).toBe(200);
+		server.sandbox.clock.advance(60_000);
+		expect(server.sandbox.transaction(transactionId)?.status).toBe("expired");
+		expect((await fetch(paymentLink)).status).toBe(410);
+		await server.sandbox.whenIdle();
+		expect(server.sandbox.deliveries().some((d) => d.eventId === `transaction:${transactionId}:expired`)).toBe(true);
+	});
+
+	test("without expiresAt a session lasts 24 hours", async () => {
+		const server = await sandbox({ now: "2026-11-22T10:00:00Z" });
+		const { transactionId } = await createSession(server);
+		expect(server.sandbox.transaction(transactionId)?.expiresAt).toBe("2026-11-23T10:00:00.000Z");
+		server.sandbox.clock.advance(24 * 3_600_000 - 1);
+		expect(server.sandbox.transaction(transactionId)?.status).toBe("created");
+		server.sandbox.clock.advance(1);
+		expect(server.sandbox.transaction(transactionId)?.status).toBe("expired");
+	});
+
+	test("an expiresAt in the past is refused", async () => {
+		const server = await sandbox({ now: "2026-11-22T10:00:00Z" });
+		const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(receiver.url, { expiresAt: "2026-11-22T09:00:00Z" }));
+		expect(reply.status).toBe(422);
+		expect(reply.json.errors).toEqual([{ field: "expiresAt", message: ["must be in the future"] }]);
+	});
+});
+
+describe("DIRECT_POST", () => {
+	test("a signed form post redirects the browser to the hosted page (2.0 flat fields)", async () => {
+		const server = await sandbox();
+		const fields = checkoutFields(receiver.url, { amount: 25.5, metadata: { cart: "42" } });
+		const sealed = sealMessage(fields, { privateKey: keys.merchantPrivate });
+		const form: Record<string, string> = {};
+		for (const [key, value] of Object.entries(sealed)) form[key] = typeof value === "object" ? JSON.stringify(value) : String(value);
+		const response = await postForm(`${server.url}/v2/checkout`, form);
+		expect(response.status).toBe(303);
+		expect(response.location?.startsWith(`${server.url}/pay/`)).toBe(true);
+		const transaction = server.sandbox.transactions()[0];
+		expect(transaction?.amount).toBe(25.5);
+		expect(transaction?.metadata).toEqual({ cart: "42" });
+	});
+
+	test("a 2.1 form post (payload, signVersion, signature) is accepted; a bad one gets an HTML error page", async () => {
+		const server = await sandbox();
+		const sealed = sealMessage(checkoutFields(receiver.url), { privateKey: keys.merchantPrivate, signVersion: "2.1" });
+		const response = await postForm(`${server.url}/v2/checkout`, { ...sealed });
+		expect(response.status).toBe(303);
+		const invalid = sealMessage(checkoutFields(receiver.url, { amount: 0 }), { privateKey: keys.merchantPrivate, signVersion: "2.1" });
+		const refused = await postForm(`${server.url}/v2/checkout`, { ...invalid });
+		expect(refused.status).toBe(422);
+		expect(refused.text).toContain("<code>amount</code>");
+	});
+});
+
+test("the transaction query answers the full resource in the account's form, and 404 for another merchant's transaction", async () => {
+	const server = await sandbox({ merchant: { signVersion: "2.1" } });
+	server.sandbox.addMerchant({ merchantId: "merchant-2", publicKey: keys.merchantPublic });
+	const { transactionId } = await createSession(server, { metadata: { cart: 7 } });
+	const reply = await signedPost(server.url, "/v2/checkout/query", { merchantId: MERCHANT_ID, transactionId });
+	expect(reply.status).toBe(200);
+	expect(reply.json.signVersion).toBe("2.1");
+	const transaction = openMessage(reply.json, gateway);
+	expect(transaction).toMatchObject({
+		merchantId: MERCHANT_ID,
+		transactionId,
+		status: "created",
+		statusCode: 1,
+		amount: 100,
+		currency: "EUR",
+		metadata: { cart: 7 },
+	});
+	for (const key of ["transactionNumber", "ref", "paidAmount", "settlementAmount", "fees", "descriptor", "transactionCreatedAt"])
+		expect(transaction).toHaveProperty(key);
+	const other = await signedPost(server.url, "/v2/checkout/query", { merchantId: "merchant-2", transactionId });
+	expect(other.status).toBe(404);
+});

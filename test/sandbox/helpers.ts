@@ -1,0 +1,151 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { SandboxMerchantOptions, SandboxOptions } from "../../src/sandbox/options.js";
+import { type SandboxServer, startSandboxServer } from "../../src/sandbox/server.js";
+import type { SignVersion } from "../../src/signing/seal.js";
+import { sealMessage } from "../../src/signing/seal.js";
+import { keys } from "../helpers/vectors.js";
+
+export const MERCHANT_ID = "merchant-1";
+
+export function merchant(overrides: Partial<SandboxMerchantOptions> = {}): SandboxMerchantOptions {
+	return { merchantId: MERCHANT_ID, publicKey: keys.merchantPublic, ...overrides };
+}
+
+/** A sandbox over real loopback HTTP with the throwaway vector keys as gateway keys. */
+export function startSandbox(options: SandboxOptions & { merchant?: Partial<SandboxMerchantOptions> } = {}): Promise<SandboxServer> {
+	const { merchant: merchantOverrides, ...rest } = options;
+	return startSandboxServer({
+		gatewayKeys: { privateKey: keys.gatewayPrivate, publicKey: keys.gatewayPublic },
+		merchants: [merchant(merchantOverrides)],
+		ipn: { timeScale: 0.001, ...rest.ipn },
+		...rest,
+	});
+}
+
+/** Signs `fields` with the merchant's key and POSTs them as JSON. */
+export async function signedPost(
+	baseUrl: string,
+	path: string,
+	fields: Record<string, unknown>,
+	options: { signVersion?: SignVersion; privateKey?: string; fetch?: typeof fetch } = {},
+): Promise<{ status: number; json: Record<string, unknown> }> {
+	const body = sealMessage(fields, { privateKey: options.privateKey ?? keys.merchantPrivate, signVersion: options.signVersion ?? "2.0" });
+	const response = await (options.fetch ?? fetch)(`${baseUrl}${path}`, {
+		method: "POST",
+		headers: { "content-type": "application/json" },
+		body: JSON.stringify(body),
+	});
+	return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
+
+let orderCounter = 0;
+export const nextOrderRef = () => `order-${Date.now()}-${++orderCounter}`;
+
+export function checkoutFields(receiver: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+	return {
+		merchantId: MERCHANT_ID,
+		orderRef: nextOrderRef(),
+		amount: 100,
+		currency: "EUR",
+		paymentMethod: "checkout",
+		callbackUrl: `${receiver}/callback`,
+		notificationUrl: `${receiver}/ipn`,
+		cancelUrl: `${receiver}/cancel`,
+		errorUrl: `${receiver}/error`,
+		orderDescription: "Two tickets",
+		...overrides,
+	};
+}
+
+export function cardFields(receiver: string, cardNumber: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+	const { paymentMethod: _p, ...common } = checkoutFields(receiver);
+	return {
+		...common,
+		paymentMethod: "card",
+		cardNumber,
+		cardMonth: "12",
+		cardYear: "39",
+		cardSecurityCode: "123",
+		billingFirstName: "Ada",
+		billingLastName: "Lovelace",
+		billingEmail: "ada@example.com",
+		billingStreet1: "1 Main St",
+		billingCity: "London",
+		billingCountry: "GB",
+		billingPostalCode: "N1 1AA",
+		billingPhoneNumber: "+441234567",
+		customerIp: "203.0.113.7",
+		browserDetails: {
+			accept_header: "text/html",
+			screen_width: "1920",
+			screen_height: "1080",
+			screen_color_depth: "24",
+			window_width: "1200",
+			window_height: "800",
+			language: "en-GB",
+			java_enabled: "false",
+			user_agent: "Mozilla/5.0",
+			time_zone: "0",
+			time_zone_name: "Europe/London",
+		},
+		...overrides,
+	};
+}
+
+export interface ReceivedRequest {
+	path: string;
+	body: string;
+	contentType: string | undefined;
+}
+
+/**
+ * The merchant's side on real loopback HTTP: records IPNs and browser landings.
+ * `ipnAnswer` decides each IPN's answer (default: acknowledge).
+ */
+export async function startReceiver(ipnAnswer: (n: number, body: string) => { status: number; body: string } | "hang" = () => ack()) {
+	const ipns: ReceivedRequest[] = [];
+	const landings: string[] = [];
+	const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+		const chunks: Buffer[] = [];
+		req.on("data", (c: Buffer) => chunks.push(c));
+		req.on("end", () => {
+			const body = Buffer.concat(chunks).toString("utf8");
+			const path = (req.url ?? "/").split("?")[0] ?? "/";
+			if (path === "/ipn") {
+				ipns.push({ path, body, contentType: req.headers["content-type"] });
+				const answer = ipnAnswer(ipns.length, body);
+				if (answer === "hang") return;
+				res.writeHead(answer.status, { "content-type": "application/json" }).end(answer.body);
+				return;
+			}
+			landings.push(req.url ?? "/");
+			res.writeHead(200, { "content-type": "text/html" }).end(`<h1 id="landed">${path}</h1>`);
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	return {
+		url,
+		ipns,
+		landings,
+		close: () =>
+			new Promise<void>((resolve) => {
+				server.closeAllConnections();
+				server.close(() => resolve());
+			}),
+	};
+}
+
+export const ack = () => ({ status: 200, body: JSON.stringify({ returnCode: "100", description: "ok" }) });
+
+/** Follows a hosted-page form post: returns the 303 Location. */
+export async function postForm(url: string, fields: Record<string, string>): Promise<{ status: number; location: string | null; text: string }> {
+	const response = await fetch(url, {
+		method: "POST",
+		headers: { "content-type": "application/x-www-form-urlencoded" },
+		body: new URLSearchParams(fields).toString(),
+		redirect: "manual",
+	});
+	return { status: response.status, location: response.headers.get("location"), text: await response.text() };
+}
