@@ -1,0 +1,234 @@
+import { delay, HttpResponse } from "msw";
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
+import {
+	CheckoutError,
+	ConnectionError,
+	InvalidResponseError,
+	OutcomeUnknownError,
+	ProcessingError,
+	RateLimitError,
+	TimeoutError,
+} from "../../src/errors/index.js";
+import type { RetryEvent } from "../../src/transport/observer.js";
+import { parseRetryAfter, retryDelayMs } from "../../src/transport/retry-policy.js";
+import { GatewayFixture } from "../fixtures/gateway.js";
+import { ids } from "../fixtures/gateway-messages.js";
+import { cardParams, checkoutParams, makeClient } from "./helpers.js";
+
+const fixture = new GatewayFixture();
+beforeAll(() => fixture.server.listen({ onUnhandledFrame: "error" }));
+afterEach(() => fixture.server.resetHandlers());
+afterAll(() => fixture.server.close());
+
+const serverError = () => HttpResponse.json({ status: "error", message: "boom" }, { status: 503 });
+const reset = () => HttpResponse.error();
+const hang = async () => {
+	await delay("infinite");
+	return HttpResponse.json({});
+};
+
+describe("queries are retried on network errors, 408, 429 and 5xx", () => {
+	test("two 503s then success: three requests, onRetry called twice", async () => {
+		fixture.reset();
+		const retries: RetryEvent[] = [];
+		const gateway = makeClient({ hooks: { onRetry: (event) => retries.push(event) } });
+		fixture.next("/v2/checkout/query", serverError, serverError);
+		await expect(gateway.transactions.retrieve(ids.transaction)).resolves.toMatchObject({ transactionId: ids.transaction });
+		expect(fixture.count("/v2/checkout/query")).toBe(3);
+		expect(retries.map((r) => [r.attempt, r.reason])).toEqual([
+			[2, "status 503"],
+			[3, "status 503"],
+		]);
+	});
+
+	test("5xx beyond maxRetries: maxRetries + 1 requests, then the error", async () => {
+		fixture.reset();
+		fixture.next("/v2/refund/query", serverError, serverError, serverError, serverError);
+		const error = await makeClient()
+			.refunds.retrieve(ids.refund)
+			.catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(ProcessingError);
+		expect((error as ProcessingError).status).toBe(503);
+		expect(fixture.count("/v2/refund/query")).toBe(3);
+	});
+
+	test("maxRetries 0 sends once", async () => {
+		fixture.reset();
+		fixture.next("/v2/refund/query", serverError);
+		await expect(makeClient({ maxRetries: 0 }).refunds.retrieve(ids.refund)).rejects.toBeInstanceOf(ProcessingError);
+		expect(fixture.count("/v2/refund/query")).toBe(1);
+	});
+
+	test("connection resets are retried, then ConnectionError", async () => {
+		fixture.reset();
+		fixture.next("/v2/checkout/query", reset, reset, reset);
+		const error = await makeClient()
+			.transactions.retrieve(ids.transaction)
+			.catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(ConnectionError);
+		expect((error as ConnectionError).path).toBe("/v2/checkout/query");
+		expect(fixture.count("/v2/checkout/query")).toBe(3);
+	});
+
+	test("a reset then success recovers", async () => {
+		fixture.reset();
+		fixture.next("/v2/checkout/query", reset);
+		await expect(makeClient().transactions.retrieve(ids.transaction)).resolves.toMatchObject({ status: "successful" });
+		expect(fixture.count("/v2/checkout/query")).toBe(2);
+	});
+
+	test("timeouts are retried, then TimeoutError", async () => {
+		fixture.reset();
+		fixture.next("/v2/checkout/query", hang, hang, hang);
+		const error = await makeClient({ timeoutMs: 50 })
+			.transactions.retrieve(ids.transaction)
+			.catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(TimeoutError);
+		expect(fixture.count("/v2/checkout/query")).toBe(3);
+	});
+
+	test("408 and 429 are retried; Retry-After is honored", async () => {
+		fixture.reset();
+		const retries: RetryEvent[] = [];
+		fixture.next(
+			"/v2/checkout/query",
+			() => HttpResponse.json({ status: "error" }, { status: 408 }),
+			() => HttpResponse.json({ status: "error" }, { status: 429, headers: { "retry-after": "0" } }),
+		);
+		await makeClient({ hooks: { onRetry: (event) => retries.push(event) } }).transactions.retrieve(ids.transaction);
+		expect(fixture.count("/v2/checkout/query")).toBe(3);
+		expect(retries[1]).toMatchObject({ reason: "status 429", delayMs: 0 });
+	});
+
+	test("429 with a Retry-After longer than a minute is not waited for", async () => {
+		fixture.reset();
+		fixture.next("/v2/checkout/query", () => HttpResponse.json({ status: "error" }, { status: 429, headers: { "retry-after": "3600" } }));
+		const error = await makeClient()
+			.transactions.retrieve(ids.transaction)
+			.catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(RateLimitError);
+		expect((error as RateLimitError).retryAfterSeconds).toBe(3600);
+		expect(fixture.count("/v2/checkout/query")).toBe(1);
+	});
+
+	test("4xx other than 408/429 is not retried", async () => {
+		fixture.reset();
+		fixture.next("/v2/checkout/query", () => HttpResponse.json({ status: "error", message: "bad" }, { status: 400 }));
+		await expect(makeClient().transactions.retrieve(ids.transaction)).rejects.toBeInstanceOf(ProcessingError);
+		expect(fixture.count("/v2/checkout/query")).toBe(1);
+	});
+});
+
+describe("creates are never retried once the request may have been sent", () => {
+	test.each([
+		["/v2/checkout", () => makeClient().checkout.create(checkoutParams()), CheckoutError],
+		["/v2/card/api", () => makeClient().card.charge(cardParams()), ProcessingError],
+		["/v2/refund", () => makeClient().refunds.create({ transactionId: ids.transaction, amount: 5 }), ProcessingError],
+	] as const)("%s: 5xx -> one request, no retry", async (path, call, kind) => {
+		fixture.reset();
+		fixture.next(path, serverError, serverError);
+		await expect(call()).rejects.toBeInstanceOf(kind);
+		expect(fixture.count(path)).toBe(1);
+	});
+
+	test.each([
+		["/v2/checkout", () => makeClient().checkout.create(checkoutParams()), { orderRef: "ORD-1" }],
+		["/v2/card/api", () => makeClient().card.charge(cardParams()), { orderRef: "ORD-S2S-1" }],
+		["/v2/refund", () => makeClient().refunds.create({ transactionId: ids.transaction, amount: 5 }), { transactionId: ids.transaction }],
+	] as const)("%s: connection reset -> OutcomeUnknownError with what to reconcile, one request", async (path, call, expected) => {
+		fixture.reset();
+		fixture.next(path, reset, reset);
+		const error = await call().catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(OutcomeUnknownError);
+		expect(error).toMatchObject(expected);
+		expect((error as OutcomeUnknownError).message).toMatch(/query the transaction/);
+		expect(fixture.count(path)).toBe(1);
+	});
+
+	test("timeout on a create -> OutcomeUnknownError whose cause is a TimeoutError; per-request timeoutMs wins", async () => {
+		fixture.reset();
+		fixture.next("/v2/checkout", hang);
+		const gateway = makeClient({ timeoutMs: 60_000 });
+		const error = await gateway.checkout.create(checkoutParams(), { timeoutMs: 40 }).catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(OutcomeUnknownError);
+		expect((error as Error).cause).toBeInstanceOf(TimeoutError);
+		expect(fixture.count("/v2/checkout")).toBe(1);
+	});
+});
+
+describe("AbortSignal", () => {
+	test("already aborted: nothing is sent and the signal's reason is thrown", async () => {
+		fixture.reset();
+		const controller = new AbortController();
+		controller.abort(new Error("user gave up"));
+		await expect(makeClient().checkout.create(checkoutParams(), { signal: controller.signal })).rejects.toThrow("user gave up");
+		expect(fixture.attempts).toEqual([]);
+	});
+
+	test("aborting a query in flight rejects with the signal's reason and stops retries", async () => {
+		fixture.reset();
+		fixture.next("/v2/checkout/query", hang, hang);
+		const controller = new AbortController();
+		const pending = makeClient().transactions.retrieve(ids.transaction, { signal: controller.signal });
+		await vi.waitFor(() => expect(fixture.count("/v2/checkout/query")).toBe(1));
+		controller.abort(new Error("cancelled"));
+		await expect(pending).rejects.toThrow("cancelled");
+		expect(fixture.count("/v2/checkout/query")).toBe(1);
+	});
+
+	test("aborting a create after it was sent -> OutcomeUnknownError (honest: it may have been processed)", async () => {
+		fixture.reset();
+		fixture.next("/v2/refund", hang);
+		const controller = new AbortController();
+		const pending = makeClient().refunds.create({ transactionId: ids.transaction, amount: 5 }, { signal: controller.signal });
+		await vi.waitFor(() => expect(fixture.count("/v2/refund")).toBe(1));
+		controller.abort(new Error("cancelled"));
+		const error = await pending.catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(OutcomeUnknownError);
+		expect((error as OutcomeUnknownError).transactionId).toBe(ids.transaction);
+	});
+});
+
+describe("custom fetch", () => {
+	test("is used for every request", async () => {
+		fixture.reset();
+		const seen: string[] = [];
+		const gateway = makeClient({
+			fetch: (input, init) => {
+				seen.push(input instanceof Request ? input.url : String(input));
+				return fetch(input, init);
+			},
+		});
+		await gateway.transactions.retrieve(ids.transaction);
+		expect(seen).toEqual(["https://gateway.test/v2/checkout/query"]);
+	});
+
+	test("a fetch that returns a non-JSON 500 on a query ends in InvalidResponseError after retries", async () => {
+		let calls = 0;
+		const gateway = makeClient({
+			fetch: async () => {
+				calls++;
+				return new Response("oops", { status: 500 });
+			},
+		});
+		await expect(gateway.transactions.retrieve(ids.transaction)).rejects.toBeInstanceOf(InvalidResponseError);
+		expect(calls).toBe(3);
+	});
+});
+
+describe("retry policy", () => {
+	test("Retry-After in seconds and as an HTTP date", () => {
+		expect(parseRetryAfter("3")).toBe(3000);
+		expect(parseRetryAfter(new Date(10_000).toUTCString(), 4_000)).toBe(6000);
+		expect(parseRetryAfter("soon")).toBeUndefined();
+		expect(parseRetryAfter(null)).toBeUndefined();
+	});
+
+	test("exponential backoff with jitter, capped; Retry-After wins", () => {
+		expect(retryDelayMs(1, 100, undefined, () => 0)).toBe(50);
+		expect(retryDelayMs(1, 100, undefined, () => 1)).toBe(100);
+		expect(retryDelayMs(3, 100, undefined, () => 1)).toBe(400);
+		expect(retryDelayMs(20, 100, undefined, () => 1)).toBe(8000);
+		expect(retryDelayMs(2, 100, 1234)).toBe(1234);
+	});
+});
