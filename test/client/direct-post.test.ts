@@ -1,0 +1,65 @@
+import { describe, expect, test } from "vitest";
+import { escapeHtml } from "../../src/resources/direct-post.js";
+import { openVerified } from "../../src/signing/open.js";
+import { BASE_URL } from "../fixtures/gateway.js";
+import { keys } from "../helpers/vectors.js";
+import { checkoutParams, makeClient } from "./helpers.js";
+
+/** Reads the hidden inputs back out of the HTML, undoing the escaping. */
+function formFields(html: string): Record<string, string> {
+	const unescape = (text: string) =>
+		text
+			.replace(/&quot;/g, '"')
+			.replace(/&#39;/g, "'")
+			.replace(/&lt;/g, "<")
+			.replace(/&gt;/g, ">")
+			.replace(/&amp;/g, "&");
+	const fields: Record<string, string> = {};
+	for (const match of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g))
+		fields[unescape(match[1] as string)] = unescape(match[2] as string);
+	return fields;
+}
+
+describe("checkout.directPost", () => {
+	const hostile = checkoutParams({ orderDescription: `"><script>alert('x')</script> & co`, metadata: { note: "</form>" }, paymentFilter: ["paypal"] });
+
+	test("2.0: every field a string, connectionMode DIRECT_POST, signature verifies over exactly the posted strings", () => {
+		const form = makeClient().checkout.directPost(hostile);
+		expect(form.action).toBe(`${BASE_URL}/v2/checkout`);
+		expect(form.method).toBe("POST");
+		expect(form.fields).toMatchObject({
+			merchantId: "M-1001",
+			connectionMode: "DIRECT_POST",
+			amount: "10.5",
+			metadata: '{"note":"</form>"}',
+			paymentFilter: '["paypal"]',
+		});
+		for (const value of Object.values(form.fields)) expect(typeof value).toBe("string");
+		const opened = openVerified(form.fields, { publicKey: keys.merchantPublic });
+		expect(opened.fields.orderDescription).toBe(hostile.orderDescription);
+	});
+
+	test("2.1: the form carries payload, signVersion and signature only", () => {
+		const form = makeClient({ signVersion: "2.1" }).checkout.directPost(hostile);
+		expect(Object.keys(form.fields).sort()).toEqual(["payload", "signVersion", "signature"]);
+		const opened = openVerified(form.fields, { publicKey: keys.merchantPublic });
+		expect(opened.fields).toMatchObject({ connectionMode: "DIRECT_POST", amount: 10.5, metadata: { note: "</form>" } });
+	});
+
+	test("the HTML escapes every value and posts itself", () => {
+		const form = makeClient().checkout.directPost(hostile, { nonce: "abc123" });
+		expect(form.html).not.toContain("<script>alert");
+		expect(form.html).not.toContain('</form>"');
+		expect(form.html).toContain('<script nonce="abc123">document.getElementById("merchant-gateway-direct-post").submit();</script>');
+		expect(form.html).toContain(`action="${BASE_URL}/v2/checkout"`);
+		expect(formFields(form.html)).toEqual(form.fields);
+	});
+
+	test("validation applies as for create", () => {
+		expect(() => makeClient().checkout.directPost(checkoutParams({ amount: 0 }))).toThrow(/amount/);
+	});
+
+	test("escapeHtml", () => {
+		expect(escapeHtml(`<a href="x">'&'</a>`)).toBe("&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+	});
+});
