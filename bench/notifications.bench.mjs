@@ -1,0 +1,127 @@
+// Notifications: verifyNotification against raw crypto.verify on the same bytes,
+// and the IPN handler's throughput on loopback against a bare node:http server.
+// Servers run in child processes (this file, forked) so the load generator does
+// not share their event loop. Loopback only, bounded in time.
+import { fork } from "node:child_process";
+import * as crypto from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { canonicalString, createNotificationHandler, loadPublicKey, sealMessage, toNodeListener, verifyNotification } from "../dist/index.js";
+import { compare, report } from "./lib.mjs";
+
+const keysDir = new URL("../test/vectors/keys/", import.meta.url);
+const gatewayPrivatePem = readFileSync(new URL("gateway-private.pem", keysDir), "utf8");
+const gatewayPublicPem = readFileSync(new URL("gateway-public.pem", keysDir), "utf8");
+const vectors = JSON.parse(readFileSync(new URL("../test/vectors/signing-vectors.json", import.meta.url), "utf8")).vectors;
+/** The typical transaction IPN of the vectors: card details, fees, metadata. */
+const typicalTransaction = vectors.find((v) => v.name === "transaction-ipn-2.0").input;
+const ROLE = process.env.NOTIFICATIONS_BENCH_SERVER;
+
+/** Distinct IPNs (one event each), 2.1 raw text, to cycle through during the load test. */
+function ipnBodies(count) {
+	return Array.from({ length: count }, (_, i) =>
+		JSON.stringify(
+			sealMessage(
+				{ ...typicalTransaction, transactionId: `01JD5Z8Q4V7M1X2C3B4N${String(i).padStart(6, "0")}` },
+				{ privateKey: gatewayPrivatePem, signVersion: "2.1" },
+			),
+		),
+	);
+}
+
+async function serve(role) {
+	const publicKeyObject = crypto.createPublicKey(gatewayPublicPem);
+	const ack = '{"returnCode":"100"}';
+	// The baseline: read the body, parse the envelope, crypto.verify, answer. Nothing else.
+	const bare = (req, res) => {
+		const chunks = [];
+		req.on("data", (chunk) => chunks.push(chunk));
+		req.on("end", () => {
+			const { payload, signature } = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+			const ok = crypto.verify("md5", Buffer.from(payload, "utf8"), publicKeyObject, Buffer.from(signature, "base64"));
+			res.writeHead(ok ? 200 : 401, { "content-type": "application/json" });
+			res.end(ack);
+		});
+	};
+	const handler = toNodeListener(createNotificationHandler({ gatewayPublicKey: gatewayPublicPem, onTransaction: async () => {}, onRefund: async () => {} }));
+	const server = createServer(role === "bare" ? bare : handler);
+	server.listen(0, "127.0.0.1", () => process.send({ port: server.address().port }));
+	process.on("disconnect", () => process.exit(0));
+}
+
+async function requestsPerSecond(role, bodies, seconds) {
+	const child = fork(new URL(import.meta.url), { env: { ...process.env, NOTIFICATIONS_BENCH_SERVER: role }, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+	const { port } = await new Promise((resolve) => child.once("message", resolve));
+	const { default: autocannon } = await import("autocannon");
+	let next = 0;
+	const run = (duration) =>
+		autocannon({
+			url: `http://127.0.0.1:${port}/ipn`,
+			connections: 10,
+			duration,
+			requests: [
+				{
+					method: "POST",
+					headers: { "content-type": "application/json" },
+					setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length] }),
+				},
+			],
+		});
+	await run(1); // warm-up: JIT, and the first pass over the distinct events
+	const result = await run(seconds);
+	child.disconnect();
+	if (result.non2xx > 0 || result.errors > 0) throw new Error(`${role}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+	return result.requests.average;
+}
+
+async function main() {
+	const publicKey = loadPublicKey(gatewayPublicPem);
+	const publicKeyObject = crypto.createPublicKey(gatewayPublicPem);
+
+	// 2.0: the framework already parsed the body; the signature covers the canonical string.
+	const sealed20 = sealMessage(typicalTransaction, { privateKey: gatewayPrivatePem });
+	const parsed20 = JSON.parse(JSON.stringify(sealed20));
+	const canonical20 = Buffer.from(canonicalString(parsed20), "utf8");
+	const signature20 = Buffer.from(sealed20.signature, "base64");
+	await compare(
+		"verifyNotification 2.0 parsed object vs crypto.verify",
+		() => crypto.verify("md5", canonical20, publicKeyObject, signature20),
+		() => verifyNotification(parsed20, { gatewayPublicKey: publicKey }),
+		{ sync: true, iterations: 2000, rounds: 7, goal: 1.6 },
+	);
+
+	// 2.1: the raw body text; the signature covers the payload string.
+	const sealed21 = sealMessage(typicalTransaction, { privateKey: gatewayPrivatePem, signVersion: "2.1" });
+	const text21 = JSON.stringify(sealed21);
+	const payload21 = Buffer.from(sealed21.payload, "utf8");
+	const signature21 = Buffer.from(sealed21.signature, "base64");
+	await compare(
+		"verifyNotification 2.1 raw text vs crypto.verify",
+		() => crypto.verify("md5", payload21, publicKeyObject, signature21),
+		() => verifyNotification(text21, { gatewayPublicKey: publicKey }),
+		{ sync: true, iterations: 2000, rounds: 7, goal: 1.2 },
+	);
+
+	// Throughput, bare first then the handler, twice, 3 s each; the better run of each counts.
+	const bodies = ipnBodies(200);
+	const bare = [];
+	const handler = [];
+	for (let round = 0; round < 2; round++) {
+		bare.push(await requestsPerSecond("bare", bodies, 3));
+		handler.push(await requestsPerSecond("handler", bodies, 3));
+	}
+	const bareRps = Math.max(...bare);
+	const handlerRps = Math.max(...handler);
+	console.log(
+		`  handler ${handlerRps.toFixed(0)} req/s vs bare node:http + crypto.verify ${bareRps.toFixed(0)} req/s: ${((100 * handlerRps) / bareRps).toFixed(1)}% (goal >= 80%)`,
+	);
+	report("IPN handler time per request vs bare server (loopback)", {
+		baselineNs: 1e9 / bareRps,
+		candidateNs: 1e9 / handlerRps,
+		ratio: bareRps / handlerRps,
+		goal: 1.25,
+	});
+}
+
+if (ROLE) await serve(ROLE);
+else await main();
