@@ -45,13 +45,13 @@ export function feeModel(options: SandboxFeeOptions = {}): FeeModel {
 
 /**
  * Splits the processing fee between buyer and seller: `feeBySeller` percent of
- * it is the seller's, the rest is added to what the buyer pays. Rounded half up
- * to whole minor units; buyer + seller always equals the fee.
+ * it is the seller's (rounded half up to whole minor units), the rest is the
+ * buyer's and is added to what the buyer pays; buyer + seller always equals the fee.
  */
 export function computeFees(amountMinor: number, feeBySeller: number, model: FeeModel, paidAt: Date): FeeBreakdown {
 	const fee = Math.round((amountMinor * model.basisPoints) / 10_000) + model.fixedMinor;
-	const buyer = Math.round((fee * (100 - feeBySeller)) / 100);
-	const seller = fee - buyer;
+	const seller = Math.round((fee * feeBySeller) / 100);
+	const buyer = fee - seller;
 	const rolling = Math.round((amountMinor * model.rollingBasisPoints) / 10_000);
 	const paid = amountMinor + buyer;
 	return {

@@ -24,7 +24,7 @@ export interface DeliveryAttempt {
 	returnCode: string | undefined;
 	/** Why the attempt did not count as acknowledged. */
 	detail: string | undefined;
-	/** When the next retry is due (real time), or undefined when none will follow. */
+	/** When the next retry is due (finishedAt plus the scaled delay), or undefined when none will follow. */
 	nextAttemptAt: string | undefined;
 }
 
@@ -126,6 +126,7 @@ export class Notifier {
 		if (this.#closed) return;
 		const acknowledged = result.outcome === "acknowledged";
 		const delay = !acknowledged && !duplicate ? this.#delays[retry] : undefined;
+		const finishedAt = this.#now();
 		const record: DeliveryAttempt = {
 			deliveryId: delivery.deliveryId,
 			attempt: ++delivery.attempts,
@@ -134,9 +135,9 @@ export class Notifier {
 			url: delivery.url,
 			duplicate,
 			startedAt,
-			finishedAt: this.#now().toISOString(),
+			finishedAt: finishedAt.toISOString(),
 			...result,
-			nextAttemptAt: delay === undefined ? undefined : new Date(Date.now() + delay * this.#scale).toISOString(),
+			nextAttemptAt: delay === undefined ? undefined : new Date(finishedAt.getTime() + Math.round(delay * this.#scale)).toISOString(),
 		};
 		this.#log.push(record);
 		this.#onAttempt(record);

@@ -1,0 +1,188 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { testCards } from "../../src/sandbox/test-cards.js";
+import { luhnValid } from "../../src/schemas/fields.js";
+import { openCallbackUrl } from "../../src/signing/callback-url.js";
+import { openMessage } from "../../src/signing/open.js";
+import { keys } from "../helpers/vectors.js";
+import { cardFields, MERCHANT_ID, postForm, signedPost, startReceiver, startSandbox } from "./helpers.js";
+
+type Server = Awaited<ReturnType<typeof startSandbox>>;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+const servers: Server[] = [];
+const gateway = { publicKey: keys.gatewayPublic };
+
+beforeAll(async () => {
+	receiver = await startReceiver();
+});
+afterAll(() => receiver.close());
+afterEach(async () => {
+	for (const server of servers.splice(0)) await server.close();
+});
+
+async function sandbox(options: Parameters<typeof startSandbox>[0] = {}): Promise<Server> {
+	const server = await startSandbox(options);
+	servers.push(server);
+	return server;
+}
+
+const charge = (server: Server, card: string, overrides: Record<string, unknown> = {}, signVersion: "2.0" | "2.1" = "2.0") =>
+	signedPost(server.url, "/v2/card/api", cardFields(receiver.url, card, overrides), { signVersion });
+
+async function ipnFor(server: Server, transactionId: string) {
+	await server.sandbox.whenIdle();
+	return receiver.ipns.map((r) => openMessage(r.body, gateway)).filter((f) => f.transactionId === transactionId);
+}
+
+test("every documented test card is Luhn-valid and distinct", () => {
+	for (const card of testCards) expect(luhnValid(card.number), card.number).toBe(true);
+	expect(new Set(testCards.map((c) => c.number)).size).toBe(testCards.length);
+});
+
+describe("S2S test cards", () => {
+	test.each(["4000000000000010", "4111111111111111", "5555555555554444"])("%s is approved: signed success, IPN successful", async (number) => {
+		const server = await sandbox();
+		const reply = await charge(server, number);
+		expect(reply.status).toBe(200);
+		expect(reply.json).toMatchObject({ status: "success" });
+		const data = openMessage(reply.json, gateway);
+		const transactionId = String(data.transactionId);
+		const [ipn] = await ipnFor(server, transactionId);
+		expect(ipn).toMatchObject({ status: "successful", statusCode: 6, paymentMethodDetails: { card: { lastFourDigits: number.slice(-4) } } });
+		expect(JSON.stringify(server.sandbox.transaction(transactionId))).not.toContain(number);
+	});
+
+	test("a 2.1 account gets the wrapped 2.1 form", async () => {
+		const server = await sandbox({ merchant: { signVersion: "2.1" } });
+		const reply = await charge(server, "4000000000000010", {}, "2.1");
+		expect(reply.json).toMatchObject({ status: "success", signVersion: "2.1", payload: expect.any(String), signature: expect.any(String) });
+		expect(openMessage(reply.json, gateway).transactionId).toEqual(expect.any(String));
+	});
+
+	test.each([
+		["4000000000000028", 400, /declined/i],
+		["4000000000000051", 400, /insufficient funds/i],
+		["4000000000000077", 500, /provider/i],
+	])("%s fails with a processing error %i carrying data.transactionId, and an IPN failed", async (number, status, message) => {
+		const server = await sandbox();
+		const reply = await charge(server, number);
+		expect(reply.status).toBe(status);
+		expect(reply.json).toMatchObject({ status: "error", message: expect.stringMatching(message), data: { transactionId: expect.any(String) } });
+		const transactionId = String((reply.json.data as { transactionId: string }).transactionId);
+		const [ipn] = await ipnFor(server, transactionId);
+		expect(ipn).toMatchObject({ status: "failed", statusCode: 7 });
+	});
+
+	test("an expired card is declined", async () => {
+		const server = await sandbox({ now: "2026-11-22T10:00:00Z" });
+		const reply = await charge(server, "4000000000000010", { cardMonth: "10", cardYear: "26" });
+		expect(reply.status).toBe(400);
+		expect(reply.json.message).toBe("Expired card.");
+		const sameMonth = await charge(server, "4000000000000010", { cardMonth: "11", cardYear: "26" });
+		expect(sameMonth.status).toBe(200);
+	});
+
+	test.each([
+		["pass", "successful", "/callback"],
+		["fail", "failed", "/error"],
+	])("4000000000000036 asks for 3DS; the buyer chooses %s on the 3DS page", async (result, status, landing) => {
+		const server = await sandbox();
+		const reply = await charge(server, "4000000000000036");
+		expect(reply.status).toBe(200);
+		expect(reply.json.status).toBe("redirect");
+		const data = openMessage(reply.json, gateway);
+		const url = new URL(String(data.url));
+		expect(url.origin).toBe(server.url);
+		expect(server.sandbox.transaction(String(data.transactionId))?.status).toBe("awaiting_3ds");
+		expect((await ipnFor(server, String(data.transactionId))).length).toBe(0);
+		const page = await fetch(url);
+		expect(page.status).toBe(200);
+		const done = await postForm(`${url.origin}${url.pathname}`, { token: url.searchParams.get("token") ?? "", result });
+		expect(done.status).toBe(303);
+		expect(done.location?.startsWith(`${receiver.url}${landing}?payload=`)).toBe(true);
+		expect(openCallbackUrl(done.location ?? "", gateway).fields.status).toBe(status);
+		const [ipn] = await ipnFor(server, String(data.transactionId));
+		expect(ipn?.status).toBe(status);
+	});
+
+	test.each([
+		["4000000000000044", "successful"],
+		["4000000000000085", "failed"],
+	])("%s is pending, then %s once the sandbox clock moves pendingDelayMs", async (number, final) => {
+		const server = await sandbox({ now: "2026-11-22T10:00:00Z", pendingDelayMs: 10_000 });
+		const reply = await charge(server, number);
+		expect(reply.json).toMatchObject({ status: "pending", message: "pending" });
+		const transactionId = String(openMessage(reply.json, gateway).transactionId);
+		expect(server.sandbox.transaction(transactionId)?.status).toBe("pending");
+		server.sandbox.clock.advance(9_999);
+		expect(server.sandbox.transaction(transactionId)?.status).toBe("pending");
+		server.sandbox.clock.advance(1);
+		expect(server.sandbox.transaction(transactionId)?.status).toBe(final);
+		const ipns = await ipnFor(server, transactionId);
+		expect(ipns.map((i) => i.status)).toEqual([final]);
+	});
+
+	test("4000000000000069 cascades: the first provider declines, the second approves, only the approval is visible", async () => {
+		const server = await sandbox();
+		const reply = await charge(server, "4000000000000069");
+		expect(reply.status).toBe(200);
+		const transactionId = String(openMessage(reply.json, gateway).transactionId);
+		const transaction = server.sandbox.transaction(transactionId);
+		expect(transaction?.status).toBe("successful");
+		expect(transaction?.provider).toBe("Sandbox Acquirer B");
+		expect(transaction?.attempts.map((a) => `${a.provider}:${a.outcome}`)).toEqual(["Sandbox Acquirer A:declined", "Sandbox Acquirer B:approved"]);
+		const ipns = await ipnFor(server, transactionId);
+		expect(ipns.map((i) => i.status)).toEqual(["successful"]);
+		const query = await signedPost(server.url, "/v2/checkout/query", { merchantId: MERCHANT_ID, transactionId });
+		expect(JSON.stringify(query.json)).not.toContain("declined");
+	});
+
+	test("the cascade card is declined when the merchant has auto-cascade off", async () => {
+		const server = await sandbox({ merchant: { autoCascade: false } });
+		const reply = await charge(server, "4000000000000069");
+		expect(reply.status).toBe(400);
+	});
+
+	test("a merchant with HPP processors only gets the no-S2S-provider 422", async () => {
+		const server = await sandbox({ merchant: { providers: [{ name: "Hosted Only", kind: "hpp" }] } });
+		const reply = await charge(server, "4000000000000010");
+		expect(reply.status).toBe(422);
+		expect(reply.json).toEqual({ status: "error", transactionId: null, message: expect.any(String) });
+		expect(server.sandbox.transactions()).toHaveLength(0);
+	});
+
+	test("S2S field rules answer 422 (billingState for US, Luhn)", async () => {
+		const server = await sandbox();
+		const reply = await charge(server, "4000000000000011", { billingCountry: "US" });
+		expect(reply.status).toBe(422);
+		const fields = (reply.json.errors as { field: string }[]).map((e) => e.field).sort();
+		expect(fields).toEqual(["billingState", "cardNumber"]);
+		expect(JSON.stringify(reply.json)).not.toContain("4000000000000011");
+	});
+});
+
+describe("fees", () => {
+	test("feeBySeller splits the fee; paidAmount includes the buyer's share; settlement and dates are consistent", async () => {
+		const server = await sandbox({
+			now: "2026-11-22T10:00:00Z",
+			merchant: { fees: { percent: 3, fixed: 0.3, rollingReservePercent: 10, operate: 0.05, settlementDelayDays: 2, rollingReleaseDays: 90 } },
+		});
+		const reply = await charge(server, "4000000000000010", { amount: 200, feeBySeller: 25 });
+		const transactionId = String(openMessage(reply.json, gateway).transactionId);
+		const query = await signedPost(server.url, "/v2/checkout/query", { merchantId: MERCHANT_ID, transactionId });
+		const t = openMessage(query.json, gateway) as Record<string, unknown> & { fees: Record<string, number | string> };
+		// fee = 3% of 200 + 0.30 = 6.30; the seller pays 25% (1.58 rounded), the buyer 4.72.
+		expect(t.fees).toMatchObject({ buyer: 4.72, seller: 1.58, rolling: 20, operate: 0.05, estimationRollingReleaseAt: "2027-02-20T10:00:00.000Z" });
+		expect(t.paidAmount).toBe(204.72);
+		expect(t.settlementAmount).toBe(178.37);
+		expect(t.estimationSettlementAt).toBe("2026-11-24T10:00:00.000Z");
+	});
+
+	test("without feeBySeller the account's share applies (default: the seller pays all)", async () => {
+		const server = await sandbox();
+		const reply = await charge(server, "4000000000000010", { amount: 10 });
+		const t = server.sandbox.transaction(String(openMessage(reply.json, gateway).transactionId));
+		expect(t?.paidAmount).toBe(10);
+		expect(t?.fees).toMatchObject({ buyer: 0, seller: 0.59 });
+		expect(t?.settlementAmount).toBe(9.41);
+	});
+});

@@ -1,0 +1,122 @@
+import { afterEach, describe, expect, test } from "vitest";
+import { openMessage } from "../../src/signing/open.js";
+import { keys } from "../helpers/vectors.js";
+import { ack, cardFields, signedPost, startReceiver, startSandbox } from "./helpers.js";
+
+type Server = Awaited<ReturnType<typeof startSandbox>>;
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+	for (const close of cleanup.splice(0)) await close();
+});
+
+async function setup(answer: Parameters<typeof startReceiver>[0], options: Parameters<typeof startSandbox>[0] = {}) {
+	const receiver = await startReceiver(answer);
+	const server: Server = await startSandbox(options);
+	cleanup.push(
+		() => server.close(),
+		() => receiver.close(),
+	);
+	const reply = await signedPost(server.url, "/v2/card/api", cardFields(receiver.url, "4000000000000010"));
+	const transactionId = String(openMessage(reply.json, { publicKey: keys.gatewayPublic }).transactionId);
+	return { receiver, server, transactionId };
+}
+
+const fastRetries = { retryDelaysMs: [10, 20, 30], timeScale: 1 };
+
+describe("IPN delivery", () => {
+	test("retries on the schedule until the merchant acknowledges with returnCode 100", async () => {
+		const { receiver, server, transactionId } = await setup((n) => (n < 3 ? { status: 500, body: "oops" } : ack()), { ipn: fastRetries });
+		await server.sandbox.whenIdle();
+		const attempts = server.sandbox.deliveries();
+		expect(attempts.map((a) => a.outcome)).toEqual(["rejected", "rejected", "acknowledged"]);
+		expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
+		expect(attempts[0]).toMatchObject({ eventId: `transaction:${transactionId}:successful`, httpStatus: 500, detail: "HTTP 500", kind: "transaction" });
+		expect(attempts[0]?.nextAttemptAt).toEqual(expect.any(String));
+		expect(attempts[2]?.nextAttemptAt).toBeUndefined();
+		// Every attempt carries the same signed body, which verifies.
+		expect(new Set(receiver.ipns.map((r) => r.body)).size).toBe(1);
+		expect(receiver.ipns[0]?.contentType).toBe("application/json");
+		expect(openMessage(receiver.ipns[0]?.body, { publicKey: keys.gatewayPublic }).status).toBe("successful");
+	});
+
+	test('a 200 without returnCode "100" is not an acknowledgement (numeric 100 included)', async () => {
+		const answers = [
+			{ status: 200, body: "OK" },
+			{ status: 200, body: JSON.stringify({ returnCode: 100 }) },
+			{ status: 200, body: JSON.stringify({ returnCode: "101" }) },
+			ack(),
+		];
+		const { server } = await setup((n) => answers[n - 1] ?? ack(), { ipn: fastRetries });
+		await server.sandbox.whenIdle();
+		const attempts = server.sandbox.deliveries();
+		expect(attempts.map((a) => a.outcome)).toEqual(["rejected", "rejected", "rejected", "acknowledged"]);
+		expect(attempts[0]?.detail).toMatch(/no returnCode/);
+		expect(attempts[1]?.detail).toMatch(/not the string "100"/);
+		expect(attempts[2]?.returnCode).toBe("101");
+	});
+
+	test("gives up after the last retry of the schedule", async () => {
+		const { server } = await setup(() => ({ status: 503, body: "" }), { ipn: fastRetries });
+		await server.sandbox.whenIdle();
+		const attempts = server.sandbox.deliveries();
+		expect(attempts).toHaveLength(4);
+		expect(attempts.every((a) => a.outcome === "rejected")).toBe(true);
+		expect(attempts[3]?.nextAttemptAt).toBeUndefined();
+	});
+
+	test("the default schedule scaled by timeScale: 1 min, 5 min, 15 min... become milliseconds", async () => {
+		const { server } = await setup((n) => (n < 3 ? { status: 500, body: "" } : ack()), { ipn: { timeScale: 0.0002 } });
+		await server.sandbox.whenIdle();
+		const [first, second] = server.sandbox.deliveries();
+		const gap = (a?: { finishedAt: string; nextAttemptAt: string | undefined }) => Date.parse(a?.nextAttemptAt ?? "") - Date.parse(a?.finishedAt ?? "");
+		// 60 s * 0.0002 = 12 ms; 300 s * 0.0002 = 60 ms.
+		expect(gap(first)).toBe(12);
+		expect(gap(second)).toBe(60);
+	});
+
+	test("no answer within the acknowledgement deadline is a timeout, then retried", async () => {
+		const { server } = await setup((n) => (n === 1 ? "hang" : ack()), { ipn: { ...fastRetries, ackTimeoutMs: 100 } });
+		await server.sandbox.whenIdle();
+		const attempts = server.sandbox.deliveries();
+		expect(attempts.map((a) => a.outcome)).toEqual(["timeout", "acknowledged"]);
+		expect(attempts[0]?.detail).toMatch(/100 ms/);
+	});
+
+	test("an unreachable receiver is a network error, then retried", async () => {
+		const receiver = await startReceiver();
+		const dead = receiver.url;
+		await receiver.close();
+		const server = await startSandbox({ ipn: { retryDelaysMs: [5], timeScale: 1 } });
+		cleanup.push(() => server.close());
+		await signedPost(server.url, "/v2/card/api", cardFields(dead, "4000000000000010"));
+		await server.sandbox.whenIdle();
+		expect(server.sandbox.deliveries().map((a) => a.outcome)).toEqual(["network_error", "network_error"]);
+	});
+
+	test("forced duplicates: every acknowledged notification is sent again, marked duplicate", async () => {
+		const { receiver, server } = await setup(() => ack(), { ipn: { duplicates: 2 } });
+		await server.sandbox.whenIdle();
+		const attempts = server.sandbox.deliveries();
+		expect(attempts.map((a) => a.duplicate)).toEqual([false, true, true]);
+		expect(receiver.ipns).toHaveLength(3);
+		expect(new Set(receiver.ipns.map((r) => r.body)).size).toBe(1);
+	});
+
+	test("redeliver() re-sends one notification on demand", async () => {
+		const { receiver, server } = await setup(() => ack());
+		await server.sandbox.whenIdle();
+		const [first] = server.sandbox.deliveries();
+		server.sandbox.redeliver(first?.deliveryId ?? "");
+		await server.sandbox.whenIdle();
+		expect(receiver.ipns).toHaveLength(2);
+		expect(server.sandbox.deliveries()[1]).toMatchObject({ deliveryId: first?.deliveryId, attempt: 2, duplicate: true, outcome: "acknowledged" });
+	});
+
+	test("a 2.1 account's IPN arrives as payload, signVersion and signature", async () => {
+		const { receiver, server } = await setup(() => ack(), { merchant: { signVersion: "2.1" } });
+		await server.sandbox.whenIdle();
+		const body = JSON.parse(receiver.ipns[0]?.body ?? "{}");
+		expect(Object.keys(body).sort()).toEqual(["payload", "signVersion", "signature"]);
+		expect(openMessage(body, { publicKey: keys.gatewayPublic, acceptVersions: ["2.1"] }).statusCode).toBe(6);
+	});
+});

@@ -1,0 +1,147 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { openMessage } from "../../src/signing/open.js";
+import { keys } from "../helpers/vectors.js";
+import { cardFields, MERCHANT_ID, signedPost, startReceiver, startSandbox } from "./helpers.js";
+
+type Server = Awaited<ReturnType<typeof startSandbox>>;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+const servers: Server[] = [];
+const gateway = { publicKey: keys.gatewayPublic };
+
+beforeAll(async () => {
+	receiver = await startReceiver();
+});
+afterAll(() => receiver.close());
+afterEach(async () => {
+	for (const server of servers.splice(0)) await server.close();
+});
+
+async function sandbox(options: Parameters<typeof startSandbox>[0] = {}): Promise<Server> {
+	const server = await startSandbox(options);
+	servers.push(server);
+	return server;
+}
+
+/** A paid S2S transaction of `amount` (feeBySeller 0 with a 1% fee, so paidAmount is amount + 1%). */
+async function paid(server: Server, amount = 100, card = "4000000000000010"): Promise<string> {
+	const reply = await signedPost(server.url, "/v2/card/api", cardFields(receiver.url, card, { amount }));
+	expect(reply.status).toBe(200);
+	return String(openMessage(reply.json, gateway).transactionId);
+}
+
+const refund = (server: Server, transactionId: string, amount: number, reason?: string) =>
+	signedPost(server.url, "/v2/refund", { merchantId: MERCHANT_ID, transactionId, amount, ...(reason === undefined ? {} : { reason }) });
+
+const amountError = (reply: { status: number; json: Record<string, unknown> }) => {
+	expect(reply.status).toBe(422);
+	const errors = reply.json.errors as { field: string; message: string[] }[];
+	expect(errors.map((e) => e.field)).toEqual(["amount"]);
+	return errors[0]?.message.join(" ") ?? "";
+};
+
+const refundIpns = async (server: Server, refundId: string) => {
+	await server.sandbox.whenIdle();
+	return receiver.ipns.map((r) => openMessage(r.body, gateway)).filter((f) => f.refundId === refundId);
+};
+
+describe("refund rules", () => {
+	test("auto approval: a partial refund is processed at once, message null, one refund IPN refund_successful (11)", async () => {
+		const server = await sandbox();
+		const transactionId = await paid(server);
+		const reply = await refund(server, transactionId, 30.5, "damaged");
+		expect(reply.status).toBe(200);
+		expect(reply.json).toMatchObject({ status: "success", message: null });
+		const data = openMessage(reply.json, gateway);
+		expect(data).toMatchObject({ refundId: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/), refundNumber: expect.stringMatching(/^RFD-/) });
+		const ipns = await refundIpns(server, String(data.refundId));
+		expect(ipns).toEqual([expect.objectContaining({ status: "refund_successful", statusCode: 11, refundAmount: 30.5, reason: "damaged", transactionId })]);
+	});
+
+	test("the minimum is 0.10 and amounts keep at most 2 decimals", async () => {
+		const server = await sandbox();
+		const transactionId = await paid(server);
+		amountError(await refund(server, transactionId, 0.09));
+		amountError(await refund(server, transactionId, 0.105));
+		expect((await refund(server, transactionId, 0.1)).status).toBe(200);
+	});
+
+	test("the maximum is paidAmount (buyer fee included) minus what was already refunded", async () => {
+		const server = await sandbox({ merchant: { feeBySeller: 0, fees: { percent: 1, fixed: 0 } } });
+		const transactionId = await paid(server, 100);
+		expect(server.sandbox.transaction(transactionId)?.paidAmount).toBe(101);
+		expect((await refund(server, transactionId, 60)).status).toBe(200);
+		expect(amountError(await refund(server, transactionId, 41.01))).toContain("41.00");
+		expect((await refund(server, transactionId, 41)).status).toBe(200);
+		expect(amountError(await refund(server, transactionId, 0.1))).toMatch(/nothing is left/);
+	});
+
+	test("a transaction that is not successful cannot be refunded, nor another merchant's", async () => {
+		const server = await sandbox();
+		server.sandbox.addMerchant({ merchantId: "merchant-2", publicKey: keys.merchantPublic });
+		const declined = await signedPost(server.url, "/v2/card/api", cardFields(receiver.url, "4000000000000028"));
+		const declinedId = String((declined.json.data as { transactionId: string }).transactionId);
+		const reply = await refund(server, declinedId, 1);
+		expect(reply.status).toBe(422);
+		expect(reply.json.errors).toEqual([{ field: "transactionId", message: [expect.stringContaining("only a successful transaction")] }]);
+		const transactionId = await paid(server);
+		const foreign = await signedPost(server.url, "/v2/refund", { merchantId: "merchant-2", transactionId, amount: 1 });
+		expect(foreign.status).toBe(422);
+	});
+
+	test("a full-refund-only provider refuses partial refunds and takes the full paid amount once", async () => {
+		const server = await sandbox({ merchant: { providers: [{ name: "Full Only Bank", fullRefundOnly: true }] } });
+		const transactionId = await paid(server, 50);
+		expect(amountError(await refund(server, transactionId, 20))).toMatch(/full amount only/);
+		expect((await refund(server, transactionId, 50)).status).toBe(200);
+		amountError(await refund(server, transactionId, 50));
+	});
+
+	test("refunds need a valid merchant signature", async () => {
+		const server = await sandbox();
+		const transactionId = await paid(server);
+		const forged = await signedPost(server.url, "/v2/refund", { merchantId: MERCHANT_ID, transactionId, amount: 1 }, { privateKey: keys.gatewayPrivate });
+		expect(forged.status).toBe(401);
+		expect(server.sandbox.transaction(transactionId)).toBeDefined();
+	});
+});
+
+describe("manual approval", () => {
+	test("a held refund says it waits for approval; approval sends a second IPN; the query follows", async () => {
+		const server = await sandbox({ merchant: { refundApproval: "manual", signVersion: "2.1" } });
+		const transactionId = await paid(server);
+		const reply = await signedPost(server.url, "/v2/refund", { merchantId: MERCHANT_ID, transactionId, amount: 10 }, { signVersion: "2.1" });
+		expect(reply.status).toBe(200);
+		expect(reply.json.message).toBe("The refund was created and is waiting for approval.");
+		const { refundId } = openMessage(reply.json, gateway) as { refundId: string };
+		expect(server.sandbox.refund(refundId)?.status).toBe("refund_pending_approval");
+
+		const before = await signedPost(server.url, "/v2/refund/query", { merchantId: MERCHANT_ID, refundId }, { signVersion: "2.1" });
+		expect(before.json).toMatchObject({ status: "success", signVersion: "2.1" });
+		expect(openMessage(before.json, gateway)).toMatchObject({ refundId, status: "refund_pending_approval", statusCode: 10, refundAmount: 10 });
+
+		expect(server.sandbox.approveRefund(refundId)).toMatchObject({ status: "refund_successful", statusCode: 11 });
+		expect(() => server.sandbox.approveRefund(refundId)).toThrow(/only a refund waiting for approval/);
+		const ipns = await refundIpns(server, refundId);
+		expect(ipns.map((i) => i.status)).toEqual(["refund_pending_approval", "refund_successful"]);
+
+		const after = await signedPost(server.url, "/v2/refund/query", { merchantId: MERCHANT_ID, refundId });
+		expect(openMessage(after.json, gateway)).toMatchObject({ status: "refund_successful", statusCode: 11 });
+	});
+
+	test("a held refund reserves its amount; a rejection releases it and sends an IPN", async () => {
+		const server = await sandbox({ merchant: { refundApproval: "manual" } });
+		const transactionId = await paid(server, 20);
+		const first = openMessage((await refund(server, transactionId, 20)).json, gateway) as { refundId: string };
+		amountError(await refund(server, transactionId, 1));
+		expect(server.sandbox.rejectRefund(first.refundId, "Not eligible")).toMatchObject({ status: "refund_rejected", statusCode: 12, message: "Not eligible" });
+		expect((await refund(server, transactionId, 20)).status).toBe(200);
+		const ipns = await refundIpns(server, first.refundId);
+		expect(ipns.map((i) => i.status)).toEqual(["refund_pending_approval", "refund_rejected"]);
+	});
+
+	test("the refund query answers 404 for an unknown refund", async () => {
+		const server = await sandbox();
+		const reply = await signedPost(server.url, "/v2/refund/query", { merchantId: MERCHANT_ID, refundId: "01JZZZZZZZZZZZZZZZZZZZZZZZ" });
+		expect(reply.status).toBe(404);
+	});
+});
