@@ -4,7 +4,7 @@ import { TimeoutError } from "../errors/timeout-error.js";
 import { redactText } from "../internal/redact.js";
 import type { SignVersion } from "../signing/seal.js";
 import { safeCause } from "./errors.js";
-import { failedBeforeSending } from "./network-failure.js";
+import { errorCodes, failedBeforeSending } from "./network-failure.js";
 import type { Observer } from "./observer.js";
 import { isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfter, retryDelayMs } from "./retry-policy.js";
 
@@ -170,9 +170,14 @@ export class Transport {
 	}
 }
 
+/** The deepest message and the first error code along the cause chain, e.g. `ECONNREFUSED (connect ECONNREFUSED 127.0.0.1:9)`. */
 function describe(error: unknown): string {
-	const cause = (error as { cause?: unknown })?.cause;
-	const code = (cause as { code?: unknown })?.code ?? (error as { code?: unknown })?.code;
-	const message = cause instanceof Error ? cause.message : error instanceof Error ? error.message : "network error";
-	return typeof code === "string" ? `${code} (${message})` : message;
+	let message = error instanceof Error ? error.message : "network error";
+	let current: unknown = error;
+	for (let depth = 0; depth < 6 && current instanceof Error; depth++) {
+		message = current.message || message;
+		current = current.cause;
+	}
+	const [code] = errorCodes(error);
+	return code ? `${code} (${message})` : message;
 }
