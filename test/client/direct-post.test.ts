@@ -7,7 +7,7 @@ import { checkoutParams, makeClient } from "./helpers.js";
 
 /** Reads the hidden inputs back out of the HTML, undoing the escaping. */
 function formFields(html: string): Record<string, string> {
-	const unescape = (text: string) =>
+	const decodeEntities = (text: string) =>
 		text
 			.replace(/&quot;/g, '"')
 			.replace(/&#39;/g, "'")
@@ -16,7 +16,7 @@ function formFields(html: string): Record<string, string> {
 			.replace(/&amp;/g, "&");
 	const fields: Record<string, string> = {};
 	for (const match of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g))
-		fields[unescape(match[1] as string)] = unescape(match[2] as string);
+		fields[decodeEntities(match[1] as string)] = decodeEntities(match[2] as string);
 	return fields;
 }
 
