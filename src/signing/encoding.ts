@@ -29,6 +29,7 @@ export function base64Encode(bytes: Uint8Array): string {
 
 const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const LOOSE_BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const NEEDS_NORMALIZING = /[\r\n \-_]/;
 
 /**
  * Decodes base64. `loose` also takes base64url, missing padding, a `+` that a
@@ -38,17 +39,13 @@ const LOOSE_BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 export function base64Decode(text: string, loose = false): Uint8Array | undefined {
 	let normalized = text;
 	if (loose) {
-		normalized = text
-			.replace(/[\r\n]/g, "")
-			.replace(/ /g, "+")
-			.replace(/-/g, "+")
-			.replace(/_/g, "/");
+		if (NEEDS_NORMALIZING.test(text)) normalized = text.replace(/[\r\n]/g, "").replace(/[ -]/g, "+").replace(/_/g, "/");
 		if (!LOOSE_BASE64.test(normalized)) return undefined;
-		const unpadded = normalized.replace(/=+$/, "");
+		const unpadded = normalized.charCodeAt(normalized.length - 1) === 61 ? normalized.replace(/=+$/, "") : normalized;
 		if (unpadded.length % 4 === 1) return undefined;
-		normalized = unpadded + "=".repeat((4 - (unpadded.length % 4)) % 4);
-	}
-	if (!STRICT_BASE64.test(normalized)) return undefined;
+		// Only the alphabet, then padding to a multiple of four: this is strict base64 already.
+		normalized = unpadded.length % 4 === 0 ? unpadded : unpadded + "=".repeat(4 - (unpadded.length % 4));
+	} else if (!STRICT_BASE64.test(normalized)) return undefined;
 	if (NodeBuffer) return NodeBuffer.from(normalized, "base64");
 	const binary = atob(normalized);
 	const bytes = new Uint8Array(binary.length);
