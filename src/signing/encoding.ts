@@ -39,7 +39,11 @@ const NEEDS_NORMALIZING = /[\r\n \-_]/;
 export function base64Decode(text: string, loose = false): Uint8Array | undefined {
 	let normalized = text;
 	if (loose) {
-		if (NEEDS_NORMALIZING.test(text)) normalized = text.replace(/[\r\n]/g, "").replace(/[ -]/g, "+").replace(/_/g, "/");
+		if (NEEDS_NORMALIZING.test(text))
+			normalized = text
+				.replace(/[\r\n]/g, "")
+				.replace(/[ -]/g, "+")
+				.replace(/_/g, "/");
 		if (!LOOSE_BASE64.test(normalized)) return undefined;
 		const unpadded = normalized.charCodeAt(normalized.length - 1) === 61 ? normalized.replace(/=+$/, "") : normalized;
 		if (unpadded.length % 4 === 1) return undefined;
