@@ -1,3 +1,19 @@
-/** `npx merchant-gateway <command>`: filled in with the sandbox work. */
-process.stderr.write("merchant-gateway: no commands yet\n");
-process.exitCode = 2;
+/** `npx merchant-gateway <command>`: the package's bin. */
+import { runCli } from "./run.js";
+
+const stopped = new Promise<void>((resolve) => {
+	for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve());
+});
+
+const code = await runCli(process.argv.slice(2), {
+	stdout: (text) => process.stdout.write(text),
+	stderr: (text) => process.stderr.write(text),
+	readStdin: async () => {
+		const chunks: Buffer[] = [];
+		for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+		return Buffer.concat(chunks).toString("utf8");
+	},
+	stopped,
+});
+// Not process.exit(): it could cut off output still flowing into a pipe.
+process.exitCode = code;

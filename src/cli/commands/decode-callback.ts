@@ -1,0 +1,36 @@
+import { decodeCallback } from "../../notifications/callback.js";
+import { type Command, parse } from "../command.js";
+import { CliError, EXIT, readKeyFile, usageError } from "../io.js";
+import { describeFailure } from "./failure.js";
+
+export const decodeCallbackCommand: Command = {
+	name: "decode-callback",
+	summary: "Verify and decode a callback redirect URL",
+	help: `Usage: merchant-gateway decode-callback <url> --gateway-key <file>
+
+Verifies the signature of a callback redirect ({callbackUrl}?payload=..., 2.0 or
+2.1) with the gateway's public key and prints the decoded fields as JSON:
+status, transactionId, ref, amount, currency. Quote the URL in your shell.
+
+Options:
+  -k, --gateway-key <file>  The gateway's public key (PEM)
+  -h, --help                Show this help
+
+Exit codes: 0 verified, 1 not verified or malformed, 2 bad usage.`,
+	async run(args, io) {
+		const { values, positionals } = parse(args, { "gateway-key": { type: "string", short: "k" } });
+		if (values.help) {
+			io.stdout(`${this.help}\n`);
+			return EXIT.ok;
+		}
+		if (positionals.length !== 1) throw usageError("give exactly one callback URL");
+		const gatewayPublicKey = await readKeyFile(values["gateway-key"], "--gateway-key");
+		try {
+			const result = decodeCallback(positionals[0] ?? "", { gatewayPublicKey });
+			io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+			return EXIT.ok;
+		} catch (error) {
+			throw new CliError(describeFailure(error));
+		}
+	},
+};

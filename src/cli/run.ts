@@ -1,0 +1,50 @@
+import { SDK_VERSION } from "../transport/version.js";
+import type { Command } from "./command.js";
+import { decodeCallbackCommand } from "./commands/decode-callback.js";
+import { keygen } from "./commands/keygen.js";
+import { sandbox } from "./commands/sandbox.js";
+import { sign } from "./commands/sign.js";
+import { verifyIpn } from "./commands/verify-ipn.js";
+import { CliError, type CliIo, EXIT } from "./io.js";
+
+const commands: readonly Command[] = [sandbox, keygen, decodeCallbackCommand, verifyIpn, sign];
+
+const usage = `Usage: merchant-gateway <command> [options]
+
+Commands:
+${commands.map((c) => `  ${c.name.padEnd(16)} ${c.summary}`).join("\n")}
+
+Run merchant-gateway <command> --help for a command's options.
+Exit codes: 0 success, 1 failure (verification, existing file, bad input), 2 bad usage.`;
+
+/** Runs one CLI invocation and returns its exit code. Errors go to stderr; nothing is thrown. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+	const [name, ...args] = argv;
+	if (name === undefined) {
+		io.stderr(`${usage}\n`);
+		return EXIT.usage;
+	}
+	if (name === "--help" || name === "-h" || name === "help") {
+		io.stdout(`${usage}\n`);
+		return EXIT.ok;
+	}
+	if (name === "--version" || name === "-V") {
+		io.stdout(`${SDK_VERSION}\n`);
+		return EXIT.ok;
+	}
+	const command = commands.find((c) => c.name === name);
+	if (!command) {
+		io.stderr(`merchant-gateway: unknown command "${name}"\n\n${usage}\n`);
+		return EXIT.usage;
+	}
+	try {
+		return await command.run(args, io);
+	} catch (error) {
+		if (error instanceof CliError) {
+			io.stderr(`merchant-gateway ${command.name}: ${error.message}\n`);
+			return error.exitCode;
+		}
+		io.stderr(`merchant-gateway ${command.name}: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
+		return EXIT.failure;
+	}
+}
