@@ -1,0 +1,301 @@
+// The project's main job: a complete merchant integration against the local
+// gateway sandbox, narrated step by step. Every step is checked; the exit code
+// is 0 only if all of them passed.
+//   npm run demo              the buyer is driven over HTTP (a few seconds)
+//   npm run demo -- --browser the buyer is you: open the printed links in a browser
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { parseArgs } from "node:util";
+import {
+	type CallbackResult,
+	createNotificationHandler,
+	GatewayClient,
+	generateKeyPair,
+	type Refund,
+	type Transaction,
+	toNodeListener,
+} from "merchant-gateway";
+import { startSandboxServer } from "merchant-gateway/testing";
+
+const { values: flags } = parseArgs({ options: { browser: { type: "boolean" }, help: { type: "boolean", short: "h" } } });
+if (flags.help) {
+	console.log("Usage: npm run demo [-- --browser]\n  --browser  print the payment and 3DS links and wait for you to complete them in a browser");
+	process.exit(0);
+}
+const inBrowser = flags.browser === true;
+const started = performance.now();
+
+// ---- narration --------------------------------------------------------------
+
+let stepNumber = 0;
+function say(text: string): void {
+	console.log(`${String(++stepNumber).padStart(3)}. ${text}`);
+}
+function section(title: string): void {
+	console.log(`\n${title}`);
+}
+/** A check that must hold; the demo stops with exit code 1 at the first one that does not. */
+function check(condition: unknown, what: string): void {
+	if (!condition) throw new Error(`check failed: ${what}`);
+}
+const money = (amount: number | undefined, currency: string) => `${(amount ?? 0).toFixed(2)} ${currency}`;
+
+/** Resolves once `condition` holds (checked every 10 ms), or fails after `timeoutMs`. */
+function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+	return new Promise((resolve, reject) => {
+		const timer = setTimeout(() => {
+			clearInterval(poll);
+			reject(new Error(`timed out waiting for ${what}`));
+		}, timeoutMs);
+		const poll = setInterval(() => {
+			if (!condition()) return;
+			clearTimeout(timer);
+			clearInterval(poll);
+			resolve();
+		}, 10);
+	});
+}
+
+/** The first item of `list` matching `predicate`, once there is one. */
+async function waitFor<T>(list: T[], predicate: (item: T) => boolean, what: string): Promise<T> {
+	await until(() => list.some(predicate), what);
+	return list.find(predicate) as T;
+}
+
+// ---- the merchant's side: keys, IPN route, return pages ----------------------
+
+const MERCHANT_ID = "demo-shop";
+const merchantKeys = await generateKeyPair();
+
+const sandboxServer = await startSandboxServer({
+	merchants: [{ merchantId: MERCHANT_ID, publicKey: merchantKeys.publicKey, refundApproval: "manual", brandName: "Demo Shop" }],
+	// IPN retries would wait minutes in real time; the demo never needs one, but keep them short.
+	ipn: { timeScale: 0.001 },
+});
+const sandbox = sandboxServer.sandbox;
+
+const gateway = new GatewayClient({
+	baseUrl: sandboxServer.url,
+	merchantId: MERCHANT_ID,
+	privateKey: merchantKeys.privateKey,
+	gatewayPublicKey: sandbox.gatewayPublicKey,
+	// The sandbox is plain http on loopback; a real gateway is https only.
+	allowLoopbackHttp: true,
+});
+
+const transactionIpns: Transaction[] = [];
+const refundIpns: Refund[] = [];
+const callbacks: CallbackResult[] = [];
+const landings: string[] = [];
+
+const ipnRoute = toNodeListener(
+	createNotificationHandler({
+		gatewayPublicKey: sandbox.gatewayPublicKey,
+		// Only verified IPNs reach these; resolving them acknowledges with returnCode "100".
+		onTransaction: (transaction) => void transactionIpns.push(transaction),
+		onRefund: (refund) => void refundIpns.push(refund),
+	}),
+);
+
+function page(res: ServerResponse, status: number, title: string, text: string): void {
+	res.writeHead(status, { "content-type": "text/html; charset=utf-8" });
+	res.end(`<!doctype html><meta charset="utf-8"><title>${title}</title><h1>${title}</h1><p>${text}</p><p>You can go back to the terminal.</p>`);
+}
+
+const merchantServer = createServer((req: IncomingMessage, res: ServerResponse) => {
+	const url = new URL(req.url ?? "/", "http://merchant.local");
+	if (url.pathname === "/ipn") return ipnRoute(req, res);
+	landings.push(url.pathname);
+	if (url.pathname === "/return" || url.pathname === "/error" || url.pathname === "/cancel") {
+		try {
+			const result = gateway.callbacks.decode(url);
+			callbacks.push(result);
+			return page(res, 200, result.status === "successful" ? "Thank you!" : "Payment not completed", `Order ${result.ref}: ${result.status}.`);
+		} catch {
+			return page(res, 400, "Invalid callback", "The callback's signature did not verify.");
+		}
+	}
+	page(res, 404, "Not found", "");
+});
+await new Promise<void>((resolve) => merchantServer.listen(0, "127.0.0.1", resolve));
+const shop = `http://127.0.0.1:${(merchantServer.address() as AddressInfo).port}`;
+const merchantUrls = { callbackUrl: `${shop}/return`, notificationUrl: `${shop}/ipn`, cancelUrl: `${shop}/cancel`, errorUrl: `${shop}/error` };
+
+// ---- the buyer: a browser driven over HTTP, or a person ----------------------
+
+/** Submits a sandbox page form and follows the 303 back to the merchant, as a browser would. */
+async function submitAndFollow(formUrl: string, fields: Record<string, string>): Promise<string> {
+	const response = await fetch(formUrl, {
+		method: "POST",
+		headers: { "content-type": "application/x-www-form-urlencoded" },
+		body: new URLSearchParams(fields),
+		redirect: "manual",
+	});
+	check(response.status === 303, `the page answered ${response.status}, not a redirect`);
+	const location = response.headers.get("location") ?? "";
+	const next = new URL(location, formUrl);
+	if (next.origin === sandboxServer.url) return next.href;
+	const landing = await fetch(next);
+	check(landing.ok, `the merchant's return page answered ${landing.status}`);
+	return next.href;
+}
+
+/** The buyer completes a page; over HTTP with `fields`, or in a real browser. */
+async function buyer(link: string, doing: string, fields: Record<string, string>, expectedLanding: string): Promise<void> {
+	const before = landings.length;
+	if (inBrowser) {
+		console.log(`\n     Open this link in your browser and ${doing}:\n     ${link}\n`);
+		await until(() => landings.length > before, "the browser to come back to the merchant", 15 * 60_000);
+		return;
+	}
+	const url = new URL(link);
+	const opened = await fetch(url);
+	const html = await opened.text();
+	check(opened.status === 200, `the page answered ${opened.status}`);
+	const token = url.searchParams.get("token") ?? "";
+	let location = await submitAndFollow(`${url.origin}${url.pathname}`, { token, ...fields });
+	// A 3DS card on the hosted page goes through the 3DS page first.
+	if (location.startsWith(`${sandboxServer.url}/3ds/`)) location = await submitAndFollow(location.split("?")[0] ?? "", { token, result: "pass" });
+	check(location.startsWith(`${shop}${expectedLanding}`), `the buyer landed on ${location}, not ${expectedLanding}`);
+	check(html.length > 0, "the page was empty");
+}
+
+// ---- the flows ----------------------------------------------------------------
+
+async function afterPayment(transactionId: string, amount: number, currency: string, refundAmount: number): Promise<void> {
+	const ipn = await waitFor(transactionIpns, (t) => t.transactionId === transactionId, "the transaction IPN");
+	await sandbox.whenIdle();
+	const acknowledged = sandbox.deliveries().find((d) => d.eventId === `transaction:${transactionId}:${ipn.status}` && d.outcome === "acknowledged");
+	check(ipn.status === "successful", `IPN status ${ipn.status}`);
+	check(acknowledged, "the gateway recorded no acknowledgement");
+	say(`The gateway sent the IPN; the merchant's handler verified its signature and acknowledged it (returnCode "100"): ${ipn.status}.`);
+
+	const callback = await waitFor(callbacks, (c) => c.transactionId === transactionId, "the callback");
+	check(callback.status === "successful" && callback.amount === amount && callback.currency === currency, "callback fields");
+	say(
+		`The buyer's browser came back to the merchant; the callback payload verified: ${callback.status}, ${money(callback.amount, callback.currency)}, order ${callback.ref}.`,
+	);
+
+	const transaction = await gateway.transactions.retrieve(transactionId);
+	check(transaction.status === "successful" && transaction.statusCode === 6 && transaction.amount === amount, "queried transaction");
+	say(
+		`The merchant queried the transaction: ${transaction.status} (code ${transaction.statusCode}), paid ${money(transaction.paidAmount, currency)}, ` +
+			`settlement ${money(transaction.settlementAmount, currency)} expected ${transaction.estimationSettlementAt?.slice(0, 10) ?? "n/a"}.`,
+	);
+
+	const refund = await gateway.refunds.create({ transactionId, amount: refundAmount, reason: "Customer returned one item" });
+	check(refund.approval === "pending_approval", `refund approval ${refund.approval}`);
+	say(`The merchant asked for a partial refund of ${money(refundAmount, currency)} (${refund.refundNumber}); the gateway holds it: "${refund.message}"`);
+
+	const held = await waitFor(refundIpns, (r) => r.refundId === refund.refundId && r.status === "refund_pending_approval", "the refund IPN (held)");
+	say(`Refund IPN received and verified: ${held.status} (code ${held.statusCode}).`);
+
+	sandbox.approveRefund(refund.refundId);
+	say("The gateway's operator approved the refund (sandbox.approveRefund).");
+
+	const done = await waitFor(refundIpns, (r) => r.refundId === refund.refundId && r.status === "refund_successful", "the refund IPN (approved)");
+	await sandbox.whenIdle();
+	check(done.statusCode === 11, `refund status code ${done.statusCode}`);
+	say(`Refund IPN received, verified and acknowledged: ${done.status} (code ${done.statusCode}), ${money(done.refundAmount, currency)}.`);
+
+	const queried = await gateway.refunds.retrieve(refund.refundId);
+	check(queried.status === "refund_successful" && queried.refundAmount === refundAmount, "queried refund");
+	say(`The merchant queried the refund: ${queried.status}, ${money(queried.refundAmount, currency)} of ${money(transaction.paidAmount, currency)}.`);
+}
+
+async function hostedCheckout(): Promise<void> {
+	section("Checkout on the hosted payment page");
+	const amount = 120;
+	const session = await gateway.checkout.create({
+		orderRef: `demo-${Date.now()}`,
+		amount,
+		currency: "EUR",
+		paymentMethod: "checkout",
+		orderDescription: "2 x Trail running shoes",
+		...merchantUrls,
+	});
+	check(session.paymentLink.startsWith(`${sandboxServer.url}/pay/`), "payment link");
+	say(`The merchant created a checkout session for ${money(amount, "EUR")}: transaction ${session.transactionId}.`);
+	await buyer(
+		session.paymentLink,
+		"pay with card 4000 0000 0000 0010 (any future expiry, any CVC)",
+		{
+			action: "pay",
+			cardNumber: "4000000000000010",
+			cardMonth: "12",
+			cardYear: "34",
+			cardSecurityCode: "123",
+			cardName: "Ada Lovelace",
+		},
+		"/return",
+	);
+	say("The buyer opened the payment page and paid with test card 4000 0000 0000 0010.");
+	await afterPayment(session.transactionId, amount, "EUR", 20);
+}
+
+async function serverToServer(): Promise<void> {
+	section("Server-to-server card payment with 3-D Secure");
+	const amount = 75.5;
+	const charge = await gateway.card.charge({
+		orderRef: `demo-s2s-${Date.now()}`,
+		amount,
+		currency: "EUR",
+		orderDescription: "Rain jacket",
+		...merchantUrls,
+		cardNumber: "4000000000000036",
+		cardMonth: "12",
+		cardYear: "34",
+		cardSecurityCode: "123",
+		billingFirstName: "Ada",
+		billingLastName: "Lovelace",
+		billingEmail: "ada@example.com",
+		billingStreet1: "12 St James's Square",
+		billingCity: "London",
+		billingCountry: "GB",
+		billingPostalCode: "SW1Y 4JH",
+		billingPhoneNumber: "+442071234567",
+		customerIp: "203.0.113.10",
+		browserDetails: {
+			acceptHeader: "text/html",
+			screenWidth: "1920",
+			screenHeight: "1080",
+			screenColorDepth: "24",
+			windowWidth: "1280",
+			windowHeight: "800",
+			language: "en-GB",
+			javaEnabled: "false",
+			userAgent: "Mozilla/5.0 (demo)",
+			timeZone: "0",
+			timeZoneName: "Europe/London",
+		},
+	});
+	check(charge.outcome === "redirect", `charge outcome ${charge.outcome}`);
+	if (charge.outcome !== "redirect") return;
+	say(
+		`The merchant's server charged test card 4000 0000 0000 0036 for ${money(amount, "EUR")}: the gateway asks for 3-D Secure (transaction ${charge.transactionId}).`,
+	);
+	await buyer(charge.redirectUrl, 'press "Authenticate"', { result: "pass" }, "/return");
+	say("The merchant redirected the buyer to the 3DS page; the buyer authenticated.");
+	await afterPayment(charge.transactionId, amount, "EUR", 25.5);
+}
+
+// ---- run ------------------------------------------------------------------------
+
+console.log("Merchant Gateway demo: a complete merchant integration against the local sandbox.\n");
+say(`Started the gateway sandbox at ${sandboxServer.url} (merchant "${MERCHANT_ID}", refunds held for approval).`);
+say(`Started the merchant's server at ${shop}, with an IPN route built with createNotificationHandler.`);
+
+let exitCode = 0;
+try {
+	await hostedCheckout();
+	await serverToServer();
+	const seconds = ((performance.now() - started) / 1000).toFixed(1);
+	console.log(`\nAll ${stepNumber} steps checked out in ${seconds} s.`);
+} catch (error) {
+	exitCode = 1;
+	console.error(`\nThe demo stopped at step ${stepNumber + 1}: ${error instanceof Error ? error.message : String(error)}`);
+} finally {
+	await sandboxServer.close();
+	await new Promise<void>((resolve) => merchantServer.close(() => resolve()));
+}
+process.exitCode = exitCode;
