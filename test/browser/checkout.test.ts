@@ -1,0 +1,124 @@
+import { existsSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type Browser, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { GatewayClient } from "../../src/client.js";
+import { decodeCallback } from "../../src/notifications/callback.js";
+import { createNotificationHandler } from "../../src/notifications/handler.js";
+import { toNodeListener } from "../../src/notifications/node-listener.js";
+import { type SandboxServer, startSandboxServer } from "../../src/sandbox/server.js";
+import type { CallbackResult, Transaction } from "../../src/schemas/resources.js";
+import { keys } from "../helpers/vectors.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const available = existsSync(CHROMIUM);
+// Outside CI a machine without Chromium skips, and says so; in CI the browser test must run.
+const skip = !available && !process.env.CI;
+if (skip) console.warn(`Browser test skipped: no Chromium at ${CHROMIUM} (install Debian's chromium package; CI never skips).`);
+
+describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", () => {
+	let browser: Browser;
+	let sandbox: SandboxServer;
+	let shop: { url: string; close(): Promise<void> };
+	const ipns: Transaction[] = [];
+	const verifiedCallbacks: CallbackResult[] = [];
+	let gateway: GatewayClient;
+
+	beforeAll(async () => {
+		sandbox = await startSandboxServer({
+			gatewayKeys: { privateKey: keys.gatewayPrivate, publicKey: keys.gatewayPublic },
+			merchants: [{ merchantId: "browser-shop", publicKey: keys.merchantPublic, brandName: "Browser Shop" }],
+		});
+		const ipnRoute = toNodeListener(
+			createNotificationHandler({ gatewayPublicKey: keys.gatewayPublic, onTransaction: (t) => void ipns.push(t), onRefund: () => {} }),
+		);
+		// The merchant's site: the IPN route and the pages the buyer lands on.
+		const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+			const url = new URL(req.url ?? "/", "http://shop.local");
+			if (url.pathname === "/ipn") return ipnRoute(req, res);
+			res.setHeader("content-type", "text/html; charset=utf-8");
+			if (url.pathname === "/return") {
+				try {
+					const result = decodeCallback(url, { gatewayPublicKey: keys.gatewayPublic });
+					verifiedCallbacks.push(result);
+					res.end(`<h1 id="result">Payment verified: ${result.status}</h1>`);
+				} catch {
+					res.writeHead(400).end(`<h1 id="result">Callback rejected</h1>`);
+				}
+				return;
+			}
+			res.end(`<h1 id="result">Landed on ${url.pathname}</h1>`);
+		});
+		await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+		shop = {
+			url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+			close: () =>
+				new Promise<void>((resolve) => {
+					server.closeAllConnections();
+					server.close(() => resolve());
+				}),
+		};
+		gateway = new GatewayClient({
+			baseUrl: sandbox.url,
+			merchantId: "browser-shop",
+			privateKey: keys.merchantPrivate,
+			gatewayPublicKey: keys.gatewayPublic,
+			allowLoopbackHttp: true,
+		});
+		browser = await chromium.launch({
+			executablePath: CHROMIUM,
+			args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+		});
+	});
+
+	afterAll(async () => {
+		await browser?.close();
+		await sandbox?.close();
+		await shop?.close();
+	});
+
+	const session = (orderRef: string) =>
+		gateway.checkout.create({
+			orderRef,
+			amount: 42.5,
+			currency: "EUR",
+			paymentMethod: "checkout",
+			orderDescription: "A browser-tested order",
+			callbackUrl: `${shop.url}/return`,
+			notificationUrl: `${shop.url}/ipn`,
+			cancelUrl: `${shop.url}/cancel`,
+			errorUrl: `${shop.url}/error`,
+		});
+
+	test("pays with the success card, lands on the merchant's callback page whose payload verifies, and the IPN reached the merchant", async () => {
+		const { transactionId, paymentLink } = await session(`browser-${Date.now()}`);
+		const page = await browser.newPage();
+		await page.goto(paymentLink);
+		expect(await page.textContent("[data-testid=amount]")).toBe("42.50 EUR");
+		expect(await page.textContent("h1")).toBe("Browser Shop");
+		await page.fill("#cardName", "Ada Lovelace");
+		await page.fill("#cardNumber", "4000 0000 0000 0010");
+		await page.fill("#cardMonth", "12");
+		await page.fill("#cardYear", "39");
+		await page.fill("#cardSecurityCode", "123");
+		await Promise.all([page.waitForURL(`${shop.url}/return?**`), page.click("#pay")]);
+		expect(await page.textContent("#result")).toBe("Payment verified: successful");
+		expect(verifiedCallbacks.find((c) => c.transactionId === transactionId)).toMatchObject({ status: "successful", amount: 42.5, currency: "EUR" });
+		await sandbox.sandbox.whenIdle();
+		expect(ipns.find((t) => t.transactionId === transactionId)?.status).toBe("successful");
+		expect(sandbox.sandbox.deliveries().find((d) => d.eventId === `transaction:${transactionId}:successful`)?.outcome).toBe("acknowledged");
+		await page.close();
+	});
+
+	test("cancelling lands on cancelUrl", async () => {
+		const { transactionId, paymentLink } = await session(`browser-cancel-${Date.now()}`);
+		const page = await browser.newPage();
+		await page.goto(paymentLink);
+		await Promise.all([page.waitForURL(`${shop.url}/cancel?**`), page.click("#cancel")]);
+		expect(await page.textContent("#result")).toBe("Landed on /cancel");
+		expect(decodeCallback(page.url(), { gatewayPublicKey: keys.gatewayPublic }).status).toBe("cancelled");
+		expect(sandbox.sandbox.transaction(transactionId)?.status).toBe("cancelled");
+		await page.close();
+	});
+});
