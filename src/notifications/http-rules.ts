@@ -24,6 +24,7 @@ export class HttpRuleError extends InvalidNotificationError {
  */
 export function isJsonContentType(header: string | null | undefined): boolean {
 	if (!header) return false;
+	if (header === "application/json") return true;
 	const [mediaType, ...params] = header.split(";");
 	if (mediaType?.trim().toLowerCase() !== "application/json") return false;
 	for (const param of params) {

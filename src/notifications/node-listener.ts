@@ -14,33 +14,30 @@ function readStream(req: NodeRequest, limit: number): Promise<unknown> {
 	return new Promise((resolve, reject) => {
 		const chunks: Uint8Array[] = [];
 		let size = 0;
-		const onData = (chunk: Uint8Array) => {
+		// A flag instead of removing listeners: cheaper per request, and late events are ignored.
+		let settled = false;
+		req.on("data", (chunk: Uint8Array) => {
+			if (settled) return;
 			size += chunk.length;
 			if (size > limit) {
-				// Stop listening and reading; the answer closes the connection, so the rest is never read.
-				cleanup();
+				// Stop reading; the answer closes the connection, so the rest is never read.
+				settled = true;
 				req.pause();
 				resolve(TOO_LARGE);
 				return;
 			}
 			chunks.push(chunk);
-		};
-		const onEnd = () => {
-			cleanup();
+		});
+		req.on("end", () => {
+			if (settled) return;
+			settled = true;
 			resolve(joinChunks(chunks, size));
-		};
-		const onError = (error: unknown) => {
-			cleanup();
+		});
+		req.on("error", (error) => {
+			if (settled) return;
+			settled = true;
 			reject(error);
-		};
-		const cleanup = () => {
-			req.off("data", onData);
-			req.off("end", onEnd);
-			req.off("error", onError);
-		};
-		req.on("data", onData);
-		req.on("end", onEnd);
-		req.on("error", onError);
+		});
 	});
 }
 
