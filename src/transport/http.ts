@@ -60,6 +60,9 @@ function loadKy(): Promise<Ky> {
 }
 
 const TIMED_OUT = Symbol("timeout");
+/** An option name ky does not know, so it reaches our fetch wrapper untouched. */
+const BODY_OPTION = "merchantGatewayBody";
+const SIGNAL_OPTION = "merchantGatewaySignal";
 
 type Failure = { type: "timeout" | "aborted" | "network"; error: unknown };
 
@@ -81,11 +84,38 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 /** POSTs JSON to the gateway over ky, with per-attempt timeouts and the retry policy. */
 export class Transport {
 	readonly #config: TransportConfig;
-	readonly #headers: Record<string, string>;
+	/** One ky instance per client, made on the first request; retries and timeouts are ours (per attempt, body included). */
+	#ky: Ky | undefined;
 
 	constructor(config: TransportConfig) {
 		this.#config = config;
-		this.#headers = { "content-type": "application/json", accept: "application/json", "user-agent": config.userAgent };
+	}
+
+	async #instance(): Promise<Ky> {
+		if (this.#ky) return this.#ky;
+		const ky = await loadKy();
+		const custom = this.#config.fetch;
+		const headers = { "content-type": "application/json", accept: "application/json", "user-agent": this.#config.userAgent };
+		this.#ky = ky.create({
+			timeout: false,
+			retry: 0,
+			throwHttpErrors: false,
+			redirect: "error",
+			// ky forwards options it does not know to `fetch`: the body travels as the
+			// original string (BODY_OPTION) rather than through the Request's stream,
+			// which undici would pipe and write chunk by chunk; the attempt's own
+			// signal (SIGNAL_OPTION: timeout + the caller's signal) goes straight to
+			// fetch instead of through ky's composite signal; the headers are fixed
+			// per client, so they are not merged per call.
+			fetch: (input, init) => {
+				const request = input as Request;
+				const extra = init as Record<string, unknown> | undefined;
+				const send = custom ?? globalThis.fetch;
+				const signal = (extra?.[SIGNAL_OPTION] as AbortSignal | undefined) ?? request.signal;
+				return send(request.url, { method: "POST", headers, body: (extra?.[BODY_OPTION] as string | undefined) ?? null, signal, redirect: "error" });
+			},
+		});
+		return this.#ky;
 	}
 
 	async send(request: OutgoingRequest): Promise<GatewayAnswer> {
@@ -125,23 +155,14 @@ export class Transport {
 	}
 
 	async #exchange(url: string, request: OutgoingRequest): Promise<GatewayAnswer | Failure> {
-		const ky = await loadKy();
+		const ky = this.#ky ?? (await this.#instance());
 		const controller = new AbortController();
 		const timer = setTimeout(() => controller.abort(TIMED_OUT), request.timeoutMs ?? this.#config.timeoutMs);
 		const userSignal = request.signal;
 		const onUserAbort = () => controller.abort(userSignal?.reason);
 		userSignal?.addEventListener("abort", onUserAbort, { once: true });
 		try {
-			const response = await ky.post(url, {
-				body: request.body,
-				headers: this.#headers,
-				timeout: false,
-				retry: 0,
-				throwHttpErrors: false,
-				redirect: "error",
-				signal: controller.signal,
-				...(this.#config.fetch ? { fetch: this.#config.fetch } : {}),
-			});
+			const response = await ky.post(url, { [SIGNAL_OPTION]: controller.signal, [BODY_OPTION]: request.body } as Parameters<Ky["post"]>[1]);
 			const text = await response.text();
 			return { status: response.status, headers: response.headers, text };
 		} catch (error) {

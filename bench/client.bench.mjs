@@ -1,0 +1,107 @@
+// A full `checkout.create` (validate, sign, POST, verify, parse) against a
+// loopback node:http gateway stub that returns a pre-signed answer, compared in
+// this same process with a hand-written baseline doing the same JSON + sign
+// (node:crypto, parsed KeyObject) + fetch + verify. Goal: at most 1.15x.
+import crypto from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { canonicalString, GatewayClient, loadPrivateKey, loadPublicKey, sealMessage } from "../dist/index.js";
+import { compare } from "./lib.mjs";
+
+const keysUrl = new URL("../test/vectors/keys/", import.meta.url);
+const pem = (name) => readFileSync(new URL(`${name}.pem`, keysUrl), "utf8");
+const merchantKeyObject = crypto.createPrivateKey(pem("merchant-private"));
+const gatewayKeyObject = crypto.createPublicKey(pem("gateway-public"));
+
+const created = {
+	status: "created",
+	transactionId: "01JD5Z8Q4V7M1X2C3B4N5P6R7S",
+	paymentLink: "https://pay.gateway.test/checkout/01JD5Z8Q4V7M1X2C3B4N5P6R7S?sig=abc",
+	message: "Checkout session created",
+};
+const gatewayKey = loadPrivateKey(pem("gateway-private"));
+const answers = {
+	"2.0": JSON.stringify(sealMessage(created, { privateKey: gatewayKey, signVersion: "2.0" })),
+	2.1: JSON.stringify(sealMessage(created, { privateKey: gatewayKey, signVersion: "2.1" })),
+};
+
+// The stub reads the body and answers the pre-signed message for the version the request used.
+const server = createServer((request, response) => {
+	const chunks = [];
+	request.on("data", (chunk) => chunks.push(chunk));
+	request.on("end", () => {
+		const version = Buffer.concat(chunks).includes('"signVersion":"2.1"') ? "2.1" : "2.0";
+		response.writeHead(200, { "content-type": "application/json" }).end(answers[version]);
+	});
+});
+await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+const baseUrl = `http://127.0.0.1:${server.address().port}`;
+
+const params = {
+	orderRef: "ORD-2026-0001",
+	amount: 10.5,
+	currency: "EUR",
+	paymentMethod: "checkout",
+	callbackUrl: "https://shop.example/pay/callback",
+	notificationUrl: "https://shop.example/pay/ipn",
+	cancelUrl: "https://shop.example/pay/cancel",
+	errorUrl: "https://shop.example/pay/error",
+	orderDescription: "Two coffees",
+	metadata: { cartId: 42 },
+};
+const headers = { "content-type": "application/json", accept: "application/json", "user-agent": "bench" };
+
+/** Hand-written: the same message, signed with a parsed KeyObject, POSTed with fetch, the answer verified and read. */
+function baseline(version) {
+	return async () => {
+		const fields = { merchantId: "M-1001", ...params };
+		let body;
+		if (version === "2.1") {
+			const payload = JSON.stringify(fields);
+			body = JSON.stringify({ payload, signVersion: "2.1", signature: crypto.sign("md5", Buffer.from(payload), merchantKeyObject).toString("base64") });
+		} else {
+			body = JSON.stringify({ ...fields, signature: crypto.sign("md5", Buffer.from(canonicalString(fields)), merchantKeyObject).toString("base64") });
+		}
+		const response = await fetch(`${baseUrl}/v2/checkout`, { method: "POST", body, headers });
+		const answer = JSON.parse(await response.text());
+		let out;
+		if (version === "2.1") {
+			if (!crypto.verify("md5", Buffer.from(answer.payload), gatewayKeyObject, Buffer.from(answer.signature, "base64"))) throw new Error("bad signature");
+			out = JSON.parse(answer.payload);
+		} else {
+			const { signature, ...rest } = answer;
+			if (!crypto.verify("md5", Buffer.from(canonicalString(rest)), gatewayKeyObject, Buffer.from(signature, "base64"))) throw new Error("bad signature");
+			out = rest;
+		}
+		if (out.status !== "created" || typeof out.paymentLink !== "string") throw new Error("unexpected answer");
+		return out;
+	};
+}
+
+const clients = {};
+for (const version of ["2.0", "2.1"]) {
+	clients[version] = new GatewayClient({
+		baseUrl,
+		merchantId: "M-1001",
+		privateKey: loadPrivateKey(pem("merchant-private")),
+		gatewayPublicKey: loadPublicKey(pem("gateway-public")),
+		signVersion: version,
+		allowLoopbackHttp: true,
+	});
+	// Sanity: both sides do the work and agree.
+	const viaSdk = await clients[version].checkout.create(params);
+	const viaBaseline = await baseline(version)();
+	if (viaSdk.paymentLink !== viaBaseline.paymentLink) throw new Error("SDK and baseline disagree");
+}
+
+for (const version of ["2.0", "2.1"]) {
+	const client = clients[version];
+	await compare(`client: checkout.create over loopback HTTP (${version})`, baseline(version), () => client.checkout.create(params), {
+		iterations: 200,
+		rounds: 9,
+		warmup: 100,
+		goal: 1.15,
+	});
+}
+
+await new Promise((resolve) => server.close(resolve));
