@@ -3,6 +3,7 @@ import { SignatureVerificationError } from "../errors/signature-verification-err
 import { isPlainObject } from "../signing/canonical.js";
 import { openVerified, parseJsonObject } from "../signing/open.js";
 import type { SignVersion } from "../signing/seal.js";
+import type { SandboxRequest } from "./exchange.js";
 import { type ApiReply, badRequest, unauthenticated } from "./replies.js";
 import type { MerchantAccount } from "./state.js";
 
@@ -24,7 +25,7 @@ export interface Authenticated {
 const MAX_BODY_BYTES = 1_048_576;
 
 /** Reads a JSON body, or a form body where `allowForm` says so. */
-export async function readEnvelope(request: Request, allowForm: boolean): Promise<Envelope | ApiReply> {
+export async function readEnvelope(request: SandboxRequest, allowForm: boolean): Promise<Envelope | ApiReply> {
 	const type = (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
 	const text = await request.text();
 	if (text.length > MAX_BODY_BYTES) return badRequest("The request body is larger than 1 MiB.", 413);

@@ -5,6 +5,7 @@ import type { ApiContext } from "./api/context.js";
 import { queryRefund, queryTransaction } from "./api/queries.js";
 import { createRefund } from "./api/refund.js";
 import type { SandboxCore } from "./core.js";
+import type { SandboxReply, SandboxRequest } from "./exchange.js";
 import { showCheckoutPage, submitCheckoutPage } from "./pages/checkout-page.js";
 import { escapeHtml, html, notice, type PageReply } from "./pages/html.js";
 import { showThreeDsPage, submitThreeDsPage } from "./pages/three-ds-page.js";
@@ -25,14 +26,15 @@ const PAGE_HEADERS = {
 	"x-content-type-options": "nosniff",
 };
 
-function jsonResponse(reply: ApiReply, extra: Record<string, string> = {}): Response {
-	return new Response(JSON.stringify(reply.json), { status: reply.status, headers: { "content-type": "application/json", ...extra } });
+function jsonResponse(reply: ApiReply, extra: Record<string, string> = {}): SandboxReply {
+	return { status: reply.status, headers: { "content-type": "application/json", ...extra }, body: JSON.stringify(reply.json) };
 }
 
-function pageResponse(reply: PageReply, origin: string): Response {
-	if (reply.location !== undefined)
-		return new Response(null, { status: reply.status, headers: { location: new URL(reply.location, origin).href, "cache-control": "no-store" } });
-	return new Response(reply.html ?? "", { status: reply.status, headers: PAGE_HEADERS });
+function pageResponse(reply: PageReply, origin: string): SandboxReply {
+	if (reply.location !== undefined) {
+		return { status: reply.status, headers: { location: new URL(reply.location, origin).href, "cache-control": "no-store" }, body: "" };
+	}
+	return { status: reply.status, headers: PAGE_HEADERS, body: reply.html ?? "" };
 }
 
 /** A DIRECT_POST form the sandbox refused: the buyer's browser gets a page, not JSON. */
@@ -46,13 +48,10 @@ function formErrorPage(reply: ApiReply): PageReply {
 	);
 }
 
-const methodNotAllowed = (allow: string): Response =>
-	new Response(JSON.stringify({ status: "error", message: `Method not allowed; use ${allow}.` }), {
-		status: 405,
-		headers: { "content-type": "application/json", allow },
-	});
+const methodNotAllowed = (allow: string): SandboxReply =>
+	jsonResponse({ status: 405, json: { status: "error", message: `Method not allowed; use ${allow}.` } }, { allow });
 
-async function dispatch(core: SandboxCore, request: Request, url: URL, origin: string): Promise<Response> {
+async function dispatch(core: SandboxCore, request: SandboxRequest, url: URL, origin: string): Promise<SandboxReply> {
 	const path = url.pathname.replace(/\/+$/, "") || "/";
 	const ctx: ApiContext = { core, request, origin };
 	if (path === "/v2/checkout") {
@@ -88,11 +87,11 @@ async function dispatch(core: SandboxCore, request: Request, url: URL, origin: s
 	return pageResponse(notice(404, "Not found", "Nothing lives at this address."), origin);
 }
 
-/** The one entry point every face uses: a Web `Request` in, a `Response` out. */
-export async function handleRequest(core: SandboxCore, request: Request, origin?: string): Promise<Response> {
+/** The one entry point every face uses: a request in, a reply out. */
+export async function handleRequest(core: SandboxCore, request: SandboxRequest, origin?: string): Promise<SandboxReply> {
 	const url = new URL(request.url);
 	const base = origin ?? url.origin;
-	let response: Response;
+	let response: SandboxReply;
 	try {
 		response = await dispatch(core, request, url, base);
 	} catch (error) {

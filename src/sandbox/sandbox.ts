@@ -2,6 +2,7 @@ import type { Refund, Transaction } from "../schemas/resources.js";
 import { generateKeyPair } from "../signing/generate.js";
 import type { SandboxClock } from "./clock.js";
 import { SandboxCore } from "./core.js";
+import { type SandboxReply, type SandboxRequest, toResponse } from "./exchange.js";
 import type { DeliveryAttempt } from "./notifier.js";
 import type { SandboxMerchantOptions, SandboxOptions } from "./options.js";
 import { refundFields, transactionFields } from "./resources.js";
@@ -35,6 +36,8 @@ export interface Sandbox {
 	 * page and the 3DS page. `origin` is where links in the answer point.
 	 */
 	fetch(request: Request, options?: { origin?: string | undefined }): Promise<Response>;
+	/** The same as `fetch` without Web `Response` objects: what the HTTP server face uses. */
+	handle(request: SandboxRequest, options?: { origin?: string | undefined }): Promise<SandboxReply>;
 	/** A transaction's current state, or undefined. */
 	transaction(transactionId: string): SandboxTransaction | undefined;
 	/** Every transaction, oldest first. */
@@ -92,7 +95,8 @@ function sandboxFacade(core: SandboxCore): Sandbox {
 		baseUrl: core.baseUrl,
 		clock: core.clock,
 		addMerchant: (merchant) => void core.addMerchant(merchant),
-		fetch: (request, options) => handleRequest(core, request, options?.origin),
+		fetch: async (request, options) => toResponse(await handleRequest(core, request, options?.origin)),
+		handle: (request, options) => handleRequest(core, request, options?.origin),
 		transaction: view,
 		transactions: () => [...core.transactions.keys()].map((id) => view(id) as SandboxTransaction),
 		refund: refundView,

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isLoopbackHost } from "../schemas/fields.js";
+import type { SandboxRequest } from "./exchange.js";
 import type { SandboxOptions } from "./options.js";
 import { createSandbox, type Sandbox } from "./sandbox.js";
 
@@ -72,29 +73,26 @@ async function serve(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse
 			res.writeHead(413, { "content-type": "application/json" }).end(JSON.stringify({ status: "error", message: "The request body is larger than 1 MiB." }));
 			return;
 		}
-		const headers = new Headers();
-		for (const [name, value] of Object.entries(req.headers)) {
-			if (typeof value === "string") headers.set(name, value);
-			else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-		}
 		const method = req.method ?? "GET";
-		const request = new Request(new URL(req.url ?? "/", origin()), {
+		// A plain SandboxRequest: no Web Request, Headers or stream objects on the hot path.
+		const request: SandboxRequest = {
 			method,
-			headers,
-			...(method === "GET" || method === "HEAD" ? {} : { body: new Uint8Array(body) }),
-		});
-		const response = await sandbox.fetch(request, { origin: origin() });
-		const out = Buffer.from(await response.arrayBuffer());
-		const responseHeaders: Record<string, string> = {};
-		response.headers.forEach((value, name) => {
-			responseHeaders[name] = value;
-		});
-		res.writeHead(response.status, responseHeaders);
-		res.end(method === "HEAD" ? undefined : out);
+			url: new URL(req.url ?? "/", origin()).href,
+			headers: { get: (name) => headerValue(req.headers[name.toLowerCase()]) },
+			text: async () => body.toString("utf8"),
+		};
+		const reply = await sandbox.handle(request, { origin: origin() });
+		res.writeHead(reply.status, reply.headers);
+		res.end(method === "HEAD" ? undefined : reply.body);
 	} catch {
 		if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
 		res.end(JSON.stringify({ status: "error", message: "The sandbox failed to handle this request." }));
 	}
+}
+
+function headerValue(value: string | string[] | undefined): string | null {
+	if (value === undefined) return null;
+	return Array.isArray(value) ? value.join(", ") : value;
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer | undefined> {

@@ -1,5 +1,6 @@
 import { type Authenticated, authenticate, claimedFields, readEnvelope } from "../authenticate.js";
 import type { SandboxCore } from "../core.js";
+import type { SandboxRequest } from "../exchange.js";
 import type { ApiReply } from "../replies.js";
 import type { MerchantAccount } from "../state.js";
 import { isReply } from "../validate.js";
@@ -7,7 +8,7 @@ import { isReply } from "../validate.js";
 /** One request as every API rule sees it. */
 export interface ApiContext {
 	core: SandboxCore;
-	request: Request;
+	request: SandboxRequest;
 	/** The origin links in answers point to (the sandbox's own address). */
 	origin: string;
 }

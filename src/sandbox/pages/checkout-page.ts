@@ -2,6 +2,7 @@ import { fromMinorUnits } from "../../money/amount.js";
 import { cardMonth, cardNumber, cardSecurityCode, cardYear } from "../../schemas/fields.js";
 import { type CardInput, decideCharge } from "../charge.js";
 import type { SandboxCore } from "../core.js";
+import type { SandboxRequest } from "../exchange.js";
 import type { TransactionRecord } from "../state.js";
 import { testCards } from "../test-cards.js";
 import { escapeHtml, formFields, html, notice, type PageReply, seeOther, themeFrom } from "./html.js";
@@ -67,7 +68,7 @@ export function showCheckoutPage(core: SandboxCore, id: string, url: URL): PageR
 const APPROVED_CARD: CardInput = { number: "4000000000000010", month: "12", year: "99", name: null };
 
 /** POST /pay/:id: the buyer paid with a card, or picked an outcome. */
-export async function submitCheckoutPage(core: SandboxCore, id: string, request: Request): Promise<PageReply> {
+export async function submitCheckoutPage(core: SandboxCore, id: string, request: SandboxRequest): Promise<PageReply> {
 	const form = await formFields(request);
 	const record = linkedTransaction(core, id, form.get("token"));
 	if (!record) return unknownLink();

@@ -1,3 +1,5 @@
+import type { SandboxRequest } from "../exchange.js";
+
 /** Server-rendered HTML for the sandbox's pages: inline styles only, nothing fetched from elsewhere. */
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -78,7 +80,7 @@ export function notice(status: number, title: string, text: string): PageReply {
 }
 
 /** The form fields of a posted page. */
-export async function formFields(request: Request): Promise<Map<string, string>> {
+export async function formFields(request: SandboxRequest): Promise<Map<string, string>> {
 	const type = request.headers.get("content-type") ?? "";
 	const text = await request.text();
 	if (!type.toLowerCase().startsWith("application/x-www-form-urlencoded") || text.length > 65_536) return new Map();

@@ -1,5 +1,6 @@
 import { fromMinorUnits } from "../../money/amount.js";
 import type { SandboxCore } from "../core.js";
+import type { SandboxRequest } from "../exchange.js";
 import { linkedTransaction } from "./checkout-page.js";
 import { escapeHtml, formFields, html, notice, type PageReply, seeOther } from "./html.js";
 
@@ -25,7 +26,7 @@ export function showThreeDsPage(core: SandboxCore, id: string, url: URL): PageRe
 }
 
 /** POST /3ds/:id: the outcome, then the IPN and the redirect to the merchant. */
-export async function submitThreeDsPage(core: SandboxCore, id: string, request: Request): Promise<PageReply> {
+export async function submitThreeDsPage(core: SandboxCore, id: string, request: SandboxRequest): Promise<PageReply> {
 	const form = await formFields(request);
 	const record = linkedTransaction(core, id, form.get("token"));
 	if (!record) return unknownLink();

@@ -1,0 +1,155 @@
+// Sandbox: checkout creation throughput over loopback HTTP, and the share of
+// server time spent in RSA (one request verify + one response sign: the
+// physical limit of a signing gateway). The baseline is a bare node:http server
+// that parses the same 2.1 request, verifies it, signs an answer and replies.
+// Servers run in child processes (this file, forked) so the load generator does
+// not share their event loop. Bounded: a fixed number of requests per round.
+import { fork } from "node:child_process";
+import * as crypto from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { sealMessage } from "../dist/index.js";
+import { report } from "./lib.mjs";
+
+const keysDir = new URL("../test/vectors/keys/", import.meta.url);
+const pem = (name) => readFileSync(new URL(`${name}.pem`, keysDir), "utf8");
+const ROLE = process.env.SANDBOX_BENCH_SERVER;
+const REQUESTS = 1200;
+const MERCHANT_ID = "bench-shop";
+
+/** Distinct checkout requests (orderRef is unique per merchant), signed once up front, in the 2.1 form. */
+function checkoutBodies(count) {
+	const privateKey = pem("merchant-private");
+	return Array.from({ length: count }, (_, i) =>
+		JSON.stringify(
+			sealMessage(
+				{
+					merchantId: MERCHANT_ID,
+					orderRef: `bench-${i}`,
+					amount: 49.99,
+					currency: "EUR",
+					paymentMethod: "checkout",
+					orderDescription: "Benchmark order",
+					callbackUrl: "https://shop.example/return",
+					notificationUrl: "https://shop.example/ipn",
+					cancelUrl: "https://shop.example/cancel",
+					errorUrl: "https://shop.example/error",
+					metadata: { cart: i },
+				},
+				{ privateKey, signVersion: "2.1" },
+			),
+		),
+	);
+}
+
+async function serve(role) {
+	let listener;
+	if (role === "sandbox") {
+		const { startSandboxServer } = await import("../dist/testing.js");
+		const server = await startSandboxServer({
+			gatewayKeys: { privateKey: pem("gateway-private"), publicKey: pem("gateway-public") },
+			merchants: [{ merchantId: MERCHANT_ID, publicKey: pem("merchant-public"), signVersion: "2.1" }],
+		});
+		process.send({ port: server.port, rsaUs: rsaCostUs() });
+	} else {
+		const merchantKey = crypto.createPublicKey(pem("merchant-public"));
+		const gatewayKey = crypto.createPrivateKey(pem("gateway-private"));
+		// The physical limit: parse, verify the payload, sign an answer, reply. Nothing else.
+		listener = (req, res) => {
+			const chunks = [];
+			req.on("data", (chunk) => chunks.push(chunk));
+			req.on("end", () => {
+				const { payload, signature } = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+				const ok = crypto.verify("md5", Buffer.from(payload, "utf8"), merchantKey, Buffer.from(signature, "base64"));
+				const answer = JSON.stringify({ status: "created", transactionId: "01JD5Z8Q4V7M1X2C3B4N5M6K7J", paymentLink: "http://127.0.0.1/pay/x", message: "ok" });
+				const signed = crypto.sign("md5", Buffer.from(answer, "utf8"), gatewayKey).toString("base64");
+				res.writeHead(ok ? 200 : 401, { "content-type": "application/json" });
+				res.end(JSON.stringify({ payload: answer, signVersion: "2.1", signature: signed }));
+			});
+		};
+		const server = createServer(listener);
+		server.listen(0, "127.0.0.1", () => process.send({ port: server.address().port }));
+	}
+	process.on("message", () => process.send({ cpu: process.cpuUsage() }));
+	process.on("disconnect", () => process.exit(0));
+}
+
+/** Microseconds of one response sign plus one request verify with node:crypto (2048-bit keys). */
+function rsaCostUs() {
+	const privateKey = crypto.createPrivateKey(pem("gateway-private"));
+	const publicKey = crypto.createPublicKey(pem("merchant-public"));
+	const text = Buffer.from("x".repeat(300), "utf8");
+	const signature = crypto.sign("md5", text, privateKey);
+	for (let i = 0; i < 50; i++) crypto.sign("md5", text, privateKey);
+	const n = 400;
+	let start = process.hrtime.bigint();
+	for (let i = 0; i < n; i++) crypto.sign("md5", text, privateKey);
+	const signUs = Number(process.hrtime.bigint() - start) / n / 1000;
+	start = process.hrtime.bigint();
+	for (let i = 0; i < n; i++) crypto.verify("md5", text, publicKey, signature);
+	const verifyUs = Number(process.hrtime.bigint() - start) / n / 1000;
+	return { signUs, verifyUs };
+}
+
+/** A fresh server in a child process (fresh state, so orderRefs are unique again). */
+async function startServer(role) {
+	const child = fork(new URL(import.meta.url), { env: { ...process.env, SANDBOX_BENCH_SERVER: role }, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+	const hello = await new Promise((resolve) => child.once("message", resolve));
+	const usage = () =>
+		new Promise((resolve) => {
+			child.once("message", ({ cpu }) => resolve(cpu.user + cpu.system));
+			child.send("usage");
+		});
+	return { ...hello, usage, stop: () => child.disconnect() };
+}
+
+/** Sends every body once; returns requests/second and server CPU microseconds per request. */
+async function load(role, bodies) {
+	const { default: autocannon } = await import("autocannon");
+	const server = await startServer(role);
+	let next = 0;
+	const before = await server.usage();
+	const result = await autocannon({
+		url: `http://127.0.0.1:${server.port}/v2/checkout`,
+		connections: 8,
+		amount: bodies.length,
+		requests: [{ method: "POST", headers: { "content-type": "application/json" }, setupRequest: (request) => ({ ...request, body: bodies[next++] }) }],
+	});
+	const after = await server.usage();
+	server.stop();
+	if (result.non2xx > 0 || result.errors > 0) throw new Error(`${role}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+	return { rps: result.requests.total / result.duration, cpuPerRequest: (after - before) / result.requests.total, rsa: server.rsaUs };
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function main() {
+	const bodies = checkoutBodies(REQUESTS);
+	await load("bare", bodies.slice(0, 200));
+	await load("sandbox", bodies.slice(0, 200));
+	const runs = { bare: [], sandbox: [] };
+	for (let round = 0; round < 3; round++) {
+		runs.bare.push(await load("bare", bodies));
+		runs.sandbox.push(await load("sandbox", bodies));
+	}
+	const bareCpu = median(runs.bare.map((r) => r.cpuPerRequest));
+	const sandboxCpu = median(runs.sandbox.map((r) => r.cpuPerRequest));
+	const rsa = runs.sandbox[0].rsa;
+	const rsaUs = rsa.signUs + rsa.verifyUs;
+	console.log(
+		`  checkout creation req/s: sandbox ${median(runs.sandbox.map((r) => r.rps)).toFixed(0)}, bare sign+verify server ${median(runs.bare.map((r) => r.rps)).toFixed(0)}; ` +
+			`server CPU per checkout: sandbox ${sandboxCpu.toFixed(0)} us, bare ${bareCpu.toFixed(0)} us`,
+	);
+	console.log(
+		`  RSA per checkout: sign ${rsa.signUs.toFixed(0)} us + verify ${rsa.verifyUs.toFixed(0)} us = ${rsaUs.toFixed(0)} us, ` +
+			`${((100 * rsaUs) / sandboxCpu).toFixed(0)}% of the sandbox's CPU per checkout (${((100 * rsaUs) / bareCpu).toFixed(0)}% of the bare server's)`,
+	);
+	report("sandbox checkout creation CPU per request vs bare sign+verify server", {
+		baselineNs: bareCpu * 1000,
+		candidateNs: sandboxCpu * 1000,
+		ratio: sandboxCpu / bareCpu,
+	});
+}
+
+if (ROLE) await serve(ROLE);
+else await main();

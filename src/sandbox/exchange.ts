@@ -1,0 +1,25 @@
+/**
+ * The transport-neutral request and answer the sandbox core works with. A Web
+ * `Request` already is a `SandboxRequest`; the HTTP server builds a lighter one
+ * straight from `node:http`, and each face turns a `SandboxReply` into its own
+ * response type.
+ */
+export interface SandboxRequest {
+	method: string;
+	/** Absolute URL (path and query are what matter). */
+	url: string;
+	headers: { get(name: string): string | null };
+	text(): Promise<string>;
+}
+
+export interface SandboxReply {
+	status: number;
+	headers: Record<string, string>;
+	body: string;
+}
+
+/** A reply as a Web `Response` (the `fetch` and MSW faces). */
+export function toResponse(reply: SandboxReply): Response {
+	const empty = reply.status === 204 || reply.status === 304 || (reply.status >= 300 && reply.status < 400 && reply.body === "");
+	return new Response(empty ? null : reply.body, { status: reply.status, headers: reply.headers });
+}
