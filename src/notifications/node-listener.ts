@@ -7,7 +7,7 @@ import { HttpRuleError, joinChunks, TOO_LARGE } from "./http-rules.js";
 /** A node:http request, possibly after a framework's body parser set `body`. */
 type NodeRequest = IncomingMessage & { body?: unknown };
 
-/** A `(req, res)` listener for node:http, Express, Fastify's raw mode, Koa's `ctx.req/res` and the like. */
+/** A `(req, res)` listener for node:http and Express-style frameworks (Connect, Polka). */
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 
 function readStream(req: NodeRequest, limit: number): Promise<unknown> {
