@@ -32,10 +32,12 @@ export interface CryptoBackend {
 
 const loaded = new Map<CryptoBackendName, CryptoBackend>();
 let preferred: CryptoBackendName | undefined;
+let nodeCryptoAvailable: boolean | undefined;
 
-/** True where `node:crypto` can be reached synchronously (Node 22+, Bun, Deno). */
+/** True where `node:crypto` can be reached synchronously (Node 22+, Bun, Deno). Checked once. */
 export function hasNodeCrypto(): boolean {
-	return typeof (globalThis as { process?: { getBuiltinModule?: unknown } }).process?.getBuiltinModule === "function";
+	nodeCryptoAvailable ??= typeof (globalThis as { process?: { getBuiltinModule?: unknown } }).process?.getBuiltinModule === "function";
+	return nodeCryptoAvailable;
 }
 
 function defaultName(): CryptoBackendName {

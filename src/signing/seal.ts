@@ -55,11 +55,9 @@ export function sealMessage(fields: Record<string, unknown>, options: SealOption
 	}
 	if (version !== "2.0") throw new MalformedMessageError(`signVersion must be "2.0" or "2.1".`, "signVersion");
 	const signature = signText(canonicalString(fields), options.privateKey, options.backend);
-	const sealed: Record<string, unknown> = {};
-	for (const key of Object.keys(fields)) {
-		if (key !== "signature" && fields[key] !== undefined)
-			Object.defineProperty(sealed, key, { value: fields[key], enumerable: true, writable: true, configurable: true });
-	}
+	// Spread defines own data properties, so a "__proto__" field stays a field.
+	const { signature: _replaced, ...sealed } = fields;
+	for (const key of Object.keys(sealed)) if (sealed[key] === undefined) delete sealed[key];
 	sealed.signature = signature;
 	return sealed as SealedFlat<Record<string, unknown>>;
 }

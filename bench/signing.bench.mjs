@@ -1,0 +1,142 @@
+// Signing cost against raw node:crypto, for a 2048-bit key (the vector keys) and
+// the vectors' checkout request and transaction IPN. Every figure is a ratio to
+// its baseline, measured interleaved in this one process.
+//
+// Timing is CPU time of this process (process.cpuUsage), not wall time: on a
+// shared machine, wall time mostly measures who else is running. Rounds
+// alternate which side goes first, and each side's median round is compared.
+import crypto from "node:crypto";
+import { readFileSync } from "node:fs";
+import { canonicalString, loadCryptoBackend, loadPrivateKey, loadPublicKey, openMessage, sealMessage } from "../dist/index.js";
+import { report } from "./lib.mjs";
+
+/** CPU nanoseconds per call of `fn` over `iterations` calls. */
+function cpuPerCall(fn, iterations) {
+	const start = process.cpuUsage();
+	for (let i = 0; i < iterations; i++) fn();
+	const used = process.cpuUsage(start);
+	return ((used.user + used.system) * 1000) / iterations;
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** Like lib.mjs `compare`, for synchronous work, on CPU time and with alternating order. */
+function compare(name, baseline, candidate, { iterations, rounds, warmup, goal }) {
+	cpuPerCall(baseline, warmup);
+	cpuPerCall(candidate, warmup);
+	const base = [];
+	const cand = [];
+	for (let round = 0; round < rounds; round++) {
+		if (round % 2 === 0) {
+			base.push(cpuPerCall(baseline, iterations));
+			cand.push(cpuPerCall(candidate, iterations));
+		} else {
+			cand.push(cpuPerCall(candidate, iterations));
+			base.push(cpuPerCall(baseline, iterations));
+		}
+	}
+	const baselineNs = median(base);
+	const candidateNs = median(cand);
+	const ratio = candidateNs / baselineNs;
+	report(name, { baselineNs, candidateNs, ratio, goal });
+	return { baselineNs, candidateNs, ratio };
+}
+
+const vectorsUrl = new URL("../test/vectors/", import.meta.url);
+const { vectors } = JSON.parse(readFileSync(new URL("signing-vectors.json", vectorsUrl), "utf8"));
+const byName = (name) => vectors.find((v) => v.name === name);
+const pem = (name) => readFileSync(new URL(`keys/${name}.pem`, vectorsUrl), "utf8");
+
+const checkout = byName("checkout-request-2.0");
+const ipn20 = byName("transaction-ipn-2.0");
+const ipn21 = byName("transaction-ipn-2.1");
+
+// Raw baselines get the best node:crypto can do: parsed KeyObjects, bytes and signature ready.
+const merchantKeyObject = crypto.createPrivateKey(pem("merchant-private"));
+const gatewayKeyObject = crypto.createPublicKey(pem("gateway-public"));
+const checkoutBytes = Buffer.from(canonicalString(checkout.input), "utf8");
+const ipn20Bytes = Buffer.from(canonicalString(ipn20.input), "utf8");
+const ipn20Signature = Buffer.from(JSON.parse(ipn20.message).signature, "base64");
+const ipn21Envelope = JSON.parse(ipn21.message);
+const ipn21Bytes = Buffer.from(ipn21Envelope.payload, "utf8");
+const ipn21Signature = Buffer.from(ipn21Envelope.signature, "base64");
+
+// The SDK gets what a merchant's code has: loaded keys, the fields, the IPN as parsed (2.0) or as raw body text (2.1).
+const privateKey = loadPrivateKey(pem("merchant-private"));
+const publicKey = loadPublicKey(pem("gateway-public"));
+const ipn20Parsed = JSON.parse(ipn20.message);
+const ipn21Body = ipn21.message;
+const gatewayPem = pem("gateway-public");
+
+// Sanity: the SDK and the baselines do the same work and agree.
+if (sealMessage(checkout.input, { privateKey }).signature !== crypto.sign("md5", checkoutBytes, merchantKeyObject).toString("base64")) {
+	throw new Error("SDK and raw signatures differ");
+}
+if (!crypto.verify("md5", ipn20Bytes, gatewayKeyObject, ipn20Signature) || !crypto.verify("md5", ipn21Bytes, gatewayKeyObject, ipn21Signature)) {
+	throw new Error("raw verification of the vectors failed");
+}
+openMessage(ipn20Parsed, { publicKey });
+openMessage(ipn21Body, { publicKey });
+
+const slow = { iterations: 40, rounds: 31, warmup: 40 };
+const fast = { iterations: 600, rounds: 31, warmup: 1000 };
+
+compare(
+	"sign 2.0 checkout: sealMessage vs crypto.sign",
+	() => crypto.sign("md5", checkoutBytes, merchantKeyObject),
+	() => sealMessage(checkout.input, { privateKey }),
+	{ ...slow, goal: 1.05 },
+);
+compare(
+	"verify 2.0 IPN: openMessage(parsed) vs crypto.verify",
+	() => crypto.verify("md5", ipn20Bytes, gatewayKeyObject, ipn20Signature),
+	() => openMessage(ipn20Parsed, { publicKey }),
+	{ ...fast, goal: 1.5 },
+);
+compare(
+	"verify 2.1 IPN: openMessage(raw body) vs crypto.verify",
+	() => crypto.verify("md5", ipn21Bytes, gatewayKeyObject, ipn21Signature),
+	() => openMessage(ipn21Body, { publicKey }),
+	{ ...fast, goal: 1.15 },
+);
+
+// For orientation: the SDK against the least any implementation must do (parse, verify, parse),
+// which separates the SDK's own overhead from the protocol's.
+compare(
+	"verify 2.1 IPN: openMessage vs hand-written parse+verify+parse",
+	() => {
+		const envelope = JSON.parse(ipn21Body);
+		if (!crypto.verify("md5", Buffer.from(envelope.payload, "utf8"), gatewayKeyObject, Buffer.from(envelope.signature, "base64"))) throw new Error("bad");
+		return JSON.parse(envelope.payload);
+	},
+	() => openMessage(ipn21Body, { publicKey }),
+	fast,
+);
+compare(
+	"verify 2.0 IPN: openMessage vs canonicalString+crypto.verify",
+	() => crypto.verify("md5", Buffer.from(canonicalString(ipn20Parsed), "utf8"), gatewayKeyObject, Buffer.from(ipn20Parsed.signature, "base64")),
+	() => openMessage(ipn20Parsed, { publicKey }),
+	fast,
+);
+
+// For orientation: the cost of passing raw PEM text instead of a loaded key (cached after the first call).
+compare(
+	"verify 2.1 IPN: raw PEM string key vs loaded PublicKey",
+	() => openMessage(ipn21Body, { publicKey }),
+	() => openMessage(ipn21Body, { publicKey: gatewayPem }),
+	{ ...fast },
+);
+
+await loadCryptoBackend("forge");
+compare(
+	"sign 2.0 checkout: forge backend vs node backend",
+	() => sealMessage(checkout.input, { privateKey, backend: "node" }),
+	() => sealMessage(checkout.input, { privateKey, backend: "forge" }),
+	{ iterations: 4, rounds: 5, warmup: 2 },
+);
+compare(
+	"verify 2.1 IPN: forge backend vs node backend",
+	() => openMessage(ipn21Body, { publicKey, backend: "node" }),
+	() => openMessage(ipn21Body, { publicKey, backend: "forge" }),
+	{ iterations: 40, rounds: 7, warmup: 10 },
+);
