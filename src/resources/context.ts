@@ -1,6 +1,7 @@
 import { GatewayError } from "../errors/gateway-error.js";
 import { InvalidResponseError } from "../errors/invalid-response-error.js";
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
+import { RequestValidationError } from "../errors/request-validation-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
 import type { PrivateKey, PublicKey } from "../signing/keys.js";
 import { openVerified } from "../signing/open.js";
@@ -68,6 +69,7 @@ export function openAnswer(ctx: ClientContext, body: Record<string, unknown>, an
 /** Seals the fields in the account's version, sends them, maps error answers, and opens the success answer. */
 export async function call<T>(ctx: ClientContext, spec: CallSpec, read: (opened: OpenedAnswer, answer: GatewayAnswer) => T): Promise<T> {
 	try {
+		checkRequestOptions(spec.options, spec.path);
 		const sealed = sealMessage(spec.fields, { privateKey: ctx.privateKey, signVersion: ctx.signVersion });
 		const answer = await ctx.transport.send({
 			path: spec.path,
@@ -88,6 +90,18 @@ export async function call<T>(ctx: ClientContext, spec: CallSpec, read: (opened:
 		if (error instanceof GatewayError || error instanceof Error) ctx.observer.error({ method: "POST", path: spec.path, error });
 		throw error;
 	}
+}
+
+/** Per-call options are checked like parameters: before anything is sent. */
+function checkRequestOptions(options: RequestOptions | undefined, path: string): void {
+	if (options === undefined) return;
+	const issues = [];
+	const { timeoutMs, signal } = options;
+	if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= 2_147_483_647)) {
+		issues.push({ field: "options.timeoutMs", message: "must be an integer from 1 to 2147483647" });
+	}
+	if (signal !== undefined && !(signal instanceof AbortSignal)) issues.push({ field: "options.signal", message: "must be an AbortSignal" });
+	if (issues.length > 0) throw new RequestValidationError(issues, path);
 }
 
 /** An off-schema answer: status, path and a redacted excerpt. */

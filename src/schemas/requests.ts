@@ -97,20 +97,27 @@ function checkoutShape(allowLoopbackHttp: boolean) {
 		paymentFilter: paymentTypeList().optional(),
 		/** Ordered payment method types controlling display order. Omitted: the merchant account's order. */
 		paymentSorter: paymentTypeList().optional(),
-		/** Omitted: empty, the buyer fills it in on the checkout page (likewise every billing field). */
+		/** Max 255. Omitted: empty; the buyer fills it in on the checkout page (as every billing field). */
 		billingFirstName: text(0, 255).optional(),
+		/** Max 255. Omitted: empty; the buyer fills it in. */
 		billingLastName: text(0, 255).optional(),
+		/** Max 255. Omitted: empty; the buyer fills it in. */
 		billingEmail: text(0, 255).optional(),
+		/** Max 255. Omitted: empty; the buyer fills it in. */
 		billingStreet1: text(0, 255).optional(),
+		/** Max 255. Omitted: empty; the buyer fills it in. */
 		billingStreet2: text(0, 255).optional(),
+		/** Max 255. Omitted: empty; the buyer fills it in. */
 		billingCity: text(0, 255).optional(),
-		/** 2-255 characters. */
+		/** 2-255 characters. Omitted: empty; the buyer fills it in. */
 		billingState: text(2, 255).optional(),
-		/** ISO 3166-1 alpha-2, such as `US`. */
+		/** ISO 3166-1 alpha-2, such as `US`. Omitted: empty; the buyer fills it in. */
 		billingCountry: countryCode().optional(),
+		/** Max 25. Omitted: empty; the buyer fills it in. */
 		billingPostalCode: text(0, 25).optional(),
+		/** Max 10. Omitted: empty; the buyer fills it in. */
 		billingPhoneCountryCode: text(0, 10).optional(),
-		/** At most 20 characters on checkout. */
+		/** At most 20 characters on checkout. Omitted: empty; the buyer fills it in. */
 		billingPhoneNumber: text(0, 20).optional(),
 		/** Overrides the brand name on the hosted page (1-255). Omitted: the company name registered for the merchant. */
 		brandName: text(1, 255).optional(),

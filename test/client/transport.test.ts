@@ -7,6 +7,7 @@ import {
 	OutcomeUnknownError,
 	ProcessingError,
 	RateLimitError,
+	RequestValidationError,
 	TimeoutError,
 } from "../../src/errors/index.js";
 import type { RetryEvent } from "../../src/transport/observer.js";
@@ -230,5 +231,17 @@ describe("retry policy", () => {
 		expect(retryDelayMs(3, 100, undefined, () => 1)).toBe(400);
 		expect(retryDelayMs(20, 100, undefined, () => 1)).toBe(8000);
 		expect(retryDelayMs(2, 100, 1234)).toBe(1234);
+	});
+});
+
+describe("per-request options are validated", () => {
+	test("a bad timeoutMs or signal -> RequestValidationError, nothing sent", async () => {
+		fixture.reset();
+		const error = await makeClient()
+			.transactions.retrieve(ids.transaction, { timeoutMs: -1, signal: "stop" as never })
+			.catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(RequestValidationError);
+		expect((error as RequestValidationError).issues.map((issue) => issue.field)).toEqual(["options.timeoutMs", "options.signal"]);
+		expect(fixture.attempts).toEqual([]);
 	});
 });
