@@ -148,7 +148,7 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		return reply;
 	}
 
-	async function process(event: NotificationEvent): Promise<Reply> {
+	async function processOnce(event: NotificationEvent): Promise<Reply> {
 		const { eventId } = event;
 		let claim: Awaited<ReturnType<NotificationStore["claim"]>>;
 		try {
@@ -211,7 +211,7 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		}
 		const running = inFlight.get(event.eventId);
 		if (running) return running;
-		const run = process(event);
+		const run = processOnce(event);
 		inFlight.set(event.eventId, run);
 		try {
 			return await run;
