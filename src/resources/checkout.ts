@@ -1,4 +1,6 @@
+import { CheckoutError } from "../errors/checkout-error.js";
 import { RequestValidationError } from "../errors/request-validation-error.js";
+import { redactText } from "../internal/redact.js";
 import { type CheckoutParams, checkoutParamsSchema, toFieldIssues } from "../schemas/requests.js";
 import { type CheckoutSession, checkoutCreatedFieldsSchema } from "../schemas/responses.js";
 import type { RequestOptions } from "../transport/http.js";
@@ -45,6 +47,11 @@ export class CheckoutResource {
 				alwaysVerify: false,
 			},
 			(opened, answer) => {
+				// A failure that arrived signed (a 2.1 payload) is still a failure.
+				if (opened.fields.status === "error") {
+					const message = typeof opened.fields.message === "string" ? redactText(opened.fields.message) : "no message";
+					throw new CheckoutError(`The checkout session was not created: ${message}`, { status: answer.status, path: PATH });
+				}
 				const parsed = checkoutCreatedFieldsSchema.safeParse(opened.fields);
 				if (!parsed.success) throw offSchema(answer, PATH, describeIssues(parsed.error));
 				return { transactionId: parsed.data.transactionId, paymentLink: parsed.data.paymentLink, message: parsed.data.message ?? null };

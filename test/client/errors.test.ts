@@ -283,3 +283,13 @@ describe("malformed, unsigned and badly signed answers", () => {
 		expect(fixture.count("/v2/card/api")).toBe(1);
 	});
 });
+
+test("a checkout failure that arrives signed in a 2.1 payload -> CheckoutError", async () => {
+	fixture.reset("2.1");
+	fixture.next("/v2/checkout", () =>
+		HttpResponse.json(signedFlat({ status: "error", transactionId: null, paymentLink: null, message: "Domain not allowed" }, "2.1")),
+	);
+	const error = await failure(makeClient({ signVersion: "2.1" }).checkout.create(checkoutParams()));
+	expect(error).toBeInstanceOf(CheckoutError);
+	expect(error.message).toContain("Domain not allowed");
+});
