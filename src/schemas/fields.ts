@@ -24,6 +24,8 @@ export function characterCount(text: string): number {
 export function text(min: number, max: number) {
 	const rule = min <= 1 ? (min === 1 ? `must be 1 to ${max} characters` : `must be at most ${max} characters`) : `must be ${min} to ${max} characters`;
 	return z.string({ error: typeError("a string") }).refine((value) => {
+		// UTF-16 length >= code points, so counting is only needed near the limits.
+		if (value.length <= max && value.length >= min * 2) return true;
 		const length = characterCount(value);
 		return length >= min && length <= max;
 	}, rule);

@@ -320,3 +320,13 @@ describe("the client validates before sending", () => {
 		await expect(makeClient().checkout.create(checkoutParams({ callbackUrl: "http://localhost:3000/cb" }))).rejects.toBeInstanceOf(RequestValidationError);
 	});
 });
+
+describe("lengths count characters (code points), not UTF-16 units", () => {
+	test("250 emoji are a valid orderRef, 251 are not; one emoji is too short for billingState (2-255), two are enough", () => {
+		const emoji = "😀";
+		expect(issuesOf(checkoutRequestSchema(), { ...checkout, orderRef: emoji.repeat(250) })).toEqual([]);
+		expect(issuesOf(checkoutRequestSchema(), { ...checkout, orderRef: emoji.repeat(251) })[0]?.field).toBe("orderRef");
+		expect(issuesOf(checkoutRequestSchema(), { ...checkout, billingState: emoji })[0]?.field).toBe("billingState");
+		expect(issuesOf(checkoutRequestSchema(), { ...checkout, billingState: emoji.repeat(2) })).toEqual([]);
+	});
+});
