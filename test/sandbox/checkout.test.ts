@@ -241,6 +241,25 @@ describe("hosted checkout page", () => {
 		expect(server.sandbox.transaction(transactionId)?.statusCode).toBe(8);
 	});
 
+	test("a pending card on the hosted page returns the buyer to callbackUrl with status pending; the IPN waits for the final outcome", async () => {
+		const server = await sandbox({ now: "2026-11-22T10:00:00Z", pendingDelayMs: 60_000 });
+		const { transactionId, paymentLink } = await createSession(server);
+		const page = await postForm(paymentLink.split("?")[0] ?? "", {
+			token: tokenOf(paymentLink),
+			action: "pay",
+			cardNumber: "4000000000000044",
+			cardMonth: "12",
+			cardYear: "39",
+			cardSecurityCode: "123",
+		});
+		expect(openCallbackUrl(page.location ?? "", gateway).fields.status).toBe("pending");
+		await server.sandbox.whenIdle();
+		expect(server.sandbox.deliveries().filter((d) => d.eventId.startsWith(`transaction:${transactionId}`))).toEqual([]);
+		server.sandbox.clock.advance(60_000);
+		await server.sandbox.whenIdle();
+		expect(server.sandbox.deliveries().map((d) => d.eventId)).toContain(`transaction:${transactionId}:successful`);
+	});
+
 	test("the 3DS card on the hosted page goes through the 3DS page", async () => {
 		const server = await sandbox();
 		const { transactionId, paymentLink } = await createSession(server);

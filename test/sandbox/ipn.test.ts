@@ -75,11 +75,11 @@ describe("IPN delivery", () => {
 	});
 
 	test("no answer within the acknowledgement deadline is a timeout, then retried", async () => {
-		const { server } = await setup((n) => (n === 1 ? "hang" : ack()), { ipn: { ...fastRetries, ackTimeoutMs: 100 } });
+		const { server } = await setup((n) => (n === 1 ? "hang" : ack()), { ipn: { ...fastRetries, ackTimeoutMs: 1000 } });
 		await server.sandbox.whenIdle();
 		const attempts = server.sandbox.deliveries();
 		expect(attempts.map((a) => a.outcome)).toEqual(["timeout", "acknowledged"]);
-		expect(attempts[0]?.detail).toMatch(/100 ms/);
+		expect(attempts[0]?.detail).toMatch(/1000 ms/);
 	});
 
 	test("an unreachable receiver is a network error, then retried", async () => {
