@@ -83,7 +83,7 @@ async function load(server, bodies, amount) {
 	});
 	const after = await server.usage();
 	if (result.non2xx > 0 || result.errors > 0) throw new Error(`${result.non2xx} non-2xx answers, ${result.errors} errors`);
-	return { rps: result.requests.average, cpuPerRequest: (after.cpuUs - before.cpuUs) / (after.served - before.served) };
+	return { rps: result.requests.total / result.duration, cpuPerRequest: (after.cpuUs - before.cpuUs) / (after.served - before.served) };
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];

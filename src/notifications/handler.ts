@@ -152,7 +152,9 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		const { eventId } = event;
 		let claim: Awaited<ReturnType<NotificationStore["claim"]>>;
 		try {
-			claim = await store.claim(eventId, leaseMs);
+			const claimed = store.claim(eventId, leaseMs);
+			// A synchronous store (the memory store) answers without a trip through the microtask queue.
+			claim = typeof claimed === "string" ? claimed : await claimed;
 		} catch (error) {
 			return refuse(error, eventId);
 		}
@@ -175,7 +177,8 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 			return refuse(error, eventId);
 		}
 		try {
-			await store.confirm(eventId);
+			const confirmed = store.confirm(eventId);
+			if (confirmed) await confirmed;
 		} catch (error) {
 			// The work is done: acknowledging avoids a retry that would run it again. Only a
 			// rare extra delivery after the lease ends could repeat it, so the error is reported.
