@@ -25,8 +25,6 @@ export class ControllableClock implements SandboxClock {
 	#offset = 0;
 	#tasks = new Set<Scheduled>();
 	#closed = false;
-	/** Called after every move, so the core can sweep for expired sessions. */
-	onMove: (() => void) | undefined;
 
 	/** @param frozenAt when given, the clock stands still at this time and only moves with `advance`/`set`. */
 	constructor(frozenAt?: Date | string | number) {
@@ -95,8 +93,11 @@ export class ControllableClock implements SandboxClock {
 	}
 
 	#moved(): void {
-		for (const task of [...this.#tasks].sort((a, b) => a.at - b.at)) if (task.at <= this.nowMs()) this.#fire(task);
-		this.onMove?.();
+		// Due tasks run in time order; the rest get timers for their now shorter wait.
+		for (const task of [...this.#tasks].sort((a, b) => a.at - b.at)) {
+			if (task.at <= this.nowMs()) this.#fire(task);
+			else this.#arm(task);
+		}
 	}
 }
 

@@ -10,9 +10,9 @@ export function sandboxHandlers(sandbox: Sandbox, options: { baseUrl?: string | 
 	const base = (options.baseUrl ?? sandbox.baseUrl).replace(/\/+$/, "");
 	return [
 		http.all(`${base}/*`, async ({ request }) => {
-			const response = await sandbox.fetch(request, { origin: base });
-			// Re-created as an HttpResponse so MSW treats it as a mocked answer, redirects included.
-			return new HttpResponse(response.body, { status: response.status, headers: response.headers });
+			const reply = await sandbox.handle(request, { origin: base });
+			// An HttpResponse, so MSW treats it as a mocked answer, redirects included.
+			return new HttpResponse(reply.body === "" ? null : reply.body, { status: reply.status, headers: reply.headers });
 		}),
 	];
 }

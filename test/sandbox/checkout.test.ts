@@ -3,7 +3,7 @@ import { openCallbackUrl } from "../../src/signing/callback-url.js";
 import { openMessage } from "../../src/signing/open.js";
 import { sealMessage } from "../../src/signing/seal.js";
 import { keys } from "../helpers/vectors.js";
-import { checkoutFields, MERCHANT_ID, postForm, signedPost, startReceiver, startSandbox } from "./helpers.js";
+import { cardFields, checkoutFields, MERCHANT_ID, postForm, signedPost, startReceiver, startSandbox } from "./helpers.js";
 
 type Server = Awaited<ReturnType<typeof startSandbox>>;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -358,4 +358,14 @@ test("the transaction query answers the full resource in the account's form, and
 		expect(transaction).toHaveProperty(key);
 	const other = await signedPost(server.url, "/v2/checkout/query", { merchantId: "merchant-2", transactionId });
 	expect(other.status).toBe(404);
+});
+
+test("on a real-time clock, advance() shortens what is still scheduled", async () => {
+	const server = await sandbox({ pendingDelayMs: 3_600_000 });
+	const reply = await signedPost(server.url, "/v2/card/api", cardFields(receiver.url, "4000000000000044"));
+	const transactionId = String(openMessage(reply.json, gateway).transactionId);
+	server.sandbox.clock.advance(3_599_990);
+	expect(server.sandbox.transaction(transactionId)?.status).toBe("pending");
+	// 10 ms of real time remain: the re-armed timer settles it without another advance.
+	await expect.poll(() => server.sandbox.transaction(transactionId)?.status, { timeout: 5_000 }).toBe("successful");
 });
