@@ -49,9 +49,8 @@ function defaultName(): CryptoBackendName {
  * changing the default.
  */
 export async function loadCryptoBackend(name: CryptoBackendName = defaultName()): Promise<CryptoBackend> {
-	const cached = loaded.get(name);
-	if (cached) return cached;
-	const backend = name === "node" ? createNodeBackend() : (await import("./forge-backend.js")).createForgeBackend();
+	if (name === "node" || loaded.has(name)) return resolveBackend(name);
+	const backend = (await import("./forge-backend.js")).createForgeBackend();
 	loaded.set(name, backend);
 	return backend;
 }

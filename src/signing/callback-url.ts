@@ -1,8 +1,7 @@
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
-import { canonicalString } from "./canonical.js";
 import { base64Decode, base64Encode, utf8Decode, utf8Encode } from "./encoding.js";
 import { type OpenOptions, openFlat, openPayload, parseJsonObject } from "./open.js";
-import { type SealOptions, type SignVersion, signText } from "./seal.js";
+import { type SealOptions, type SignVersion, sealMessage } from "./seal.js";
 
 /**
  * A callback redirect as a framework hands it over: the full URL, its query
@@ -77,15 +76,10 @@ function appendQuery(url: string, query: string): string {
  * sandbox and by tests; existing query parameters of `callbackUrl` are kept as written.
  */
 export function sealCallbackUrl(callbackUrl: string, fields: Record<string, unknown>, options: SealOptions): string {
+	const base64Json = (json: string) => encodeURIComponent(base64Encode(utf8Encode(json)));
 	if ((options.signVersion ?? "2.0") === "2.1") {
-		const { signature: _s, signVersion: _v, ...rest } = fields;
-		const json = JSON.stringify(rest);
-		const signature = signText(json, options.privateKey, options.backend);
-		const payload = base64Encode(utf8Encode(json));
-		return appendQuery(callbackUrl, `payload=${encodeURIComponent(payload)}&signVersion=2.1&signature=${encodeURIComponent(signature)}`);
+		const sealed = sealMessage(fields, { ...options, signVersion: "2.1" });
+		return appendQuery(callbackUrl, `payload=${base64Json(sealed.payload)}&signVersion=2.1&signature=${encodeURIComponent(sealed.signature)}`);
 	}
-	const { signature: _s, ...rest } = fields;
-	const signature = signText(canonicalString(rest), options.privateKey, options.backend);
-	const payload = base64Encode(utf8Encode(JSON.stringify({ ...rest, signature })));
-	return appendQuery(callbackUrl, `payload=${encodeURIComponent(payload)}`);
+	return appendQuery(callbackUrl, `payload=${base64Json(JSON.stringify(sealMessage(fields, { ...options, signVersion: "2.0" })))}`);
 }

@@ -1,5 +1,5 @@
 import { InvalidKeyError } from "../errors/invalid-key-error.js";
-import { type CryptoBackendName, type KeySource, type ParsedKey, resolveBackend } from "./backend.js";
+import { type CryptoBackend, type CryptoBackendName, type KeySource, type ParsedKey, resolveBackend } from "./backend.js";
 import { base64Decode } from "./encoding.js";
 
 /** Key material as merchants receive it: PEM text, bare base64 DER, or DER bytes. */
@@ -25,7 +25,7 @@ export interface LoadPublicKeyOptions {
 export const MIN_BITS = 2048;
 /** Largest signing key: a 4096-bit signature is 684 base64 characters, the field holds 750 (D1). */
 export const MAX_SIGNING_BITS = 4096;
-const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/;
+const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/;
 const PRIVATE_LABELS = new Set(["PRIVATE KEY", "RSA PRIVATE KEY", "ENCRYPTED PRIVATE KEY"]);
 const PUBLIC_LABELS = new Set(["PUBLIC KEY", "RSA PUBLIC KEY", "CERTIFICATE"]);
 /** Traditional PEM labels of other algorithms: named, so the error can say "not RSA" rather than "unknown". */
@@ -45,9 +45,7 @@ function toSource(input: KeyInput, role: "private" | "public"): KeySource {
 		if (!allowed.has(label)) {
 			if (NON_RSA_LABELS.has(label)) throw new InvalidKeyError("not_rsa", `A PEM "${label}" block is not an RSA key; the gateway uses RSA keys only.`);
 			const other = role === "private" ? PUBLIC_LABELS : PRIVATE_LABELS;
-			if (other.has(label)) {
-				throw wrongKeyType(role, `a PEM "${label}" block`);
-			}
+			if (other.has(label)) throw wrongKeyType(role, `a PEM "${label}" block`);
 			throw new InvalidKeyError("unrecognized_format", `A PEM "${label}" block is not a supported ${role} key.`);
 		}
 		return { encoding: "pem", label, text: pem[0] };
@@ -114,7 +112,7 @@ abstract class ParsedKeyCache {
 		return handle;
 	}
 
-	protected abstract convert(from: ReturnType<typeof resolveBackend>, handle: unknown, to: ReturnType<typeof resolveBackend>): unknown;
+	protected abstract convert(from: CryptoBackend, handle: unknown, to: CryptoBackend): unknown;
 
 	toJSON(): string {
 		return REDACTED;
@@ -136,7 +134,7 @@ export class PrivateKey extends ParsedKeyCache {
 		super(backend, parsed);
 	}
 
-	protected convert(from: ReturnType<typeof resolveBackend>, handle: unknown, to: ReturnType<typeof resolveBackend>): unknown {
+	protected convert(from: CryptoBackend, handle: unknown, to: CryptoBackend): unknown {
 		return to.importPrivateKey({ encoding: "der", bytes: from.exportPrivateKey(handle) }, undefined).handle;
 	}
 
@@ -154,7 +152,7 @@ export class PublicKey extends ParsedKeyCache {
 		super(backend, parsed);
 	}
 
-	protected convert(from: ReturnType<typeof resolveBackend>, handle: unknown, to: ReturnType<typeof resolveBackend>): unknown {
+	protected convert(from: CryptoBackend, handle: unknown, to: CryptoBackend): unknown {
 		return to.importPublicKey({ encoding: "der", bytes: from.exportPublicKey(handle) }).handle;
 	}
 
@@ -165,8 +163,9 @@ export class PublicKey extends ParsedKeyCache {
 
 /**
  * Parses an RSA private key: PKCS#1, PKCS#8 or encrypted PKCS#8, as PEM or as
- * base64 DER (with or without line breaks). Refuses non-RSA keys, keys under
- * 2048 bits and keys over 4096 bits.
+ * base64 DER (with or without line breaks, LF or CRLF), or as DER bytes. Refuses
+ * non-RSA keys, public keys, keys under 2048 bits (unless `allowWeakKeys`) and
+ * keys over 4096 bits, each with its own `reason`.
  *
  * @throws InvalidKeyError naming the rule that failed; never echoes the key.
  */
@@ -187,8 +186,9 @@ export function loadPrivateKey(input: KeyInput, options: LoadPrivateKeyOptions =
 }
 
 /**
- * Parses an RSA public key: SPKI, PKCS#1 public or an X.509 certificate, as PEM
- * or as base64 DER.
+ * Parses an RSA public key: SPKI, PKCS#1 public or an X.509 certificate, as PEM,
+ * base64 DER or DER bytes. Refuses non-RSA keys, private keys and keys under 2048
+ * bits (unless `allowWeakKeys`). Keys over 4096 bits verify: only signing keys are capped.
  *
  * @throws InvalidKeyError naming the rule that failed; never echoes the key.
  */
@@ -220,11 +220,13 @@ function remember<K>(cache: Map<string, K>, id: string, make: () => K): K {
 	return made;
 }
 
+/** @internal A loaded private key as is; raw PEM/DER loaded (PEM strings once, then cached). */
 export function toPrivateKey(key: PrivateKeyLike): PrivateKey {
 	if (PrivateKey.isPrivateKey(key)) return key;
 	return typeof key === "string" ? remember(privateCache, key, () => loadPrivateKey(key)) : loadPrivateKey(key);
 }
 
+/** @internal One key or a rotation list, as loaded public keys (PEM strings parsed once, then cached). */
 export function toPublicKeys(keys: PublicKeyLike | readonly PublicKeyLike[]): PublicKey[] {
 	const list = Array.isArray(keys) ? keys : [keys as PublicKeyLike];
 	if (list.length === 0) throw new InvalidKeyError("unrecognized_format", "At least one gateway public key is required.");

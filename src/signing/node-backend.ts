@@ -30,7 +30,7 @@ function privateKeyError(error: unknown, passphrase: string | undefined): Invali
 	// OpenSSL 3 reports a PEM key read without passphrase as an interrupted password prompt.
 	if (passphrase === undefined && (code === "ERR_MISSING_PASSPHRASE" || code === "ERR_OSSL_CRYPTO_INTERRUPTED_OR_CANCELLED"))
 		return new InvalidKeyError("passphrase_required", "The private key is encrypted: pass its passphrase.");
-	if (passphrase !== undefined && /BAD_DECRYPT|DECRYPT/i.test(code + String((error as Error)?.message))) {
+	if (passphrase !== undefined && /DECRYPT/i.test(code + String((error as Error)?.message))) {
 		return new InvalidKeyError("wrong_passphrase", "The private key could not be decrypted: the passphrase is wrong.");
 	}
 	return new InvalidKeyError("unrecognized_format", "The private key is not a PKCS#1, PKCS#8 or encrypted PKCS#8 key in PEM or base64 DER.");
