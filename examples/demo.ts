@@ -229,7 +229,9 @@ async function hostedCheckout(): Promise<void> {
 		},
 		"/return",
 	);
-	say("The buyer opened the payment page and paid with test card 4000 0000 0000 0010.");
+	say(
+		inBrowser ? "The buyer paid on the hosted payment page, in the browser." : "The buyer opened the payment page and paid with test card 4000 0000 0000 0010.",
+	);
 	await afterPayment(session.transactionId, amount, "EUR", 20);
 }
 
