@@ -14,6 +14,19 @@ import { refundStatuses, type SandboxRefundStatus, type SandboxTransactionStatus
 
 const DAY_MS = 86_400_000;
 
+function checkedBaseUrl(value: string): string {
+	let url: URL | undefined;
+	try {
+		url = new URL(value);
+	} catch {
+		url = undefined;
+	}
+	if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || url.search || url.hash) {
+		throw new RangeError("baseUrl must be an absolute http(s) URL without query or fragment, such as https://sandbox.merchant-gateway.test.");
+	}
+	return value.replace(/\/+$/, "");
+}
+
 /** What a new transaction is made of, after validation. */
 export interface NewTransaction {
 	merchant: MerchantAccount;
@@ -49,9 +62,10 @@ export class SandboxCore {
 		this.clock = new ControllableClock(options.now);
 		this.signer = new GatewaySigner(gatewayKeys.privateKey);
 		this.gatewayPublicKey = gatewayKeys.publicKey;
-		this.baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
+		this.baseUrl = checkedBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
 		this.allowLoopbackHttp = options.allowLoopbackHttp ?? true;
 		this.pendingDelayMs = options.pendingDelayMs ?? 5_000;
+		if (!Number.isFinite(this.pendingDelayMs) || this.pendingDelayMs < 0) throw new RangeError("pendingDelayMs must be a number of milliseconds, 0 or more.");
 		this.#onEvent = options.onEvent;
 		this.notifier = new Notifier(
 			options.ipn ?? {},

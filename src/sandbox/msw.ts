@@ -6,7 +6,12 @@ import type { Sandbox } from "./sandbox.js";
  * `setupServer(...sandboxHandlers(sandbox))` and the client talks to it in-process.
  * Requests elsewhere (the merchant's own IPN receiver, say) are left to other handlers.
  */
-export function sandboxHandlers(sandbox: Sandbox, options: { baseUrl?: string | undefined } = {}): RequestHandler[] {
+export interface SandboxHandlersOptions {
+	/** The origin the handlers answer on; the client's baseUrl must match it. @default sandbox.baseUrl */
+	baseUrl?: string | undefined;
+}
+
+export function sandboxHandlers(sandbox: Sandbox, options: SandboxHandlersOptions = {}): RequestHandler[] {
 	const base = (options.baseUrl ?? sandbox.baseUrl).replace(/\/+$/, "");
 	return [
 		http.all(`${base}/*`, async ({ request }) => {

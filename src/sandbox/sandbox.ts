@@ -34,6 +34,7 @@ export interface Sandbox {
 	/**
 	 * Answers one request, as the gateway would: the /v2 API, the hosted checkout
 	 * page and the 3DS page. `origin` is where links in the answer point.
+	 * @default origin: the request URL's origin
 	 */
 	fetch(request: Request, options?: { origin?: string | undefined }): Promise<Response>;
 	/** The same as `fetch` without Web `Response` objects: what the HTTP server face uses. */

@@ -369,3 +369,15 @@ test("on a real-time clock, advance() shortens what is still scheduled", async (
 	// 10 ms of real time remain: the re-armed timer settles it without another advance.
 	await expect.poll(() => server.sandbox.transaction(transactionId)?.status, { timeout: 5_000 }).toBe("successful");
 });
+
+test("sandbox options are checked at creation, naming the option", async () => {
+	const gatewayKeys = { privateKey: keys.gatewayPrivate, publicKey: keys.gatewayPublic };
+	const { createSandbox } = await import("../../src/sandbox/sandbox.js");
+	await expect(createSandbox({ gatewayKeys, baseUrl: "ftp://x" })).rejects.toThrow(/baseUrl/);
+	await expect(createSandbox({ gatewayKeys, pendingDelayMs: -1 })).rejects.toThrow(/pendingDelayMs/);
+	await expect(createSandbox({ gatewayKeys, ipn: { timeScale: -1 } })).rejects.toThrow(/timeScale/);
+	await expect(createSandbox({ gatewayKeys, ipn: { ackTimeoutMs: 0 } })).rejects.toThrow(/ackTimeoutMs/);
+	await expect(createSandbox({ gatewayKeys, merchants: [{ merchantId: "", publicKey: keys.merchantPublic }] })).rejects.toThrow(/merchantId/);
+	await expect(createSandbox({ gatewayKeys, merchants: [{ merchantId: "m", publicKey: "not a key" }] })).rejects.toThrow(/public key/);
+	await expect(startSandbox({ host: "192.0.2.1" })).rejects.toThrow(/allowNonLoopback/);
+});

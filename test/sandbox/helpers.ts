@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { SandboxMerchantOptions, SandboxOptions } from "../../src/sandbox/options.js";
-import { type SandboxServer, startSandboxServer } from "../../src/sandbox/server.js";
+import type { SandboxMerchantOptions } from "../../src/sandbox/options.js";
+import { type SandboxServer, type SandboxServerOptions, startSandboxServer } from "../../src/sandbox/server.js";
 import type { SignVersion } from "../../src/signing/seal.js";
 import { sealMessage } from "../../src/signing/seal.js";
 import { keys } from "../helpers/vectors.js";
@@ -13,7 +13,7 @@ export function merchant(overrides: Partial<SandboxMerchantOptions> = {}): Sandb
 }
 
 /** A sandbox over real loopback HTTP with the throwaway vector keys as gateway keys. */
-export function startSandbox(options: SandboxOptions & { merchant?: Partial<SandboxMerchantOptions> } = {}): Promise<SandboxServer> {
+export function startSandbox(options: SandboxServerOptions & { merchant?: Partial<SandboxMerchantOptions> } = {}): Promise<SandboxServer> {
 	const { merchant: merchantOverrides, ...rest } = options;
 	return startSandboxServer({
 		gatewayKeys: { privateKey: keys.gatewayPrivate, publicKey: keys.gatewayPublic },
