@@ -1,10 +1,10 @@
 import { CheckoutError } from "../errors/checkout-error.js";
 import { RequestValidationError } from "../errors/request-validation-error.js";
 import { redactText } from "../internal/redact.js";
-import { type CheckoutParams, checkoutParamsSchema, toFieldIssues } from "../schemas/requests.js";
+import { type CheckoutParams, checkoutParamsSchema } from "../schemas/requests.js";
 import { type CheckoutSession, checkoutCreatedFieldsSchema } from "../schemas/responses.js";
 import type { RequestOptions } from "../transport/http.js";
-import { type ClientContext, call, offSchema } from "./context.js";
+import { type ClientContext, call, describeIssues, offSchema } from "./context.js";
 import { type DirectPostForm, type DirectPostOptions, directPostForm } from "./direct-post.js";
 import { validate } from "./validate.js";
 
@@ -75,11 +75,4 @@ function validationFailure(ctx: ClientContext, field: string, message: string): 
 	const error = new RequestValidationError([{ field, message }], PATH);
 	ctx.observer.error({ method: "POST", path: PATH, error });
 	return error;
-}
-
-export function describeIssues(error: Parameters<typeof toFieldIssues>[0]): string {
-	return toFieldIssues(error)
-		.slice(0, 5)
-		.map((issue) => `${issue.field || "(body)"} ${issue.message}`)
-		.join("; ");
 }

@@ -3,6 +3,7 @@ import { InvalidResponseError } from "../errors/invalid-response-error.js";
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
 import { RequestValidationError } from "../errors/request-validation-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
+import { toFieldIssues } from "../schemas/requests.js";
 import type { PrivateKey, PublicKey } from "../signing/keys.js";
 import { openVerified } from "../signing/open.js";
 import { type SignVersion, sealMessage } from "../signing/seal.js";
@@ -107,4 +108,12 @@ function checkRequestOptions(options: RequestOptions | undefined, path: string):
 /** An off-schema answer: status, path and a redacted excerpt. */
 export function offSchema(answer: GatewayAnswer, path: string, detail: string): InvalidResponseError {
 	return new InvalidResponseError(`The gateway's answer does not have the documented shape: ${detail}.`, excerpt(answer.text), { status: answer.status, path });
+}
+
+/** The first few zod issues of an off-schema answer, as `field rule` text (never values). */
+export function describeIssues(error: Parameters<typeof toFieldIssues>[0]): string {
+	return toFieldIssues(error)
+		.slice(0, 5)
+		.map((issue) => `${issue.field || "(body)"} ${issue.message}`)
+		.join("; ");
 }

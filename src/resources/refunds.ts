@@ -2,8 +2,7 @@ import { type RefundParams, refundParamsSchema, refundQueryRequestSchema } from 
 import { type Refund, refundSchema } from "../schemas/resources.js";
 import { type RefundCreated, refundCreatedDataSchema } from "../schemas/responses.js";
 import type { RequestOptions } from "../transport/http.js";
-import { describeIssues } from "./checkout.js";
-import { type ClientContext, call, offSchema } from "./context.js";
+import { type ClientContext, call, describeIssues, offSchema } from "./context.js";
 import { validate } from "./validate.js";
 
 const CREATE_PATH = "/v2/refund";

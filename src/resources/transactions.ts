@@ -1,8 +1,7 @@
 import { transactionQueryRequestSchema } from "../schemas/requests.js";
 import { type Transaction, transactionSchema } from "../schemas/resources.js";
 import type { RequestOptions } from "../transport/http.js";
-import { describeIssues } from "./checkout.js";
-import { type ClientContext, call, offSchema } from "./context.js";
+import { type ClientContext, call, describeIssues, offSchema } from "./context.js";
 import { validate } from "./validate.js";
 
 const PATH = "/v2/checkout/query";
