@@ -296,3 +296,34 @@ export function toFieldIssues(error: { readonly issues: readonly z.core.$ZodIssu
 	}
 	return out;
 }
+
+/** Checkout fields that are numbers or JSON values in the message, strings in a form post. */
+const NUMERIC_FORM_FIELDS = ["amount", "feeBySeller"] as const;
+const JSON_FORM_FIELDS = ["metadata", "transactionDocuments", "paymentFilter", "paymentSorter"] as const;
+
+/**
+ * The inverse of the DIRECT_POST form encoding (`checkout.directPost`, 2.0):
+ * turns the posted strings back into the message `checkoutRequestSchema`
+ * validates (numbers for amount and feeBySeller, JSON values for metadata,
+ * transactionDocuments, paymentFilter and paymentSorter). A value that does not
+ * decode is left as the string, so the schema reports it. Verify the signature
+ * over the posted strings first: they are what was signed.
+ */
+export function decodeCheckoutForm(fields: Readonly<Record<string, string>>): Record<string, unknown> {
+	const message: Record<string, unknown> = {};
+	for (const [key, value] of Object.entries(fields)) Object.defineProperty(message, key, { value, enumerable: true, writable: true, configurable: true });
+	for (const key of NUMERIC_FORM_FIELDS) {
+		const value = fields[key];
+		if (typeof value === "string" && /^-?\d+(\.\d+)?$/.test(value.trim())) message[key] = Number(value);
+	}
+	for (const key of JSON_FORM_FIELDS) {
+		const value = fields[key];
+		if (typeof value !== "string") continue;
+		try {
+			message[key] = JSON.parse(value);
+		} catch {
+			// left as text: the schema names the field
+		}
+	}
+	return message;
+}

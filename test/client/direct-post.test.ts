@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { escapeHtml } from "../../src/resources/direct-post.js";
+import { checkoutRequestSchema, decodeCheckoutForm } from "../../src/schemas/requests.js";
 import { openVerified } from "../../src/signing/open.js";
 import { BASE_URL } from "../fixtures/gateway.js";
 import { keys } from "../helpers/vectors.js";
@@ -57,6 +58,17 @@ describe("checkout.directPost", () => {
 
 	test("validation applies as for create", () => {
 		expect(() => makeClient().checkout.directPost(checkoutParams({ amount: 0 }))).toThrow(/amount/);
+	});
+
+	test("decodeCheckoutForm turns the posted strings back into a valid wire message", () => {
+		const form = makeClient().checkout.directPost(
+			checkoutParams({ feeBySeller: 40, metadata: { cartId: 42 }, transactionDocuments: [{ type: "invoice", url: "https://shop.example/i.pdf" }] }),
+		);
+		const { signature: _signature, ...posted } = form.fields;
+		const message = decodeCheckoutForm(posted);
+		expect(message).toMatchObject({ amount: 10.5, feeBySeller: 40, metadata: { cartId: 42 }, connectionMode: "DIRECT_POST" });
+		expect(checkoutRequestSchema().safeParse(message).success).toBe(true);
+		expect(checkoutRequestSchema().safeParse(decodeCheckoutForm({ ...posted, amount: "ten" })).success).toBe(false);
 	});
 
 	test("escapeHtml", () => {
