@@ -313,6 +313,15 @@ describe("malformed input gives a typed error, never a crash", () => {
 		expect(canonicalString(fields)).toBe('{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"orderRef":"P-1"}');
 	});
 
+	it("a 2.0 message with a string payload field is refused when sealing (it would read as a 2.1 envelope)", () => {
+		const error = thrown(() => sealMessage({ orderRef: "A-1", payload: "text" }, { privateKey }));
+		expect(error).toBeInstanceOf(MalformedMessageError);
+		expect((error as MalformedMessageError).field).toBe("payload");
+		// Under 2.1 the same fields travel inside the payload text and open as sent.
+		const sealed = sealMessage({ orderRef: "A-1", payload: "text" }, { privateKey, signVersion: "2.1" });
+		expect(openMessage(sealed, { publicKey })).toEqual({ orderRef: "A-1", payload: "text" });
+	});
+
 	it("after every run above, Object.prototype is untouched", () => {
 		expect(Object.getOwnPropertyNames(Object.prototype).filter((name) => !OBJECT_PROTOTYPE_NAMES.has(name))).toEqual([]);
 	});
