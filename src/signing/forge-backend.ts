@@ -82,6 +82,24 @@ function privateFromAsn1(asn1: forge.asn1.Asn1): ParsedKey {
 	return rsa(forge.pki.privateKeyFromAsn1(asn1) as ForgePrivate);
 }
 
+const passphraseRequired = () => new InvalidKeyError("passphrase_required", "The private key is encrypted: pass its passphrase.");
+const wrongPassphrase = () => new InvalidKeyError("wrong_passphrase", "The private key could not be decrypted: the passphrase is wrong.");
+
+/** OpenSSL's legacy encrypted PKCS#1 PEM (`Proc-Type: 4,ENCRYPTED` headers), which node:crypto also reads. */
+const LEGACY_ENCRYPTED = /^Proc-Type:\s*4,\s*ENCRYPTED/m;
+
+function legacyEncrypted(pem: string, passphrase: string | undefined): ParsedKey {
+	if (passphrase === undefined) throw passphraseRequired();
+	let key: ForgePrivate | null = null;
+	try {
+		key = forge.pki.decryptRsaPrivateKey(pem, passphrase);
+	} catch {
+		key = null;
+	}
+	if (!key) throw wrongPassphrase();
+	return rsa(key);
+}
+
 export function createForgeBackend(): CryptoBackend {
 	const unrecognizedPrivate = () =>
 		new InvalidKeyError("unrecognized_format", "The private key is not a PKCS#1, PKCS#8 or encrypted PKCS#8 key in PEM or base64 DER.");
@@ -91,19 +109,20 @@ export function createForgeBackend(): CryptoBackend {
 	return {
 		name: "forge",
 		importPrivateKey(source: KeySource, passphrase: string | undefined): ParsedKey {
+			if (source.encoding === "pem" && LEGACY_ENCRYPTED.test(source.text)) return legacyEncrypted(source.text, passphrase);
 			const der = source.encoding === "der" ? source.bytes : pemToDer(source.text);
 			const asn1 = der && parseDer(der);
 			if (!asn1) throw unrecognizedPrivate();
 			const encrypted = source.encoding === "pem" ? source.label === "ENCRYPTED PRIVATE KEY" : algorithmOid(asn1, 0)?.startsWith("1.2.840.113549.1.5") === true;
 			if (encrypted) {
-				if (passphrase === undefined) throw new InvalidKeyError("passphrase_required", "The private key is encrypted: pass its passphrase.");
+				if (passphrase === undefined) throw passphraseRequired();
 				let decrypted: forge.asn1.Asn1 | null = null;
 				try {
 					decrypted = forge.pki.decryptPrivateKeyInfo(asn1, passphrase);
 				} catch {
 					decrypted = null;
 				}
-				if (!decrypted) throw new InvalidKeyError("wrong_passphrase", "The private key could not be decrypted: the passphrase is wrong.");
+				if (!decrypted) throw wrongPassphrase();
 				return privateFromAsn1(decrypted);
 			}
 			try {

@@ -24,6 +24,8 @@ export interface KeyFixtures {
 	pkcs8Pem: string;
 	pkcs1Pem: string;
 	encryptedPkcs8Pem: string;
+	/** OpenSSL's legacy encrypted PKCS#1 (`Proc-Type: 4,ENCRYPTED`). */
+	encryptedPkcs1Pem: string;
 	pkcs8Der: Uint8Array;
 	pkcs1Der: Uint8Array;
 	encryptedPkcs8Der: Uint8Array;
@@ -58,6 +60,7 @@ export function makeKeyFixtures(): KeyFixtures {
 	openssl(["rsa", "-in", source, "-traditional", "-out", at("pkcs1.pem")]);
 	openssl(["pkcs8", "-topk8", "-v2", "aes-256-cbc", "-in", source, "-passout", `pass:${passphrase}`, "-out", at("enc.pem")]);
 	openssl(["pkcs8", "-topk8", "-v2", "aes-256-cbc", "-in", source, "-passout", `pass:${passphrase}`, "-outform", "DER", "-out", at("enc.der")]);
+	openssl(["rsa", "-in", source, "-traditional", "-aes256", "-passout", `pass:${passphrase}`, "-out", at("enc-pkcs1.pem")]);
 	openssl(["pkey", "-in", source, "-outform", "DER", "-out", at("pkcs8.der")]);
 	openssl(["rsa", "-in", source, "-traditional", "-outform", "DER", "-out", at("pkcs1.der")]);
 	openssl(["pkey", "-in", source, "-pubout", "-out", at("spki.pem")]);
@@ -83,6 +86,7 @@ export function makeKeyFixtures(): KeyFixtures {
 		pkcs8Pem: text("pkcs8.pem"),
 		pkcs1Pem: text("pkcs1.pem"),
 		encryptedPkcs8Pem: text("enc.pem"),
+		encryptedPkcs1Pem: text("enc-pkcs1.pem"),
 		pkcs8Der: bytes("pkcs8.der"),
 		pkcs1Der: bytes("pkcs1.der"),
 		encryptedPkcs8Der: bytes("enc.der"),
