@@ -10,4 +10,4 @@ export type { CallbackResult, Refund, RefundStatus, Transaction, TransactionDocu
 export type { CardChargeOutcome, CardChargeResult, CheckoutSession, RefundApproval, RefundCreated } from "./schemas/responses.js";
 export * from "./signing/index.js";
 export type { FetchLike, RequestOptions } from "./transport/http.js";
-export type { ClientHooks, ErrorEvent, Logger, LogLevel, RequestEvent, ResponseEvent, RetryEvent } from "./transport/observer.js";
+export type { ClientErrorEvent, ClientHooks, ClientRequestEvent, ClientResponseEvent, ClientRetryEvent, Logger, LogLevel } from "./transport/observer.js";

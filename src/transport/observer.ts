@@ -1,7 +1,7 @@
 import { redact } from "../internal/redact.js";
 
 /** What `onRequest` receives: the message as sent, redacted (card number masked, CVV removed). */
-export interface RequestEvent {
+export interface ClientRequestEvent {
 	method: "POST";
 	/** Endpoint path, such as `/v2/checkout`. */
 	path: string;
@@ -14,7 +14,7 @@ export interface RequestEvent {
 }
 
 /** What `onResponse` receives. */
-export interface ResponseEvent {
+export interface ClientResponseEvent {
 	method: "POST";
 	path: string;
 	attempt: number;
@@ -23,7 +23,7 @@ export interface ResponseEvent {
 }
 
 /** What `onRetry` receives, before waiting `delayMs`. */
-export interface RetryEvent {
+export interface ClientRetryEvent {
 	method: "POST";
 	path: string;
 	/** The attempt that is about to start (2 for the first retry). */
@@ -34,7 +34,7 @@ export interface RetryEvent {
 }
 
 /** What `onError` receives: the error the call is about to throw (already redacted). */
-export interface ErrorEvent {
+export interface ClientErrorEvent {
 	method: "POST";
 	path: string;
 	error: Error;
@@ -42,10 +42,10 @@ export interface ErrorEvent {
 
 /** Observability callbacks. Each receives redacted data; a hook that throws is ignored (and logged). */
 export interface ClientHooks {
-	onRequest?: ((event: RequestEvent) => void) | undefined;
-	onResponse?: ((event: ResponseEvent) => void) | undefined;
-	onRetry?: ((event: RetryEvent) => void) | undefined;
-	onError?: ((event: ErrorEvent) => void) | undefined;
+	onRequest?: ((event: ClientRequestEvent) => void) | undefined;
+	onResponse?: ((event: ClientResponseEvent) => void) | undefined;
+	onRetry?: ((event: ClientRetryEvent) => void) | undefined;
+	onError?: ((event: ClientErrorEvent) => void) | undefined;
 }
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -85,24 +85,24 @@ export class Observer {
 		}
 	}
 
-	request(event: Omit<RequestEvent, "fields">, fields: Record<string, unknown>): void {
+	request(event: Omit<ClientRequestEvent, "fields">, fields: Record<string, unknown>): void {
 		if (!this.watchesRequests) return;
-		const full: RequestEvent = { ...event, fields: redact(fields) };
+		const full: ClientRequestEvent = { ...event, fields: redact(fields) };
 		this.#call("onRequest", full);
 		this.log("debug", `POST ${event.path} (attempt ${event.attempt})`, { fields: full.fields, signVersion: event.signVersion });
 	}
 
-	response(event: ResponseEvent): void {
+	response(event: ClientResponseEvent): void {
 		this.#call("onResponse", event);
 		this.log("debug", `POST ${event.path} -> ${event.status} in ${event.durationMs} ms`);
 	}
 
-	retry(event: RetryEvent): void {
+	retry(event: ClientRetryEvent): void {
 		this.#call("onRetry", event);
 		this.log("warn", `POST ${event.path}: ${event.reason}; retry ${event.attempt - 1} in ${event.delayMs} ms`);
 	}
 
-	error(event: ErrorEvent): void {
+	error(event: ClientErrorEvent): void {
 		this.#call("onError", event);
 		this.log("error", `POST ${event.path} failed: ${event.error.name}: ${event.error.message}`);
 	}

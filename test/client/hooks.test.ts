@@ -1,7 +1,7 @@
 import { HttpResponse } from "msw";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { RequestValidationError } from "../../src/errors/index.js";
-import type { ErrorEvent, RequestEvent, ResponseEvent } from "../../src/transport/observer.js";
+import type { ClientErrorEvent, ClientRequestEvent, ClientResponseEvent } from "../../src/transport/observer.js";
 import { GatewayFixture } from "../fixtures/gateway.js";
 import { ids } from "../fixtures/gateway-messages.js";
 import { CARD, CVV, cardParams, makeClient } from "./helpers.js";
@@ -13,9 +13,9 @@ afterAll(() => fixture.server.close());
 describe("hooks", () => {
 	test("onRequest gets the redacted fields, onResponse the status, onError the thrown error", async () => {
 		fixture.reset();
-		const requests: RequestEvent[] = [];
-		const responses: ResponseEvent[] = [];
-		const errors: ErrorEvent[] = [];
+		const requests: ClientRequestEvent[] = [];
+		const responses: ClientResponseEvent[] = [];
+		const errors: ClientErrorEvent[] = [];
 		const gateway = makeClient({
 			hooks: { onRequest: (e) => requests.push(e), onResponse: (e) => responses.push(e), onError: (e) => errors.push(e) },
 		});

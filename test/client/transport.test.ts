@@ -10,7 +10,7 @@ import {
 	RequestValidationError,
 	TimeoutError,
 } from "../../src/errors/index.js";
-import type { RetryEvent } from "../../src/transport/observer.js";
+import type { ClientRetryEvent } from "../../src/transport/observer.js";
 import { parseRetryAfter, retryDelayMs } from "../../src/transport/retry-policy.js";
 import { GatewayFixture } from "../fixtures/gateway.js";
 import { ids } from "../fixtures/gateway-messages.js";
@@ -31,7 +31,7 @@ const hang = async () => {
 describe("queries are retried on network errors, 408, 429 and 5xx", () => {
 	test("two 503s then success: three requests, onRetry called twice", async () => {
 		fixture.reset();
-		const retries: RetryEvent[] = [];
+		const retries: ClientRetryEvent[] = [];
 		const gateway = makeClient({ hooks: { onRetry: (event) => retries.push(event) } });
 		fixture.next("/v2/checkout/query", serverError, serverError);
 		await expect(gateway.transactions.retrieve(ids.transaction)).resolves.toMatchObject({ transactionId: ids.transaction });
@@ -90,7 +90,7 @@ describe("queries are retried on network errors, 408, 429 and 5xx", () => {
 
 	test("408 and 429 are retried; Retry-After is honored", async () => {
 		fixture.reset();
-		const retries: RetryEvent[] = [];
+		const retries: ClientRetryEvent[] = [];
 		fixture.next(
 			"/v2/checkout/query",
 			() => HttpResponse.json({ status: "error" }, { status: 408 }),
