@@ -1,6 +1,6 @@
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
-import { isPlainObject } from "../signing/canonical.js";
+import { decodeCheckoutForm } from "../schemas/requests.js";
 import { openVerified, parseJsonObject } from "../signing/open.js";
 import type { SignVersion } from "../signing/seal.js";
 import type { SandboxRequest } from "./exchange.js";
@@ -61,52 +61,22 @@ export function claimedFields(envelope: Envelope): Record<string, unknown> | Api
 	}
 }
 
-/** Fields of a DIRECT_POST form that carry JSON or numbers; the form sends them as text. */
-const FORM_JSON_FIELDS = new Set(["metadata", "transactionDocuments", "paymentFilter", "paymentSorter", "browserDetails"]);
-const FORM_NUMBER_FIELDS = new Set(["amount", "feeBySeller"]);
-
-/** A form's text values turned back into the JSON types the schemas expect (values that do not parse stay text). */
-export function typedFormFields(body: Record<string, unknown>): Record<string, unknown> {
-	const out: Record<string, unknown> = {};
-	for (const [key, value] of Object.entries(body)) {
-		let typed = value;
-		if (typeof value === "string" && FORM_JSON_FIELDS.has(key)) {
-			try {
-				typed = JSON.parse(value);
-			} catch {
-				typed = value;
-			}
-		} else if (typeof value === "string" && FORM_NUMBER_FIELDS.has(key) && /^-?\d+(\.\d+)?$/.test(value.trim())) {
-			typed = Number(value);
-		}
-		Object.defineProperty(out, key, { value: typed, enumerable: true, writable: true, configurable: true });
-	}
-	return out;
-}
-
 /**
  * Verifies the request with the merchant's registered key(s), in whichever
  * version it was signed (requests may use either; answers follow the account).
- * A form post under 2.0 is verified over its typed fields and, failing that,
- * over the text values as posted: both are exactly what some merchant signed.
+ * A 2.0 DIRECT_POST form is verified over the strings as posted (what the SDK's
+ * `checkout.directPost` signs), then decoded back into the JSON message.
  */
 export function authenticate(envelope: Envelope, merchant: MerchantAccount | undefined): Authenticated | ApiReply {
 	if (!merchant) return unauthenticated("Unknown merchant: no account is registered for this merchantId.");
-	const candidates = envelope.form && typeof envelope.body.payload !== "string" ? [typedFormFields(envelope.body), envelope.body] : [envelope.body];
-	let failure: unknown;
-	for (const candidate of candidates) {
-		try {
-			const opened = openVerified(candidate, { publicKey: merchant.publicKeys });
-			let fields = opened.fields;
-			if (opened.signVersion === "2.0" && envelope.form) fields = typedFormFields(fields);
-			const { signVersion: _version, ...rest } = fields;
-			if (!isPlainObject(rest)) return badRequest("The request must be a JSON object.");
-			return { merchant, fields: rest, signVersion: opened.signVersion, form: envelope.form };
-		} catch (error) {
-			failure = error;
-		}
+	try {
+		const opened = openVerified(envelope.body, { publicKey: merchant.publicKeys });
+		const fields = envelope.form && opened.signVersion === "2.0" ? decodeCheckoutForm(opened.fields as Record<string, string>) : opened.fields;
+		const { signVersion: _version, ...rest } = fields;
+		return { merchant, fields: rest, signVersion: opened.signVersion, form: envelope.form };
+	} catch (error) {
+		if (error instanceof SignatureVerificationError) return unauthenticated(`Signature verification failed: ${error.message}`);
+		if (error instanceof MalformedMessageError) return unauthenticated(`The request is not a signed message: ${error.message}`);
+		throw error;
 	}
-	if (failure instanceof SignatureVerificationError) return unauthenticated(`Signature verification failed: ${failure.message}`);
-	if (failure instanceof MalformedMessageError) return unauthenticated(`The request is not a signed message: ${failure.message}`);
-	throw failure;
 }

@@ -313,10 +313,11 @@ describe("expiry", () => {
 describe("DIRECT_POST", () => {
 	test("a signed form post redirects the browser to the hosted page (2.0 flat fields)", async () => {
 		const server = await sandbox();
+		// The SDK's form encoding: every value a string (nested values as JSON text), signed as posted.
 		const fields = checkoutFields(receiver.url, { amount: 25.5, metadata: { cart: "42" } });
-		const sealed = sealMessage(fields, { privateKey: keys.merchantPrivate });
-		const form: Record<string, string> = {};
-		for (const [key, value] of Object.entries(sealed)) form[key] = typeof value === "object" ? JSON.stringify(value) : String(value);
+		const strings: Record<string, string> = {};
+		for (const [key, value] of Object.entries(fields)) strings[key] = typeof value === "string" ? value : JSON.stringify(value);
+		const form = sealMessage(strings, { privateKey: keys.merchantPrivate });
 		const response = await postForm(`${server.url}/v2/checkout`, form);
 		expect(response.status).toBe(303);
 		expect(response.location?.startsWith(`${server.url}/pay/`)).toBe(true);
