@@ -125,8 +125,8 @@ export class Transport {
 		for (let attempt = 1; ; attempt++) {
 			// Aborted before this attempt started: nothing of it was sent.
 			if (request.signal?.aborted) throw request.signal.reason;
-			observer.request({ method: "POST", path: request.path, url, attempt, signVersion: request.signVersion }, request.fields);
-			const started = performance.now();
+			if (observer.watchesRequests) observer.request({ method: "POST", path: request.path, url, attempt, signVersion: request.signVersion }, request.fields);
+			const started = observer.watchesResponses ? performance.now() : 0;
 			const outcome = await this.#exchange(url, request);
 			if ("type" in outcome) {
 				const error = this.#failureError(outcome, request);
@@ -136,7 +136,9 @@ export class Transport {
 				}
 				throw error;
 			}
-			observer.response({ method: "POST", path: request.path, attempt, status: outcome.status, durationMs: Math.round(performance.now() - started) });
+			if (observer.watchesResponses) {
+				observer.response({ method: "POST", path: request.path, attempt, status: outcome.status, durationMs: Math.round(performance.now() - started) });
+			}
 			if (attempt <= retries && isRetryableStatus(outcome.status)) {
 				const retryAfter = parseRetryAfter(outcome.headers.get("retry-after"));
 				if (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS) {

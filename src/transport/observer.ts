@@ -76,6 +76,11 @@ export class Observer {
 		return this.#hooks.onRequest !== undefined || (this.#logger !== undefined && this.#minimum <= RANK.debug);
 	}
 
+	/** True when anything listens to responses. */
+	get watchesResponses(): boolean {
+		return this.#hooks.onResponse !== undefined || (this.#logger !== undefined && this.#minimum <= RANK.debug);
+	}
+
 	log(level: LogLevel, message: string, data?: Record<string, unknown>): void {
 		if (!this.#logger || RANK[level] < this.#minimum) return;
 		try {
