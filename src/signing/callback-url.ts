@@ -60,7 +60,7 @@ export function openCallbackUrl(input: CallbackInput, options: OpenOptions): { f
 	if (query.signVersion !== undefined && query.signVersion !== "2.0") {
 		throw new MalformedMessageError(`The callback's signVersion must be "2.0" or "2.1".`, "signVersion");
 	}
-	return { fields: openFlat(parseJsonObject(text, "callback payload"), options), signVersion: "2.0" };
+	return { fields: openFlat(parseJsonObject(text, "callback payload", "payload"), options), signVersion: "2.0" };
 }
 
 function appendQuery(url: string, query: string): string {

@@ -23,43 +23,46 @@ export interface OpenedMessage {
 	wrapper?: { status: unknown; message: unknown } | undefined;
 }
 
-/** Parses raw JSON text or bytes into an object; objects pass through. */
-export function parseJsonObject(message: unknown, what = "message"): Record<string, unknown> {
+/**
+ * Parses raw JSON text or bytes into an object; objects pass through.
+ * @throws MalformedMessageError naming `what` (and `field`, when the text came from one).
+ */
+export function parseJsonObject(message: unknown, what = "message", field?: string): Record<string, unknown> {
 	let value = message;
 	if (message instanceof Uint8Array) {
 		try {
 			value = utf8Decode(message);
 		} catch {
-			throw new MalformedMessageError(`The ${what} is not valid UTF-8.`);
+			throw new MalformedMessageError(`The ${what} is not valid UTF-8.`, field);
 		}
 	}
 	if (typeof value === "string") {
 		try {
 			value = JSON.parse(value);
 		} catch {
-			throw new MalformedMessageError(`The ${what} is not valid JSON.`);
+			throw new MalformedMessageError(`The ${what} is not valid JSON.`, field);
 		}
 	}
-	if (!isPlainObject(value)) throw new MalformedMessageError(`The ${what} must be a JSON object.`);
+	if (!isPlainObject(value)) throw new MalformedMessageError(`The ${what} must be a JSON object.`, field);
 	return value;
 }
 
-function verifyAny(keys: PublicKey[], data: Uint8Array, signatureText: unknown, backendName: CryptoBackendName | undefined, field: string): void {
+function verifyAny(keys: PublicKey[], data: Uint8Array, signatureText: unknown, backendName: CryptoBackendName | undefined): void {
 	if (signatureText === undefined || signatureText === null || signatureText === "") {
-		throw new SignatureVerificationError("missing_signature", `The message has no ${field}; it cannot be trusted.`);
+		throw new SignatureVerificationError("missing_signature", "The message has no signature; it cannot be trusted.");
 	}
 	if (typeof signatureText !== "string") {
-		throw new SignatureVerificationError("malformed_signature", `The ${field} must be a base64 string.`);
+		throw new SignatureVerificationError("malformed_signature", "The signature must be a base64 string.");
 	}
 	const signature = base64Decode(signatureText, true);
 	if (!signature || signature.length === 0) {
-		throw new SignatureVerificationError("malformed_signature", `The ${field} is not valid base64.`);
+		throw new SignatureVerificationError("malformed_signature", "The signature is not valid base64.");
 	}
 	const backend = resolveBackend(backendName);
 	for (const key of keys) {
 		if (backend.verify(key.handleFor(backend.name), data, signature)) return;
 	}
-	throw new SignatureVerificationError("mismatch", `The ${field} does not match the message with any of the ${keys.length} configured public key(s).`);
+	throw new SignatureVerificationError("mismatch", `The signature does not match the message with any of the ${keys.length} configured public key(s).`);
 }
 
 function checkVersion(version: SignVersion, accepted: readonly SignVersion[] | undefined): void {
@@ -74,8 +77,8 @@ function checkVersion(version: SignVersion, accepted: readonly SignVersion[] | u
  */
 export function openPayload(payload: string, signature: unknown, options: OpenOptions, what = "payload"): Record<string, unknown> {
 	checkVersion("2.1", options.acceptVersions);
-	verifyAny(toPublicKeys(options.publicKey), utf8Encode(payload), signature, options.backend, "signature");
-	return parseJsonObject(payload, what);
+	verifyAny(toPublicKeys(options.publicKey), utf8Encode(payload), signature, options.backend);
+	return parseJsonObject(payload, what, "payload");
 }
 
 /**
@@ -84,7 +87,7 @@ export function openPayload(payload: string, signature: unknown, options: OpenOp
  */
 export function openFlat(fields: Record<string, unknown>, options: OpenOptions): Record<string, unknown> {
 	checkVersion("2.0", options.acceptVersions);
-	verifyAny(toPublicKeys(options.publicKey), utf8Encode(canonicalString(fields)), fields.signature, options.backend, "signature");
+	verifyAny(toPublicKeys(options.publicKey), utf8Encode(canonicalString(fields)), fields.signature, options.backend);
 	// Spread defines own properties, so a "__proto__" key stays data, never a prototype.
 	const { signature: _signature, ...rest } = fields;
 	return rest;

@@ -235,7 +235,9 @@ describe("malformed input gives a typed error, never a crash", () => {
 				const signature = sealMessage({ x: 1 }, { privateKey, signVersion: "2.1" }).signature;
 				// Signed properly over this payload, so the only fault left is its content.
 				const signed = { payload, signVersion: "2.1", signature: signText(payload, privateKey) };
-				expect(expectTypedError(() => openMessage(signed, { publicKey }))).toBeInstanceOf(MalformedMessageError);
+				const error = expectTypedError(() => openMessage(signed, { publicKey }));
+				expect(error).toBeInstanceOf(MalformedMessageError);
+				expect((error as MalformedMessageError).field).toBe("payload");
 				// An unsigned one is refused for its signature first: nothing is parsed before verification.
 				expect(expectTypedError(() => openMessage({ ...signed, signature }, { publicKey }))).toBeInstanceOf(SignatureVerificationError);
 			}),
