@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ConfigurationError } from "./errors/configuration-error.js";
+import type { Assert, SameShape } from "./internal/type-equality.js";
 import { CardResource } from "./resources/card.js";
 import { CheckoutResource } from "./resources/checkout.js";
 import type { ClientContext } from "./resources/context.js";
@@ -78,8 +79,41 @@ export const clientOptionsSchema = z
 		}
 	});
 
-/** Options of `new GatewayClient(...)`. */
-export type GatewayClientOptions = z.input<typeof clientOptionsSchema> & { hooks?: ClientHooks | undefined; logger?: Logger | undefined };
+/** Options of `new GatewayClient(...)`. Checked against `clientOptionsSchema` at compile time and at construction. */
+export interface GatewayClientOptions {
+	/** The gateway's base URL, such as `https://gateway.example`; `/v2/...` is appended. https only (http only for loopback hosts with `allowLoopbackHttp`); no query, fragment or credentials. */
+	baseUrl: string;
+	/** Your merchant ID (1-50 characters); sent in every request. */
+	merchantId: string;
+	/** The merchant private key that signs requests (D1): PEM, base64 DER, DER bytes or a loaded `PrivateKey`. Parsed once, never shown. */
+	privateKey: PrivateKeyLike;
+	/** The gateway's public key, or several during a key rotation (any one may verify answers, IPNs and callbacks). */
+	gatewayPublicKey: PublicKeyLike | PublicKeyLike[];
+	/** The account's signing version. Answers, IPNs and callbacks are accepted in this version only. @default "2.0" (what omitting signVersion means in the spec) */
+	signVersion?: "2.0" | "2.1" | undefined;
+	/** Timeout of each attempt in milliseconds (connection, answer and body). @default 30000 */
+	timeoutMs?: number | undefined;
+	/** Retries of the two QUERY endpoints on network errors, timeouts, 408, 429 and 5xx. Creates are never retried. @default 2 */
+	maxRetries?: number | undefined;
+	/** First backoff delay in milliseconds; doubles per retry, full jitter, capped at 8 s. A Retry-After up to 60 s wins. @default 250 */
+	retryBaseDelayMs?: number | undefined;
+	/** A fetch implementation to use instead of the global one. @default globalThis.fetch (looked up at each request) */
+	fetch?: FetchLike | undefined;
+	/** Observability callbacks; every payload is redacted. @default none */
+	hooks?: ClientHooks | undefined;
+	/** A console-like logger (`debug`, `info`, `warn`, `error`); every line is redacted. @default none */
+	logger?: Logger | undefined;
+	/** Lowest level logged: traffic is `debug`, retries `warn`, failures `error`. @default "info" */
+	logLevel?: "debug" | "info" | "warn" | "error" | "silent" | undefined;
+	/** Accept `http:` for loopback hosts in `baseUrl` and in the callback/notification/cancel/error URLs (local development only, D10). @default false */
+	allowLoopbackHttp?: boolean | undefined;
+	/** Require a signature on creation answers (checkout, card charge, refund). Query answers are always verified. @default true */
+	requireSignedResponses?: boolean | undefined;
+}
+
+type SchemaOptions = z.input<typeof clientOptionsSchema>;
+export type _OptionsKeysMatch = Assert<SameShape<Omit<GatewayClientOptions, "hooks" | "logger">, Omit<SchemaOptions, "hooks" | "logger">>>;
+export type _OptionsAccepted = Assert<GatewayClientOptions extends SchemaOptions ? true : false>;
 
 /**
  * The gateway client: five endpoints, validated, signed in the account's

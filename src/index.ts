@@ -5,9 +5,18 @@ export * from "./errors/index.js";
 export * from "./notifications/index.js";
 export * from "./resources/index.js";
 export type { BrowserDetails, BrowserDetailsInput } from "./schemas/browser-details.js";
-export type { CardChargeParams, CheckoutParams, RefundParams } from "./schemas/requests.js";
+export type { CardChargeParams, CheckoutParams, OrderParams, RefundParams, TransactionDocumentParam } from "./schemas/params.js";
 export type { CallbackResult, Refund, RefundStatus, Transaction, TransactionDocument, TransactionStatus } from "./schemas/resources.js";
-export type { CardChargeOutcome, CardChargeResult, CheckoutSession, RefundApproval, RefundCreated } from "./schemas/responses.js";
+export type {
+	CardChargeOutcome,
+	CardChargePending,
+	CardChargeRedirect,
+	CardChargeResult,
+	CardChargeSuccess,
+	CheckoutSession,
+	RefundApproval,
+	RefundCreated,
+} from "./schemas/responses.js";
 export * from "./signing/index.js";
 export type { FetchLike, RequestOptions } from "./transport/http.js";
 export type { ClientErrorEvent, ClientHooks, ClientRequestEvent, ClientResponseEvent, ClientRetryEvent, Logger, LogLevel } from "./transport/observer.js";

@@ -1,4 +1,5 @@
-import { type CardChargeParams, cardChargeParamsSchema } from "../schemas/requests.js";
+import type { CardChargeParams } from "../schemas/params.js";
+import { cardChargeParamsSchema } from "../schemas/requests.js";
 import { type CardChargeResult, cardChargeDataSchema } from "../schemas/responses.js";
 import type { RequestOptions } from "../transport/http.js";
 import { type ClientContext, call, describeIssues, offSchema } from "./context.js";

@@ -1,7 +1,8 @@
 import { CheckoutError } from "../errors/checkout-error.js";
 import { RequestValidationError } from "../errors/request-validation-error.js";
 import { redactText } from "../internal/redact.js";
-import { type CheckoutParams, checkoutParamsSchema } from "../schemas/requests.js";
+import type { CheckoutParams } from "../schemas/params.js";
+import { checkoutParamsSchema } from "../schemas/requests.js";
 import { type CheckoutSession, checkoutCreatedFieldsSchema } from "../schemas/responses.js";
 import type { RequestOptions } from "../transport/http.js";
 import { type ClientContext, call, describeIssues, offSchema } from "./context.js";

@@ -1,4 +1,5 @@
-import { type RefundParams, refundParamsSchema, refundQueryRequestSchema } from "../schemas/requests.js";
+import type { RefundParams } from "../schemas/params.js";
+import { refundParamsSchema, refundQueryRequestSchema } from "../schemas/requests.js";
 import { type Refund, refundSchema } from "../schemas/resources.js";
 import { type RefundCreated, refundCreatedDataSchema } from "../schemas/responses.js";
 import type { RequestOptions } from "../transport/http.js";

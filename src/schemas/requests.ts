@@ -266,12 +266,12 @@ export const signatureSchema = z
 /** `signVersion`: omitted means 2.0. */
 export const signVersionSchema = z.enum(["2.0", "2.1"], { error: typeError('"2.0" or "2.1"') });
 
-/** Checkout parameters as a merchant passes them (input: before normalization). */
-export type CheckoutParams = z.input<Schemas["checkoutParams"]>;
-/** S2S card charge parameters as a merchant passes them. */
-export type CardChargeParams = z.input<Schemas["cardChargeParams"]>;
-/** Refund parameters as a merchant passes them. */
-export type RefundParams = z.input<Schemas["refundParams"]>;
+/** Checkout parameters as the schema infers them (documented as `CheckoutParams` in params.ts). */
+export type CheckoutParamsInput = z.input<Schemas["checkoutParams"]>;
+/** S2S card charge parameters as the schema infers them (documented as `CardChargeParams`). */
+export type CardChargeParamsInput = z.input<Schemas["cardChargeParams"]>;
+/** Refund parameters as the schema infers them (documented as `RefundParams`). */
+export type RefundParamsInput = z.input<Schemas["refundParams"]>;
 /** The checkout message the gateway receives. */
 export type CheckoutRequest = z.output<Schemas["checkout"]>;
 export type CardChargeRequest = z.output<Schemas["cardCharge"]>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Assert, SameShape } from "../internal/type-equality.js";
 
 /**
  * What the five endpoints answer, after the signature was verified (D6), and
@@ -28,7 +29,16 @@ export const checkoutSessionSchema = z.object({
 	/** The gateway's message. */
 	message: text.nullable(),
 });
-export type CheckoutSession = z.output<typeof checkoutSessionSchema>;
+/** The result of `checkout.create`. */
+export interface CheckoutSession {
+	/** The new transaction's id (ULID); it identifies the transaction from now on. */
+	transactionId: string;
+	/** Signed URL to redirect the buyer to. */
+	paymentLink: string;
+	/** The gateway's message. */
+	message: string | null;
+}
+export type _CheckoutSessionMatch = Assert<SameShape<CheckoutSession, z.output<typeof checkoutSessionSchema>>>;
 
 /** The verified `data` of an S2S charge answer. */
 export const cardChargeDataSchema = z.object({
@@ -47,8 +57,33 @@ export const cardChargeResultSchema = z.discriminatedUnion("outcome", [
 	/** Accepted, result not known yet: wait for the IPN or query the transaction. */
 	z.object({ outcome: z.literal("pending"), ...chargeBase }),
 ]);
-export type CardChargeResult = z.output<typeof cardChargeResultSchema>;
+interface ChargeBase {
+	/** The transaction's id (ULID): query it, or match its IPN. */
+	transactionId: string;
+	/** The gateway's message. */
+	message: string | null;
+}
+/** Charged without 3DS. Confirm through the IPN or a transaction query before fulfilling. */
+export interface CardChargeSuccess extends ChargeBase {
+	outcome: "success";
+}
+/** 3DS required: send the buyer's browser to `redirectUrl`; the IPN brings the result, then the buyer returns to callbackUrl. */
+export interface CardChargeRedirect extends ChargeBase {
+	outcome: "redirect";
+	/** The 3DS page (the answer's `data.url`). */
+	redirectUrl: string;
+}
+/** Accepted, result not known yet: wait for the IPN or query the transaction. */
+export interface CardChargePending extends ChargeBase {
+	outcome: "pending";
+}
+/** The result of `card.charge`: a union on `outcome`. */
+export type CardChargeResult = CardChargeSuccess | CardChargeRedirect | CardChargePending;
 export type CardChargeOutcome = CardChargeResult["outcome"];
+type InferredCharge = z.output<typeof cardChargeResultSchema>;
+export type _CardChargeSuccessMatch = Assert<SameShape<CardChargeSuccess, Extract<InferredCharge, { outcome: "success" }>>>;
+export type _CardChargeRedirectMatch = Assert<SameShape<CardChargeRedirect, Extract<InferredCharge, { outcome: "redirect" }>>>;
+export type _CardChargePendingMatch = Assert<SameShape<CardChargePending, Extract<InferredCharge, { outcome: "pending" }>>>;
 
 /** The verified `data` of a refund creation answer. */
 export const refundCreatedDataSchema = z.object({ refundId: id, refundNumber: z.string().min(1) });
@@ -67,8 +102,22 @@ export const refundCreatedSchema = z.object({
 	/** The gateway's message: null when auto-processed. */
 	message: text.nullable(),
 });
-export type RefundCreated = z.output<typeof refundCreatedSchema>;
+/** The result of `refunds.create`. */
+export interface RefundCreated {
+	/** Refund id (ULID): query it, or match its refund IPN. */
+	refundId: string;
+	/** Human-readable refund number. */
+	refundNumber: string;
+	/**
+	 * `processed`: the gateway processed the refund at once (its message is null).
+	 * `pending_approval`: the refund is held for manual approval (the message says so).
+	 */
+	approval: "processed" | "pending_approval";
+	/** The gateway's message: null when auto-processed. */
+	message: string | null;
+}
 export type RefundApproval = RefundCreated["approval"];
+export type _RefundCreatedMatch = Assert<SameShape<RefundCreated, z.output<typeof refundCreatedSchema>>>;
 
 /** The wrapper of S2S, refund and refund query answers (`status`, `message`). */
 export const wrapperSchema = z.object({ status: anyStatus, message: text.nullable().optional() });

@@ -1,5 +1,5 @@
 import { GatewayClient, type GatewayClientOptions } from "../../src/client.js";
-import type { CardChargeParams, CheckoutParams } from "../../src/schemas/requests.js";
+import type { CardChargeParams, CheckoutParams } from "../../src/schemas/params.js";
 import { BASE_URL } from "../fixtures/gateway.js";
 import { keys } from "../helpers/vectors.js";
 
