@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { ConfigurationError } from "./errors/configuration-error.js";
-import type { Assert, SameShape } from "./internal/type-equality.js";
 import { CardResource } from "./resources/card.js";
 import { CheckoutResource } from "./resources/checkout.js";
 import type { ClientContext } from "./resources/context.js";
@@ -9,6 +8,7 @@ import { RefundsResource } from "./resources/refunds.js";
 import { TransactionsResource } from "./resources/transactions.js";
 import { isLoopbackHost } from "./schemas/fields.js";
 import { toFieldIssues } from "./schemas/requests.js";
+import type { Assert, SameShape } from "./schemas/type-equality.js";
 import { PrivateKey, type PrivateKeyLike, PublicKey, type PublicKeyLike, toPrivateKey, toPublicKeys } from "./signing/keys.js";
 import { type FetchLike, Transport } from "./transport/http.js";
 import { type ClientHooks, type Logger, Observer } from "./transport/observer.js";

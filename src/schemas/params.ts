@@ -1,6 +1,6 @@
-import type { Assert, SameShape } from "../internal/type-equality.js";
 import type { BrowserDetailsInput } from "./browser-details.js";
 import type { CardChargeParamsInput, CheckoutParamsInput, RefundParamsInput } from "./requests.js";
+import type { Assert, SameShape } from "./type-equality.js";
 
 /**
  * What merchants pass to `checkout.create`, `card.charge` and `refunds.create`,

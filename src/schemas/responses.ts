@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Assert, SameShape } from "../internal/type-equality.js";
+import type { Assert, SameShape } from "./type-equality.js";
 
 /**
  * What the five endpoints answer, after the signature was verified (D6), and
