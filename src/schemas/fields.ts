@@ -20,15 +20,17 @@ export function characterCount(text: string): number {
 	return count;
 }
 
+/** `min` to `max` characters. UTF-16 length >= code points, so counting is only needed near the limits. */
+function withinLength(value: string, min: number, max: number): boolean {
+	if (value.length <= max && value.length >= min * 2) return true;
+	const length = characterCount(value);
+	return length >= min && length <= max;
+}
+
 /** A string of `min` to `max` characters. `min` 1 also means "not empty". */
 export function text(min: number, max: number) {
 	const rule = min <= 1 ? (min === 1 ? `must be 1 to ${max} characters` : `must be at most ${max} characters`) : `must be ${min} to ${max} characters`;
-	return z.string({ error: typeError("a string") }).refine((value) => {
-		// UTF-16 length >= code points, so counting is only needed near the limits.
-		if (value.length <= max && value.length >= min * 2) return true;
-		const length = characterCount(value);
-		return length >= min && length <= max;
-	}, rule);
+	return z.string({ error: typeError("a string") }).refine((value) => withinLength(value, min, max), rule);
 }
 
 /** A JSON number with at most 2 decimals on its shortest decimal form (D9), at least `minimum`. */
@@ -67,7 +69,12 @@ function parseUrl(value: string): URL | undefined {
  * `http:` passes only for loopback hosts and only when `allowLoopbackHttp` is set.
  */
 export function secureUrl(allowLoopbackHttp: boolean) {
-	return text(1, 300).superRefine((value, ctx) => {
+	// One check for length and scheme: fewer zod checks per request (this runs on every create).
+	return z.string({ error: typeError("a string") }).superRefine((value, ctx) => {
+		if (!withinLength(value, 1, 300)) {
+			ctx.addIssue({ code: "custom", message: "must be 1 to 300 characters" });
+			return;
+		}
 		const url = parseUrl(value);
 		if (!url) {
 			ctx.addIssue({ code: "custom", message: "must be an absolute URL" });
