@@ -7,6 +7,7 @@ import { CallbacksResource, NotificationsResource } from "./resources/notificati
 import { RefundsResource } from "./resources/refunds.js";
 import { TransactionsResource } from "./resources/transactions.js";
 import { isLoopbackHost } from "./schemas/fields.js";
+import { type LazyInput, lazySchema } from "./schemas/lazy.js";
 import { toFieldIssues } from "./schemas/requests.js";
 import type { Assert, SameShape } from "./schemas/type-equality.js";
 import { PrivateKey, type PrivateKeyLike, PublicKey, type PublicKeyLike, toPrivateKey, toPublicKeys } from "./signing/keys.js";
@@ -15,69 +16,70 @@ import { type ClientHooks, type Logger, Observer } from "./transport/observer.js
 import { userAgent } from "./transport/version.js";
 
 const isKeyInput = (value: unknown) => typeof value === "string" || value instanceof Uint8Array;
-const privateKeyLike = z.custom<PrivateKeyLike>(
-	(value) => isKeyInput(value) || PrivateKey.isPrivateKey(value),
-	"must be PEM text, base64 DER, DER bytes or a loaded PrivateKey",
-);
-const publicKeyLike = z.custom<PublicKeyLike>(
-	(value) => isKeyInput(value) || PublicKey.isPublicKey(value),
-	"must be PEM text, base64 DER, DER bytes or a PublicKey",
-);
-const hook = z.custom<(event: never) => void>((value) => typeof value === "function", "must be a function").optional();
+const privateKeyLike = () =>
+	z.custom<PrivateKeyLike>((value) => isKeyInput(value) || PrivateKey.isPrivateKey(value), "must be PEM text, base64 DER, DER bytes or a loaded PrivateKey");
+const publicKeyLike = () =>
+	z.custom<PublicKeyLike>((value) => isKeyInput(value) || PublicKey.isPublicKey(value), "must be PEM text, base64 DER, DER bytes or a PublicKey");
+const hook = () => z.custom<(event: never) => void>((value) => typeof value === "function", "must be a function").optional();
 const integer = (min: number, max: number) =>
 	z.number().refine((value) => Number.isInteger(value) && value >= min && value <= max, `must be an integer from ${min} to ${max}`);
 
-/** Everything `new GatewayClient(options)` accepts. Validated at construction. */
-export const clientOptionsSchema = z
-	.object({
-		/** The gateway's base URL, such as `https://gateway.example` (paths `/v2/...` are appended). https only; http only for loopback hosts with `allowLoopbackHttp`. */
-		baseUrl: z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") }),
-		/** Your merchant ID (1-50 characters); sent in every request. */
-		merchantId: z
-			.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
-			.refine((value) => value.length >= 1 && value.length <= 50, "must be 1 to 50 characters"),
-		/** The merchant private key that signs requests (D1): PEM, base64 DER, DER bytes or a `PrivateKey`. */
-		privateKey: privateKeyLike,
-		/** The gateway's public key(s) that verify answers; several during a key rotation (any one may verify). */
-		gatewayPublicKey: z.union([publicKeyLike, z.array(publicKeyLike).min(1, "must list at least one key")]),
-		/** The account's signing version; omitting it means 2.0, as in the spec. @default "2.0" */
-		signVersion: z.enum(["2.0", "2.1"], { error: 'must be "2.0" or "2.1"' }).default("2.0"),
-		/** Timeout of each attempt in milliseconds (connection, answer and body). @default 30000 */
-		timeoutMs: integer(1, 2_147_483_647).default(30_000),
-		/** Retries of the two QUERY endpoints on network errors, timeouts, 408, 429 and 5xx. Creates are never retried. @default 2 */
-		maxRetries: integer(0, 10).default(2),
-		/** First backoff delay in milliseconds; doubles per retry, with jitter, capped at 8 s. Retry-After wins. @default 250 */
-		retryBaseDelayMs: integer(0, 60_000).default(250),
-		/** A fetch implementation to use instead of the global one. @default globalThis.fetch */
-		fetch: z.custom<FetchLike>((value) => typeof value === "function", "must be a function").optional(),
-		/** Observability callbacks; every payload is redacted. @default none */
-		hooks: z.object({ onRequest: hook, onResponse: hook, onRetry: hook, onError: hook }, { error: "must be an object of hook functions" }).strict().optional(),
-		/** A console-like logger (`debug`, `info`, `warn`, `error`); lines are redacted. @default none */
-		logger: z.custom<Logger>((value) => typeof value === "object" && value !== null, "must be an object with debug/info/warn/error methods").optional(),
-		/** Lowest level logged. @default "info" */
-		logLevel: z.enum(["debug", "info", "warn", "error", "silent"], { error: "must be debug, info, warn, error or silent" }).default("info"),
-		/** Accept `http:` for loopback hosts in baseUrl and the callback/notification/cancel/error URLs (local development only, D10). @default false */
-		allowLoopbackHttp: z.boolean({ error: "must be a boolean" }).default(false),
-		/** Require a signature on creation answers (checkout, card charge, refund). Query answers are always verified. @default true */
-		requireSignedResponses: z.boolean({ error: "must be a boolean" }).default(true),
-	})
-	.strict()
-	.superRefine((options, ctx) => {
-		let url: URL;
-		try {
-			url = new URL(options.baseUrl);
-		} catch {
-			ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "must be an absolute URL" });
-			return;
-		}
-		const loopbackHttp = url.protocol === "http:" && options.allowLoopbackHttp && isLoopbackHost(url.hostname);
-		if (url.protocol !== "https:" && !loopbackHttp) {
-			ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "must be an https URL (http only for loopback hosts with allowLoopbackHttp)" });
-		}
-		if (url.search || url.hash || url.username || url.password) {
-			ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "must not carry a query, fragment or credentials" });
-		}
-	});
+/** Everything `new GatewayClient(options)` accepts. Validated at construction; built by the first one (lazy.ts). */
+export const clientOptionsSchema = lazySchema(() =>
+	z
+		.object({
+			/** The gateway's base URL, such as `https://gateway.example` (paths `/v2/...` are appended). https only; http only for loopback hosts with `allowLoopbackHttp`. */
+			baseUrl: z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") }),
+			/** Your merchant ID (1-50 characters); sent in every request. */
+			merchantId: z
+				.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
+				.refine((value) => value.length >= 1 && value.length <= 50, "must be 1 to 50 characters"),
+			/** The merchant private key that signs requests (D1): PEM, base64 DER, DER bytes or a `PrivateKey`. */
+			privateKey: privateKeyLike(),
+			/** The gateway's public key(s) that verify answers; several during a key rotation (any one may verify). */
+			gatewayPublicKey: z.union([publicKeyLike(), z.array(publicKeyLike()).min(1, "must list at least one key")]),
+			/** The account's signing version; omitting it means 2.0, as in the spec. @default "2.0" */
+			signVersion: z.enum(["2.0", "2.1"], { error: 'must be "2.0" or "2.1"' }).default("2.0"),
+			/** Timeout of each attempt in milliseconds (connection, answer and body). @default 30000 */
+			timeoutMs: integer(1, 2_147_483_647).default(30_000),
+			/** Retries of the two QUERY endpoints on network errors, timeouts, 408, 429 and 5xx. Creates are never retried. @default 2 */
+			maxRetries: integer(0, 10).default(2),
+			/** First backoff delay in milliseconds; doubles per retry, with jitter, capped at 8 s. Retry-After wins. @default 250 */
+			retryBaseDelayMs: integer(0, 60_000).default(250),
+			/** A fetch implementation to use instead of the global one. @default globalThis.fetch */
+			fetch: z.custom<FetchLike>((value) => typeof value === "function", "must be a function").optional(),
+			/** Observability callbacks; every payload is redacted. @default none */
+			hooks: z
+				.object({ onRequest: hook(), onResponse: hook(), onRetry: hook(), onError: hook() }, { error: "must be an object of hook functions" })
+				.strict()
+				.optional(),
+			/** A console-like logger (`debug`, `info`, `warn`, `error`); lines are redacted. @default none */
+			logger: z.custom<Logger>((value) => typeof value === "object" && value !== null, "must be an object with debug/info/warn/error methods").optional(),
+			/** Lowest level logged. @default "info" */
+			logLevel: z.enum(["debug", "info", "warn", "error", "silent"], { error: "must be debug, info, warn, error or silent" }).default("info"),
+			/** Accept `http:` for loopback hosts in baseUrl and the callback/notification/cancel/error URLs (local development only, D10). @default false */
+			allowLoopbackHttp: z.boolean({ error: "must be a boolean" }).default(false),
+			/** Require a signature on creation answers (checkout, card charge, refund). Query answers are always verified. @default true */
+			requireSignedResponses: z.boolean({ error: "must be a boolean" }).default(true),
+		})
+		.strict()
+		.superRefine((options, ctx) => {
+			let url: URL;
+			try {
+				url = new URL(options.baseUrl);
+			} catch {
+				ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "must be an absolute URL" });
+				return;
+			}
+			const loopbackHttp = url.protocol === "http:" && options.allowLoopbackHttp && isLoopbackHost(url.hostname);
+			if (url.protocol !== "https:" && !loopbackHttp) {
+				ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "must be an https URL (http only for loopback hosts with allowLoopbackHttp)" });
+			}
+			if (url.search || url.hash || url.username || url.password) {
+				ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "must not carry a query, fragment or credentials" });
+			}
+		}),
+);
 
 /** Options of `new GatewayClient(...)`. Checked against `clientOptionsSchema` at compile time and at construction. */
 export interface GatewayClientOptions {
@@ -111,7 +113,7 @@ export interface GatewayClientOptions {
 	requireSignedResponses?: boolean | undefined;
 }
 
-type SchemaOptions = z.input<typeof clientOptionsSchema>;
+type SchemaOptions = LazyInput<typeof clientOptionsSchema>;
 export type _OptionsKeysMatch = Assert<SameShape<Omit<GatewayClientOptions, "hooks" | "logger">, Omit<SchemaOptions, "hooks" | "logger">>>;
 export type _OptionsAccepted = Assert<GatewayClientOptions extends SchemaOptions ? true : false>;
 

@@ -99,20 +99,20 @@ export function webUrl(max: number) {
 }
 
 /** An ISO 8601 date-time with a time zone (`Z` or an offset). */
-export const isoDateTime = () =>
-	z
+export function isoDateTime() {
+	const dateTime = z.iso.datetime({ offset: true });
+	return z
 		.string({ error: typeError("a string") })
-		.refine(
-			(value) => z.iso.datetime({ offset: true }).safeParse(value).success,
-			"must be an ISO 8601 date-time with a time zone, such as 2026-11-21T10:00:00Z",
-		);
+		.refine((value) => dateTime.safeParse(value).success, "must be an ISO 8601 date-time with a time zone, such as 2026-11-21T10:00:00Z");
+}
 
-const ipv4 = z.ipv4();
-const ipv6 = z.ipv6();
-export const ipAddress = () =>
-	z
+export function ipAddress() {
+	const ipv4 = z.ipv4();
+	const ipv6 = z.ipv6();
+	return z
 		.string({ error: typeError("a string") })
 		.refine((value) => ipv4.safeParse(value).success || ipv6.safeParse(value).success, "must be an IPv4 or IPv6 address");
+}
 
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
 /** A gateway id (ULID: 26 Crockford base32 characters). */

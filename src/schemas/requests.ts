@@ -22,6 +22,7 @@ import {
 	ulid,
 	webUrl,
 } from "./fields.js";
+import { lazySchema } from "./lazy.js";
 
 /**
  * WIRE-level request schemas: one per endpoint, describing the whole message
@@ -259,12 +260,14 @@ export const cardChargeParamsSchema = (options?: RequestSchemaOptions): Schemas[
 export const refundParamsSchema = (options?: RequestSchemaOptions): Schemas["refundParams"] => schemas(options).refundParams;
 
 /** `signature`: base64, at most 750 characters (the envelope field, outside the message schemas). */
-export const signatureSchema = z
-	.string({ error: typeError("a string") })
-	.min(1, "must not be empty")
-	.max(750, "must be at most 750 characters");
+export const signatureSchema = lazySchema(() =>
+	z
+		.string({ error: typeError("a string") })
+		.min(1, "must not be empty")
+		.max(750, "must be at most 750 characters"),
+);
 /** `signVersion`: omitted means 2.0. */
-export const signVersionSchema = z.enum(["2.0", "2.1"], { error: typeError('"2.0" or "2.1"') });
+export const signVersionSchema = lazySchema(() => z.enum(["2.0", "2.1"], { error: typeError('"2.0" or "2.1"') }));
 
 /** Checkout parameters as the schema infers them (documented as `CheckoutParams` in params.ts). */
 export type CheckoutParamsInput = z.input<Schemas["checkoutParams"]>;

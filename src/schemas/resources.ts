@@ -1,9 +1,11 @@
 import { z } from "zod";
+import { type LazyOutput, lazySchema } from "./lazy.js";
 
 /**
  * Resources as the gateway returns them (transaction and refund query, IPNs,
  * callbacks). One schema per message; the public types are inferred from them.
- * Unknown extra fields are dropped, unknown statuses are kept (D8).
+ * Unknown extra fields are dropped, unknown statuses are kept (D8). Built on
+ * first use (see lazy.ts): verifying the first IPN builds them, importing does not.
  */
 
 /** A status string: the known values, plus any other the gateway may add (D8). */
@@ -14,108 +16,118 @@ export type TransactionStatus = "successful" | (string & {});
 /** Refund statuses the spec names. Others arrive as plain strings. */
 export type RefundStatus = "refund_successful" | (string & {});
 
-const money = z.number().finite();
-const isoDateTime = z.string().min(1);
-const nullableString = z.string().nullable();
+const money = () => z.number().finite();
+const isoDateTime = () => z.string().min(1);
+const nullableString = () => z.string().nullable();
 
-export const transactionDocumentSchema = z.object({
-	/** Kind of document, such as `invoice`. */
-	type: z.string(),
-	/** Where the document can be fetched. */
-	url: z.string(),
-});
+const transactionDocumentObject = () =>
+	z.object({
+		/** Kind of document, such as `invoice`. */
+		type: z.string(),
+		/** Where the document can be fetched. */
+		url: z.string(),
+	});
 
-export const feesSchema = z.object({
-	buyer: money.optional(),
-	seller: money.optional(),
-	rolling: money.optional(),
-	operate: money.optional(),
-	estimationRollingReleaseAt: isoDateTime.nullable().optional(),
-});
+const feesObject = () =>
+	z.object({
+		buyer: money().optional(),
+		seller: money().optional(),
+		rolling: money().optional(),
+		operate: money().optional(),
+		estimationRollingReleaseAt: isoDateTime().nullable().optional(),
+	});
 
-export const cardDetailsSchema = z.object({
-	/** Cardholder name. */
-	name: z.string().nullable().optional(),
-	firstSixDigits: z.string().optional(),
-	lastFourDigits: z.string().optional(),
-	/** Two digits. */
-	expiryMonth: z.string().optional(),
-	/** Two digits. */
-	expiryYear: z.string().optional(),
-	/** Card brand type. */
-	type: z.string().optional(),
-});
+const cardDetailsObject = () =>
+	z.object({
+		/** Cardholder name. */
+		name: z.string().nullable().optional(),
+		firstSixDigits: z.string().optional(),
+		lastFourDigits: z.string().optional(),
+		/** Two digits. */
+		expiryMonth: z.string().optional(),
+		/** Two digits. */
+		expiryYear: z.string().optional(),
+		/** Card brand type. */
+		type: z.string().optional(),
+	});
 
-export const paymentMethodDetailsSchema = z.object({
-	displayName: z.string().optional(),
-	group: z.string().optional(),
-	family: z.string().optional(),
-	type: z.string().optional(),
-	/** Present for card payments. */
-	card: cardDetailsSchema.optional(),
-});
+const paymentMethodDetailsObject = () =>
+	z.object({
+		displayName: z.string().optional(),
+		group: z.string().optional(),
+		family: z.string().optional(),
+		type: z.string().optional(),
+		/** Present for card payments. */
+		card: cardDetailsObject().optional(),
+	});
 
 /** The Transaction resource: transaction query response and transaction IPN. */
-export const transactionSchema = z.object({
-	merchantId: z.string().optional(),
-	/** Gateway transaction id (ULID). */
-	transactionId: z.string().min(1),
-	/** Human-readable transaction number. */
-	transactionNumber: z.string().optional(),
-	/** The merchant's orderRef. */
-	ref: z.string(),
-	currency: z.string(),
-	/** Invoice amount. */
-	amount: money,
-	/** Amount charged to the buyer, buyer fees included. */
-	paidAmount: money.optional(),
-	/** Amount to be settled to the merchant. */
-	settlementAmount: money.optional(),
-	estimationSettlementAt: isoDateTime.nullable().optional(),
-	fees: feesSchema.optional(),
-	status: statusOf<"successful">(),
-	statusCode: z.number(),
-	/** Key-value pairs given at session creation, returned unchanged. */
-	metadata: z.record(z.string(), z.unknown()).nullable().optional(),
-	transactionDocuments: z.array(transactionDocumentSchema).nullable().optional(),
-	paymentMethodDetails: paymentMethodDetailsSchema.nullable().optional(),
-	message: nullableString.optional(),
-	descriptor: z.string().nullable().optional(),
-	transactionCreatedAt: isoDateTime.optional(),
-	originalTransactionCreatedAt: isoDateTime.nullable().optional(),
-});
+export const transactionSchema = lazySchema(() =>
+	z.object({
+		merchantId: z.string().optional(),
+		/** Gateway transaction id (ULID). */
+		transactionId: z.string().min(1),
+		/** Human-readable transaction number. */
+		transactionNumber: z.string().optional(),
+		/** The merchant's orderRef. */
+		ref: z.string(),
+		currency: z.string(),
+		/** Invoice amount. */
+		amount: money(),
+		/** Amount charged to the buyer, buyer fees included. */
+		paidAmount: money().optional(),
+		/** Amount to be settled to the merchant. */
+		settlementAmount: money().optional(),
+		estimationSettlementAt: isoDateTime().nullable().optional(),
+		fees: feesObject().optional(),
+		status: statusOf<"successful">(),
+		statusCode: z.number(),
+		/** Key-value pairs given at session creation, returned unchanged. */
+		metadata: z.record(z.string(), z.unknown()).nullable().optional(),
+		transactionDocuments: z.array(transactionDocumentObject()).nullable().optional(),
+		paymentMethodDetails: paymentMethodDetailsObject().nullable().optional(),
+		message: nullableString().optional(),
+		descriptor: z.string().nullable().optional(),
+		transactionCreatedAt: isoDateTime().optional(),
+		originalTransactionCreatedAt: isoDateTime().nullable().optional(),
+	}),
+);
 
 /** The Refund resource: refund query response and refund IPN. */
-export const refundSchema = z.object({
-	/** The original transaction's id. */
-	transactionId: z.string().min(1),
-	/** The merchant's orderRef. */
-	ref: z.string(),
-	/** Refund id (ULID). */
-	refundId: z.string().min(1),
-	currency: z.string(),
-	refundAmount: money,
-	status: statusOf<"refund_successful">(),
-	statusCode: z.number(),
-	metadata: z.record(z.string(), z.unknown()).nullable().optional(),
-	reason: z.string().nullable().optional(),
-	message: nullableString.optional(),
-	originalRefundCreatedAt: isoDateTime,
-	refundCreatedAt: isoDateTime,
-	transactionCreatedAt: isoDateTime,
-});
+export const refundSchema = lazySchema(() =>
+	z.object({
+		/** The original transaction's id. */
+		transactionId: z.string().min(1),
+		/** The merchant's orderRef. */
+		ref: z.string(),
+		/** Refund id (ULID). */
+		refundId: z.string().min(1),
+		currency: z.string(),
+		refundAmount: money(),
+		status: statusOf<"refund_successful">(),
+		statusCode: z.number(),
+		metadata: z.record(z.string(), z.unknown()).nullable().optional(),
+		reason: z.string().nullable().optional(),
+		message: nullableString().optional(),
+		originalRefundCreatedAt: isoDateTime(),
+		refundCreatedAt: isoDateTime(),
+		transactionCreatedAt: isoDateTime(),
+	}),
+);
 
 /** The decoded fields of a callback redirect (verified). Query the transaction for full details. */
-export const callbackResultSchema = z.object({
-	status: statusOf<"successful">(),
-	transactionId: z.string().min(1),
-	/** The merchant's orderRef. */
-	ref: z.string(),
-	amount: money,
-	currency: z.string(),
-});
+export const callbackResultSchema = lazySchema(() =>
+	z.object({
+		status: statusOf<"successful">(),
+		transactionId: z.string().min(1),
+		/** The merchant's orderRef. */
+		ref: z.string(),
+		amount: money(),
+		currency: z.string(),
+	}),
+);
 
-export type Transaction = z.output<typeof transactionSchema>;
-export type Refund = z.output<typeof refundSchema>;
-export type TransactionDocument = z.output<typeof transactionDocumentSchema>;
-export type CallbackResult = z.output<typeof callbackResultSchema>;
+export type Transaction = LazyOutput<typeof transactionSchema>;
+export type Refund = LazyOutput<typeof refundSchema>;
+export type TransactionDocument = z.output<ReturnType<typeof transactionDocumentObject>>;
+export type CallbackResult = LazyOutput<typeof callbackResultSchema>;

@@ -1,34 +1,39 @@
 import { z } from "zod";
+import { type LazyOutput, lazySchema } from "./lazy.js";
 import type { Assert, SameShape } from "./type-equality.js";
 
 /**
  * What the five endpoints answer, after the signature was verified (D6), and
  * the typed results the client returns. Error bodies are unsigned; their
- * schemas only decide which error class to throw.
+ * schemas only decide which error class to throw. Built on first use (lazy.ts).
  */
 
-const id = z.string().min(1);
-const text = z.string();
+const id = () => z.string().min(1);
+const text = () => z.string();
 /** Statuses the gateway may extend (D8): any string. */
-const anyStatus = z.string();
+const anyStatus = () => z.string();
 
 /** POST /v2/checkout success (connectionMode API), fields after verification. */
-export const checkoutCreatedFieldsSchema = z.object({
-	status: z.literal("created"),
-	transactionId: id,
-	paymentLink: z.string().min(1),
-	message: text.nullable().optional(),
-});
+export const checkoutCreatedFieldsSchema = lazySchema(() =>
+	z.object({
+		status: z.literal("created"),
+		transactionId: id(),
+		paymentLink: z.string().min(1),
+		message: text().nullable().optional(),
+	}),
+);
 
 /** The result of `checkout.create`. */
-export const checkoutSessionSchema = z.object({
-	/** The new transaction's id (ULID). */
-	transactionId: id,
-	/** Signed URL to redirect the buyer to. */
-	paymentLink: z.string(),
-	/** The gateway's message. */
-	message: text.nullable(),
-});
+export const checkoutSessionSchema = lazySchema(() =>
+	z.object({
+		/** The new transaction's id (ULID). */
+		transactionId: id(),
+		/** Signed URL to redirect the buyer to. */
+		paymentLink: z.string(),
+		/** The gateway's message. */
+		message: text().nullable(),
+	}),
+);
 /** The result of `checkout.create`. */
 export interface CheckoutSession {
 	/** The new transaction's id (ULID); it identifies the transaction from now on. */
@@ -38,25 +43,29 @@ export interface CheckoutSession {
 	/** The gateway's message. */
 	message: string | null;
 }
-export type _CheckoutSessionMatch = Assert<SameShape<CheckoutSession, z.output<typeof checkoutSessionSchema>>>;
+export type _CheckoutSessionMatch = Assert<SameShape<CheckoutSession, LazyOutput<typeof checkoutSessionSchema>>>;
 
 /** The verified `data` of an S2S charge answer. */
-export const cardChargeDataSchema = z.object({
-	transactionId: id,
-	/** 3DS page, present when status is `redirect`. */
-	url: z.string().min(1).optional(),
-});
+export const cardChargeDataSchema = lazySchema(() =>
+	z.object({
+		transactionId: id(),
+		/** 3DS page, present when status is `redirect`. */
+		url: z.string().min(1).optional(),
+	}),
+);
 
-const chargeBase = { transactionId: id, message: text.nullable() };
+const chargeBase = () => ({ transactionId: id(), message: text().nullable() });
 /** The result of `card.charge`: a union on `outcome`. */
-export const cardChargeResultSchema = z.discriminatedUnion("outcome", [
-	/** Charged, no 3DS needed. Confirm through the IPN or a transaction query before shipping. */
-	z.object({ outcome: z.literal("success"), ...chargeBase }),
-	/** 3DS required: send the buyer's browser to `redirectUrl`; the IPN brings the result. */
-	z.object({ outcome: z.literal("redirect"), ...chargeBase, redirectUrl: z.string().min(1) }),
-	/** Accepted, result not known yet: wait for the IPN or query the transaction. */
-	z.object({ outcome: z.literal("pending"), ...chargeBase }),
-]);
+export const cardChargeResultSchema = lazySchema(() =>
+	z.discriminatedUnion("outcome", [
+		/** Charged, no 3DS needed. Confirm through the IPN or a transaction query before shipping. */
+		z.object({ outcome: z.literal("success"), ...chargeBase() }),
+		/** 3DS required: send the buyer's browser to `redirectUrl`; the IPN brings the result. */
+		z.object({ outcome: z.literal("redirect"), ...chargeBase(), redirectUrl: z.string().min(1) }),
+		/** Accepted, result not known yet: wait for the IPN or query the transaction. */
+		z.object({ outcome: z.literal("pending"), ...chargeBase() }),
+	]),
+);
 interface ChargeBase {
 	/** The transaction's id (ULID): query it, or match its IPN. */
 	transactionId: string;
@@ -80,28 +89,30 @@ export interface CardChargePending extends ChargeBase {
 /** The result of `card.charge`: a union on `outcome`. */
 export type CardChargeResult = CardChargeSuccess | CardChargeRedirect | CardChargePending;
 export type CardChargeOutcome = CardChargeResult["outcome"];
-type InferredCharge = z.output<typeof cardChargeResultSchema>;
+type InferredCharge = LazyOutput<typeof cardChargeResultSchema>;
 export type _CardChargeSuccessMatch = Assert<SameShape<CardChargeSuccess, Extract<InferredCharge, { outcome: "success" }>>>;
 export type _CardChargeRedirectMatch = Assert<SameShape<CardChargeRedirect, Extract<InferredCharge, { outcome: "redirect" }>>>;
 export type _CardChargePendingMatch = Assert<SameShape<CardChargePending, Extract<InferredCharge, { outcome: "pending" }>>>;
 
 /** The verified `data` of a refund creation answer. */
-export const refundCreatedDataSchema = z.object({ refundId: id, refundNumber: z.string().min(1) });
+export const refundCreatedDataSchema = lazySchema(() => z.object({ refundId: id(), refundNumber: z.string().min(1) }));
 
 /** The result of `refunds.create`. */
-export const refundCreatedSchema = z.object({
-	/** Refund id (ULID). */
-	refundId: id,
-	/** Human-readable refund number. */
-	refundNumber: z.string(),
-	/**
-	 * `processed` when the gateway auto-processed the refund (its message is null);
-	 * `pending_approval` when it is held for manual approval (the message says so).
-	 */
-	approval: z.enum(["processed", "pending_approval"]),
-	/** The gateway's message: null when auto-processed. */
-	message: text.nullable(),
-});
+export const refundCreatedSchema = lazySchema(() =>
+	z.object({
+		/** Refund id (ULID). */
+		refundId: id(),
+		/** Human-readable refund number. */
+		refundNumber: z.string(),
+		/**
+		 * `processed` when the gateway auto-processed the refund (its message is null));
+		 * `pending_approval` when it is held for manual approval (the message says so).
+		 */
+		approval: z.enum(["processed", "pending_approval"]),
+		/** The gateway's message: null when auto-processed. */
+		message: text().nullable(),
+	}),
+);
 /** The result of `refunds.create`. */
 export interface RefundCreated {
 	/** Refund id (ULID): query it, or match its refund IPN. */
@@ -117,44 +128,52 @@ export interface RefundCreated {
 	message: string | null;
 }
 export type RefundApproval = RefundCreated["approval"];
-export type _RefundCreatedMatch = Assert<SameShape<RefundCreated, z.output<typeof refundCreatedSchema>>>;
+export type _RefundCreatedMatch = Assert<SameShape<RefundCreated, LazyOutput<typeof refundCreatedSchema>>>;
 
 /** The wrapper of S2S, refund and refund query answers (`status`, `message`). */
-export const wrapperSchema = z.object({ status: anyStatus, message: text.nullable().optional() });
+export const wrapperSchema = lazySchema(() => z.object({ status: anyStatus(), message: text().nullable().optional() }));
 
 /** 422 validation error: `errors` of `{ field, message[] }` (a single string is tolerated). */
-export const validationErrorBodySchema = z.object({
-	message: text.nullable().optional(),
-	errors: z.array(
-		z.object({
-			field: z.string(),
-			message: z.union([z.array(z.string()), z.string()]).optional(),
-			messages: z.array(z.string()).optional(),
-		}),
-	),
-});
+export const validationErrorBodySchema = lazySchema(() =>
+	z.object({
+		message: text().nullable().optional(),
+		errors: z.array(
+			z.object({
+				field: z.string(),
+				message: z.union([z.array(z.string()), z.string()]).optional(),
+				messages: z.array(z.string()).optional(),
+			}),
+		),
+	}),
+);
 
 /** 400/500 S2S processing error: `data.transactionId`. */
-export const processingErrorBodySchema = z.object({
-	status: z.literal("error"),
-	message: text.nullable().optional(),
-	data: z.object({ transactionId: z.string().nullable().optional() }).nullable().optional(),
-});
+export const processingErrorBodySchema = lazySchema(() =>
+	z.object({
+		status: z.literal("error"),
+		message: text().nullable().optional(),
+		data: z.object({ transactionId: z.string().nullable().optional() }).nullable().optional(),
+	}),
+);
 
 /** 422 "no S2S provider": top-level `transactionId: null`, no `errors`, no `data`. */
-export const noProviderBodySchema = z.object({
-	status: z.literal("error"),
-	transactionId: z.null(),
-	message: text.nullable().optional(),
-});
+export const noProviderBodySchema = lazySchema(() =>
+	z.object({
+		status: z.literal("error"),
+		transactionId: z.null(),
+		message: text().nullable().optional(),
+	}),
+);
 
 /** Checkout creation failure: `status: "error"`, null transactionId and paymentLink. */
-export const checkoutErrorBodySchema = z.object({
-	status: z.literal("error"),
-	transactionId: z.null().optional(),
-	paymentLink: z.null().optional(),
-	message: text.nullable().optional(),
-});
+export const checkoutErrorBodySchema = lazySchema(() =>
+	z.object({
+		status: z.literal("error"),
+		transactionId: z.null().optional(),
+		paymentLink: z.null().optional(),
+		message: text().nullable().optional(),
+	}),
+);
 
 /** Any other error body the gateway may send: `status: "error"` and a message. */
-export const genericErrorBodySchema = z.object({ status: z.literal("error"), message: text.nullable().optional() });
+export const genericErrorBodySchema = lazySchema(() => z.object({ status: z.literal("error"), message: text().nullable().optional() }));
