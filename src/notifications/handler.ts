@@ -74,9 +74,6 @@ export interface Reply {
 export const HANDLER_CORE = Symbol.for("merchant-gateway.notification-handler-core");
 export type HandlerCore = (incoming: IncomingNotification) => Promise<Reply>;
 
-const PROCESSED: Reply = { status: 200, body: JSON.stringify(acknowledge("Processed.")) };
-const DUPLICATE: Reply = { status: 200, body: JSON.stringify(acknowledge("Already processed.")) };
-
 function failure(status: number, description: string): Reply {
 	const body: Acknowledgement = acknowledgeFailure(description, String(status));
 	return { status, body: JSON.stringify(body) };
@@ -125,6 +122,9 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 	const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 	const leaseMs = options.leaseMs ?? 60_000;
 	const { onTransaction, onRefund, onError } = options;
+	// Made here, not at module load: acknowledge() runs the redaction patterns, and importing the SDK should not.
+	const processed: Reply = { status: 200, body: JSON.stringify(acknowledge("Processed.")) };
+	const duplicate: Reply = { status: 200, body: JSON.stringify(acknowledge("Already processed.")) };
 	/** Events being processed in this process: later deliveries join them. */
 	const inFlight = new Map<string, Promise<Reply>>();
 
@@ -158,7 +158,7 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		} catch (error) {
 			return refuse(error, eventId);
 		}
-		if (claim === "processed") return DUPLICATE;
+		if (claim === "processed") return duplicate;
 		if (claim === "in_progress") {
 			const reply = failure(409, "This event is being processed by another worker; retry later.");
 			report(new InvalidNotificationError("The event is being processed elsewhere (its claim has not expired)."), 409, eventId);
@@ -184,7 +184,7 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 			// rare extra delivery after the lease ends could repeat it, so the error is reported.
 			report(error, 200, eventId);
 		}
-		return PROCESSED;
+		return processed;
 	}
 
 	async function readVerified(incoming: IncomingNotification): Promise<NotificationEvent> {

@@ -94,15 +94,17 @@ const SNAKE_KEYS = [
 	"time_zone",
 	"time_zone_name",
 ] as const;
-const CAMEL_TO_SNAKE: ReadonlyMap<string, string> = new Map(SNAKE_KEYS.map((key) => [key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), key]));
+/** camelCase spelling -> snake_case name; made with the first schema, not at module load. */
+const camelToSnake = (): ReadonlyMap<string, string> => new Map(SNAKE_KEYS.map((key) => [key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), key]));
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** JSON text -> object, then camelCase spellings -> snake_case names. */
-const normalizedInput = () =>
-	z.unknown().transform((value, ctx): Record<string, unknown> => {
+function normalizedInput() {
+	const snakeNames = camelToSnake();
+	return z.unknown().transform((value, ctx): Record<string, unknown> => {
 		let object = value;
 		if (value === undefined) {
 			ctx.addIssue({ code: "custom", message: "is required" });
@@ -122,7 +124,7 @@ const normalizedInput = () =>
 		}
 		const out: Record<string, unknown> = {};
 		for (const [key, item] of Object.entries(object)) {
-			const name = CAMEL_TO_SNAKE.get(key) ?? key;
+			const name = snakeNames.get(key) ?? key;
 			if (name !== key && Object.hasOwn(object, name)) {
 				ctx.addIssue({ code: "custom", message: `is given both as ${name} and ${key}`, path: [name] });
 				continue;
@@ -131,6 +133,7 @@ const normalizedInput = () =>
 		}
 		return out;
 	});
+}
 
 /** The `browserDetails` field: object or JSON text in, normalized object out. */
 export const browserDetailsSchema = () => normalizedInput().pipe(browserDetailsObject()) as unknown as z.ZodType<BrowserDetails, BrowserDetailsInput>;
