@@ -60,9 +60,26 @@ function loadKy(): Promise<Ky> {
 }
 
 const TIMED_OUT = Symbol("timeout");
-/** An option name ky does not know, so it reaches our fetch wrapper untouched. */
-const BODY_OPTION = "merchantGatewayBody";
-const SIGNAL_OPTION = "merchantGatewaySignal";
+/** The one per-call option: an option name ky does not know, so ky hands it to our fetch wrapper untouched. */
+const EXCHANGE_OPTION = "merchantGatewayExchange";
+
+/**
+ * What one attempt sends, carried through ky to the fetch wrapper as a single
+ * option (a class instance, so ky's option merge copies the reference instead
+ * of walking it): the URL as we built it, the body as the original string, and
+ * the attempt's own signal (timeout + the caller's signal).
+ */
+class Exchange {
+	readonly url: string;
+	readonly body: string;
+	readonly signal: AbortSignal;
+
+	constructor(url: string, body: string, signal: AbortSignal) {
+		this.url = url;
+		this.body = body;
+		this.signal = signal;
+	}
+}
 
 type Failure = { type: "timeout" | "aborted" | "network"; error: unknown };
 
@@ -94,25 +111,25 @@ export class Transport {
 	async #instance(): Promise<Ky> {
 		if (this.#ky) return this.#ky;
 		const ky = await loadKy();
-		const custom = this.#config.fetch;
+		const send = this.#config.fetch ?? ((input, init) => globalThis.fetch(input, init));
 		const headers = { "content-type": "application/json", accept: "application/json", "user-agent": this.#config.userAgent };
+		// As few options as ky needs, set once: every option ky knows is merged,
+		// normalized and copied again on each request. No ky timeout (ours covers the
+		// body read too), no ky retry (ours knows creates from queries; a limit above 0
+		// would also clone every Request), no HTTP errors thrown (statuses are mapped
+		// to typed errors by the resources). ky still builds its Request and runs its
+		// pipeline; the wrapper then fetches with the original body string rather than
+		// the Request's stream (which undici would pipe chunk by chunk), the fixed
+		// headers, and the attempt's signal.
 		this.#ky = ky.create({
+			method: "post",
 			timeout: false,
 			retry: 0,
 			throwHttpErrors: false,
-			redirect: "error",
-			// ky forwards options it does not know to `fetch`: the body travels as the
-			// original string (BODY_OPTION) rather than through the Request's stream,
-			// which undici would pipe and write chunk by chunk; the attempt's own
-			// signal (SIGNAL_OPTION: timeout + the caller's signal) goes straight to
-			// fetch instead of through ky's composite signal; the headers are fixed
-			// per client, so they are not merged per call.
-			fetch: (input, init) => {
-				const request = input as Request;
-				const extra = init as Record<string, unknown> | undefined;
-				const send = custom ?? globalThis.fetch;
-				const signal = (extra?.[SIGNAL_OPTION] as AbortSignal | undefined) ?? request.signal;
-				return send(request.url, { method: "POST", headers, body: (extra?.[BODY_OPTION] as string | undefined) ?? null, signal, redirect: "error" });
+			fetch: (_request, init) => {
+				const exchange = (init as Record<string, unknown> | undefined)?.[EXCHANGE_OPTION];
+				if (!(exchange instanceof Exchange)) return Promise.reject(new TypeError("merchant-gateway: request sent without its exchange"));
+				return send(exchange.url, { method: "POST", headers, body: exchange.body, signal: exchange.signal, redirect: "error" });
 			},
 		});
 		return this.#ky;
@@ -164,7 +181,7 @@ export class Transport {
 		const onUserAbort = () => controller.abort(userSignal?.reason);
 		userSignal?.addEventListener("abort", onUserAbort, { once: true });
 		try {
-			const response = await ky.post(url, { [SIGNAL_OPTION]: controller.signal, [BODY_OPTION]: request.body } as Parameters<Ky["post"]>[1]);
+			const response = await ky(url, { [EXCHANGE_OPTION]: new Exchange(url, request.body, controller.signal) } as Parameters<Ky>[1]);
 			const text = await response.text();
 			return { status: response.status, headers: response.headers, text };
 		} catch (error) {
