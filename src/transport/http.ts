@@ -178,10 +178,11 @@ export class Transport {
 		const controller = new AbortController();
 		const timer = setTimeout(() => controller.abort(TIMED_OUT), request.timeoutMs ?? this.#config.timeoutMs);
 		const userSignal = request.signal;
-		const onUserAbort = () => controller.abort(userSignal?.reason);
-		userSignal?.addEventListener("abort", onUserAbort, { once: true });
+		const onUserAbort = userSignal ? () => controller.abort(userSignal.reason) : undefined;
+		if (onUserAbort) userSignal?.addEventListener("abort", onUserAbort, { once: true });
 		try {
-			const response = await ky(url, { [EXCHANGE_OPTION]: new Exchange(url, request.body, controller.signal) } as Parameters<Ky>[1]);
+			const options: Record<typeof EXCHANGE_OPTION, Exchange> = { merchantGatewayExchange: new Exchange(url, request.body, controller.signal) };
+			const response = await ky(url, options as Parameters<Ky>[1]);
 			const text = await response.text();
 			return { status: response.status, headers: response.headers, text };
 		} catch (error) {
@@ -189,7 +190,7 @@ export class Transport {
 			return { type: "network", error };
 		} finally {
 			clearTimeout(timer);
-			userSignal?.removeEventListener("abort", onUserAbort);
+			if (onUserAbort) userSignal?.removeEventListener("abort", onUserAbort);
 		}
 	}
 
