@@ -65,9 +65,9 @@ const EXCHANGE_OPTION = "merchantGatewayExchange";
 
 /**
  * What one attempt sends, carried through ky to the fetch wrapper as a single
- * option (a class instance, so ky's option merge copies the reference instead
- * of walking it): the URL as we built it, the body as the original string, and
- * the attempt's own signal (timeout + the caller's signal).
+ * option (each option costs ky a merge step, a copy and a lookup per request):
+ * the URL as we built it, the body as the original string, and the attempt's
+ * own signal (timeout + the caller's signal).
  */
 class Exchange {
 	readonly url: string;
