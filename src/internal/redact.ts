@@ -1,3 +1,5 @@
+import { luhnValid } from "./luhn.js";
+
 /**
  * Redaction applied to everything the SDK shows: error messages and causes, log
  * lines, hook payloads, `inspect` output. Card numbers keep their first six and
@@ -19,21 +21,6 @@ export function maskCardNumber(digits: string): string {
 	const plain = digits.replace(/[ -]/g, "");
 	if (plain.length < 12) return REDACTED;
 	return `${plain.slice(0, 6)}${"*".repeat(plain.length - 10)}${plain.slice(-4)}`;
-}
-
-function luhnValid(digits: string): boolean {
-	let sum = 0;
-	let double = false;
-	for (let i = digits.length - 1; i >= 0; i--) {
-		let d = digits.charCodeAt(i) - 48;
-		if (double) {
-			d *= 2;
-			if (d > 9) d -= 9;
-		}
-		sum += d;
-		double = !double;
-	}
-	return sum % 10 === 0;
 }
 
 /** `"cardSecurityCode":"123"` or `cvv=123` inside JSON or form text: the value goes. */

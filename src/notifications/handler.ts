@@ -1,5 +1,5 @@
+import { ConfigurationError } from "../errors/configuration-error.js";
 import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
-import { RequestValidationError } from "../errors/request-validation-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
 import type { Refund, Transaction } from "../schemas/resources.js";
 import { type PublicKeyLike, toPublicKeys } from "../signing/keys.js";
@@ -91,7 +91,7 @@ function checkOptions(options: NotificationHandlerOptions): void {
 	if (store !== undefined && (typeof store?.claim !== "function" || typeof store.confirm !== "function" || typeof store.release !== "function")) {
 		issues.push({ field: "store", message: "must have claim, confirm and release methods" });
 	}
-	if (issues.length > 0) throw new RequestValidationError(issues);
+	if (issues.length > 0) throw new ConfigurationError(issues, "notification handler options");
 }
 
 /**
@@ -112,7 +112,7 @@ function checkOptions(options: NotificationHandlerOptions): void {
  * The result is a Web `(request) => Promise<Response>` for Next.js, Hono, Bun,
  * Deno and workers; wrap it with `toNodeListener` for node:http and Express.
  *
- * @throws RequestValidationError for bad options; InvalidKeyError for a bad key.
+ * @throws ConfigurationError for bad options; InvalidKeyError for a bad key.
  */
 export function createNotificationHandler(options: NotificationHandlerOptions): NotificationHandler {
 	checkOptions(options);

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { RequestValidationError } from "../errors/request-validation-error.js";
+import { ConfigurationError } from "../errors/configuration-error.js";
 import { isPlainObject } from "../signing/canonical.js";
 import { HANDLER_CORE, type HandlerCore, type IncomingNotification, type NotificationHandler, type Reply } from "./handler.js";
 import { HttpRuleError, joinChunks, TOO_LARGE } from "./http-rules.js";
@@ -95,12 +95,12 @@ const FALLBACK: Reply = {
  * otherwise uses `req.body` as left by `express.json()`, `express.text()` or
  * `express.raw()`, so it works behind a body parser too.
  *
- * @throws RequestValidationError when `handler` was not made by `createNotificationHandler`.
+ * @throws ConfigurationError when `handler` was not made by `createNotificationHandler`.
  */
 export function toNodeListener(handler: NotificationHandler): NodeListener {
 	const core = (handler as unknown as { [HANDLER_CORE]?: HandlerCore } | undefined)?.[HANDLER_CORE];
 	if (typeof core !== "function") {
-		throw new RequestValidationError([{ field: "handler", message: "must be a handler made by createNotificationHandler" }]);
+		throw new ConfigurationError([{ field: "handler", message: "must be a handler made by createNotificationHandler" }], "toNodeListener argument");
 	}
 	return (req, res) => {
 		core(incoming(req)).then(

@@ -1,4 +1,4 @@
-import { RequestValidationError } from "../errors/request-validation-error.js";
+import { ConfigurationError } from "../errors/configuration-error.js";
 
 /**
  * What `claim` found:
@@ -45,7 +45,7 @@ interface Entry {
 
 function positiveInteger(field: string, value: number | undefined, fallback: number): number {
 	if (value === undefined) return fallback;
-	if (!Number.isSafeInteger(value) || value <= 0) throw new RequestValidationError([{ field, message: "must be a positive integer" }]);
+	if (!Number.isSafeInteger(value) || value <= 0) throw new ConfigurationError([{ field, message: "must be a positive integer" }], "memory store options");
 	return value;
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { luhnValid } from "../internal/luhn.js";
 import { hasAtMostTwoDecimals } from "../money/amount.js";
 import { isCountryCode, isCurrencyCode } from "./iso.js";
 
@@ -151,21 +152,6 @@ export const cardNumber = () =>
 		}
 		if (!luhnValid(value)) ctx.addIssue({ code: "custom", message: "fails the Luhn check digit" });
 	});
-
-export function luhnValid(digits: string): boolean {
-	let sum = 0;
-	let double = false;
-	for (let i = digits.length - 1; i >= 0; i--) {
-		let digit = digits.charCodeAt(i) - 48;
-		if (double) {
-			digit *= 2;
-			if (digit > 9) digit -= 9;
-		}
-		sum += digit;
-		double = !double;
-	}
-	return sum % 10 === 0;
-}
 
 export const cardMonth = () => z.string({ error: typeError("a string") }).regex(/^(0[1-9]|1[0-2])$/, "must be two digits from 01 to 12");
 export const cardYear = () => z.string({ error: typeError("a string") }).regex(/^\d{2}$/, "must be two digits, such as 29");

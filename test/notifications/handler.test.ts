@@ -1,12 +1,12 @@
 import { describe, expect, it, vi } from "vitest";
 import {
+	ConfigurationError,
 	createMemoryStore,
 	createNotificationHandler,
 	InvalidKeyError,
 	InvalidNotificationError,
 	type NotificationHandlerOptions,
 	type NotificationStore,
-	RequestValidationError,
 	SignatureVerificationError,
 } from "../../src/index.js";
 import { keys, vector } from "../helpers/vectors.js";
@@ -343,12 +343,12 @@ describe("createNotificationHandler and its store", () => {
 });
 
 describe("createNotificationHandler options", () => {
-	it("refuses missing callbacks and bad limits with RequestValidationError", () => {
+	it("refuses missing callbacks and bad limits with ConfigurationError", () => {
 		const base = { gatewayPublicKey, onTransaction: () => {}, onRefund: () => {} };
-		expect(() => createNotificationHandler({ ...base, onRefund: undefined as never })).toThrow(RequestValidationError);
-		expect(() => createNotificationHandler({ ...base, maxBodyBytes: 0 })).toThrow(RequestValidationError);
-		expect(() => createNotificationHandler({ ...base, leaseMs: -1 })).toThrow(RequestValidationError);
-		expect(() => createNotificationHandler({ ...base, store: {} as never })).toThrow(RequestValidationError);
+		expect(() => createNotificationHandler({ ...base, onRefund: undefined as never })).toThrow(ConfigurationError);
+		expect(() => createNotificationHandler({ ...base, maxBodyBytes: 0 })).toThrow(ConfigurationError);
+		expect(() => createNotificationHandler({ ...base, leaseMs: -1 })).toThrow(ConfigurationError);
+		expect(() => createNotificationHandler({ ...base, store: {} as never })).toThrow(ConfigurationError);
 	});
 
 	it("loads the keys up front, so a bad key fails at start-up, not on the first IPN", () => {

@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import express from "express";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createNotificationHandler, type NotificationHandlerOptions, RequestValidationError, toNodeListener } from "../../src/index.js";
+import { ConfigurationError, createNotificationHandler, type NotificationHandlerOptions, toNodeListener } from "../../src/index.js";
 import { vector } from "../helpers/vectors.js";
 import { gatewayPublicKey, listen, refundFields, signedBody, tick, transactionFields, transactionIpn } from "./fixtures.js";
 
@@ -130,7 +130,7 @@ describe("toNodeListener on node:http, driven by fetch", () => {
 	});
 
 	it("refuses a handler it did not make", () => {
-		expect(() => toNodeListener(async () => new Response())).toThrow(RequestValidationError);
+		expect(() => toNodeListener(async () => new Response())).toThrow(ConfigurationError);
 	});
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createMemoryStore, RequestValidationError } from "../../src/index.js";
+import { ConfigurationError, createMemoryStore } from "../../src/index.js";
 
 function clock(start = 1_000_000) {
 	let now = start;
@@ -58,7 +58,7 @@ describe("createMemoryStore", () => {
 	});
 
 	it("refuses bad options", () => {
-		expect(() => createMemoryStore({ ttlMs: 0 })).toThrow(RequestValidationError);
-		expect(() => createMemoryStore({ maxEntries: 1.5 })).toThrow(RequestValidationError);
+		expect(() => createMemoryStore({ ttlMs: 0 })).toThrow(ConfigurationError);
+		expect(() => createMemoryStore({ maxEntries: 1.5 })).toThrow(ConfigurationError);
 	});
 });
