@@ -6,7 +6,7 @@ import { type PublicKeyLike, toPublicKeys } from "../signing/keys.js";
 import type { SignVersion } from "../signing/seal.js";
 import { type Acknowledgement, acknowledge, acknowledgeFailure } from "./acknowledge.js";
 import { DEFAULT_MAX_BODY_BYTES, declaredLength, HttpRuleError, isJsonContentType, joinChunks, ruleStatus, TOO_LARGE } from "./http-rules.js";
-import { createMemoryStore, type NotificationStore } from "./store.js";
+import { type ClaimResult, createMemoryStore, type NotificationStore } from "./store.js";
 import { type NotificationEvent, verifyNotification } from "./verify.js";
 
 /** What your callback learns besides the resource. */
@@ -68,6 +68,8 @@ export interface Reply {
 	/** The body was not read to its end: the connection should close after the answer. */
 	closeConnection?: boolean;
 	allow?: string;
+	/** node:http header list, cached by `toNodeListener` on the reply object (constant replies are shared). */
+	nodeHeaders?: string[];
 }
 
 /** @internal Shared by `createNotificationHandler` and `toNodeListener`, across ESM and CJS builds. */
@@ -148,12 +150,11 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		return reply;
 	}
 
-	async function processOnce(event: NotificationEvent): Promise<Reply> {
+	/** Runs the callback for a claim taken by this delivery (or awaits an asynchronous store's answer first). */
+	async function processClaim(event: NotificationEvent, claimed: ClaimResult | Promise<ClaimResult>): Promise<Reply> {
 		const { eventId } = event;
-		let claim: Awaited<ReturnType<NotificationStore["claim"]>>;
+		let claim: ClaimResult;
 		try {
-			const claimed = store.claim(eventId, leaseMs);
-			// A synchronous store (the memory store) answers without a trip through the microtask queue.
 			claim = typeof claimed === "string" ? claimed : await claimed;
 		} catch (error) {
 			return refuse(error, eventId);
@@ -187,14 +188,17 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		return processed;
 	}
 
-	async function readVerified(incoming: IncomingNotification): Promise<NotificationEvent> {
+	/** The method, Content-Type and declared length rules: all checked before any byte of the body is read. */
+	function checkHead(incoming: IncomingNotification): void {
 		if (incoming.method !== "POST") throw new HttpRuleError(405, "Only POST is accepted here.", "method");
 		if (!isJsonContentType(incoming.contentType)) {
 			throw new HttpRuleError(415, "The Content-Type must be application/json (UTF-8).", "content-type");
 		}
 		const length = declaredLength(incoming.contentLength);
 		if (length !== undefined && length > maxBodyBytes) throw new HttpRuleError(413, `The body is over ${maxBodyBytes} bytes.`, "body");
-		const body = await incoming.readBody(maxBodyBytes);
+	}
+
+	function verifyBody(body: unknown): NotificationEvent {
 		if (body === TOO_LARGE) throw new HttpRuleError(413, `The body is over ${maxBodyBytes} bytes.`, "body");
 		if (body === "" || (body instanceof Uint8Array && body.length === 0) || body === undefined || body === null) {
 			throw new InvalidNotificationError("The body is empty.", "body");
@@ -202,24 +206,39 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		return verifyNotification(body, verifyOptions);
 	}
 
+	function forget(eventId: string, run: Promise<Reply>): void {
+		if (inFlight.get(eventId) === run) inFlight.delete(eventId);
+	}
+
 	const core: HandlerCore = async (incoming) => {
 		let event: NotificationEvent;
 		try {
-			event = await readVerified(incoming);
+			checkHead(incoming);
+			event = verifyBody(await incoming.readBody(maxBodyBytes));
 		} catch (error) {
 			const reply = refuse(error);
 			if (reply.status === 413) reply.closeConnection = true;
 			if (reply.status === 405) reply.allow = "POST";
 			return reply;
 		}
-		const running = inFlight.get(event.eventId);
+		const { eventId } = event;
+		const running = inFlight.get(eventId);
 		if (running) return running;
-		const run = processOnce(event);
-		inFlight.set(event.eventId, run);
+		let claimed: ClaimResult | Promise<ClaimResult>;
+		try {
+			claimed = store.claim(eventId, leaseMs);
+		} catch (error) {
+			return refuse(error, eventId);
+		}
+		// A duplicate seen by a synchronous store (the memory store) needs no in-flight entry: nothing runs for it.
+		if (claimed === "processed") return duplicate;
+		// Registered before any await, so a concurrent delivery of this event joins this run instead of claiming again.
+		const run = processClaim(event, claimed);
+		inFlight.set(eventId, run);
 		try {
 			return await run;
 		} finally {
-			if (inFlight.get(event.eventId) === run) inFlight.delete(event.eventId);
+			forget(eventId, run);
 		}
 	};
 

@@ -39,8 +39,9 @@ export function isJsonContentType(header: string | null | undefined): boolean {
 /** A declared Content-Length: `undefined` when absent. */
 export function declaredLength(header: string | null | undefined): number | undefined {
 	if (header === null || header === undefined || header === "") return undefined;
-	if (!/^\d{1,15}$/.test(header.trim())) throw new HttpRuleError(400, "The Content-Length header is not a number.", "content-length");
-	return Number(header.trim());
+	const digits = header.trim();
+	if (!/^\d{1,15}$/.test(digits)) throw new HttpRuleError(400, "The Content-Length header is not a number.", "content-length");
+	return Number(digits);
 }
 
 /** Joins body chunks without `Buffer`, so the handler also runs on edge runtimes. */
