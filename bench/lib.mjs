@@ -48,3 +48,33 @@ export function report(name, { baselineNs, candidateNs, ratio, goal, unit = "us"
 	results.push({ name, baselineNs, candidateNs, ratio, goal });
 	console.log(line);
 }
+
+/**
+ * Synchronous baseline vs candidate, for work of a few microseconds: warm-up,
+ * many short rounds (shorter than a scheduler time slice) in alternating order,
+ * and the ratio of each side's fastest round (on a shared machine, slower rounds
+ * mostly measure who else is running). The median ratio is printed below it.
+ */
+export function compareFastest(name, baseline, candidate, { iterations = 40, rounds = 301, warmup = 3000, goal } = {}) {
+	timePerCallSync(baseline, warmup);
+	timePerCallSync(candidate, warmup);
+	const base = [];
+	const cand = [];
+	for (let round = 0; round < rounds; round++) {
+		if (round % 2 === 0) {
+			base.push(timePerCallSync(baseline, iterations));
+			cand.push(timePerCallSync(candidate, iterations));
+		} else {
+			cand.push(timePerCallSync(candidate, iterations));
+			base.push(timePerCallSync(baseline, iterations));
+		}
+	}
+	const baselineNs = Math.min(...base);
+	const candidateNs = Math.min(...cand);
+	const ratio = candidateNs / baselineNs;
+	report(name, { baselineNs, candidateNs, ratio, goal });
+	console.log(
+		`    (median rounds: ${(median(cand) / 1000).toFixed(1)} us vs ${(median(base) / 1000).toFixed(1)} us, ratio ${(median(cand) / median(base)).toFixed(3)}x)`,
+	);
+	return { baselineNs, candidateNs, ratio };
+}

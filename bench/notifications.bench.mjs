@@ -13,7 +13,7 @@ import * as crypto from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { canonicalString, createNotificationHandler, loadPublicKey, sealMessage, toNodeListener, verifyNotification } from "../dist/index.js";
-import { report, timePerCallSync } from "./lib.mjs";
+import { compareFastest, report } from "./lib.mjs";
 
 const keysDir = new URL("../test/vectors/keys/", import.meta.url);
 const gatewayPrivatePem = readFileSync(new URL("gateway-private.pem", keysDir), "utf8");
@@ -94,31 +94,6 @@ async function load(server, bodies, seconds) {
 	return { rps: result.requests.average, cpuPerRequest: (after.cpuUs - before.cpuUs) / (after.served - before.served) };
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
-/** Synchronous baseline vs candidate: warm-up, alternating order, fastest rounds compared. */
-function compare(name, baseline, candidate, { iterations = 40, rounds = 301, warmup = 3000, goal } = {}) {
-	timePerCallSync(baseline, warmup);
-	timePerCallSync(candidate, warmup);
-	const base = [];
-	const cand = [];
-	for (let round = 0; round < rounds; round++) {
-		if (round % 2 === 0) {
-			base.push(timePerCallSync(baseline, iterations));
-			cand.push(timePerCallSync(candidate, iterations));
-		} else {
-			cand.push(timePerCallSync(candidate, iterations));
-			base.push(timePerCallSync(baseline, iterations));
-		}
-	}
-	const baselineNs = Math.min(...base);
-	const candidateNs = Math.min(...cand);
-	report(name, { baselineNs, candidateNs, ratio: candidateNs / baselineNs, goal });
-	console.log(
-		`    (median rounds: ${(median(cand) / 1000).toFixed(1)} us vs ${(median(base) / 1000).toFixed(1)} us, ratio ${(median(cand) / median(base)).toFixed(3)}x)`,
-	);
-}
-
 /** Both sides must do the whole job: a baseline that fails fast, or a candidate that throws, would be timed unfairly. */
 function mustHold(condition, what) {
 	if (!condition) throw new Error(`bench setup: ${what}`);
@@ -139,7 +114,7 @@ async function main() {
 	const notification20 = () => verifyNotification(parsed20, { gatewayPublicKey: publicKey });
 	mustHold(verify20(), "the 2.0 baseline does not verify");
 	mustHold(notification20().eventId === expectedEventId, "verifyNotification 2.0 returned another event");
-	compare("verifyNotification 2.0 parsed object vs crypto.verify", verify20, notification20, { goal: 1.6 });
+	compareFastest("verifyNotification 2.0 parsed object vs crypto.verify", verify20, notification20, { goal: 1.6 });
 
 	// 2.1: the raw body text; the signature covers the payload string. Parsing the envelope and the
 	// payload alone costs about a fifth of crypto.verify on this IPN (see the orientation figure below).
@@ -151,17 +126,17 @@ async function main() {
 	const notification21 = () => verifyNotification(text21, { gatewayPublicKey: publicKey });
 	mustHold(verify21(), "the 2.1 baseline does not verify");
 	mustHold(notification21().eventId === expectedEventId, "verifyNotification 2.1 returned another event");
-	compare("verifyNotification 2.1 raw text vs crypto.verify", verify21, notification21, { goal: 1.2 });
+	compareFastest("verifyNotification 2.1 raw text vs crypto.verify", verify21, notification21, { goal: 1.2 });
 
 	// For orientation: against the least any verifier must do with these bytes (2.0: canonicalize and
 	// verify; 2.1: parse the envelope, verify, parse the payload), which separates the protocol's cost
 	// from the SDK's own (schema validation, event id).
-	compare(
+	compareFastest(
 		"verifyNotification 2.0 vs canonicalString+crypto.verify",
 		() => crypto.verify("md5", Buffer.from(canonicalString(parsed20), "utf8"), publicKeyObject, Buffer.from(parsed20.signature, "base64")),
 		notification20,
 	);
-	compare(
+	compareFastest(
 		"verifyNotification 2.1 vs hand-written parse+verify+parse",
 		() => {
 			const envelope = JSON.parse(text21);

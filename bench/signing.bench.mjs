@@ -10,34 +10,7 @@
 import crypto from "node:crypto";
 import { readFileSync } from "node:fs";
 import { canonicalString, loadCryptoBackend, loadPrivateKey, loadPublicKey, openMessage, sealMessage } from "../dist/index.js";
-import { report, timePerCallSync } from "./lib.mjs";
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
-/** Like lib.mjs `compare`, for synchronous work: alternating order, fastest rounds compared. */
-function compare(name, baseline, candidate, { iterations, rounds, warmup, goal }) {
-	timePerCallSync(baseline, warmup);
-	timePerCallSync(candidate, warmup);
-	const base = [];
-	const cand = [];
-	for (let round = 0; round < rounds; round++) {
-		if (round % 2 === 0) {
-			base.push(timePerCallSync(baseline, iterations));
-			cand.push(timePerCallSync(candidate, iterations));
-		} else {
-			cand.push(timePerCallSync(candidate, iterations));
-			base.push(timePerCallSync(baseline, iterations));
-		}
-	}
-	const baselineNs = Math.min(...base);
-	const candidateNs = Math.min(...cand);
-	const ratio = candidateNs / baselineNs;
-	report(name, { baselineNs, candidateNs, ratio, goal });
-	console.log(
-		`${"".padEnd(4)}(median rounds: ${(median(cand) / 1000).toFixed(1)} us vs ${(median(base) / 1000).toFixed(1)} us, ratio ${(median(cand) / median(base)).toFixed(3)}x)`,
-	);
-	return { baselineNs, candidateNs, ratio };
-}
+import { compareFastest } from "./lib.mjs";
 
 const vectorsUrl = new URL("../test/vectors/", import.meta.url);
 const { vectors } = JSON.parse(readFileSync(new URL("signing-vectors.json", vectorsUrl), "utf8"));
@@ -78,19 +51,19 @@ openMessage(ipn21Body, { publicKey });
 const slow = { iterations: 4, rounds: 201, warmup: 400 };
 const fast = { iterations: 40, rounds: 301, warmup: 3000 };
 
-compare(
+compareFastest(
 	"sign 2.0 checkout: sealMessage vs crypto.sign",
 	() => crypto.sign("md5", checkoutBytes, merchantKeyObject),
 	() => sealMessage(checkout.input, { privateKey }),
 	{ ...slow, goal: 1.05 },
 );
-compare(
+compareFastest(
 	"verify 2.0 IPN: openMessage(parsed) vs crypto.verify",
 	() => crypto.verify("md5", ipn20Bytes, gatewayKeyObject, ipn20Signature),
 	() => openMessage(ipn20Parsed, { publicKey }),
 	{ ...fast, goal: 1.5 },
 );
-compare(
+compareFastest(
 	"verify 2.1 IPN: openMessage(raw body) vs crypto.verify",
 	() => crypto.verify("md5", ipn21Bytes, gatewayKeyObject, ipn21Signature),
 	() => openMessage(ipn21Body, { publicKey }),
@@ -99,13 +72,13 @@ compare(
 
 // For orientation: the SDK against the least any implementation must do (parse, verify, parse),
 // which separates the SDK's own overhead from the protocol's.
-compare(
+compareFastest(
 	"sign 2.0 checkout: sealMessage vs canonicalString+crypto.sign",
 	() => crypto.sign("md5", Buffer.from(canonicalString(checkout.input), "utf8"), merchantKeyObject).toString("base64"),
 	() => sealMessage(checkout.input, { privateKey }),
 	slow,
 );
-compare(
+compareFastest(
 	"verify 2.1 IPN: openMessage vs hand-written parse+verify+parse",
 	() => {
 		const envelope = JSON.parse(ipn21Body);
@@ -115,7 +88,7 @@ compare(
 	() => openMessage(ipn21Body, { publicKey }),
 	fast,
 );
-compare(
+compareFastest(
 	"verify 2.0 IPN: openMessage vs canonicalString+crypto.verify",
 	() => crypto.verify("md5", Buffer.from(canonicalString(ipn20Parsed), "utf8"), gatewayKeyObject, Buffer.from(ipn20Parsed.signature, "base64")),
 	() => openMessage(ipn20Parsed, { publicKey }),
@@ -123,7 +96,7 @@ compare(
 );
 
 // For orientation: the cost of passing raw PEM text instead of a loaded key (cached after the first call).
-compare(
+compareFastest(
 	"verify 2.1 IPN: raw PEM string key vs loaded PublicKey",
 	() => openMessage(ipn21Body, { publicKey }),
 	() => openMessage(ipn21Body, { publicKey: gatewayPem }),
@@ -131,13 +104,13 @@ compare(
 );
 
 await loadCryptoBackend("forge");
-compare(
+compareFastest(
 	"sign 2.0 checkout: forge backend vs node backend",
 	() => sealMessage(checkout.input, { privateKey, backend: "node" }),
 	() => sealMessage(checkout.input, { privateKey, backend: "forge" }),
 	{ iterations: 4, rounds: 5, warmup: 2 },
 );
-compare(
+compareFastest(
 	"verify 2.1 IPN: forge backend vs node backend",
 	() => openMessage(ipn21Body, { publicKey, backend: "node" }),
 	() => openMessage(ipn21Body, { publicKey, backend: "forge" }),
