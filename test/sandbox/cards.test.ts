@@ -1,36 +1,22 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { luhnValid } from "../../src/internal/luhn.js";
 import { testCards } from "../../src/sandbox/test-cards.js";
 import { openCallbackUrl } from "../../src/signing/callback-url.js";
 import { openMessage } from "../../src/signing/open.js";
 import { keys } from "../helpers/vectors.js";
-import { cardFields, MERCHANT_ID, postForm, signedPost, startReceiver, startSandbox } from "./helpers.js";
+import { cardFields, MERCHANT_ID, postForm, type SandboxServer, signedPost, useSandboxFixture } from "./helpers.js";
 
-type Server = Awaited<ReturnType<typeof startSandbox>>;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-const servers: Server[] = [];
+type Server = SandboxServer;
+const fixture = useSandboxFixture();
+const { sandbox } = fixture;
 const gateway = { publicKey: keys.gatewayPublic };
 
-beforeAll(async () => {
-	receiver = await startReceiver();
-});
-afterAll(() => receiver.close());
-afterEach(async () => {
-	for (const server of servers.splice(0)) await server.close();
-});
-
-async function sandbox(options: Parameters<typeof startSandbox>[0] = {}): Promise<Server> {
-	const server = await startSandbox(options);
-	servers.push(server);
-	return server;
-}
-
 const charge = (server: Server, card: string, overrides: Record<string, unknown> = {}, signVersion: "2.0" | "2.1" = "2.0") =>
-	signedPost(server.url, "/v2/card/api", cardFields(receiver.url, card, overrides), { signVersion });
+	signedPost(server.url, "/v2/card/api", cardFields(fixture.receiver.url, card, overrides), { signVersion });
 
 async function ipnFor(server: Server, transactionId: string) {
 	await server.sandbox.whenIdle();
-	return receiver.ipns.map((r) => openMessage(r.body, gateway)).filter((f) => f.transactionId === transactionId);
+	return fixture.receiver.ipns.map((r) => openMessage(r.body, gateway)).filter((f) => f.transactionId === transactionId);
 }
 
 test("every documented test card is Luhn-valid and distinct", () => {
@@ -98,7 +84,7 @@ describe("S2S test cards", () => {
 		expect(page.status).toBe(200);
 		const done = await postForm(`${url.origin}${url.pathname}`, { token: url.searchParams.get("token") ?? "", result });
 		expect(done.status).toBe(303);
-		expect(done.location?.startsWith(`${receiver.url}${landing}?payload=`)).toBe(true);
+		expect(done.location?.startsWith(`${fixture.receiver.url}${landing}?payload=`)).toBe(true);
 		expect(openCallbackUrl(done.location ?? "", gateway).fields.status).toBe(status);
 		const [ipn] = await ipnFor(server, String(data.transactionId));
 		expect(ipn?.status).toBe(status);

@@ -1,32 +1,18 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { openCallbackUrl } from "../../src/signing/callback-url.js";
 import { openMessage } from "../../src/signing/open.js";
 import { sealMessage } from "../../src/signing/seal.js";
 import { keys } from "../helpers/vectors.js";
-import { cardFields, checkoutFields, MERCHANT_ID, postForm, signedPost, startReceiver, startSandbox } from "./helpers.js";
+import { cardFields, checkoutFields, MERCHANT_ID, postForm, type SandboxServer, signedPost, startSandbox, useSandboxFixture } from "./helpers.js";
 
-type Server = Awaited<ReturnType<typeof startSandbox>>;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-const servers: Server[] = [];
-
-beforeAll(async () => {
-	receiver = await startReceiver();
-});
-afterAll(() => receiver.close());
-afterEach(async () => {
-	for (const server of servers.splice(0)) await server.close();
-});
-
-async function sandbox(options: Parameters<typeof startSandbox>[0] = {}): Promise<Server> {
-	const server = await startSandbox(options);
-	servers.push(server);
-	return server;
-}
+type Server = SandboxServer;
+const fixture = useSandboxFixture();
+const { sandbox } = fixture;
 
 const gateway = { publicKey: keys.gatewayPublic };
 
 async function createSession(server: Server, overrides: Record<string, unknown> = {}) {
-	const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(receiver.url, overrides));
+	const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url, overrides));
 	expect(reply.status).toBe(200);
 	const fields = openMessage(reply.json, gateway);
 	return { transactionId: String(fields.transactionId), paymentLink: String(fields.paymentLink), fields };
@@ -50,7 +36,7 @@ describe("checkout creation", () => {
 
 	test("a 2.1 account gets payload, signVersion and signature, and 2.1 requests are accepted", async () => {
 		const server = await sandbox({ merchant: { signVersion: "2.1" } });
-		const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(receiver.url), { signVersion: "2.1" });
+		const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url), { signVersion: "2.1" });
 		expect(reply.status).toBe(200);
 		expect(reply.json.signVersion).toBe("2.1");
 		expect(typeof reply.json.payload).toBe("string");
@@ -59,11 +45,11 @@ describe("checkout creation", () => {
 
 	test("requests signed with another key, tampered with, or unsigned are refused with 401", async () => {
 		const server = await sandbox();
-		const wrongKey = await signedPost(server.url, "/v2/checkout", checkoutFields(receiver.url), { privateKey: keys.gatewayPrivate });
+		const wrongKey = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url), { privateKey: keys.gatewayPrivate });
 		expect(wrongKey.status).toBe(401);
 		expect(wrongKey.json.status).toBe("error");
 
-		const sealed = sealMessage(checkoutFields(receiver.url), { privateKey: keys.merchantPrivate });
+		const sealed = sealMessage(checkoutFields(fixture.receiver.url), { privateKey: keys.merchantPrivate });
 		const tampered = await fetch(`${server.url}/v2/checkout`, {
 			method: "POST",
 			headers: { "content-type": "application/json" },
@@ -74,7 +60,7 @@ describe("checkout creation", () => {
 		const unsigned = await fetch(`${server.url}/v2/checkout`, {
 			method: "POST",
 			headers: { "content-type": "application/json" },
-			body: JSON.stringify(checkoutFields(receiver.url)),
+			body: JSON.stringify(checkoutFields(fixture.receiver.url)),
 		});
 		expect(unsigned.status).toBe(401);
 		expect(server.sandbox.transactions()).toHaveLength(0);
@@ -82,7 +68,7 @@ describe("checkout creation", () => {
 
 	test("a 2.1 request whose payload was changed after signing is refused", async () => {
 		const server = await sandbox();
-		const sealed = sealMessage(checkoutFields(receiver.url), { privateKey: keys.merchantPrivate, signVersion: "2.1" });
+		const sealed = sealMessage(checkoutFields(fixture.receiver.url), { privateKey: keys.merchantPrivate, signVersion: "2.1" });
 		const response = await fetch(`${server.url}/v2/checkout`, {
 			method: "POST",
 			headers: { "content-type": "application/json" },
@@ -93,7 +79,7 @@ describe("checkout creation", () => {
 
 	test("an unknown merchant is refused", async () => {
 		const server = await sandbox();
-		const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(receiver.url, { merchantId: "nobody" }));
+		const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url, { merchantId: "nobody" }));
 		expect(reply.status).toBe(401);
 		expect(String(reply.json.message)).toMatch(/Unknown merchant/);
 	});
@@ -103,7 +89,7 @@ describe("checkout creation", () => {
 		const reply = await signedPost(
 			server.url,
 			"/v2/checkout",
-			checkoutFields(receiver.url, { amount: 0.5, currency: "EURO", callbackUrl: "http://example.com/cb", orderDescription: "" }),
+			checkoutFields(fixture.receiver.url, { amount: 0.5, currency: "EURO", callbackUrl: "http://example.com/cb", orderDescription: "" }),
 		);
 		expect(reply.status).toBe(422);
 		expect(reply.json.status).toBe("error");
@@ -115,10 +101,10 @@ describe("checkout creation", () => {
 
 	test("http notification URLs are accepted on loopback only, and refused altogether when allowLoopbackHttp is off", async () => {
 		const strict = await sandbox({ allowLoopbackHttp: false });
-		const refused = await signedPost(strict.url, "/v2/checkout", checkoutFields(receiver.url));
+		const refused = await signedPost(strict.url, "/v2/checkout", checkoutFields(fixture.receiver.url));
 		expect(refused.status).toBe(422);
 		const lenient = await sandbox();
-		const remote = await signedPost(lenient.url, "/v2/checkout", checkoutFields(receiver.url, { notificationUrl: "http://example.com/ipn" }));
+		const remote = await signedPost(lenient.url, "/v2/checkout", checkoutFields(fixture.receiver.url, { notificationUrl: "http://example.com/ipn" }));
 		expect(remote.status).toBe(422);
 		expect((remote.json.errors as { field: string }[])[0]?.field).toBe("notificationUrl");
 	});
@@ -126,7 +112,7 @@ describe("checkout creation", () => {
 	test("orderRef is unique per merchant", async () => {
 		const server = await sandbox();
 		server.sandbox.addMerchant({ merchantId: "merchant-2", publicKey: keys.merchantPublic });
-		const fields = checkoutFields(receiver.url, { orderRef: "same-ref" });
+		const fields = checkoutFields(fixture.receiver.url, { orderRef: "same-ref" });
 		expect((await signedPost(server.url, "/v2/checkout", fields)).status).toBe(200);
 		const again = await signedPost(server.url, "/v2/checkout", fields);
 		expect(again.status).toBe(422);
@@ -137,11 +123,11 @@ describe("checkout creation", () => {
 
 	test("a website outside the allowed domains gets the checkout creation failure shape", async () => {
 		const server = await sandbox({ merchant: { allowedDomains: ["shop.example"] } });
-		const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(receiver.url));
+		const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url));
 		expect(reply.status).toBe(400);
 		expect(reply.json).toMatchObject({ status: "error", transactionId: null, paymentLink: null });
 		expect(typeof reply.json.message).toBe("string");
-		const allowed = await signedPost(server.url, "/v2/checkout", checkoutFields(receiver.url, { websiteUrl: "https://www.shop.example/" }));
+		const allowed = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url, { websiteUrl: "https://www.shop.example/" }));
 		expect(allowed.status).toBe(200);
 	});
 });
@@ -189,7 +175,7 @@ describe("hosted checkout page", () => {
 		});
 		expect(page.status).toBe(303);
 		const location = page.location ?? "";
-		expect(location.startsWith(`${receiver.url}/callback?payload=`)).toBe(true);
+		expect(location.startsWith(`${fixture.receiver.url}/callback?payload=`)).toBe(true);
 		expect(openCallbackUrl(location, gateway).fields).toMatchObject({
 			status: "successful",
 			transactionId,
@@ -198,7 +184,7 @@ describe("hosted checkout page", () => {
 			currency: "EUR",
 		});
 		await server.sandbox.whenIdle();
-		const ipn = receiver.ipns.map((r) => openMessage(r.body, gateway)).find((f) => f.transactionId === transactionId);
+		const ipn = fixture.receiver.ipns.map((r) => openMessage(r.body, gateway)).find((f) => f.transactionId === transactionId);
 		expect(ipn).toMatchObject({ status: "successful", statusCode: 6 });
 		expect(ipn?.paymentMethodDetails).toMatchObject({ card: { firstSixDigits: "400000", lastFourDigits: "0010", name: "Ada Lovelace" } });
 		// A paid session cannot be paid twice.
@@ -225,7 +211,7 @@ describe("hosted checkout page", () => {
 		const server = await sandbox();
 		const { transactionId, paymentLink } = await createSession(server);
 		const page = await postForm(paymentLink.split("?")[0] ?? "", { token: tokenOf(paymentLink), action: "fail" });
-		expect(page.location?.startsWith(`${receiver.url}/error?payload=`)).toBe(true);
+		expect(page.location?.startsWith(`${fixture.receiver.url}/error?payload=`)).toBe(true);
 		expect(openCallbackUrl(page.location ?? "", gateway).fields.status).toBe("failed");
 		await server.sandbox.whenIdle();
 		expect(server.sandbox.deliveries().find((d) => d.eventId === `transaction:${transactionId}:failed`)?.outcome).toBe("acknowledged");
@@ -235,7 +221,7 @@ describe("hosted checkout page", () => {
 		const server = await sandbox({ merchant: { signVersion: "2.1" } });
 		const { transactionId, paymentLink } = await createSession(server);
 		const page = await postForm(paymentLink.split("?")[0] ?? "", { token: tokenOf(paymentLink), action: "cancel" });
-		expect(page.location?.startsWith(`${receiver.url}/cancel?payload=`)).toBe(true);
+		expect(page.location?.startsWith(`${fixture.receiver.url}/cancel?payload=`)).toBe(true);
 		expect(openCallbackUrl(page.location ?? "", gateway)).toMatchObject({ signVersion: "2.1", fields: { status: "cancelled", transactionId } });
 		await server.sandbox.whenIdle();
 		expect(server.sandbox.transaction(transactionId)?.statusCode).toBe(8);
@@ -304,7 +290,7 @@ describe("expiry", () => {
 
 	test("an expiresAt in the past is refused", async () => {
 		const server = await sandbox({ now: "2026-11-22T10:00:00Z" });
-		const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(receiver.url, { expiresAt: "2026-11-22T09:00:00Z" }));
+		const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url, { expiresAt: "2026-11-22T09:00:00Z" }));
 		expect(reply.status).toBe(422);
 		expect(reply.json.errors).toEqual([{ field: "expiresAt", message: ["must be in the future"] }]);
 	});
@@ -314,7 +300,7 @@ describe("DIRECT_POST", () => {
 	test("a signed form post redirects the browser to the hosted page (2.0 flat fields)", async () => {
 		const server = await sandbox();
 		// The SDK's form encoding: every value a string (nested values as JSON text), signed as posted.
-		const fields = checkoutFields(receiver.url, { amount: 25.5, metadata: { cart: "42" } });
+		const fields = checkoutFields(fixture.receiver.url, { amount: 25.5, metadata: { cart: "42" } });
 		const strings: Record<string, string> = {};
 		for (const [key, value] of Object.entries(fields)) strings[key] = typeof value === "string" ? value : JSON.stringify(value);
 		const form = sealMessage(strings, { privateKey: keys.merchantPrivate });
@@ -328,10 +314,10 @@ describe("DIRECT_POST", () => {
 
 	test("a 2.1 form post (payload, signVersion, signature) is accepted; a bad one gets an HTML error page", async () => {
 		const server = await sandbox();
-		const sealed = sealMessage(checkoutFields(receiver.url), { privateKey: keys.merchantPrivate, signVersion: "2.1" });
+		const sealed = sealMessage(checkoutFields(fixture.receiver.url), { privateKey: keys.merchantPrivate, signVersion: "2.1" });
 		const response = await postForm(`${server.url}/v2/checkout`, { ...sealed });
 		expect(response.status).toBe(303);
-		const invalid = sealMessage(checkoutFields(receiver.url, { amount: 0 }), { privateKey: keys.merchantPrivate, signVersion: "2.1" });
+		const invalid = sealMessage(checkoutFields(fixture.receiver.url, { amount: 0 }), { privateKey: keys.merchantPrivate, signVersion: "2.1" });
 		const refused = await postForm(`${server.url}/v2/checkout`, { ...invalid });
 		expect(refused.status).toBe(422);
 		expect(refused.text).toContain("<code>amount</code>");
@@ -363,7 +349,7 @@ test("the transaction query answers the full resource in the account's form, and
 
 test("on a real-time clock, advance() shortens what is still scheduled", async () => {
 	const server = await sandbox({ pendingDelayMs: 3_600_000 });
-	const reply = await signedPost(server.url, "/v2/card/api", cardFields(receiver.url, "4000000000000044"));
+	const reply = await signedPost(server.url, "/v2/card/api", cardFields(fixture.receiver.url, "4000000000000044"));
 	const transactionId = String(openMessage(reply.json, gateway).transactionId);
 	server.sandbox.clock.advance(3_599_990);
 	expect(server.sandbox.transaction(transactionId)?.status).toBe("pending");

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import type { SandboxMerchantOptions } from "../../src/sandbox/options.js";
 import { type SandboxServer, type SandboxServerOptions, startSandboxServer } from "../../src/sandbox/server.js";
 import type { SignVersion } from "../../src/signing/seal.js";
@@ -148,4 +149,34 @@ export async function postForm(url: string, fields: Record<string, string>): Pro
 		redirect: "manual",
 	});
 	return { status: response.status, location: response.headers.get("location"), text: await response.text() };
+}
+
+export type { SandboxServer };
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/**
+ * For a test file: one merchant receiver for the whole file, and `sandbox()`
+ * to start sandbox servers that are closed after each test.
+ */
+export function useSandboxFixture() {
+	const servers: SandboxServer[] = [];
+	let receiver: Receiver | undefined;
+	beforeAll(async () => {
+		receiver = await startReceiver();
+	});
+	afterAll(() => receiver?.close());
+	afterEach(async () => {
+		for (const server of servers.splice(0)) await server.close();
+	});
+	return {
+		get receiver(): Receiver {
+			if (!receiver) throw new Error("the receiver starts in beforeAll");
+			return receiver;
+		},
+		async sandbox(options: Parameters<typeof startSandbox>[0] = {}): Promise<SandboxServer> {
+			const server = await startSandbox(options);
+			servers.push(server);
+			return server;
+		},
+	};
 }

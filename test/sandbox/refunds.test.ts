@@ -1,30 +1,16 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { openMessage } from "../../src/signing/open.js";
 import { keys } from "../helpers/vectors.js";
-import { cardFields, MERCHANT_ID, signedPost, startReceiver, startSandbox } from "./helpers.js";
+import { cardFields, MERCHANT_ID, type SandboxServer, signedPost, useSandboxFixture } from "./helpers.js";
 
-type Server = Awaited<ReturnType<typeof startSandbox>>;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-const servers: Server[] = [];
+type Server = SandboxServer;
+const fixture = useSandboxFixture();
+const { sandbox } = fixture;
 const gateway = { publicKey: keys.gatewayPublic };
-
-beforeAll(async () => {
-	receiver = await startReceiver();
-});
-afterAll(() => receiver.close());
-afterEach(async () => {
-	for (const server of servers.splice(0)) await server.close();
-});
-
-async function sandbox(options: Parameters<typeof startSandbox>[0] = {}): Promise<Server> {
-	const server = await startSandbox(options);
-	servers.push(server);
-	return server;
-}
 
 /** A paid S2S transaction of `amount` (feeBySeller 0 with a 1% fee, so paidAmount is amount + 1%). */
 async function paid(server: Server, amount = 100, card = "4000000000000010"): Promise<string> {
-	const reply = await signedPost(server.url, "/v2/card/api", cardFields(receiver.url, card, { amount }));
+	const reply = await signedPost(server.url, "/v2/card/api", cardFields(fixture.receiver.url, card, { amount }));
 	expect(reply.status).toBe(200);
 	return String(openMessage(reply.json, gateway).transactionId);
 }
@@ -41,7 +27,7 @@ const amountError = (reply: { status: number; json: Record<string, unknown> }) =
 
 const refundIpns = async (server: Server, refundId: string) => {
 	await server.sandbox.whenIdle();
-	return receiver.ipns.map((r) => openMessage(r.body, gateway)).filter((f) => f.refundId === refundId);
+	return fixture.receiver.ipns.map((r) => openMessage(r.body, gateway)).filter((f) => f.refundId === refundId);
 };
 
 describe("refund rules", () => {
@@ -78,7 +64,7 @@ describe("refund rules", () => {
 	test("a transaction that is not successful cannot be refunded, nor another merchant's", async () => {
 		const server = await sandbox();
 		server.sandbox.addMerchant({ merchantId: "merchant-2", publicKey: keys.merchantPublic });
-		const declined = await signedPost(server.url, "/v2/card/api", cardFields(receiver.url, "4000000000000028"));
+		const declined = await signedPost(server.url, "/v2/card/api", cardFields(fixture.receiver.url, "4000000000000028"));
 		const declinedId = String((declined.json.data as { transactionId: string }).transactionId);
 		const reply = await refund(server, declinedId, 1);
 		expect(reply.status).toBe(422);
