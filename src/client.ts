@@ -16,8 +16,13 @@ import { type ClientHooks, type Logger, Observer } from "./transport/observer.js
 import { userAgent } from "./transport/version.js";
 
 const isKeyInput = (value: unknown) => typeof value === "string" || value instanceof Uint8Array;
+/** "is required" for a missing option, `rule` for a present one of the wrong kind. */
+const requiredOr = (rule: string) => ({ error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : rule) });
 const privateKeyLike = () =>
-	z.custom<PrivateKeyLike>((value) => isKeyInput(value) || PrivateKey.isPrivateKey(value), "must be PEM text, base64 DER, DER bytes or a loaded PrivateKey");
+	z.custom<PrivateKeyLike>(
+		(value) => isKeyInput(value) || PrivateKey.isPrivateKey(value),
+		requiredOr("must be PEM text, base64 DER, DER bytes or a loaded PrivateKey"),
+	);
 const publicKeyLike = () =>
 	z.custom<PublicKeyLike>((value) => isKeyInput(value) || PublicKey.isPublicKey(value), "must be PEM text, base64 DER, DER bytes or a PublicKey");
 const hook = () => z.custom<(event: never) => void>((value) => typeof value === "function", "must be a function").optional();
@@ -37,7 +42,10 @@ export const clientOptionsSchema = lazySchema(() =>
 			/** The merchant private key that signs requests (D1): PEM, base64 DER, DER bytes or a `PrivateKey`. */
 			privateKey: privateKeyLike(),
 			/** The gateway's public key(s) that verify answers; several during a key rotation (any one may verify). */
-			gatewayPublicKey: z.union([publicKeyLike(), z.array(publicKeyLike()).min(1, "must list at least one key")]),
+			gatewayPublicKey: z.union(
+				[publicKeyLike(), z.array(publicKeyLike()).min(1, "must list at least one key")],
+				requiredOr("must be PEM text, base64 DER, DER bytes or a PublicKey, or a non-empty list of them"),
+			),
 			/** The account's signing version; omitting it means 2.0, as in the spec. @default "2.0" */
 			signVersion: z.enum(["2.0", "2.1"], { error: 'must be "2.0" or "2.1"' }).default("2.0"),
 			/** Timeout of each attempt in milliseconds (connection, answer and body). @default 30000 */
@@ -71,7 +79,7 @@ export const clientOptionsSchema = lazySchema(() =>
 				ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "must be an absolute URL" });
 				return;
 			}
-			const loopbackHttp = url.protocol === "http:" && options.allowLoopbackHttp && isLoopbackHost(url.hostname);
+			const loopbackHttp = url.protocol === "http:" && options.allowLoopbackHttp === true && isLoopbackHost(url.hostname);
 			if (url.protocol !== "https:" && !loopbackHttp) {
 				ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "must be an https URL (http only for loopback hosts with allowLoopbackHttp)" });
 			}

@@ -33,8 +33,17 @@ describe("options are validated at construction", () => {
 		expect(configurationIssues({ baseUrl: BASE_URL })).toEqual(
 			expect.arrayContaining([
 				expect.objectContaining({ field: "merchantId", message: "is required" }),
-				expect.objectContaining({ field: "privateKey" }),
-				expect.objectContaining({ field: "gatewayPublicKey" }),
+				expect.objectContaining({ field: "privateKey", message: "is required" }),
+				expect.objectContaining({ field: "gatewayPublicKey", message: "is required" }),
+			]),
+		);
+	});
+
+	test("keys of the wrong kind are named with the accepted forms", () => {
+		expect(configurationIssues({ ...valid, privateKey: 5, gatewayPublicKey: {} })).toEqual(
+			expect.arrayContaining([
+				expect.objectContaining({ field: "privateKey", message: expect.stringContaining("PEM text, base64 DER") }),
+				expect.objectContaining({ field: "gatewayPublicKey", message: expect.stringContaining("non-empty list") }),
 			]),
 		);
 	});
