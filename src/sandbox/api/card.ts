@@ -3,6 +3,7 @@ import { decideCharge } from "../charge.js";
 import { type ApiReply, fieldError, noS2SProvider, ok, processingFailed } from "../replies.js";
 import { isReply, validateFields } from "../validate.js";
 import { type ApiContext, verifiedRequest } from "./context.js";
+import { sessionRequest } from "./session-request.js";
 
 /** POST /v2/card/api: an S2S card charge decided by the test card table. */
 export async function chargeCard(ctx: ApiContext): Promise<ApiReply> {
@@ -26,17 +27,7 @@ export async function chargeCard(ctx: ApiContext): Promise<ApiReply> {
 		currency: params.currency,
 		amount: params.amount,
 		expiresAt: undefined,
-		request: {
-			orderDescription: params.orderDescription,
-			paymentMethod: "card",
-			callbackUrl: params.callbackUrl,
-			notificationUrl: params.notificationUrl,
-			cancelUrl: params.cancelUrl,
-			errorUrl: params.errorUrl,
-			feeBySeller: params.feeBySeller ?? merchant.feeBySeller,
-			metadata: params.metadata,
-			transactionDocuments: params.transactionDocuments,
-		},
+		request: sessionRequest(params, "card", merchant.feeBySeller),
 	});
 	const card = { number: params.cardNumber, month: params.cardMonth, year: params.cardYear, name: `${params.billingFirstName} ${params.billingLastName}` };
 	const decision = decideCharge(card, providers, merchant.autoCascade, core.now());

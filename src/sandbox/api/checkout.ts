@@ -2,6 +2,7 @@ import { checkoutRequestSchema } from "../../schemas/requests.js";
 import { type ApiReply, checkoutFailed, fieldError, ok } from "../replies.js";
 import { isReply, validateFields } from "../validate.js";
 import { type ApiContext, verifiedRequest } from "./context.js";
+import { sessionRequest } from "./session-request.js";
 
 /** What POST /v2/checkout answers: JSON (API mode) or a browser redirect (DIRECT_POST). */
 export type CheckoutReply = ApiReply | { redirect: string; form: boolean } | { failedForm: ApiReply };
@@ -29,20 +30,7 @@ export async function createCheckout(ctx: ApiContext): Promise<CheckoutReply> {
 		currency: params.currency,
 		amount: params.amount,
 		expiresAt,
-		request: {
-			orderDescription: params.orderDescription,
-			paymentMethod: params.paymentMethod,
-			callbackUrl: params.callbackUrl,
-			notificationUrl: params.notificationUrl,
-			cancelUrl: params.cancelUrl,
-			errorUrl: params.errorUrl,
-			feeBySeller: params.feeBySeller ?? merchant.feeBySeller,
-			metadata: params.metadata,
-			transactionDocuments: params.transactionDocuments,
-			brandName: params.brandName,
-			colorMode: params.colorMode,
-			logoSource: params.logoSource,
-		},
+		request: sessionRequest(params, params.paymentMethod, merchant.feeBySeller),
 	});
 	const paymentLink = `${ctx.origin}/pay/${record.transactionId}?token=${record.pageToken}`;
 	const mode = params.connectionMode ?? (verified.form ? "DIRECT_POST" : "API");
