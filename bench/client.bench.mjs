@@ -6,7 +6,7 @@ import crypto from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { canonicalString, GatewayClient, loadPrivateKey, loadPublicKey, sealMessage } from "../dist/index.js";
-import { report } from "./lib.mjs";
+import { median, report } from "./lib.mjs";
 
 const keysUrl = new URL("../test/vectors/keys/", import.meta.url);
 const pem = (name) => readFileSync(new URL(`${name}.pem`, keysUrl), "utf8");
@@ -121,7 +121,6 @@ async function pairedCompare(name, baselineFn, candidateFn, { pairs = 1500, warm
 			await timeOne(baselineFn, base);
 		}
 	}
-	const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 	const baselineNs = median(base);
 	const candidateNs = median(cand);
 	report(name, { baselineNs, candidateNs, ratio: candidateNs / baselineNs, goal });

@@ -6,7 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { report } from "./lib.mjs";
+import { median, report } from "./lib.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const runs = Number(process.env.IMPORT_RUNS ?? 30);
@@ -16,8 +16,6 @@ function coldImportMs(specifier) {
 	const code = `const t = performance.now(); await import(${JSON.stringify(specifier)}); process.stdout.write(String(performance.now() - t));`;
 	return Number(execFileSync(process.execPath, ["--input-type=module", "-e", code], { cwd: root, encoding: "utf8" }));
 }
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 // The package resolves by its own name from inside the repository (package self-reference).
 coldImportMs("merchant-gateway");

@@ -15,7 +15,8 @@ export function timePerCallSync(fn, iterations) {
 	return Number(process.hrtime.bigint() - start) / iterations;
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+/** The middle value (upper middle for an even count). */
+export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /**
  * Compares candidate to baseline. Returns { baselineNs, candidateNs, ratio }.

@@ -13,7 +13,7 @@ import * as crypto from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { canonicalString, createNotificationHandler, loadPublicKey, sealMessage, toNodeListener, verifyNotification } from "../dist/index.js";
-import { compareFastest, report } from "./lib.mjs";
+import { compareFastest, median, report } from "./lib.mjs";
 
 const keysDir = new URL("../test/vectors/keys/", import.meta.url);
 const gatewayPrivatePem = readFileSync(new URL("gateway-private.pem", keysDir), "utf8");

@@ -9,7 +9,7 @@ import * as crypto from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { sealMessage } from "../dist/index.js";
-import { report } from "./lib.mjs";
+import { median, report } from "./lib.mjs";
 
 const keysDir = new URL("../test/vectors/keys/", import.meta.url);
 const pem = (name) => readFileSync(new URL(`${name}.pem`, keysDir), "utf8");
@@ -139,8 +139,6 @@ async function load(role, warmBodies, bodies) {
 	server.stop();
 	return { rps: total / seconds, cpuPerRequest: (after - before) / total, rsa: server.rsaUs };
 }
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main() {
 	const warm = checkoutBodies(300, "warm");
