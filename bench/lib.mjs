@@ -79,3 +79,22 @@ export function compareFastest(name, baseline, candidate, { iterations = 40, rou
 	);
 	return { baselineNs, candidateNs, ratio };
 }
+
+/**
+ * CPU pinning for loopback throughput benches (Linux `taskset`; a no-op
+ * elsewhere or on one CPU). On a 2-core machine the load generator and the
+ * server under test otherwise migrate between cores and take turns on one,
+ * which moves req/s by tens of percent between identical runs.
+ * Returns the command prefix that runs a child on the servers' CPU.
+ */
+export async function pinLoadAndServers() {
+	const { availableParallelism } = await import("node:os");
+	const { execFileSync } = await import("node:child_process");
+	if (process.platform !== "linux" || availableParallelism() < 2) return [];
+	try {
+		execFileSync("taskset", ["-cp", "0", String(process.pid)], { stdio: "ignore" });
+		return ["taskset", "-c", "1"];
+	} catch {
+		return [];
+	}
+}
