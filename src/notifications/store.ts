@@ -59,7 +59,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Notificatio
 	const ttlMs = positiveInteger("ttlMs", options.ttlMs, 7 * 24 * 3600 * 1000);
 	const maxEntries = positiveInteger("maxEntries", options.maxEntries, 100_000);
 	const now = options.now ?? Date.now;
-	// Insertion order is age order: every write deletes and re-inserts its id.
+	// Insertion order is age order, the age of an event counting from its claim: a claim
+	// deletes and re-inserts its id, a confirm updates the claimed entry where it stands.
 	const entries = new Map<string, Entry>();
 
 	function put(eventId: string, entry: Entry): void {
@@ -80,7 +81,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Notificatio
 			return "claimed";
 		},
 		confirm(eventId) {
-			put(eventId, { processed: true, until: now() + ttlMs });
+			const entry = entries.get(eventId);
+			if (entry) {
+				entry.processed = true;
+				entry.until = now() + ttlMs;
+			} else put(eventId, { processed: true, until: now() + ttlMs });
 		},
 		release(eventId) {
 			const entry = entries.get(eventId);

@@ -57,6 +57,17 @@ describe("createMemoryStore", () => {
 		expect(store.claim("a", 1000)).toBe("claimed");
 	});
 
+	it("counts an event's age from its claim: a slow callback's event is still the oldest", () => {
+		const store = createMemoryStore({ maxEntries: 2 });
+		store.claim("slow", 1000);
+		store.claim("fast", 1000);
+		store.confirm("fast");
+		store.confirm("slow");
+		store.claim("new", 1000);
+		expect(store.claim("fast", 1000)).toBe("processed");
+		expect(store.claim("slow", 1000)).toBe("claimed");
+	});
+
 	it("refuses bad options", () => {
 		expect(() => createMemoryStore({ ttlMs: 0 })).toThrow(ConfigurationError);
 		expect(() => createMemoryStore({ maxEntries: 1.5 })).toThrow(ConfigurationError);
