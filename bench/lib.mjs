@@ -85,16 +85,23 @@ export function compareFastest(name, baseline, candidate, { iterations = 40, rou
  * elsewhere or on one CPU). On a 2-core machine the load generator and the
  * server under test otherwise migrate between cores and take turns on one,
  * which moves req/s by tens of percent between identical runs.
- * Returns the command prefix that runs a child on the servers' CPU.
+ * Pins this process (the load generator) to CPU 0. Returns the command prefix
+ * that starts a server child on CPU 1, and `release()`, which gives this process
+ * its CPUs back: `npm run bench` runs every bench in this one process, and a
+ * later bench (and every child it forks) would otherwise inherit the pin.
  */
 export async function pinLoadAndServers() {
+	const unpinned = { serverPrefix: [], release: () => {} };
 	const { availableParallelism } = await import("node:os");
 	const { execFileSync } = await import("node:child_process");
-	if (process.platform !== "linux" || availableParallelism() < 2) return [];
+	if (process.platform !== "linux" || availableParallelism() < 2) return unpinned;
+	const pid = String(process.pid);
 	try {
-		execFileSync("taskset", ["-cp", "0", String(process.pid)], { stdio: "ignore" });
-		return ["taskset", "-c", "1"];
+		// "pid 123's current affinity list: 0,1"
+		const original = execFileSync("taskset", ["-cp", pid], { encoding: "utf8" }).split(":").pop().trim();
+		execFileSync("taskset", ["-cp", "0", pid], { stdio: "ignore" });
+		return { serverPrefix: ["taskset", "-c", "1"], release: () => execFileSync("taskset", ["-cp", original, pid], { stdio: "ignore" }) };
 	} catch {
-		return [];
+		return unpinned;
 	}
 }
