@@ -1,0 +1,247 @@
+/**
+ * The PHP behaviours that the gateway's reference signing code relies on, written once:
+ * `trim()`'s character set, `json_encode()`'s string escaping, the float-to-string
+ * conversion at `precision` 14, and `strnatcmp()` (what `ksort(..., SORT_NATURAL)` uses).
+ */
+
+/** PHP `trim`'s default set: space, \t, \n, \r, \0, \x0B. Not Unicode spaces. */
+function isTrimmable(unit: number): boolean {
+	return unit === 0x20 || unit === 0x09 || unit === 0x0a || unit === 0x0d || unit === 0x00 || unit === 0x0b;
+}
+
+/** Trims the characters PHP's `trim` removes by default, and no others. */
+export function phpTrim(value: string): string {
+	let start = 0;
+	let end = value.length;
+	while (start < end && isTrimmable(value.charCodeAt(start))) start++;
+	while (end > start && isTrimmable(value.charCodeAt(end - 1))) end--;
+	return start === 0 && end === value.length ? value : value.slice(start, end);
+}
+
+const SHORT_ESCAPES: Record<number, string> = {
+	8: "\\b",
+	9: "\\t",
+	10: "\\n",
+	12: "\\f",
+	13: "\\r",
+	34: '\\"',
+	47: "\\/",
+	92: "\\\\",
+};
+
+function unicodeEscape(unit: number): string {
+	return `\\u${unit.toString(16).padStart(4, "0")}`;
+}
+
+/**
+ * A JSON string literal as PHP's `json_encode` writes it with default flags: `/` as `\/`,
+ * the short escapes, other control characters and every code unit above U+007F (astral
+ * characters as their two surrogates) as lowercase `\uXXXX`; DEL as is.
+ * Returns `undefined` for a string that is not well-formed UTF-16 (a lone surrogate),
+ * which `json_encode` refuses.
+ */
+export function phpJsonString(value: string): string | undefined {
+	let out = '"';
+	let from = 0;
+	for (let i = 0; i < value.length; i++) {
+		const unit = value.charCodeAt(i);
+		let escaped: string | undefined;
+		if (unit >= 0x80) {
+			if (unit >= 0xd800 && unit <= 0xdfff && !isPairedSurrogate(value, i)) return undefined;
+			escaped = unicodeEscape(unit);
+		} else if (unit < 0x20) escaped = SHORT_ESCAPES[unit] ?? unicodeEscape(unit);
+		else escaped = SHORT_ESCAPES[unit];
+		if (escaped === undefined) continue;
+		out += value.slice(from, i) + escaped;
+		from = i + 1;
+	}
+	return `${out}${value.slice(from)}"`;
+}
+
+function isPairedSurrogate(value: string, index: number): boolean {
+	const unit = value.charCodeAt(index);
+	if (unit <= 0xdbff) {
+		const next = value.charCodeAt(index + 1);
+		return next >= 0xdc00 && next <= 0xdfff;
+	}
+	const previous = value.charCodeAt(index - 1);
+	return previous >= 0xd800 && previous <= 0xdbff;
+}
+
+const INT64_DIGITS = "9223372036854775808";
+
+/**
+ * Whether an integer literal (`-?digits`, no leading zeros) is an integer for PHP's JSON
+ * decoder: it fits a signed 64-bit integer. Larger ones become floats.
+ */
+function fitsInt64(literal: string): boolean {
+	const negative = literal.charCodeAt(0) === 0x2d;
+	const digits = negative ? literal.length - 1 : literal.length;
+	if (digits !== INT64_DIGITS.length) return digits < INT64_DIGITS.length;
+	// Equal-length digit strings compare as numbers.
+	const magnitude = negative ? literal.slice(1) : literal;
+	return magnitude < INT64_DIGITS || (magnitude === INT64_DIGITS && negative);
+}
+
+const INTEGER_LITERAL = /^-?(?:0|[1-9][0-9]*)$/;
+
+/**
+ * What PHP makes of a JSON number literal when it turns it into a string: an integer's
+ * digits, or a float at `precision` 14. `undefined` when the number is not finite.
+ */
+export function phpNumberString(literal: string): string | undefined {
+	if (INTEGER_LITERAL.test(literal) && fitsInt64(literal)) return literal === "-0" ? "0" : literal;
+	const value = Number(literal);
+	return Number.isFinite(value) ? phpFloatString(value) : undefined;
+}
+
+/** The significant digits of a positive number and where its decimal point sits (0.DIGITS × 10^point). */
+interface Decimal {
+	digits: string;
+	point: number;
+}
+
+/** Reads a `toPrecision` / `toString` result of a positive number into a Decimal, trailing zeros dropped. */
+function readDecimal(text: string): Decimal {
+	const [mantissa = "", exponentText] = text.split("e");
+	const dot = mantissa.indexOf(".");
+	const integerPart = dot < 0 ? mantissa : mantissa.slice(0, dot);
+	const allDigits = integerPart + (dot < 0 ? "" : mantissa.slice(dot + 1));
+	const leadingZeros = allDigits.length - allDigits.replace(/^0+/, "").length;
+	const digits = allDigits.slice(leadingZeros).replace(/0+$/, "") || "0";
+	return { digits, point: integerPart.length - leadingZeros + Number(exponentText ?? 0) };
+}
+
+/** The exact decimal expansion of a positive finite double (every double has a finite one). */
+function exactDecimal(value: number): Decimal {
+	const view = new DataView(new ArrayBuffer(8));
+	view.setFloat64(0, value);
+	const bits = view.getBigUint64(0);
+	const biasedExponent = Number((bits >> 52n) & 0x7ffn);
+	const fraction = bits & 0xfffffffffffffn;
+	const mantissa = biasedExponent === 0 ? fraction : fraction | (1n << 52n);
+	const exponent = (biasedExponent === 0 ? 1 : biasedExponent) - 1075;
+	if (exponent >= 0) return readDecimal((mantissa << BigInt(exponent)).toString());
+	// mantissa / 2^k = mantissa * 5^k / 10^k
+	const scaled = (mantissa * 5n ** BigInt(-exponent)).toString();
+	const decimal = readDecimal(scaled);
+	return { digits: decimal.digits, point: decimal.point + exponent };
+}
+
+/**
+ * Rounds to `precision` significant digits, halves to even, as PHP's `zend_dtoa` mode 2 does.
+ * JavaScript's `toPrecision` rounds halves up, so an exact half is settled on the exact expansion.
+ */
+function roundSignificant(value: number, precision: number): Decimal {
+	const rounded = readDecimal(value.toPrecision(precision));
+	const oneMore = value.toPrecision(precision + 1);
+	if (!/5(?:e|$)/.test(oneMore)) return rounded;
+	const exact = exactDecimal(value);
+	if (exact.digits.length !== precision + 1) return rounded;
+	const kept = exact.digits.slice(0, precision);
+	const lastKept = kept.charCodeAt(precision - 1) - 0x30;
+	return lastKept % 2 === 0 ? readDecimal(`0.${kept}e${exact.point}`) : rounded;
+}
+
+/**
+ * PHP's float-to-string conversion at `precision` 14 (`php_gcvt`): at most 14 significant
+ * digits, trailing zeros dropped, exponent form `1.0E+25` / `1.5E-7` when the decimal
+ * point lies more than 14 places right or more than 3 places left of the first digit.
+ */
+export function phpFloatString(value: number): string {
+	if (value === 0) return Object.is(value, -0) ? "-0" : "0";
+	const sign = value < 0 ? "-" : "";
+	const { digits, point } = roundSignificant(Math.abs(value), 14);
+	if (point < -3 || point > 14) {
+		const exponent = point - 1;
+		const mantissa = `${digits[0]}.${digits.length > 1 ? digits.slice(1) : "0"}`;
+		return `${sign}${mantissa}E${exponent < 0 ? "-" : "+"}${Math.abs(exponent)}`;
+	}
+	if (point <= 0) return `${sign}0.${"0".repeat(-point)}${digits}`;
+	if (digits.length <= point) return sign + digits + "0".repeat(point - digits.length);
+	return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+function isDigit(unit: number): boolean {
+	return unit >= 0x30 && unit <= 0x39;
+}
+
+/** C's `isspace` in the C locale: space, \t, \n, \v, \f, \r. */
+function isSpace(unit: number): boolean {
+	return unit === 0x20 || (unit >= 0x09 && unit <= 0x0d);
+}
+
+/**
+ * A code unit as a sort weight in code point order, which is UTF-8 byte order: PHP compares
+ * bytes, and surrogates (astral characters) must sort after U+E000-U+FFFF.
+ */
+function weight(text: string, index: number): number {
+	if (index >= text.length) return 0;
+	const unit = text.charCodeAt(index);
+	if (unit < 0xd800) return unit;
+	return unit <= 0xdfff ? unit + 0x2000 : unit - 0x800;
+}
+
+/** Compares two digit runs aligned on their first digit (one starts with 0): the first difference wins. */
+function compareLeftAligned(a: string, b: string, at: { a: number; b: number }): number {
+	for (; ; at.a++, at.b++) {
+		const aDigit = isDigit(weight(a, at.a)) && at.a < a.length;
+		const bDigit = isDigit(weight(b, at.b)) && at.b < b.length;
+		if (!aDigit && !bDigit) return 0;
+		if (!aDigit) return -1;
+		if (!bDigit) return 1;
+		const difference = weight(a, at.a) - weight(b, at.b);
+		if (difference !== 0) return Math.sign(difference);
+	}
+}
+
+/** Compares two digit runs as integers: the longer run wins, else the first difference. */
+function compareRightAligned(a: string, b: string, at: { a: number; b: number }): number {
+	let bias = 0;
+	for (; ; at.a++, at.b++) {
+		const aDigit = isDigit(weight(a, at.a)) && at.a < a.length;
+		const bDigit = isDigit(weight(b, at.b)) && at.b < b.length;
+		if (!aDigit && !bDigit) return bias;
+		if (!aDigit) return -1;
+		if (!bDigit) return 1;
+		if (bias === 0) bias = Math.sign(weight(a, at.a) - weight(b, at.b));
+	}
+}
+
+/**
+ * PHP 8's `strnatcmp`: case-sensitive byte order, except that runs of digits compare by
+ * value (`a2` < `a10`), leading zeros of the whole string are skipped, whitespace is
+ * skipped, and a run starting with 0 compares digit by digit (`a01` < `a1`).
+ */
+export function naturalCompare(a: string, b: string): number {
+	if (a.length === 0 || b.length === 0) return Math.sign(a.length - b.length);
+	const at = { a: 0, b: 0 };
+	let leading = true;
+	for (;;) {
+		if (leading) {
+			while (weight(a, at.a) === 0x30 && at.a + 1 < a.length && isDigit(weight(a, at.a + 1))) at.a++;
+			while (weight(b, at.b) === 0x30 && at.b + 1 < b.length && isDigit(weight(b, at.b + 1))) at.b++;
+			leading = false;
+		}
+		while (at.a < a.length && isSpace(weight(a, at.a))) at.a++;
+		while (at.b < b.length && isSpace(weight(b, at.b))) at.b++;
+		let ca = weight(a, at.a);
+		let cb = weight(b, at.b);
+		if (isDigit(ca) && isDigit(cb) && at.a < a.length && at.b < b.length) {
+			const fractional = ca === 0x30 || cb === 0x30;
+			const result = fractional ? compareLeftAligned(a, b, at) : compareRightAligned(a, b, at);
+			if (result !== 0) return result;
+			if (at.a >= a.length && at.b >= b.length) return 0;
+			if (at.a >= a.length) return -1;
+			if (at.b >= b.length) return 1;
+			ca = weight(a, at.a);
+			cb = weight(b, at.b);
+		}
+		if (ca !== cb) return ca < cb ? -1 : 1;
+		at.a++;
+		at.b++;
+		if (at.a >= a.length && at.b >= b.length) return 0;
+		if (at.a >= a.length) return -1;
+		if (at.b >= b.length) return 1;
+	}
+}
