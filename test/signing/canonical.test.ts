@@ -94,7 +94,7 @@ describe("D3 step 3: every leaf a string, as PHP's trim() makes it", () => {
 		[Number.parseFloat("123456789.123456789"), '"123456789.12346"'],
 		[12345678901234.5, '"12345678901234"'],
 		[12345678901235.5, '"12345678901236"'],
-		[99999999999999.99, '"1.0E+14"'],
+		[Number.parseFloat("99999999999999.99"), '"1.0E+14"'],
 	])("the number %s becomes %s", (input, expected) => {
 		expect(canonicalValue(input)).toBe(expected);
 	});
