@@ -10,6 +10,7 @@ import { isLoopbackHost } from "./schemas/fields.js";
 import { type LazyInput, lazySchema } from "./schemas/lazy.js";
 import { toFieldIssues } from "./schemas/requests.js";
 import type { Assert, SameShape } from "./schemas/type-equality.js";
+import type { SignedStringForm } from "./signing/canonical.js";
 import { PrivateKey, type PrivateKeyLike, PublicKey, type PublicKeyLike, toPrivateKey, toPublicKeys } from "./signing/keys.js";
 import { type FetchLike, Transport } from "./transport/http.js";
 import { type ClientHooks, type Logger, Observer } from "./transport/observer.js";
@@ -69,6 +70,8 @@ export const clientOptionsSchema = lazySchema(() =>
 			allowLoopbackHttp: z.boolean({ error: "must be a boolean" }).default(false),
 			/** Require a signature on creation answers (checkout, card charge, refund). Query answers are always verified. @default true */
 			requireSignedResponses: z.boolean({ error: "must be a boolean" }).default(true),
+			/** How a 2.0 message becomes its signed string, for a gateway that differs from the reference form. @default canonicalString */
+			signedString: z.custom<SignedStringForm>((value) => typeof value === "function", "must be a function").optional(),
 		})
 		.strict()
 		.superRefine((options, ctx) => {
@@ -119,6 +122,13 @@ export interface GatewayClientOptions {
 	allowLoopbackHttp?: boolean | undefined;
 	/** Require a signature on creation answers (checkout, card charge, refund). Query answers are always verified. @default true */
 	requireSignedResponses?: boolean | undefined;
+	/**
+	 * How a 2.0 message becomes the string its signature covers. Leave it unset: the SDK uses the
+	 * gateway's reference form. Set it only for a gateway that signs differently (the signature
+	 * doctor, `npx merchant-gateway doctor`, tells which form verifies and what to set here).
+	 * @default the gateway's reference form (`canonicalString`)
+	 */
+	signedString?: SignedStringForm | undefined;
 }
 
 type SchemaOptions = LazyInput<typeof clientOptionsSchema>;
@@ -167,6 +177,7 @@ export class GatewayClient {
 			privateKey: toPrivateKey(config.privateKey),
 			publicKeys: toPublicKeys(config.gatewayPublicKey as PublicKeyLike | PublicKeyLike[]),
 			signVersion: config.signVersion,
+			signedString: config.signedString,
 			requireSignedResponses: config.requireSignedResponses,
 			allowLoopbackHttp: config.allowLoopbackHttp,
 			observer,

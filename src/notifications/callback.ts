@@ -2,6 +2,7 @@ import { InvalidNotificationError } from "../errors/invalid-notification-error.j
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
 import { type CallbackResult, callbackResultSchema } from "../schemas/resources.js";
 import { type CallbackInput, openCallbackUrl } from "../signing/callback-url.js";
+import type { SignedStringForm } from "../signing/canonical.js";
 import type { PublicKeyLike } from "../signing/keys.js";
 import type { SignVersion } from "../signing/seal.js";
 import { notificationIssues } from "./issues.js";
@@ -11,6 +12,13 @@ export interface DecodeCallbackOptions {
 	gatewayPublicKey: PublicKeyLike | readonly PublicKeyLike[];
 	/** Signing versions to accept. @default ["2.0", "2.1"] */
 	acceptVersions?: readonly SignVersion[] | undefined;
+	/**
+	 * How a 2.0 message becomes the string its signature covers. Leave it unset: the SDK uses the
+	 * gateway's reference form. Set it only for a gateway that signs differently (the signature
+	 * doctor, `npx merchant-gateway doctor`, tells which form verifies and what to set here).
+	 * @default the gateway's reference form (`canonicalString`)
+	 */
+	signedString?: SignedStringForm | undefined;
 }
 
 /**
@@ -32,7 +40,8 @@ export interface DecodeCallbackOptions {
 export function decodeCallback(urlOrQuery: CallbackInput, options: DecodeCallbackOptions): CallbackResult {
 	let fields: Record<string, unknown>;
 	try {
-		fields = openCallbackUrl(urlOrQuery, { publicKey: options.gatewayPublicKey, acceptVersions: options.acceptVersions }).fields;
+		const { gatewayPublicKey: publicKey, acceptVersions, signedString } = options;
+		fields = openCallbackUrl(urlOrQuery, { publicKey, acceptVersions, signedString }).fields;
 	} catch (error) {
 		if (error instanceof MalformedMessageError)
 			throw new InvalidNotificationError(`Not a signed callback: ${error.message}`, error.field ?? "payload", { cause: error });

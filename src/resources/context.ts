@@ -4,6 +4,7 @@ import { MalformedMessageError } from "../errors/malformed-message-error.js";
 import { RequestValidationError } from "../errors/request-validation-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
 import { toFieldIssues } from "../schemas/requests.js";
+import type { SignedStringForm } from "../signing/canonical.js";
 import type { PrivateKey, PublicKey } from "../signing/keys.js";
 import { openVerified } from "../signing/open.js";
 import { type SignVersion, sealMessage } from "../signing/seal.js";
@@ -18,6 +19,8 @@ export interface ClientContext {
 	readonly privateKey: PrivateKey;
 	readonly publicKeys: readonly PublicKey[];
 	readonly signVersion: SignVersion;
+	/** The 2.0 signed-string form; undefined means the gateway's reference form. */
+	readonly signedString: SignedStringForm | undefined;
 	readonly requireSignedResponses: boolean;
 	readonly allowLoopbackHttp: boolean;
 	readonly transport: Transport;
@@ -57,7 +60,8 @@ export function openAnswer(ctx: ClientContext, body: Record<string, unknown>, an
 			: { fields: body, wrapper: undefined, signed: false };
 	}
 	try {
-		const opened = openVerified(body, { publicKey: ctx.publicKeys, acceptVersions: [ctx.signVersion] });
+		// The text, not the parsed body: 2.0 signs nested objects in the gateway's order and numbers as written.
+		const opened = openVerified(answer.text, { publicKey: ctx.publicKeys, acceptVersions: [ctx.signVersion], signedString: ctx.signedString });
 		return { fields: opened.fields, wrapper: opened.wrapper, signed: true };
 	} catch (error) {
 		if (error instanceof SignatureVerificationError) throw new SignatureVerificationError(error.reason, error.message, context);
@@ -71,7 +75,7 @@ export function openAnswer(ctx: ClientContext, body: Record<string, unknown>, an
 export async function call<T>(ctx: ClientContext, spec: CallSpec, read: (opened: OpenedAnswer, answer: GatewayAnswer) => T): Promise<T> {
 	try {
 		checkRequestOptions(spec.options, spec.path);
-		const sealed = sealMessage(spec.fields, { privateKey: ctx.privateKey, signVersion: ctx.signVersion });
+		const sealed = sealMessage(spec.fields, { privateKey: ctx.privateKey, signVersion: ctx.signVersion, signedString: ctx.signedString });
 		const answer = await ctx.transport.send({
 			path: spec.path,
 			body: JSON.stringify(sealed),

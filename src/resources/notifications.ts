@@ -19,7 +19,8 @@ export class NotificationsResource {
 	 * Same as `verifyNotification(body, { gatewayPublicKey, acceptVersions: [signVersion] })`.
 	 */
 	verify(body: unknown): NotificationEvent {
-		return verifyNotification(body, { gatewayPublicKey: this.#ctx.publicKeys, acceptVersions: [this.#ctx.signVersion] });
+		const { publicKeys, signVersion, signedString } = this.#ctx;
+		return verifyNotification(body, { gatewayPublicKey: publicKeys, acceptVersions: [signVersion], signedString });
 	}
 }
 
@@ -38,7 +39,8 @@ export class CallbacksResource {
 	 * version only. Same as `decodeCallback(input, { gatewayPublicKey, acceptVersions: [signVersion] })`.
 	 */
 	decode(input: CallbackInput): CallbackResult {
-		const options: DecodeCallbackOptions = { gatewayPublicKey: this.#ctx.publicKeys, acceptVersions: [this.#ctx.signVersion] };
+		const { publicKeys, signVersion, signedString } = this.#ctx;
+		const options: DecodeCallbackOptions = { gatewayPublicKey: publicKeys, acceptVersions: [signVersion], signedString };
 		return decodeCallback(input, options);
 	}
 }
