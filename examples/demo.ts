@@ -172,9 +172,7 @@ async function afterPayment(transactionId: string, amount: number, currency: str
 
 	const callback = await waitFor(callbacks, (c) => c.transactionId === transactionId, "the callback");
 	check(callback.status === "successful" && callback.amount === amount && callback.currency === currency, "callback fields");
-	say(
-		`The buyer's browser came back to the merchant; the callback payload verified: ${callback.status}, ${money(callback.amount, callback.currency)}, order ${callback.ref}.`,
-	);
+	say(`The buyer's browser came back to the merchant; the callback payload verified: ${callback.status}, ${money(amount, currency)}, order ${callback.ref}.`);
 
 	const transaction = await gateway.transactions.retrieve(transactionId);
 	check(transaction.status === "successful" && transaction.statusCode === 6 && transaction.amount === amount, "queried transaction");

@@ -196,7 +196,7 @@ export class GatewayClient {
 		this.transactions = new TransactionsResource(ctx);
 		this.refunds = new RefundsResource(ctx);
 		this.notifications = new NotificationsResource(ctx);
-		this.callbacks = new CallbacksResource(ctx);
+		this.callbacks = new CallbacksResource(ctx, this.transactions);
 		this.#summary = { baseUrl, merchantId: config.merchantId, signVersion: config.signVersion };
 	}
 

@@ -29,7 +29,10 @@ export class TransactionsResource {
 			(opened, answer) => {
 				const parsed = transactionSchema.safeParse(opened.fields);
 				if (!parsed.success) throw offSchema(answer, PATH, describeIssues(parsed.error));
-				if (parsed.data.transactionId !== transactionId) throw offSchema(answer, PATH, "the signed answer is about another transaction");
+				// ULIDs are case-insensitive: the gateway writes them in lower case, merchants may store upper case.
+				if (parsed.data.transactionId.toLowerCase() !== transactionId.toLowerCase()) {
+					throw offSchema(answer, PATH, "the signed answer is about another transaction");
+				}
 				return parsed.data;
 			},
 		);

@@ -117,13 +117,14 @@ export const refundSchema = lazySchema(() =>
 
 /** The decoded fields of a callback redirect (verified). Query the transaction for full details. */
 export const callbackResultSchema = lazySchema(() =>
+	// The gateway's guide marks every field but status as optional.
 	z.object({
 		status: statusOf<"successful">(),
-		transactionId: z.string().min(1),
+		transactionId: z.string().min(1).optional(),
 		/** The merchant's orderRef. */
-		ref: z.string(),
-		amount: money(),
-		currency: z.string(),
+		ref: z.string().optional(),
+		amount: money().optional(),
+		currency: z.string().optional(),
 	}),
 );
 

@@ -1,6 +1,6 @@
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
 import { base64Decode, base64Encode, utf8Decode, utf8Encode } from "./encoding.js";
-import { type OpenOptions, openFlat, openPayload, parseFlatText } from "./open.js";
+import { type OpenOptions, openFlat, openPayload, parseFlatText, parseJsonObject } from "./open.js";
 import { type SealOptions, type SignVersion, sealMessage } from "./seal.js";
 
 /**
@@ -44,6 +44,16 @@ function decodePayload(payload: unknown): string {
 	} catch {
 		throw new MalformedMessageError("The callback payload is not valid UTF-8.", "payload");
 	}
+}
+
+/**
+ * The fields a callback claims, decoded but NOT verified: only to learn which transaction to
+ * query when the gateway sent the callback without a signature.
+ * @internal
+ */
+export function unverifiedCallbackFields(input: CallbackInput): Record<string, unknown> {
+	const query = readQuery(input);
+	return parseJsonObject(decodePayload(query.payload), "callback payload", "payload");
 }
 
 /**

@@ -48,7 +48,7 @@ describe("padded replays of one signed IPN are the same event", () => {
 	});
 
 	it("200 variants delivered to the handler: one callback run, 200 acknowledgements of 100", async () => {
-		const onTransaction = vi.fn(async () => {});
+		const onTransaction = vi.fn(async (_transaction: unknown) => {});
 		const handler = createNotificationHandler({ gatewayPublicKey, onTransaction, onRefund: vi.fn() });
 		const bodies = [original, ...paddedReplays(original, 199)];
 		expect(new Set(bodies).size).toBe(200);
