@@ -48,7 +48,7 @@ function serialize(value: unknown, path: PathStack): string {
 			if (Array.isArray(value)) return serializeList(value, path);
 			if (value instanceof TextObject) return serializeMembers(value.keys, value.values, path);
 			if (!isPlainObject(value)) fail(path, "only plain objects, arrays, strings, numbers, booleans and null can be signed");
-			return serializeMembers(...presentMembers(value, false), path);
+			return serializeMembers(...presentMembers(value), path);
 		default:
 			return fail(path, `a ${typeof value} cannot be signed`);
 	}
@@ -84,12 +84,12 @@ function serializeMembers(keys: readonly string[], values: readonly unknown[], p
 }
 
 /** A plain object's keys and values in its own order, without absent (`undefined`) values. */
-function presentMembers(object: Record<string, unknown>, dropSignature: boolean): [string[], unknown[]] {
+function presentMembers(object: Record<string, unknown>): [string[], unknown[]] {
 	const keys: string[] = [];
 	const values: unknown[] = [];
 	for (const key of Object.keys(object)) {
 		const value = object[key];
-		if (value === undefined || (dropSignature && key === "signature")) continue;
+		if (value === undefined) continue;
 		keys.push(key);
 		values.push(value);
 	}
@@ -108,25 +108,23 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
  * @internal
  */
 export function referenceForm(message: Record<string, unknown> | TextObject): string {
-	let keys: string[];
-	let values: unknown[];
+	const members: Array<[string, unknown]> = [];
 	if (message instanceof TextObject) {
-		keys = [];
-		values = [];
 		message.keys.forEach((key, i) => {
-			if (key === "signature") return;
-			keys.push(key);
-			values.push(message.values[i]);
+			if (key !== "signature") members.push([key, message.values[i]]);
 		});
 	} else {
 		if (!isPlainObject(message)) fail([], "a signed message must be a plain JSON object");
-		[keys, values] = presentMembers(message, true);
+		for (const key of Object.keys(message)) {
+			const value = message[key];
+			if (value !== undefined && key !== "signature") members.push([key, value]);
+		}
 	}
 	// ksort(SORT_NATURAL) on the top level only; the sort is stable, as PHP 8's is.
-	const order = keys.map((_, i) => i).sort((a, b) => naturalCompare(keys[a] as string, keys[b] as string));
+	members.sort((a, b) => naturalCompare(a[0], b[0]));
 	return serializeMembers(
-		order.map((i) => keys[i] as string),
-		order.map((i) => values[i]),
+		members.map((member) => member[0]),
+		members.map((member) => member[1]),
 		[],
 	);
 }

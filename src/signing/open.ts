@@ -86,8 +86,10 @@ function receivedObject(keys: readonly string[], values: readonly unknown[], tri
 	for (let i = 0; i < keys.length; i++) {
 		const key = keys[i] as string;
 		if (dropSignature && key === "signature") continue;
-		// defineProperty keeps a "__proto__" key as data instead of setting the prototype.
-		Object.defineProperty(out, key, { value: received(values[i], trim), enumerable: true, writable: true, configurable: true });
+		const value = received(values[i], trim);
+		// Assigning "__proto__" would set the prototype: define it as the data it is.
+		if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+		else out[key] = value;
 	}
 	return out;
 }

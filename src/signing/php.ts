@@ -103,14 +103,27 @@ interface Decimal {
 
 /** Reads a `toPrecision` / `toString` result of a positive number into a Decimal, trailing zeros dropped. */
 function readDecimal(text: string): Decimal {
-	const [mantissa = "", exponentText] = text.split("e");
-	const dot = mantissa.indexOf(".");
-	const integerPart = dot < 0 ? mantissa : mantissa.slice(0, dot);
-	const allDigits = integerPart + (dot < 0 ? "" : mantissa.slice(dot + 1));
-	const leadingZeros = allDigits.length - allDigits.replace(/^0+/, "").length;
-	const digits = allDigits.slice(leadingZeros).replace(/0+$/, "") || "0";
-	return { digits, point: integerPart.length - leadingZeros + Number(exponentText ?? 0) };
+	const e = text.indexOf("e");
+	const end = e < 0 ? text.length : e;
+	let digits = "";
+	let point = 0;
+	let seenDot = false;
+	for (let i = 0; i < end; i++) {
+		const unit = text.charCodeAt(i);
+		if (unit === 0x2e) seenDot = true;
+		else if (digits === "" && unit === 0x30) {
+			if (seenDot) point--;
+		} else {
+			digits += text[i];
+			if (!seenDot) point++;
+		}
+	}
+	let last = digits.length;
+	while (last > 1 && digits.charCodeAt(last - 1) === 0x30) last--;
+	return { digits: digits.slice(0, last) || "0", point: point + (e < 0 ? 0 : Number(text.slice(e + 1))) };
 }
+
+const MIN_NORMAL = 2 ** -1022;
 
 /** The exact decimal expansion of a positive finite double (every double has a finite one). */
 function exactDecimal(value: number): Decimal {
@@ -133,6 +146,13 @@ function exactDecimal(value: number): Decimal {
  * JavaScript's `toPrecision` rounds halves up, so an exact half is settled on the exact expansion.
  */
 function roundSignificant(value: number, precision: number): Decimal {
+	// For a normal double, the shortest form that reads back as it lies within 2^-53 of it
+	// (relative), far nearer than half a unit of the 14th digit; when that form has no more
+	// digits, rounding keeps it (no tie is possible). Subnormals have less precision: no shortcut.
+	if (value >= MIN_NORMAL) {
+		const shortest = readDecimal(String(value));
+		if (shortest.digits.length <= precision) return shortest;
+	}
 	const rounded = readDecimal(value.toPrecision(precision));
 	const oneMore = value.toPrecision(precision + 1);
 	if (!/5(?:e|$)/.test(oneMore)) return rounded;
@@ -171,40 +191,48 @@ function isSpace(unit: number): boolean {
 	return unit === 0x20 || (unit >= 0x09 && unit <= 0x0d);
 }
 
+/** The code unit at `index`, or 0 past the end (C strings end in NUL). NaN never escapes. */
+function unitAt(text: string, index: number): number {
+	return index < text.length ? text.charCodeAt(index) : 0;
+}
+
 /**
- * A code unit as a sort weight in code point order, which is UTF-8 byte order: PHP compares
- * bytes, and surrogates (astral characters) must sort after U+E000-U+FFFF.
+ * Orders two code units in code point order, which is UTF-8 byte order: PHP compares bytes,
+ * and surrogates (astral characters) must sort after U+E000-U+FFFF.
  */
-function weight(text: string, index: number): number {
-	if (index >= text.length) return 0;
-	const unit = text.charCodeAt(index);
-	if (unit < 0xd800) return unit;
-	return unit <= 0xdfff ? unit + 0x2000 : unit - 0x800;
-}
-
-/** Compares two digit runs aligned on their first digit (one starts with 0): the first difference wins. */
-function compareLeftAligned(a: string, b: string, at: { a: number; b: number }): number {
-	for (; ; at.a++, at.b++) {
-		const aDigit = isDigit(weight(a, at.a)) && at.a < a.length;
-		const bDigit = isDigit(weight(b, at.b)) && at.b < b.length;
-		if (!aDigit && !bDigit) return 0;
-		if (!aDigit) return -1;
-		if (!bDigit) return 1;
-		const difference = weight(a, at.a) - weight(b, at.b);
-		if (difference !== 0) return Math.sign(difference);
+function compareUnits(a: number, b: number): number {
+	if (a >= 0xd800 && b >= 0xd800) {
+		a = a <= 0xdfff ? a + 0x2000 : a - 0x800;
+		b = b <= 0xdfff ? b + 0x2000 : b - 0x800;
 	}
+	return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Compares two digit runs as integers: the longer run wins, else the first difference. */
-function compareRightAligned(a: string, b: string, at: { a: number; b: number }): number {
+/** Where two digit runs end, and how they compared. */
+interface RunComparison {
+	result: number;
+	endA: number;
+	endB: number;
+}
+
+/**
+ * Compares the digit runs at `i` and `j`. Runs starting with 0 compare digit by digit, left
+ * aligned (`01` < `1`); others as integers (the longer run wins, else the first difference).
+ */
+function compareDigitRuns(a: string, i: number, b: string, j: number): RunComparison {
+	const leftAligned = a.charCodeAt(i) === 0x30 || b.charCodeAt(j) === 0x30;
 	let bias = 0;
-	for (; ; at.a++, at.b++) {
-		const aDigit = isDigit(weight(a, at.a)) && at.a < a.length;
-		const bDigit = isDigit(weight(b, at.b)) && at.b < b.length;
-		if (!aDigit && !bDigit) return bias;
-		if (!aDigit) return -1;
-		if (!bDigit) return 1;
-		if (bias === 0) bias = Math.sign(weight(a, at.a) - weight(b, at.b));
+	for (; ; i++, j++) {
+		const aDigit = isDigit(unitAt(a, i));
+		const bDigit = isDigit(unitAt(b, j));
+		if (!aDigit && !bDigit) return { result: bias, endA: i, endB: j };
+		if (!aDigit) return { result: -1, endA: i, endB: j };
+		if (!bDigit) return { result: 1, endA: i, endB: j };
+		const difference = a.charCodeAt(i) - b.charCodeAt(j);
+		if (difference !== 0) {
+			if (leftAligned) return { result: Math.sign(difference), endA: i, endB: j };
+			if (bias === 0) bias = Math.sign(difference);
+		}
 	}
 }
 
@@ -215,33 +243,32 @@ function compareRightAligned(a: string, b: string, at: { a: number; b: number })
  */
 export function naturalCompare(a: string, b: string): number {
 	if (a.length === 0 || b.length === 0) return Math.sign(a.length - b.length);
-	const at = { a: 0, b: 0 };
-	let leading = true;
+	let i = 0;
+	let j = 0;
+	while (unitAt(a, i) === 0x30 && isDigit(unitAt(a, i + 1))) i++;
+	while (unitAt(b, j) === 0x30 && isDigit(unitAt(b, j + 1))) j++;
 	for (;;) {
-		if (leading) {
-			while (weight(a, at.a) === 0x30 && at.a + 1 < a.length && isDigit(weight(a, at.a + 1))) at.a++;
-			while (weight(b, at.b) === 0x30 && at.b + 1 < b.length && isDigit(weight(b, at.b + 1))) at.b++;
-			leading = false;
+		while (isSpace(unitAt(a, i))) i++;
+		while (isSpace(unitAt(b, j))) j++;
+		let ca = unitAt(a, i);
+		let cb = unitAt(b, j);
+		if (isDigit(ca) && isDigit(cb)) {
+			const run = compareDigitRuns(a, i, b, j);
+			if (run.result !== 0) return run.result;
+			i = run.endA;
+			j = run.endB;
+			if (i >= a.length && j >= b.length) return 0;
+			if (i >= a.length) return -1;
+			if (j >= b.length) return 1;
+			ca = a.charCodeAt(i);
+			cb = b.charCodeAt(j);
 		}
-		while (at.a < a.length && isSpace(weight(a, at.a))) at.a++;
-		while (at.b < b.length && isSpace(weight(b, at.b))) at.b++;
-		let ca = weight(a, at.a);
-		let cb = weight(b, at.b);
-		if (isDigit(ca) && isDigit(cb) && at.a < a.length && at.b < b.length) {
-			const fractional = ca === 0x30 || cb === 0x30;
-			const result = fractional ? compareLeftAligned(a, b, at) : compareRightAligned(a, b, at);
-			if (result !== 0) return result;
-			if (at.a >= a.length && at.b >= b.length) return 0;
-			if (at.a >= a.length) return -1;
-			if (at.b >= b.length) return 1;
-			ca = weight(a, at.a);
-			cb = weight(b, at.b);
-		}
-		if (ca !== cb) return ca < cb ? -1 : 1;
-		at.a++;
-		at.b++;
-		if (at.a >= a.length && at.b >= b.length) return 0;
-		if (at.a >= a.length) return -1;
-		if (at.b >= b.length) return 1;
+		const order = compareUnits(ca, cb);
+		if (order !== 0) return order;
+		i++;
+		j++;
+		if (i >= a.length && j >= b.length) return 0;
+		if (i >= a.length) return -1;
+		if (j >= b.length) return 1;
 	}
 }
