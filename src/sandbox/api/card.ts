@@ -16,9 +16,9 @@ export async function chargeCard(ctx: ApiContext): Promise<ApiReply> {
 	const merchant = verified.merchant;
 	const providers = merchant.providers.filter((p) => p.kind === "s2s");
 	if (providers.length === 0) return noS2SProvider();
-	if (core.orderRefTaken(merchant.merchantId, params.orderRef)) return fieldError("orderRef", "has already been used by this merchant");
+	if (core.orderRefTaken(merchant.merchantId, params.orderRef)) return fieldError("orderRef", "has already been taken");
 	if (!core.domainAllowed(merchant, params.websiteUrl ?? params.callbackUrl)) {
-		return fieldError(params.websiteUrl ? "websiteUrl" : "callbackUrl", "its domain is not among the merchant's allowed domains");
+		return fieldError(params.websiteUrl ? "websiteUrl" : "callbackUrl", "must be on one of the merchant's allowed domains");
 	}
 	const record = core.createTransaction({
 		merchant,
@@ -36,12 +36,12 @@ export async function chargeCard(ctx: ApiContext): Promise<ApiReply> {
 	const version = merchant.signVersion;
 	switch (decision.kind) {
 		case "approved":
-			return ok(core.signer.wrapped("success", "Transaction approved.", { transactionId }, version));
+			return ok(core.signer.wrapped("success", "The transaction has been successfully completed.", { transactionId }, version));
 		case "declined":
 			return processingFailed(decision.httpStatus, decision.message, transactionId);
 		case "three_ds": {
 			const url = `${ctx.origin}/3ds/${transactionId}?token=${record.pageToken}`;
-			return ok(core.signer.wrapped("redirect", "3-D Secure authentication required: redirect the buyer to data.url.", { transactionId, url }, version));
+			return ok(core.signer.wrapped("redirect", "Please redirect the user to complete the payment.", { transactionId, url }, version));
 		}
 		case "pending":
 			return ok(core.signer.wrapped("pending", "pending", { transactionId }, version));

@@ -17,9 +17,9 @@ export async function createCheckout(ctx: ApiContext): Promise<CheckoutReply> {
 	if (isReply(checked)) return reply(checked);
 	const params = checked.value;
 	const merchant = verified.merchant;
-	if (core.orderRefTaken(merchant.merchantId, params.orderRef)) return reply(fieldError("orderRef", "has already been used by this merchant"));
+	if (core.orderRefTaken(merchant.merchantId, params.orderRef)) return reply(fieldError("orderRef", "has already been taken"));
 	const expiresAt = params.expiresAt === undefined ? undefined : new Date(params.expiresAt);
-	if (expiresAt && expiresAt.getTime() <= core.clock.nowMs()) return reply(fieldError("expiresAt", "must be in the future"));
+	if (expiresAt && expiresAt.getTime() <= core.clock.nowMs()) return reply(fieldError("expiresAt", "must be a date after now"));
 	if (!core.domainAllowed(merchant, params.websiteUrl ?? params.callbackUrl)) {
 		return reply(checkoutFailed("The website's domain is not among the merchant's allowed domains."));
 	}
@@ -35,6 +35,6 @@ export async function createCheckout(ctx: ApiContext): Promise<CheckoutReply> {
 	const paymentLink = `${ctx.origin}/pay/${record.transactionId}?token=${record.pageToken}`;
 	const mode = params.connectionMode ?? (verified.form ? "DIRECT_POST" : "API");
 	if (mode === "DIRECT_POST") return { redirect: paymentLink, form: verified.form };
-	const fields = { status: "created", transactionId: record.transactionId, paymentLink, message: "Checkout session created." };
+	const fields = { status: "created", transactionId: record.transactionId, paymentLink, message: "Payment Link created successfully" };
 	return ok(core.signer.flat(fields, merchant.signVersion));
 }
