@@ -35,7 +35,7 @@ export const clientOptionsSchema = lazySchema(() =>
 		.object({
 			/** The gateway's base URL, such as `https://gateway.example` (paths `/v2/...` are appended). https only; http only for loopback hosts with `allowLoopbackHttp`. */
 			baseUrl: z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") }),
-			/** Your merchant ID (1-50 characters); sent in every request. */
+			/** Your merchant ID (1-50 characters); sent in checkout and S2S requests (queries and refunds too with `alwaysSendMerchantId`). */
 			merchantId: z
 				.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
 				.refine((value) => value.length >= 1 && value.length <= 50, "must be 1 to 50 characters"),
@@ -69,6 +69,8 @@ export const clientOptionsSchema = lazySchema(() =>
 			allowLoopbackHttp: z.boolean({ error: "must be a boolean" }).default(false),
 			/** Require a signature on creation answers (checkout, card charge, refund). Query answers are always verified. @default true */
 			requireSignedResponses: z.boolean({ error: "must be a boolean" }).default(true),
+			/** Also send `merchantId` in transaction queries, refunds and refund queries, whose spec tables have none (D11). @default false */
+			alwaysSendMerchantId: z.boolean({ error: "must be a boolean" }).default(false),
 		})
 		.strict()
 		.superRefine((options, ctx) => {
@@ -93,7 +95,7 @@ export const clientOptionsSchema = lazySchema(() =>
 export interface GatewayClientOptions {
 	/** The gateway's base URL, such as `https://gateway.example`; `/v2/...` is appended. https only (http only for loopback hosts with `allowLoopbackHttp`); no query, fragment or credentials. */
 	baseUrl: string;
-	/** Your merchant ID (1-50 characters); sent in every request. */
+	/** Your merchant ID (1-50 characters). Sent in checkout and S2S requests; in queries and refunds only with `alwaysSendMerchantId`. */
 	merchantId: string;
 	/** The merchant private key that signs requests (D1): PEM, base64 DER, DER bytes or a loaded `PrivateKey`. Parsed once, never shown. */
 	privateKey: PrivateKeyLike;
@@ -119,6 +121,14 @@ export interface GatewayClientOptions {
 	allowLoopbackHttp?: boolean | undefined;
 	/** Require a signature on creation answers (checkout, card charge, refund). Query answers are always verified. @default true */
 	requireSignedResponses?: boolean | undefined;
+	/**
+	 * Also send `merchantId` in the transaction query, the refund and the refund
+	 * query. Their spec tables have none, and the gateway finds the merchant
+	 * through the transaction (D11); turn this on only for a gateway that asks
+	 * for it there. The field is then signed like every other.
+	 * @default false
+	 */
+	alwaysSendMerchantId?: boolean | undefined;
 }
 
 type SchemaOptions = LazyInput<typeof clientOptionsSchema>;
@@ -168,6 +178,7 @@ export class GatewayClient {
 			publicKeys: toPublicKeys(config.gatewayPublicKey as PublicKeyLike | PublicKeyLike[]),
 			signVersion: config.signVersion,
 			requireSignedResponses: config.requireSignedResponses,
+			alwaysSendMerchantId: config.alwaysSendMerchantId,
 			allowLoopbackHttp: config.allowLoopbackHttp,
 			observer,
 			transport: new Transport({

@@ -10,6 +10,7 @@ import { RateLimitError } from "../errors/rate-limit-error.js";
 import { redactText } from "../internal/redact.js";
 import type { GatewayAnswer } from "../transport/http.js";
 import { parseRetryAfter } from "../transport/retry-policy.js";
+import { isSignatureRefusal } from "../transport/signature-refusal.js";
 
 /** Which endpoint an answer belongs to; error shapes differ per endpoint. */
 export type Endpoint = "checkout" | "card" | "transactionQuery" | "refund" | "refundQuery";
@@ -70,6 +71,14 @@ export function errorForAnswer(answer: GatewayAnswer, body: Record<string, unkno
 			status,
 			path,
 		});
+	}
+	if (isSignatureRefusal(status, answer.text)) {
+		// An HTTP 500, but a refusal: nothing was processed (D12).
+		return new AuthenticationError(
+			`The gateway refused the request's signature (HTTP ${status}): ${gatewayMessage(body, "no message")}. Nothing was processed: ` +
+				"check the private key registered for this merchantId and the signed string (npx merchant-gateway sign).",
+			{ status, path },
+		);
 	}
 	if (status === 429) {
 		const retryAfterMs = parseRetryAfter(answer.headers.get("retry-after"));

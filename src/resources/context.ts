@@ -19,6 +19,8 @@ export interface ClientContext {
 	readonly publicKeys: readonly PublicKey[];
 	readonly signVersion: SignVersion;
 	readonly requireSignedResponses: boolean;
+	/** D11: queries and refunds carry `merchantId` only when this is on. */
+	readonly alwaysSendMerchantId: boolean;
 	readonly allowLoopbackHttp: boolean;
 	readonly transport: Transport;
 	readonly observer: Observer;
