@@ -35,7 +35,10 @@ export const clientOptionsSchema = lazySchema(() =>
 		.object({
 			/** The gateway's base URL, such as `https://gateway.example` (paths `/v2/...` are appended). https only; http only for loopback hosts with `allowLoopbackHttp`. */
 			baseUrl: z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") }),
-			/** Your merchant ID (1-50 characters); sent in checkout and S2S requests (queries and refunds too with `alwaysSendMerchantId`). */
+			/**
+			 * Your merchant ID (1-50 characters); sent in checkout and S2S requests
+			 * (queries and refunds too with `alwaysSendMerchantId`).
+			 */
 			merchantId: z
 				.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
 				.refine((value) => value.length >= 1 && value.length <= 50, "must be 1 to 50 characters"),
@@ -69,7 +72,10 @@ export const clientOptionsSchema = lazySchema(() =>
 			allowLoopbackHttp: z.boolean({ error: "must be a boolean" }).default(false),
 			/** Require a signature on creation answers (checkout, card charge, refund). Query answers are always verified. @default true */
 			requireSignedResponses: z.boolean({ error: "must be a boolean" }).default(true),
-			/** Also send `merchantId` in transaction queries, refunds and refund queries, whose spec tables have none (D11). @default false */
+			/**
+			 * Also send `merchantId` in transaction queries, refunds and refund queries,
+			 * whose spec tables have none (D11). @default false
+			 */
 			alwaysSendMerchantId: z.boolean({ error: "must be a boolean" }).default(false),
 		})
 		.strict()
@@ -95,7 +101,10 @@ export const clientOptionsSchema = lazySchema(() =>
 export interface GatewayClientOptions {
 	/** The gateway's base URL, such as `https://gateway.example`; `/v2/...` is appended. https only (http only for loopback hosts with `allowLoopbackHttp`); no query, fragment or credentials. */
 	baseUrl: string;
-	/** Your merchant ID (1-50 characters). Sent in checkout and S2S requests; in queries and refunds only with `alwaysSendMerchantId`. */
+	/**
+	 * Your merchant ID (1-50 characters). Sent in checkout and S2S requests; in
+	 * queries and refunds only with `alwaysSendMerchantId`.
+	 */
 	merchantId: string;
 	/** The merchant private key that signs requests (D1): PEM, base64 DER, DER bytes or a loaded `PrivateKey`. Parsed once, never shown. */
 	privateKey: PrivateKeyLike;

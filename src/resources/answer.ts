@@ -74,11 +74,10 @@ export function errorForAnswer(answer: GatewayAnswer, body: Record<string, unkno
 	}
 	if (isSignatureRefusal(status, answer.text)) {
 		// An HTTP 500, but a refusal: nothing was processed (D12).
-		return new AuthenticationError(
-			`The gateway refused the request's signature (HTTP ${status}): ${gatewayMessage(body, "no message")}. Nothing was processed: ` +
-				"check the private key registered for this merchantId and the signed string (npx merchant-gateway sign).",
-			{ status, path },
-		);
+		const said = gatewayMessage(body, "no message");
+		const advice = "check the key registered for this merchantId and the signed string (npx merchant-gateway sign)";
+		const refused = `The gateway refused the request's signature (HTTP ${status}): ${said}.`;
+		return new AuthenticationError(`${refused} Nothing was processed; ${advice}.`, { status, path });
 	}
 	if (status === 429) {
 		const retryAfterMs = parseRetryAfter(answer.headers.get("retry-after"));

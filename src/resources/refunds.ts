@@ -69,7 +69,8 @@ export class RefundsResource {
 			(opened, answer) => {
 				const parsed = refundSchema.safeParse(opened.fields);
 				if (!parsed.success) throw offSchema(answer, QUERY_PATH, describeIssues(parsed.error));
-				if (!sameId(parsed.data.refundId, refundId)) throw offSchema(answer, QUERY_PATH, "the signed answer is about another refund");
+				const about = parsed.data.refundId;
+				if (!sameId(about, refundId)) throw offSchema(answer, QUERY_PATH, "the signed answer is about another refund");
 				return parsed.data;
 			},
 		);

@@ -30,7 +30,8 @@ export class TransactionsResource {
 			(opened, answer) => {
 				const parsed = transactionSchema.safeParse(opened.fields);
 				if (!parsed.success) throw offSchema(answer, PATH, describeIssues(parsed.error));
-				if (!sameId(parsed.data.transactionId, transactionId)) throw offSchema(answer, PATH, "the signed answer is about another transaction");
+				const about = parsed.data.transactionId;
+				if (!sameId(about, transactionId)) throw offSchema(answer, PATH, "the signed answer is about another transaction");
 				return parsed.data;
 			},
 		);

@@ -14,6 +14,9 @@ export interface Envelope {
 	form: boolean;
 }
 
+/** A verified request, or the answer that refuses it. */
+type Verified = Authenticated | ApiReply;
+
 /** A verified request: whose it is, its fields, and the version it was signed in. */
 export interface Authenticated {
 	merchant: MerchantAccount;
@@ -69,7 +72,7 @@ export function claimedFields(envelope: Envelope): Record<string, unknown> | Api
  * Whatever cannot be verified gets the gateway's HTTP 500 (D12), naming
  * `merchantId`: the one the request claims, or the owner of its transaction.
  */
-export function authenticate(envelope: Envelope, merchant: MerchantAccount | undefined, merchantId: string): Authenticated | ApiReply {
+export function authenticate(envelope: Envelope, merchant: MerchantAccount | undefined, merchantId: string): Verified {
 	if (!merchant) return invalidSignature(merchantId, "no merchant account is registered for this merchantId");
 	try {
 		const opened = openVerified(envelope.body, { publicKey: merchant.publicKeys });
@@ -77,8 +80,9 @@ export function authenticate(envelope: Envelope, merchant: MerchantAccount | und
 		const { signVersion: _version, ...rest } = fields;
 		return { merchant, fields: rest, signVersion: opened.signVersion, form: envelope.form };
 	} catch (error) {
-		if (error instanceof SignatureVerificationError) return invalidSignature(merchant.merchantId, `signature verification failed: ${error.message}`);
-		if (error instanceof MalformedMessageError) return invalidSignature(merchant.merchantId, `the request is not a signed message: ${error.message}`);
+		const refuse = (why: string) => invalidSignature(merchant.merchantId, `${why}: ${(error as Error).message}`);
+		if (error instanceof SignatureVerificationError) return refuse("signature verification failed");
+		if (error instanceof MalformedMessageError) return refuse("the request is not a signed message");
 		throw error;
 	}
 }

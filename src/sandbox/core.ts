@@ -7,7 +7,7 @@ import { computeFees, feeModel } from "./fees.js";
 import { IdSource, randomToken } from "./formats.js";
 import { Notifier } from "./notifier.js";
 import { DEFAULT_BASE_URL, DEFAULT_PROVIDERS, type SandboxEvent, type SandboxMerchantOptions, type SandboxOptions } from "./options.js";
-import { GatewaySigner } from "./replies.js";
+import { GatewaySigner, MESSAGES } from "./replies.js";
 import { callbackFields, refundFields, transactionFields } from "./resources.js";
 import type { MerchantAccount, RefundRecord, SessionRequest, TransactionRecord } from "./state.js";
 import { refundStatuses, type SandboxRefundStatus, type SandboxTransactionStatus, transactionStatuses } from "./statuses.js";
@@ -296,7 +296,7 @@ export class SandboxCore {
 			amountMinor,
 			reason: reason === "" ? undefined : reason,
 			status: manual ? "refund_under_review" : "refund_successful",
-			message: manual ? "The refund was created and is waiting for approval." : null,
+			message: manual ? MESSAGES.refundHeld : null,
 			createdAt: now,
 		};
 		this.refunds.set(refund.refundId, refund);
@@ -310,9 +310,8 @@ export class SandboxCore {
 		const refund = this.refund(refundId);
 		if (!refund) throw new RangeError(`No refund ${refundId} in this sandbox.`);
 		if (refund.status !== "refund_under_review") {
-			throw new RangeError(
-				`Refund ${refundId} is ${refund.status}; only a refund under review (waiting for approval) can be ${approve ? "approved" : "rejected"}.`,
-			);
+			const verb = approve ? "approved" : "rejected";
+			throw new RangeError(`Refund ${refundId} is ${refund.status}; only a refund under review can be ${verb}.`);
 		}
 		refund.status = approve ? "refund_successful" : "refund_failed";
 		refund.message = approve ? null : (message ?? "The refund was rejected.");

@@ -79,7 +79,9 @@ export class Notifier {
 		this.#clock = clock;
 		this.#onAttempt = onAttempt;
 		if (!(this.#scale >= 0) || !Number.isFinite(this.#scale)) throw new RangeError("ipn.timeScale must be a finite number, 0 or more.");
-		if (this.#delays?.some((d) => !Number.isFinite(d) || d < 0)) throw new RangeError("ipn.retryDelaysMs must hold finite delays of 0 ms or more.");
+		if (this.#delays?.some((d) => !Number.isFinite(d) || d < 0)) {
+			throw new RangeError("ipn.retryDelaysMs must hold finite delays of 0 ms or more.");
+		}
 		if (!Number.isInteger(this.#ackTimeoutMs) || this.#ackTimeoutMs < 1)
 			throw new RangeError("ipn.ackTimeoutMs must be a positive whole number of milliseconds.");
 		if (!Number.isInteger(this.#duplicates) || this.#duplicates < 0 || this.#duplicates > 10)

@@ -46,12 +46,21 @@ export class GatewaySigner {
 
 export const ok = (json: Record<string, unknown>, status = 200): ApiReply => ({ status, json });
 
+/** The gateway's own message texts (D12), and the sandbox's where the evidence shows none. */
+export const MESSAGES = {
+	checkoutCreated: "Payment Link created successfully",
+	chargeCompleted: "The transaction has been successfully completed.",
+	chargeRedirect: "Please redirect the user to complete the payment.",
+	invalidData: "Invalid request data.",
+	refundHeld: "The refund was created and is waiting for approval.",
+} as const;
+
 /** 422 with `errors[]` of `{ field, message[] }`, under the gateway's own message (D12). */
-export function validationFailed(errors: readonly FieldErrors[], message = "Invalid request data."): ApiReply {
+export function validationFailed(errors: readonly FieldErrors[], message: string = MESSAGES.invalidData): ApiReply {
 	return { status: 422, json: { status: "error", message, errors } };
 }
 
-/** A field's name as the gateway words it: `billingEmail` -> `billing email`, `browserDetails.accept_header` -> `browser details.accept header`. */
+/** A field's name as the gateway words it: `billingEmail` -> `billing email`, `a.time_zone` -> `a.time zone`. */
 function attributeName(field: string): string {
 	return field
 		.split(".")
@@ -64,7 +73,7 @@ function attributeName(field: string): string {
 		.join(".");
 }
 
-/** A field rule in the gateway's style (D12): `("billingEmail", "is required")` -> "The billing email field is required." */
+/** A rule in the gateway's style (D12): `("billingEmail", "is required")` -> "The billing email field is required." */
 export function fieldMessage(field: string, rule: string): string {
 	return `The ${attributeName(field)} field ${rule}.`;
 }
@@ -81,7 +90,9 @@ export function groupIssues(issues: readonly { field: string; message: string }[
 }
 
 /** 422 for one field; `rule` as the SDK words rules ("has already been taken"). */
-export const fieldError = (field: string, rule: string): ApiReply => validationFailed([{ field, message: [fieldMessage(field, rule)] }]);
+export function fieldError(field: string, rule: string): ApiReply {
+	return validationFailed([{ field, message: [fieldMessage(field, rule)] }]);
+}
 
 /** S2S processing error: 400 or 500 with data.transactionId. */
 export const processingFailed = (status: 400 | 500, message: string, transactionId: string): ApiReply => ({

@@ -108,6 +108,7 @@ export async function handleRequest(core: SandboxCore, request: SandboxRequest, 
 		response = jsonResponse({ status: 500, json: { status: "error", message: "The sandbox failed to handle this request." } });
 	}
 	const { detail, ...reply } = response;
-	core.emit({ type: "request", method: request.method, path: url.pathname, status: reply.status, ...(detail === undefined ? {} : { detail }) });
+	const why = detail === undefined ? {} : { detail };
+	core.emit({ type: "request", method: request.method, path: url.pathname, status: reply.status, ...why });
 	return reply;
 }

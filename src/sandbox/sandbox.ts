@@ -46,7 +46,7 @@ export interface Sandbox {
 	transactions(): SandboxTransaction[];
 	/** A refund's current state, or undefined. */
 	refund(refundId: string): Refund | undefined;
-	/** Approves a refund held for manual approval (refund_under_review): it becomes refund_successful and its IPN goes out. */
+	/** Approves a refund held for approval (refund_under_review): it becomes refund_successful and its IPN goes out. */
 	approveRefund(refundId: string): Refund;
 	/** Rejects a held refund: it becomes refund_failed (amount refundable again) and its IPN goes out. */
 	rejectRefund(refundId: string, message?: string): Refund;

@@ -14,7 +14,7 @@ interface SandboxStatus {
 
 /** Transaction statuses the sandbox sets. */
 export const transactionStatuses = {
-	incomplete: { code: STATUS_CODES.incomplete, terminal: false, meaning: "Checkout session created; the buyer has not paid yet." },
+	incomplete: { code: STATUS_CODES.incomplete, terminal: false, meaning: "A checkout session not paid yet." },
 	pending: {
 		code: STATUS_CODES.pending,
 		terminal: false,
@@ -38,7 +38,11 @@ export const refundStatuses = {
 		meaning: "Created and held until the merchant's approval (manual approval accounts).",
 	},
 	refund_successful: { code: STATUS_CODES.refund_successful, terminal: true, meaning: "Refunded." },
-	refund_failed: { code: STATUS_CODES.refund_failed, terminal: true, meaning: "Rejected during manual approval; the amount is refundable again." },
+	refund_failed: {
+		code: STATUS_CODES.refund_failed,
+		terminal: true,
+		meaning: "Rejected during manual approval; the amount is refundable again.",
+	},
 } as const satisfies { [Status in KnownRefundStatus]?: SandboxStatus };
 
 export type SandboxTransactionStatus = keyof typeof transactionStatuses;

@@ -21,33 +21,33 @@ export interface TestCard {
 	behaviour: TestCardBehaviour;
 	/** What happens, in words (shown on the hosted page and in the README). */
 	description: string;
-	/** `gateway-guide`: a card of the gateway's own integration guide (use expiry 12/30, CVV 123); `sandbox`: this SDK's. */
+	/** `gateway-guide`: from the gateway's integration guide (use expiry 12/30, CVV 123); `sandbox`: this SDK's. */
 	source: "gateway-guide" | "sandbox";
 }
 
 /** The gateway guide's 3-D Secure passwords, which the sandbox's 3DS page accepts: one passes, one fails. */
 export const threeDsPasswords = { pass: "123456", fail: "111111" } as const;
 
-const guide = (number: string, behaviour: TestCardBehaviour, description: string): TestCard => ({ number, behaviour, description, source: "gateway-guide" });
-const own = (number: string, behaviour: TestCardBehaviour, description: string): TestCard => ({ number, behaviour, description, source: "sandbox" });
+type Behaviour = TestCardBehaviour;
+const from =
+	(source: TestCard["source"]) =>
+	(number: string, behaviour: Behaviour, description: string): TestCard => ({ number, behaviour, description, source });
+const guide = from("gateway-guide");
+const own = from("sandbox");
 
 export const testCards: readonly TestCard[] = [
 	guide("4242424242424242", "approved", "The gateway guide's card: approved at once (expiry 12/30, CVV 123)."),
-	guide("4000000000001018", "declined", "The gateway guide's card: declined, HTTP 400 processing error, status failed (expiry 12/30, CVV 123)."),
+	guide("4000000000001018", "declined", "The gateway guide's card: declined, HTTP 400, failed (expiry 12/30, CVV 123)."),
 	own("4000000000000010", "approved", "Approved at once."),
 	own("4111111111111111", "approved", "Approved at once (Visa)."),
 	own("5555555555554444", "approved", "Approved at once (Mastercard)."),
 	own("4000000000000028", "declined", "Declined by the provider: HTTP 400 processing error, status failed."),
 	own("4000000000000051", "insufficient_funds", "Insufficient funds: HTTP 400 processing error, status failed."),
 	own("4000000000000077", "provider_error", "Provider error: HTTP 500 processing error, status failed."),
-	own("4000000000000036", "three_ds", "3-D Secure: the sandbox 3DS page asks for the password; 123456 passes, 111111 fails."),
-	own("4000000000000044", "pending_then_approved", "Pending, then approved when the sandbox clock has moved pendingDelayMs (default 5 s)."),
-	own("4000000000000085", "pending_then_declined", "Pending, then declined when the sandbox clock has moved pendingDelayMs."),
-	own(
-		"4000000000000069",
-		"cascade",
-		"Auto-cascade: the first provider declines, the next approves; only the approval is visible. Declined without cascade or a second provider.",
-	),
+	own("4000000000000036", "three_ds", "3-D Secure: the 3DS page asks for the password; 123456 passes, 111111 fails."),
+	own("4000000000000044", "pending_then_approved", "Pending, then approved after pendingDelayMs (5 s) of clock."),
+	own("4000000000000085", "pending_then_declined", "Pending, then declined after pendingDelayMs of clock."),
+	own("4000000000000069", "cascade", "Auto-cascade: the first provider declines, the next approves; only that shows."),
 ];
 
 /** The behaviour of a card number (digits only). */

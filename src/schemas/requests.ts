@@ -172,7 +172,10 @@ function cardChargeShape(allowLoopbackHttp: boolean) {
 
 function transactionQueryShape() {
 	return {
-		/** Not in the spec's table (D11): the gateway finds the merchant through the transaction. Sent only when the client's `alwaysSendMerchantId` asks. */
+		/**
+		 * Not in the spec's table (D11): the gateway finds the merchant through the
+		 * transaction. Sent only when the client's `alwaysSendMerchantId` asks.
+		 */
 		merchantId: merchantId().optional(),
 		/** The transaction's id (ULID). */
 		transactionId: ulid(),

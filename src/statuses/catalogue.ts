@@ -45,7 +45,8 @@ export type TransactionStatus = KnownTransactionStatus | (string & {});
 /** A refund's status: a name of the catalogue, or any other string the gateway may send. */
 export type RefundStatus = KnownRefundStatus | (string & {});
 
-const NAME_BY_CODE = new Map<number, KnownStatus>(Object.entries(STATUS_CODES).map(([name, code]) => [code, name as KnownStatus]));
+const NAME_BY_CODE = new Map<number, KnownStatus>();
+for (const [name, code] of Object.entries(STATUS_CODES)) NAME_BY_CODE.set(code, name as KnownStatus);
 
 /** The catalogue's name for a numeric status code (`14` -> `"canceled"`), or undefined for a code it does not list. */
 export function statusFromCode(code: number): KnownStatus | undefined {

@@ -5,6 +5,10 @@ import { type ApiReply, fieldError } from "../replies.js";
 import type { MerchantAccount } from "../state.js";
 import { isReply } from "../validate.js";
 
+type Found = Authenticated | ApiReply;
+/** The merchant a request leads to: the id to name in a refusal, and the account when there is one. */
+type Claimant = { merchantId: string; merchant: MerchantAccount | undefined };
+
 /** One request as every API rule sees it. */
 export interface ApiContext {
 	core: SandboxCore;
@@ -20,7 +24,7 @@ export interface ApiContext {
  * merchant, the answer is `unknownSubject` (the endpoint's "no such
  * transaction/refund"), or for creation requests a missing merchantId.
  */
-export async function verifiedRequest(ctx: ApiContext, allowForm: boolean, unknownSubject?: ApiReply): Promise<Authenticated | ApiReply> {
+export async function verifiedRequest(ctx: ApiContext, allowForm: boolean, unknownSubject?: ApiReply): Promise<Found> {
 	const envelope = await readEnvelope(ctx.request, allowForm);
 	if (isReply(envelope)) return envelope;
 	const claimed = claimedFields(envelope);
@@ -30,11 +34,12 @@ export async function verifiedRequest(ctx: ApiContext, allowForm: boolean, unkno
 	return authenticate(envelope, found.merchant, found.merchantId);
 }
 
-function findMerchant(ctx: ApiContext, claimed: Record<string, unknown>): { merchantId: string; merchant: MerchantAccount | undefined } | undefined {
+function findMerchant(ctx: ApiContext, claimed: Record<string, unknown>): Claimant | undefined {
 	const { core } = ctx;
 	const { merchantId, transactionId, refundId } = claimed;
 	if (merchantId !== undefined) {
-		return { merchantId: String(merchantId).slice(0, 100), merchant: typeof merchantId === "string" ? core.merchants.get(merchantId) : undefined };
+		const merchant = typeof merchantId === "string" ? core.merchants.get(merchantId) : undefined;
+		return { merchantId: String(merchantId).slice(0, 100), merchant };
 	}
 	let owner: string | undefined;
 	if (typeof transactionId === "string") owner = core.transaction(transactionId)?.merchantId;

@@ -21,12 +21,15 @@ export async function createRefund(ctx: ApiContext): Promise<ApiReply> {
 	const params = checked.value;
 	const record = core.transaction(params.transactionId);
 	if (!record || record.merchantId !== verified.merchant.merchantId) return unknown;
-	if (record.status !== "successful") return fieldError("transactionId", `must be a successful transaction (this one is ${record.status})`);
+	if (record.status !== "successful") {
+		return fieldError("transactionId", `must be a successful transaction (this one is ${record.status})`);
+	}
 	const amount = toMinorUnits(params.amount);
 	const remaining = core.refundableMinor(record);
 	const paid = record.fees?.paid ?? 0;
 	if (record.provider?.fullRefundOnly && (amount !== paid || remaining !== paid)) {
-		return fieldError("amount", `must be the full paid amount, ${show(paid)} ${record.currency}, in one refund: the provider refunds the full amount only`);
+		const full = `${show(paid)} ${record.currency}`;
+		return fieldError("amount", `must be the full paid amount, ${full}, in one refund (its provider refunds in full)`);
 	}
 	if (remaining <= 0) return fieldError("amount", "cannot be refunded: nothing is left to refund on this transaction");
 	if (amount > remaining) return fieldError("amount", `must be at most the remaining refundable amount, ${show(remaining)} ${record.currency}`);

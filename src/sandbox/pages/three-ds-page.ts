@@ -13,14 +13,16 @@ function render(record: TransactionRecord, error?: string): PageReply {
 	const amount = `${fromMinorUnits(record.amountMinor).toFixed(2)} ${record.currency}`;
 	const token = `<input type="hidden" name="token" value="${record.pageToken}">`;
 	const action = `/3ds/${record.transactionId}`;
-	const body = `<div class="banner">Sandbox 3-D Secure: password <code>${threeDsPasswords.pass}</code> passes, <code>${threeDsPasswords.fail}</code> fails.</div>
+	const { pass, fail } = threeDsPasswords;
+	const body = `<div class="banner">Sandbox 3-D Secure: <code>${pass}</code> passes, <code>${fail}</code> fails.</div>
 <header><h1>Confirm your payment</h1></header>
 <div class="amount">${escapeHtml(amount)}</div>
 <p>Card ending ${escapeHtml(record.card?.lastFourDigits ?? "")}</p>
 ${error ? `<div class="error" role="alert">${escapeHtml(error)}</div>` : ""}
 <form method="post" action="${action}">
 ${token}
-<label for="password">3-D Secure password</label><input id="password" name="password" type="password" autocomplete="one-time-code">
+<label for="password">3-D Secure password</label>
+<input id="password" name="password" type="password" autocomplete="one-time-code">
 <button type="submit" id="submit-password">Submit</button>
 </form>
 <form method="post" action="${action}" class="choices">
@@ -53,7 +55,8 @@ export async function submitThreeDsPage(core: SandboxCore, id: string, request: 
 	const result = password === undefined ? form.get("result") : passwordResult(password);
 	if (result !== "pass" && result !== "fail") {
 		const hint = `Enter the sandbox password: ${threeDsPasswords.pass} passes, ${threeDsPasswords.fail} fails.`;
-		return render(record, password === undefined ? `Choose Authenticate or Fail authentication. ${hint}` : `Wrong password. ${hint}`);
+		const problem = password === undefined ? "Choose Authenticate or Fail authentication." : "Wrong password.";
+		return render(record, `${problem} ${hint}`);
 	}
 	core.completeThreeDs(record, result === "pass");
 	return seeOther(core.browserRedirect(record));
