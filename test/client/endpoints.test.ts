@@ -93,7 +93,8 @@ describe.each(["2.0", "2.1"] as const)("every endpoint, signing version %s", (ve
 		fixture.reset(version);
 		// The fixture's answers name the uppercase ids; the merchant asks in lowercase.
 		fixture.next("/v2/checkout/query", () => HttpResponse.json(signedFlat(transaction(ids.transaction), version)));
-		fixture.next("/v2/refund/query", () => HttpResponse.json(signedWrapped("success", null, refund(ids.refund), version)));
+		const found = signedWrapped("success", null, refund(ids.refund), version);
+		fixture.next("/v2/refund/query", () => HttpResponse.json(found));
 		expect((await gateway.transactions.retrieve(ids.transaction.toLowerCase())).transactionId).toBe(ids.transaction);
 		expect((await gateway.refunds.retrieve(ids.refund.toLowerCase())).refundId).toBe(ids.refund);
 	});

@@ -99,8 +99,9 @@ describe("the spec's Errors table", () => {
 		expect(fixture.count("/v2/checkout/query")).toBe(1);
 	});
 
-	test("the gateway's HTTP 500 'Invalid signature with merchantId' -> AuthenticationError on every endpoint, never retried", async () => {
-		const refusal = () => HttpResponse.json({ status: "error", message: "Invalid signature with merchantId: M-1001" }, { status: 500 });
+	test("HTTP 500 'Invalid signature with merchantId' -> AuthenticationError everywhere, never retried", async () => {
+		const body = { status: "error", message: "Invalid signature with merchantId: M-1001" };
+		const refusal = () => HttpResponse.json(body, { status: 500 });
 		for (const [path, call] of [
 			["/v2/checkout", () => gateway.checkout.create(checkoutParams())],
 			["/v2/card/api", () => gateway.card.charge(cardParams())],
@@ -122,7 +123,8 @@ describe("the spec's Errors table", () => {
 
 	test("any other HTTP 500 keeps its meaning (a query is still retried)", async () => {
 		fixture.reset();
-		const broken = () => HttpResponse.json({ status: "error", message: "Invalid signature cache state" }, { status: 500 });
+		const body = { status: "error", message: "Invalid signature cache state" };
+		const broken = () => HttpResponse.json(body, { status: 500 });
 		fixture.next("/v2/checkout/query", broken, broken, broken);
 		const error = await failure(gateway.transactions.retrieve(ids.transaction));
 		expect(error).toBeInstanceOf(ProcessingError);

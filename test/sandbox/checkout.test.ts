@@ -41,7 +41,8 @@ describe("checkout creation", () => {
 			transactionCreatedAt: "2025-07-22T20:00:48+00:00",
 			expiresAt: "2025-07-23T20:00:48+00:00",
 		});
-		expect(server.sandbox.transaction(String(fields.transactionId).toUpperCase())?.transactionId).toBe(fields.transactionId);
+		const upper = String(fields.transactionId).toUpperCase();
+		expect(server.sandbox.transaction(upper)?.transactionId).toBe(fields.transactionId);
 	});
 
 	test("a 2.1 account gets payload, signVersion and signature, and 2.1 requests are accepted", async () => {
@@ -53,7 +54,7 @@ describe("checkout creation", () => {
 		expect(openMessage(reply.json, { ...gateway, acceptVersions: ["2.1"] }).status).toBe("created");
 	});
 
-	test("requests signed with another key, tampered with, or unsigned get the gateway's HTTP 500 'Invalid signature'", async () => {
+	test("requests signed with another key, tampered with, or unsigned: HTTP 500 'Invalid signature'", async () => {
 		const server = await sandbox();
 		const refusal = { status: "error", message: `Invalid signature with merchantId: ${MERCHANT_ID}` };
 		const wrongKey = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url), { privateKey: keys.gatewayPrivate });
@@ -93,11 +94,13 @@ describe("checkout creation", () => {
 		const events: SandboxEvent[] = [];
 		const server = await sandbox({ onEvent: (event) => events.push(event) });
 		const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url, { merchantId: "nobody" }));
-		expect(reply).toEqual({ status: 500, json: { status: "error", message: "Invalid signature with merchantId: nobody" } });
-		expect(events).toContainEqual(expect.objectContaining({ type: "request", status: 500, detail: expect.stringMatching(/no merchant account/) }));
+		const message = "Invalid signature with merchantId: nobody";
+		expect(reply).toEqual({ status: 500, json: { status: "error", message } });
+		const detail = expect.stringMatching(/no merchant account/);
+		expect(events).toContainEqual(expect.objectContaining({ type: "request", status: 500, detail }));
 	});
 
-	test("field rules answer 422 'Invalid request data.' with errors[] of field and message[] in the gateway's words", async () => {
+	test("field rules answer 422 'Invalid request data.' with errors[] of field and message[]", async () => {
 		const server = await sandbox();
 		const reply = await signedPost(
 			server.url,
@@ -110,7 +113,8 @@ describe("checkout creation", () => {
 		const fields = errors.map((e) => e.field).sort();
 		expect(fields).toEqual(["amount", "callbackUrl", "currency", "orderDescription"]);
 		expect(errors.find((e) => e.field === "amount")?.message).toEqual(["The amount field must be at least 1."]);
-		expect(errors.find((e) => e.field === "callbackUrl")?.message[0]).toMatch(/^The callback url field must be an https URL/);
+		const [callbackUrl] = errors.find((e) => e.field === "callbackUrl")?.message ?? [];
+		expect(callbackUrl).toMatch(/^The callback url field must be an https URL/);
 	});
 
 	test("http notification URLs are accepted on loopback only, and refused altogether when allowLoopbackHttp is off", async () => {
@@ -198,7 +202,8 @@ describe("hosted checkout page", () => {
 			currency: "EUR",
 		});
 		await server.sandbox.whenIdle();
-		const ipn = fixture.receiver.ipns.map((r) => openMessage(r.body, gateway)).find((f) => f.transactionId === transactionId);
+		const ipns = fixture.receiver.ipns.map((r) => openMessage(r.body, gateway));
+		const ipn = ipns.find((f) => f.transactionId === transactionId);
 		expect(ipn).toMatchObject({ status: "successful", statusCode: 6 });
 		expect(ipn?.paymentMethodDetails).toMatchObject({ card: { firstSixDigits: "400000", lastFourDigits: "0010", name: "Ada Lovelace" } });
 		// A paid session cannot be paid twice.
@@ -236,10 +241,12 @@ describe("hosted checkout page", () => {
 		const { transactionId, paymentLink } = await createSession(server);
 		const page = await postForm(paymentLink.split("?")[0] ?? "", { token: tokenOf(paymentLink), action: "cancel" });
 		expect(page.location?.startsWith(`${fixture.receiver.url}/cancel?payload=`)).toBe(true);
-		expect(openCallbackUrl(page.location ?? "", gateway)).toMatchObject({ signVersion: "2.1", fields: { status: "canceled", transactionId } });
+		const callback = openCallbackUrl(page.location ?? "", gateway);
+		expect(callback).toMatchObject({ signVersion: "2.1", fields: { status: "canceled", transactionId } });
 		await server.sandbox.whenIdle();
 		expect(server.sandbox.transaction(transactionId)).toMatchObject({ status: "canceled", statusCode: 14 });
-		const ipn = fixture.receiver.ipns.map((r) => openMessage(r.body, gateway)).find((f) => f.transactionId === transactionId);
+		const ipns = fixture.receiver.ipns.map((r) => openMessage(r.body, gateway));
+		const ipn = ipns.find((f) => f.transactionId === transactionId);
 		expect(ipn).toMatchObject({ status: "canceled", statusCode: 14 });
 	});
 
@@ -308,7 +315,8 @@ describe("expiry", () => {
 		const server = await sandbox({ now: "2026-11-22T10:00:00Z" });
 		const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url, { expiresAt: "2026-11-22T09:00:00Z" }));
 		expect(reply.status).toBe(422);
-		expect(reply.json.errors).toEqual([{ field: "expiresAt", message: ["The expires at field must be a date after now."] }]);
+		const message = ["The expires at field must be a date after now."];
+		expect(reply.json.errors).toEqual([{ field: "expiresAt", message }]);
 	});
 });
 
@@ -363,14 +371,17 @@ test("the transaction query answers the full resource in the account's form, and
 	expect(other.status).toBe(404);
 });
 
-test("D11: a query without merchantId is verified with the key of the transaction's merchant; ids in either case", async () => {
+test("D11: a query without merchantId is verified with the key of its transaction's merchant", async () => {
 	const server = await sandbox();
 	const { transactionId } = await createSession(server);
 	const bare = await signedPost(server.url, "/v2/checkout/query", { transactionId: transactionId.toUpperCase() });
 	expect(bare.status).toBe(200);
-	expect(openMessage(bare.json, gateway)).toMatchObject({ transactionId, merchantId: MERCHANT_ID, status: "incomplete" });
-	const forged = await signedPost(server.url, "/v2/checkout/query", { transactionId }, { privateKey: keys.gatewayPrivate });
-	expect(forged).toEqual({ status: 500, json: { status: "error", message: `Invalid signature with merchantId: ${MERCHANT_ID}` } });
+	const found = openMessage(bare.json, gateway);
+	expect(found).toMatchObject({ transactionId, merchantId: MERCHANT_ID, status: "incomplete" });
+	const forger = { privateKey: keys.gatewayPrivate };
+	const forged = await signedPost(server.url, "/v2/checkout/query", { transactionId }, forger);
+	const message = `Invalid signature with merchantId: ${MERCHANT_ID}`;
+	expect(forged).toEqual({ status: 500, json: { status: "error", message } });
 	const unknown = await signedPost(server.url, "/v2/checkout/query", { transactionId: "01k0svjxa7rxj0wwz0cqb85r6a" });
 	expect(unknown.status).toBe(404);
 });

@@ -102,7 +102,17 @@ describe.each(Object.keys(faces))("GatewayClient against the sandbox over %s", (
 		const { merchantId: _m, paymentMethod: _p, ...params } = cardFields(shop.url, number, { orderRef: orderRef() });
 		return params as unknown as CardChargeParams;
 	};
-	const checkoutParams = () => ({ orderRef: orderRef(), amount: 5, currency: "EUR", paymentMethod: "checkout", orderDescription: "x", ...urls() });
+	const checkoutParams = () => {
+		const order = { orderRef: orderRef(), amount: 5, currency: "EUR", orderDescription: "x" };
+		return { ...order, paymentMethod: "checkout", ...urls() };
+	};
+	/** The transaction as the merchant's IPN route received it. */
+	const ipnOf = (transactionId: string) => shop.transactions.find((t) => t.transactionId === transactionId);
+	/** Submits a sandbox page's form as a browser would: the link's token and `fields`. */
+	const submit = (link: string, fields: Record<string, string>) => {
+		const url = new URL(link);
+		return postForm(`${url.origin}${url.pathname}`, { token: url.searchParams.get("token") ?? "", ...fields });
+	};
 
 	beforeAll(async () => {
 		face = await (faces[faceName] as () => Promise<Face>)();
@@ -127,7 +137,8 @@ describe.each(Object.keys(faces))("GatewayClient against the sandbox over %s", (
 			});
 			expect(session.message).toBe("Payment Link created successfully");
 			expect(session.transactionId).toMatch(/^[0-9a-hjkmnp-tv-z]{26}$/);
-			expect(await gateway.transactions.retrieve(session.transactionId)).toMatchObject({ status: "incomplete", statusCode: 1 });
+			const unpaid = await gateway.transactions.retrieve(session.transactionId);
+			expect(unpaid).toMatchObject({ status: "incomplete", statusCode: 1 });
 			const link = new URL(session.paymentLink);
 			const paid = await postForm(`${link.origin}${link.pathname}`, { token: link.searchParams.get("token") ?? "", action: "approve" });
 			const callback = gateway.callbacks.decode(paid.location ?? "");
@@ -141,12 +152,14 @@ describe.each(Object.keys(faces))("GatewayClient against the sandbox over %s", (
 			const created = await gateway.refunds.create({ transactionId: session.transactionId, amount: 10, reason: "one boot" });
 			expect(created.approval).toBe("pending_approval");
 			expect(created.refundNumber).toMatch(/^\d{4}-\d{10}$/);
-			expect(await gateway.refunds.retrieve(created.refundId)).toMatchObject({ status: "refund_under_review", statusCode: 10 });
+			const held = await gateway.refunds.retrieve(created.refundId);
+			expect(held).toMatchObject({ status: "refund_under_review", statusCode: 10 });
 			face.sandbox.approveRefund(created.refundId);
 			const rejected = await gateway.refunds.create({ transactionId: session.transactionId, amount: 5 });
 			face.sandbox.rejectRefund(rejected.refundId, "Not eligible");
 			await face.sandbox.whenIdle();
-			const statuses = (refundId: string) => shop.refunds.filter((r) => r.refundId === refundId).map((r) => [r.status, r.statusCode]);
+			const ipnsOf = (refundId: string) => shop.refunds.filter((r) => r.refundId === refundId);
+			const statuses = (refundId: string) => ipnsOf(refundId).map((r) => [r.status, r.statusCode]);
 			expect(statuses(created.refundId)).toEqual([
 				["refund_under_review", 10],
 				["refund_successful", 11],
@@ -167,12 +180,12 @@ describe.each(Object.keys(faces))("GatewayClient against the sandbox over %s", (
 				orderDescription: "x",
 				...urls(),
 			});
-			const otherLink = new URL(other.paymentLink);
-			const canceled = await postForm(`${otherLink.origin}${otherLink.pathname}`, { token: otherLink.searchParams.get("token") ?? "", action: "cancel" });
+			const canceled = await submit(other.paymentLink, { action: "cancel" });
 			expect(gateway.callbacks.decode(canceled.location ?? "").status).toBe("canceled");
 			await face.sandbox.whenIdle();
-			expect(shop.transactions.find((t) => t.transactionId === other.transactionId)).toMatchObject({ status: "canceled", statusCode: 14 });
-			expect(await gateway.transactions.retrieve(other.transactionId)).toMatchObject({ status: "canceled", statusCode: 14 });
+			expect(ipnOf(other.transactionId)).toMatchObject({ status: "canceled", statusCode: 14 });
+			const queried = await gateway.transactions.retrieve(other.transactionId);
+			expect(queried).toMatchObject({ status: "canceled", statusCode: 14 });
 		},
 	);
 
@@ -186,33 +199,35 @@ describe.each(Object.keys(faces))("GatewayClient against the sandbox over %s", (
 		const threeDs = await gateway.card.charge(card("4000000000000036"));
 		expect(threeDs).toMatchObject({ outcome: "redirect", message: "Please redirect the user to complete the payment." });
 		if (threeDs.outcome === "redirect") {
-			expect(await gateway.transactions.retrieve(threeDs.transactionId)).toMatchObject({ status: "pending", statusCode: 2 });
-			const url = new URL(threeDs.redirectUrl);
-			const done = await postForm(`${url.origin}${url.pathname}`, { token: url.searchParams.get("token") ?? "", password: "123456" });
+			const waiting = await gateway.transactions.retrieve(threeDs.transactionId);
+			expect(waiting).toMatchObject({ status: "pending", statusCode: 2 });
+			const done = await submit(threeDs.redirectUrl, { password: "123456" });
 			expect(gateway.callbacks.decode(done.location ?? "").status).toBe("successful");
 		}
 		const pending = await gateway.card.charge(card("4000000000000044"));
 		expect(pending.outcome).toBe("pending");
-		expect(await gateway.transactions.retrieve(pending.transactionId)).toMatchObject({ status: "pending", statusCode: 2 });
+		const settling = await gateway.transactions.retrieve(pending.transactionId);
+		expect(settling).toMatchObject({ status: "pending", statusCode: 2 });
 		const declined = await gateway.card.charge(card("4000000000001018")).catch((e: unknown) => e);
 		expect(declined).toBeInstanceOf(ProcessingError);
 		const declinedId = (declined as ProcessingError).transactionId ?? "";
 		expect(await gateway.transactions.retrieve(declinedId)).toMatchObject({ status: "failed", statusCode: 4 });
 		await face.sandbox.whenIdle();
-		expect(shop.transactions.find((t) => t.transactionId === declinedId)).toMatchObject({ status: "failed", statusCode: 4 });
+		expect(ipnOf(declinedId)).toMatchObject({ status: "failed", statusCode: 4 });
 		const hppOnly = await client({ merchantId: "hpp-only" })
 			.card.charge(card("4000000000000010"))
 			.catch((e: unknown) => e);
 		expect(hppOnly).toBeInstanceOf(NoS2SProviderError);
 	});
 
-	test("gateway-side refusals: duplicate orderRef (422), wrong key (HTTP 500 refusal), domain check (checkout failure)", async () => {
+	test("gateway refusals: duplicate orderRef (422), wrong key (HTTP 500), domain check (checkout failure)", async () => {
 		const gateway = client();
 		const params = { orderRef: orderRef(), amount: 5, currency: "EUR", paymentMethod: "checkout", orderDescription: "x", ...urls() };
 		await gateway.checkout.create(params);
 		const duplicate = await gateway.checkout.create(params).catch((e: unknown) => e);
 		expect(duplicate).toBeInstanceOf(GatewayValidationError);
-		expect((duplicate as GatewayValidationError).errors).toEqual([{ field: "orderRef", messages: ["The order ref field has already been taken."] }]);
+		const messages = ["The order ref field has already been taken."];
+		expect((duplicate as GatewayValidationError).errors).toEqual([{ field: "orderRef", messages }]);
 		expect((duplicate as GatewayValidationError).message).toContain("Invalid request data.");
 		const forged = await client({ privateKey: keys.gatewayPrivate })
 			.checkout.create({ ...params, orderRef: orderRef() })
@@ -225,12 +240,13 @@ describe.each(Object.keys(faces))("GatewayClient against the sandbox over %s", (
 		expect(refused).toBeInstanceOf(CheckoutError);
 	});
 
-	test("a request signed with the wrong key: the sandbox's HTTP 500 refusal is an AuthenticationError, creates included", async () => {
+	test("a request signed with the wrong key: HTTP 500, an AuthenticationError, creates included", async () => {
 		const gateway = client();
 		const paid = await gateway.card.charge(cardParams("4000000000000010"));
 		const forger = client({ privateKey: keys.gatewayPrivate });
 		const answers: number[] = [];
-		const watched = client({ privateKey: keys.gatewayPrivate, hooks: { onResponse: (r) => void answers.push(r.status) } });
+		const hooks = { onResponse: (r: { status: number }) => void answers.push(r.status) };
+		const watched = client({ privateKey: keys.gatewayPrivate, hooks });
 		const calls: [string, () => Promise<unknown>][] = [
 			["checkout", () => forger.checkout.create(checkoutParams())],
 			["card", () => forger.card.charge(cardParams("4000000000000010"))],
@@ -248,7 +264,7 @@ describe.each(Object.keys(faces))("GatewayClient against the sandbox over %s", (
 		expect(answers).toEqual([500]);
 	});
 
-	test.each([false, true])("D11: the exact bodies of queries and refunds (alwaysSendMerchantId %s), accepted by the sandbox", async (always) => {
+	test.each([false, true])("D11: exact bodies of queries and refunds (alwaysSendMerchantId %s)", async (always) => {
 		const sent: Record<string, unknown>[] = [];
 		const recording: typeof fetch = (input, init) => {
 			sent.push(JSON.parse(String(init?.body)) as Record<string, unknown>);

@@ -64,13 +64,16 @@ describe("IPN delivery", () => {
 		expect(attempts[3]?.nextAttemptAt).toBeUndefined();
 	});
 
-	test("D7 on a frozen clock: the first retry 30 minutes after the transaction started, then every 5 minutes, 10 in all", async () => {
+	test("D7 on a frozen clock: the first retry 30 minutes after the start, then every 5 minutes, 10 in all", async () => {
 		const start = Date.parse("2026-11-22T10:00:00Z");
-		const { server, transactionId } = await setup(() => ({ status: 503, body: "" }), { now: start, ipn: { timeScale: 1 } });
+		const failing = () => ({ status: 503, body: "" });
+		const { server, transactionId } = await setup(failing, { now: start, ipn: { timeScale: 1 } });
 		const sandbox = server.sandbox;
 		const minutes = (n: number) => new Date(start + n * 60_000).toISOString();
 		await sandbox.whenIdle(); // a retry waiting on a frozen clock does not hold whenIdle up
-		expect(sandbox.deliveries()).toEqual([expect.objectContaining({ attempt: 1, startedAt: minutes(0), nextAttemptAt: minutes(30) })]);
+		const [first, ...more] = sandbox.deliveries();
+		expect(first).toMatchObject({ attempt: 1, startedAt: minutes(0), nextAttemptAt: minutes(30) });
+		expect(more).toEqual([]);
 		sandbox.clock.advance(30 * 60_000 - 1);
 		await sandbox.whenIdle();
 		expect(sandbox.deliveries()).toHaveLength(1);
@@ -84,16 +87,18 @@ describe("IPN delivery", () => {
 		}
 		const attempts = sandbox.deliveries();
 		expect(attempts.map((d) => d.startedAt)).toEqual([0, 30, 35, 40, 45, 50, 55, 60, 65, 70, 75].map(minutes));
-		expect(attempts.every((d) => d.eventId === `transaction:${transactionId}:successful` && d.outcome === "rejected")).toBe(true);
+		const eventId = `transaction:${transactionId}:successful`;
+		expect(attempts.every((d) => d.eventId === eventId && d.outcome === "rejected")).toBe(true);
 		expect(attempts[10]?.nextAttemptAt).toBeUndefined();
 		sandbox.clock.advance(24 * 3_600_000);
 		await sandbox.whenIdle();
 		expect(sandbox.deliveries()).toHaveLength(11);
 	});
 
-	test("timeScale shrinks the gateway's schedule on the sandbox clock: 30 min and 5 min become 1.8 s and 0.3 s", async () => {
+	test("timeScale shrinks the schedule on the sandbox clock: 30 and 5 minutes become 1.8 and 0.3 s", async () => {
 		const start = Date.parse("2026-11-22T10:00:00Z");
-		const { server } = await setup((n) => (n < 3 ? { status: 500, body: "" } : ack()), { now: start, ipn: { timeScale: 0.001 } });
+		const thirdTime = (n: number) => (n < 3 ? { status: 500, body: "" } : ack());
+		const { server } = await setup(thirdTime, { now: start, ipn: { timeScale: 0.001 } });
 		await server.sandbox.whenIdle();
 		server.sandbox.clock.advance(1_800);
 		await server.sandbox.whenIdle();
@@ -107,7 +112,7 @@ describe("IPN delivery", () => {
 		]);
 	});
 
-	test("an IPN that first goes out long after the transaction started is retried 5 minutes after it failed", async () => {
+	test("an IPN first sent long after the transaction started is retried 5 minutes after it failed", async () => {
 		const start = Date.parse("2026-11-22T10:00:00Z");
 		const receiver = await startReceiver(() => ({ status: 503, body: "" }));
 		const server: Server = await startSandbox({ now: start, ipn: { timeScale: 1 } });
@@ -121,7 +126,8 @@ describe("IPN delivery", () => {
 		await postForm(`${link.origin}${link.pathname}`, { token: link.searchParams.get("token") ?? "", action: "approve" });
 		await server.sandbox.whenIdle();
 		const [first] = server.sandbox.deliveries();
-		expect(first).toMatchObject({ startedAt: new Date(start + 120 * 60_000).toISOString(), nextAttemptAt: new Date(start + 125 * 60_000).toISOString() });
+		const minutes = (n: number) => new Date(start + n * 60_000).toISOString();
+		expect(first).toMatchObject({ startedAt: minutes(120), nextAttemptAt: minutes(125) });
 	});
 
 	test("on a real-time clock the scaled schedule runs by itself: 11 attempts, then it gives up", async () => {
