@@ -42,6 +42,11 @@ export const clientOptionsSchema = lazySchema(() =>
 			merchantId: z
 				.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
 				.refine((value) => value.length >= 1 && value.length <= 50, "must be 1 to 50 characters"),
+			/**
+			 * Also send `merchantId` in transaction queries, refunds and refund queries,
+			 * whose spec tables have none (D11). @default false
+			 */
+			alwaysSendMerchantId: z.boolean({ error: "must be a boolean" }).default(false),
 			/** The merchant private key that signs requests (D1): PEM, base64 DER, DER bytes or a `PrivateKey`. */
 			privateKey: privateKeyLike(),
 			/** The gateway's public key(s) that verify answers; several during a key rotation (any one may verify). */
@@ -72,11 +77,6 @@ export const clientOptionsSchema = lazySchema(() =>
 			allowLoopbackHttp: z.boolean({ error: "must be a boolean" }).default(false),
 			/** Require a signature on creation answers (checkout, card charge, refund). Query answers are always verified. @default true */
 			requireSignedResponses: z.boolean({ error: "must be a boolean" }).default(true),
-			/**
-			 * Also send `merchantId` in transaction queries, refunds and refund queries,
-			 * whose spec tables have none (D11). @default false
-			 */
-			alwaysSendMerchantId: z.boolean({ error: "must be a boolean" }).default(false),
 		})
 		.strict()
 		.superRefine((options, ctx) => {
@@ -106,6 +106,14 @@ export interface GatewayClientOptions {
 	 * queries and refunds only with `alwaysSendMerchantId`.
 	 */
 	merchantId: string;
+	/**
+	 * Also send `merchantId` in the transaction query, the refund and the refund
+	 * query. Their spec tables have none, and the gateway finds the merchant
+	 * through the transaction (D11); turn this on only for a gateway that asks
+	 * for it there. The field is then signed like every other.
+	 * @default false
+	 */
+	alwaysSendMerchantId?: boolean | undefined;
 	/** The merchant private key that signs requests (D1): PEM, base64 DER, DER bytes or a loaded `PrivateKey`. Parsed once, never shown. */
 	privateKey: PrivateKeyLike;
 	/** The gateway's public key, or several during a key rotation (any one may verify answers, IPNs and callbacks). */
@@ -130,14 +138,6 @@ export interface GatewayClientOptions {
 	allowLoopbackHttp?: boolean | undefined;
 	/** Require a signature on creation answers (checkout, card charge, refund). Query answers are always verified. @default true */
 	requireSignedResponses?: boolean | undefined;
-	/**
-	 * Also send `merchantId` in the transaction query, the refund and the refund
-	 * query. Their spec tables have none, and the gateway finds the merchant
-	 * through the transaction (D11); turn this on only for a gateway that asks
-	 * for it there. The field is then signed like every other.
-	 * @default false
-	 */
-	alwaysSendMerchantId?: boolean | undefined;
 }
 
 type SchemaOptions = LazyInput<typeof clientOptionsSchema>;
@@ -183,11 +183,11 @@ export class GatewayClient {
 		const ctx: ClientContext = {
 			baseUrl,
 			merchantId: config.merchantId,
+			alwaysSendMerchantId: config.alwaysSendMerchantId,
 			privateKey: toPrivateKey(config.privateKey),
 			publicKeys: toPublicKeys(config.gatewayPublicKey as PublicKeyLike | PublicKeyLike[]),
 			signVersion: config.signVersion,
 			requireSignedResponses: config.requireSignedResponses,
-			alwaysSendMerchantId: config.alwaysSendMerchantId,
 			allowLoopbackHttp: config.allowLoopbackHttp,
 			observer,
 			transport: new Transport({
