@@ -36,10 +36,18 @@ export const clientOptionsSchema = lazySchema(() =>
 		.object({
 			/** The gateway's base URL, such as `https://gateway.example` (paths `/v2/...` are appended). https only; http only for loopback hosts with `allowLoopbackHttp`. */
 			baseUrl: z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") }),
-			/** Your merchant ID (1-50 characters); sent in every request. */
+			/**
+			 * Your merchant ID (1-50 characters); sent in checkout and S2S requests
+			 * (queries and refunds too with `alwaysSendMerchantId`).
+			 */
 			merchantId: z
 				.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
 				.refine((value) => value.length >= 1 && value.length <= 50, "must be 1 to 50 characters"),
+			/**
+			 * Also send `merchantId` in transaction queries, refunds and refund queries,
+			 * whose spec tables have none (D11). @default false
+			 */
+			alwaysSendMerchantId: z.boolean({ error: "must be a boolean" }).default(false),
 			/** The merchant private key that signs requests (D1): PEM, base64 DER, DER bytes or a `PrivateKey`. */
 			privateKey: privateKeyLike(),
 			/** The gateway's public key(s) that verify answers; several during a key rotation (any one may verify). */
@@ -96,8 +104,19 @@ export const clientOptionsSchema = lazySchema(() =>
 export interface GatewayClientOptions {
 	/** The gateway's base URL, such as `https://gateway.example`; `/v2/...` is appended. https only (http only for loopback hosts with `allowLoopbackHttp`); no query, fragment or credentials. */
 	baseUrl: string;
-	/** Your merchant ID (1-50 characters); sent in every request. */
+	/**
+	 * Your merchant ID (1-50 characters). Sent in checkout and S2S requests; in
+	 * queries and refunds only with `alwaysSendMerchantId`.
+	 */
 	merchantId: string;
+	/**
+	 * Also send `merchantId` in the transaction query, the refund and the refund
+	 * query. Their spec tables have none, and the gateway finds the merchant
+	 * through the transaction (D11); turn this on only for a gateway that asks
+	 * for it there. The field is then signed like every other.
+	 * @default false
+	 */
+	alwaysSendMerchantId?: boolean | undefined;
 	/** The merchant private key that signs requests (D1): PEM, base64 DER, DER bytes or a loaded `PrivateKey`. Parsed once, never shown. */
 	privateKey: PrivateKeyLike;
 	/** The gateway's public key, or several during a key rotation (any one may verify answers, IPNs and callbacks). */
@@ -174,6 +193,7 @@ export class GatewayClient {
 		const ctx: ClientContext = {
 			baseUrl,
 			merchantId: config.merchantId,
+			alwaysSendMerchantId: config.alwaysSendMerchantId,
 			privateKey: toPrivateKey(config.privateKey),
 			publicKeys: toPublicKeys(config.gatewayPublicKey as PublicKeyLike | PublicKeyLike[]),
 			signVersion: config.signVersion,

@@ -10,6 +10,7 @@ import { RateLimitError } from "../errors/rate-limit-error.js";
 import { redactText } from "../internal/redact.js";
 import type { GatewayAnswer } from "../transport/http.js";
 import { parseRetryAfter } from "../transport/retry-policy.js";
+import { isSignatureRefusal } from "../transport/signature-refusal.js";
 
 /** Which endpoint an answer belongs to; error shapes differ per endpoint. */
 export type Endpoint = "checkout" | "card" | "transactionQuery" | "refund" | "refundQuery";
@@ -70,6 +71,13 @@ export function errorForAnswer(answer: GatewayAnswer, body: Record<string, unkno
 			status,
 			path,
 		});
+	}
+	if (isSignatureRefusal(status, answer.text)) {
+		// An HTTP 500, but a refusal: nothing was processed (D12).
+		const said = gatewayMessage(body, "no message");
+		const advice = "check the key registered for this merchantId and the signed string (npx merchant-gateway sign)";
+		const refused = `The gateway refused the request's signature (HTTP ${status}): ${said}.`;
+		return new AuthenticationError(`${refused} Nothing was processed; ${advice}.`, { status, path });
 	}
 	if (status === 429) {
 		const retryAfterMs = parseRetryAfter(answer.headers.get("retry-after"));

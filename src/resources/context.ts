@@ -16,6 +16,8 @@ import { type AnswerContext, errorForAnswer, excerpt, parseBody } from "./answer
 export interface ClientContext {
 	readonly baseUrl: string;
 	readonly merchantId: string;
+	/** D11: queries and refunds carry `merchantId` only when this is on. */
+	readonly alwaysSendMerchantId: boolean;
 	readonly privateKey: PrivateKey;
 	readonly publicKeys: readonly PublicKey[];
 	readonly signVersion: SignVersion;

@@ -7,6 +7,7 @@ import { safeCause } from "./errors.js";
 import { errorCodes, failedBeforeSending } from "./network-failure.js";
 import type { Observer } from "./observer.js";
 import { isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfter, retryDelayMs } from "./retry-policy.js";
+import { isSignatureRefusal } from "./signature-refusal.js";
 
 /** The fetch signature the client accepts (the global `fetch` fits). */
 export type FetchLike = (input: Request | URL | string, init?: RequestInit) => Promise<Response>;
@@ -156,7 +157,7 @@ export class Transport {
 			if (observer.watchesResponses) {
 				observer.response({ method: "POST", path: request.path, attempt, status: outcome.status, durationMs: Math.round(performance.now() - started) });
 			}
-			if (attempt <= retries && isRetryableStatus(outcome.status)) {
+			if (attempt <= retries && isRetryableStatus(outcome.status) && !isSignatureRefusal(outcome.status, outcome.text)) {
 				const retryAfter = parseRetryAfter(outcome.headers.get("retry-after"));
 				if (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS) {
 					await this.#wait(request, attempt + 1, retryAfter, `status ${outcome.status}`);

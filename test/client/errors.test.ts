@@ -99,6 +99,35 @@ describe("the spec's Errors table", () => {
 		expect(fixture.count("/v2/checkout/query")).toBe(1);
 	});
 
+	test("HTTP 500 'Invalid signature with merchantId' -> AuthenticationError everywhere, never retried", async () => {
+		const body = { status: "error", message: "Invalid signature with merchantId: M-1001" };
+		const refusal = () => HttpResponse.json(body, { status: 500 });
+		for (const [path, call] of [
+			["/v2/checkout", () => gateway.checkout.create(checkoutParams())],
+			["/v2/card/api", () => gateway.card.charge(cardParams())],
+			["/v2/refund", () => gateway.refunds.create({ transactionId: ids.transaction, amount: 1 })],
+			["/v2/checkout/query", () => gateway.transactions.retrieve(ids.transaction)],
+			["/v2/refund/query", () => gateway.refunds.retrieve(ids.refund)],
+		] as const) {
+			fixture.reset();
+			fixture.next(path, refusal, refusal, refusal);
+			const error = await failure(call());
+			expect(error, path).toBeInstanceOf(AuthenticationError);
+			expect(error).not.toBeInstanceOf(OutcomeUnknownError);
+			expect(error.status).toBe(500);
+			expect(error.message).toContain("Invalid signature with merchantId: M-1001");
+			// A refused signature does not get better by sending it again, queries included.
+			expect(fixture.count(path)).toBe(1);
+		}
+		// Any other HTTP 500 keeps its meaning: a query is still retried.
+		fixture.reset();
+		const other = { status: "error", message: "Invalid signature cache state" };
+		const broken = () => HttpResponse.json(other, { status: 500 });
+		fixture.next("/v2/checkout/query", broken, broken, broken);
+		expect(await failure(gateway.transactions.retrieve(ids.transaction))).toBeInstanceOf(ProcessingError);
+		expect(fixture.count("/v2/checkout/query")).toBe(3);
+	});
+
 	test("a request signed with the wrong merchant key is refused by the gateway -> AuthenticationError", async () => {
 		fixture.reset();
 		const wrong = makeClient({ privateKey: keys.gatewayPrivate });

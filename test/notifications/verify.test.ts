@@ -80,7 +80,7 @@ describe("verifyNotification: the known-answer vectors", () => {
 	});
 
 	it("a status change is a new event, a re-delivery is the same event", () => {
-		const a = verifyNotification(signedBody({ ...transactionFields(), status: "pending", statusCode: 1 }), options);
+		const a = verifyNotification(signedBody({ ...transactionFields(), status: "pending", statusCode: 2 }), options);
 		const b = verifyNotification(signedBody(transactionFields(), "2.1"), options);
 		const c = verifyNotification(signedBody(transactionFields()), options);
 		expect(a.eventId).not.toBe(b.eventId);
