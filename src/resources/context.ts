@@ -3,13 +3,14 @@ import { InvalidResponseError } from "../errors/invalid-response-error.js";
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
 import { RequestValidationError } from "../errors/request-validation-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
+import { redactText } from "../internal/redact.js";
 import { toFieldIssues } from "../schemas/requests.js";
 import type { PrivateKey, PublicKey } from "../signing/keys.js";
 import { openVerified } from "../signing/open.js";
 import { type SignVersion, sealMessage } from "../signing/seal.js";
 import type { GatewayAnswer, RequestOptions, Transport } from "../transport/http.js";
 import type { Observer } from "../transport/observer.js";
-import { type AnswerContext, errorForAnswer, excerpt, parseBody } from "./answer.js";
+import { type AnswerContext, errorForAnswer, excerpt, parseBody, unknownOutcome } from "./answer.js";
 
 /** What every resource needs from the client. Held privately, never shown. */
 export interface ClientContext {
@@ -60,9 +61,12 @@ export function openAnswer(ctx: ClientContext, body: Record<string, unknown>, an
 		const opened = openVerified(body, { publicKey: ctx.publicKeys, acceptVersions: [ctx.signVersion] });
 		return { fields: opened.fields, wrapper: opened.wrapper, signed: true };
 	} catch (error) {
-		if (error instanceof SignatureVerificationError) throw new SignatureVerificationError(error.reason, error.message, context);
-		if (error instanceof MalformedMessageError)
-			throw new InvalidResponseError(`The gateway's signed answer is malformed: ${error.message}`, excerpt(answer.text), context);
+		if (error instanceof SignatureVerificationError) {
+			throw new SignatureVerificationError(error.reason, redactText(error.message, answer.secrets), context);
+		}
+		if (error instanceof MalformedMessageError) {
+			throw new InvalidResponseError(`The gateway's signed answer is malformed: ${redactText(error.message, answer.secrets)}`, excerpt(answer), context);
+		}
 		throw error;
 	}
 }
@@ -86,11 +90,41 @@ export async function call<T>(ctx: ClientContext, spec: CallSpec, read: (opened:
 		const body = parseBody(answer.text);
 		const failure = errorForAnswer(answer, body, spec);
 		if (failure) throw failure;
-		return read(openAnswer(ctx, body as Record<string, unknown>, answer, spec), answer);
+		try {
+			return read(openAnswer(ctx, body as Record<string, unknown>, answer, spec), answer);
+		} catch (error) {
+			throw spec.kind === "create" ? unverifiedCreate(ctx, spec, error) : error;
+		}
 	} catch (error) {
 		if (error instanceof GatewayError || error instanceof Error) ctx.observer.error({ method: "POST", path: spec.path, error });
 		throw error;
 	}
+}
+
+/**
+ * A create whose answer arrived but could not be verified or read may have
+ * been processed (and a card charged): an unknown outcome to reconcile, never a
+ * plain failure that invites a retry. The message names the setting to check.
+ */
+function unverifiedCreate(ctx: ClientContext, spec: CallSpec, error: unknown): unknown {
+	const version = `"${ctx.signVersion}" here`;
+	if (error instanceof SignatureVerificationError) {
+		const circumstances: Record<SignatureVerificationError["reason"], string> = {
+			version_not_accepted: `its answer arrived signed in another signing version: check signVersion (${version}) against the account's setting`,
+			mismatch: `its answer arrived but its signature matches none of the keys in gatewayPublicKey: check gatewayPublicKey (and signVersion, ${version})`,
+			malformed_signature: `its answer arrived with a malformed signature: check signVersion (${version}) and gatewayPublicKey`,
+			missing_signature:
+				`its answer arrived unsigned: check signVersion (${version}); ` +
+				"turn requireSignedResponses off only for a gateway that does not sign creation answers",
+		};
+		const circumstance = circumstances[error.reason] ?? `its answer could not be verified: check signVersion (${version}) and gatewayPublicKey`;
+		return unknownOutcome(spec, error, circumstance);
+	}
+	if (error instanceof InvalidResponseError) {
+		const detail = error.message.replace(/\.$/, "");
+		return unknownOutcome(spec, error, `its answer arrived but could not be read (${detail}): check signVersion (${version}) against the account's setting`);
+	}
+	return error;
 }
 
 /** Per-call options are checked like parameters: before anything is sent. */
@@ -107,7 +141,7 @@ function checkRequestOptions(options: RequestOptions | undefined, path: string):
 
 /** An off-schema answer: status, path and a redacted excerpt. */
 export function offSchema(answer: GatewayAnswer, path: string, detail: string): InvalidResponseError {
-	return new InvalidResponseError(`The gateway's answer does not have the documented shape: ${detail}.`, excerpt(answer.text), { status: answer.status, path });
+	return new InvalidResponseError(`The gateway's answer does not have the documented shape: ${detail}.`, excerpt(answer), { status: answer.status, path });
 }
 
 /** The first few zod issues of an off-schema answer, as `field rule` text (never values). */
