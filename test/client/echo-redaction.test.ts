@@ -107,6 +107,7 @@ describe.skipIf(!hasPhp && !process.env.CI)("a gateway echoing the request", () 
 		const gateway = client(version);
 		const params = cardParams({ cardNumber: PAN, cardSecurityCode: CVV });
 		const seen = new Set<string>();
+		const misclassified: string[] = [];
 		let forms: Record<string, string> | undefined;
 		// The first request's body gives PHP what to echo (the body is the same for every call: signing is deterministic).
 		fixture.next("/v2/card/api", (received: Received) => {
@@ -127,7 +128,7 @@ describe.skipIf(!hasPhp && !process.env.CI)("a gateway echoing the request", () 
 					() => new Error(`${formName} / ${expected}: the call succeeded`),
 					(e: unknown) => e,
 				);
-				expect((error as Error).name, `${formName} / ${expected}`).toBe(expected.split(" ")[0]);
+				if ((error as Error).name !== expected.split(" ")[0]) misclassified.push(`${formName} / ${expected}: ${(error as Error).name}`);
 				seen.add((error as Error).name);
 				captureError(error);
 			}
@@ -135,6 +136,8 @@ describe.skipIf(!hasPhp && !process.env.CI)("a gateway echoing the request", () 
 			fixture.next("/v2/card/api", () => HttpResponse.json(signedWrapped("success", echo, { transactionId: ids.transaction }, version)));
 			capture(await gateway.card.charge(params));
 		}
+		expectNoCanary();
+		expect(misclassified).toEqual([]);
 		expect([...seen].sort()).toEqual([
 			"AuthenticationError",
 			"GatewayValidationError",
@@ -149,7 +152,6 @@ describe.skipIf(!hasPhp && !process.env.CI)("a gateway echoing the request", () 
 		expect(everything).toContain("510510******5100");
 		expect(everything).toContain("card_security_code");
 		expect(everything).toContain("[cardSecurityCode] =>");
-		expectNoCanary();
 	});
 
 	test.each(["2.0", "2.1"] as const)("checkout.create (no card data to know): the patterns alone catch every PHP echo form (%s)", async (version) => {
