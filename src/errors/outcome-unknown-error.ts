@@ -28,11 +28,9 @@ export class OutcomeUnknownError extends GatewayError {
 		circumstance = "no answer came back",
 	) {
 		const id = ids.orderRef ? `orderRef ${ids.orderRef}` : ids.transactionId ? `transaction ${ids.transactionId}` : "the request";
-		super(
-			`${what} may or may not have been processed: ${circumstance}. It was not retried (a retry could charge or refund twice). ` +
-				`Reconcile ${id}: wait for its IPN or query the transaction before trying again.`,
-			context,
-		);
+		const notRetried = "It was not retried (a retry could charge or refund twice).";
+		const reconcile = `Reconcile ${id}: wait for its IPN or query the transaction before trying again.`;
+		super(`${what} may or may not have been processed: ${circumstance}. ${notRetried} ${reconcile}`, context);
 		this.orderRef = ids.orderRef;
 		this.transactionId = ids.transactionId;
 	}

@@ -11,7 +11,8 @@ export class ResponseTooLargeError extends GatewayError {
 	readonly limitBytes: number;
 
 	constructor(limitBytes: number, context: GatewayErrorContext) {
-		super(`The gateway's answer is larger than maxResponseBytes (${limitBytes} bytes after decompression); reading stopped there.`, context);
+		const limit = `maxResponseBytes (${limitBytes} bytes after decompression)`;
+		super(`The gateway's answer is larger than ${limit}; reading stopped there.`, context);
 		this.limitBytes = limitBytes;
 	}
 }

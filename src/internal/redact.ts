@@ -46,6 +46,11 @@ function redactedValue(value: string): string {
 	return quote === undefined ? REDACTED : `${quote}${REDACTED}${quote}`;
 }
 
+/** A `CARD_PAIR` match with its digits masked. */
+function maskCardPair(_: string, name: string, between: string, quote: string, digits: string): string {
+	return `${name}${between}${quote}${maskCardNumber(digits)}`;
+}
+
 /**
  * What the client knows about one request's secrets: its card number and
  * security code. Patterns cannot catch every echo of them (a security code is
@@ -74,6 +79,9 @@ export class KnownSecrets {
 	}
 }
 
+/** `text` as a regular expression that matches it literally. */
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
 /** Values shorter than this are not removed by value: they would match by chance. */
 const MIN_KNOWN_LENGTH = 3;
 
@@ -91,11 +99,13 @@ function collectSecrets(value: Record<string, unknown>, rules: Array<readonly [R
 		const digits = text.replace(/[ -]/g, "");
 		if (/^\d+$/.test(digits) && digits.length >= MIN_KNOWN_LENGTH) {
 			// Digit boundaries keep longer numbers (amounts, ids) intact; spaces or dashes may group the digits.
-			rules.push([new RegExp(`(?<!\\d)${[...digits].join("[ -]?")}(?!\\d)`, "g"), card ? maskCardNumber(digits) : REDACTED]);
+			const grouped = [...digits].join("[ -]?");
+			rules.push([new RegExp(`(?<!\\d)${grouped}(?!\\d)`, "g"), card ? maskCardNumber(digits) : REDACTED]);
 		} else if (text.length >= MIN_KNOWN_LENGTH) {
-			const forms = new Set([text, JSON.stringify(text).slice(1, -1), JSON.stringify(JSON.stringify(text).slice(1, -1)).slice(1, -1)]);
-			const alternatives = [...forms].sort((a, b) => b.length - a.length).map((form) => form.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-			rules.push([new RegExp(alternatives.join("|"), "g"), REDACTED]);
+			const escaped = JSON.stringify(text).slice(1, -1);
+			const forms = [...new Set([text, escaped, JSON.stringify(escaped).slice(1, -1)])];
+			forms.sort((a, b) => b.length - a.length);
+			rules.push([new RegExp(forms.map(literal).join("|"), "g"), REDACTED]);
 		}
 	}
 }
@@ -108,8 +118,8 @@ function collectSecrets(value: Record<string, unknown>, rules: Array<readonly [R
  */
 export function redactText(text: string, known?: KnownSecrets): string {
 	return (known ? known.remove(text) : text)
-		.replace(SECRET_PAIR, (_, name: string, separator: string, value: string) => `${name}${separator}${redactedValue(value)}`)
-		.replace(CARD_PAIR, (_, name: string, separator: string, quote: string, digits: string) => `${name}${separator}${quote}${maskCardNumber(digits)}`)
+		.replace(SECRET_PAIR, (_, name: string, between: string, value: string) => `${name}${between}${redactedValue(value)}`)
+		.replace(CARD_PAIR, maskCardPair)
 		.replace(PEM, "[redacted key]")
 		.replace(LONG_BASE64, "[redacted key]")
 		.replace(DIGIT_RUN, (run) => {

@@ -49,7 +49,8 @@ function fieldErrors(errors: unknown[], secrets: KnownSecrets): GatewayFieldErro
 		const entry = (typeof item === "object" && item !== null ? item : {}) as Record<string, unknown>;
 		const raw = entry.message ?? entry.messages;
 		const list = Array.isArray(raw) ? raw : raw === undefined || raw === null ? [] : [raw];
-		return { field: redactText(String(entry.field ?? ""), secrets), messages: list.map((message) => redactText(String(message), secrets)) };
+		const messages = list.map((message) => redactText(String(message), secrets));
+		return { field: redactText(String(entry.field ?? ""), secrets), messages };
 	});
 }
 
@@ -65,33 +66,32 @@ function bodyId(value: unknown, secrets: KnownSecrets): string | undefined {
  * processed it. `circumstance` says what went wrong and which setting to check.
  */
 export function unknownOutcome(context: AnswerContext, cause: GatewayError, circumstance: string): OutcomeUnknownError {
-	return new OutcomeUnknownError(context.what, context.ids, { status: cause.status, path: context.path, cause }, circumstance);
+	const where = { status: cause.status, path: context.path, cause };
+	return new OutcomeUnknownError(context.what, context.ids, where, circumstance);
 }
 
-/** A proxy's answer (502/503/504 without a gateway body): the gateway behind it may or may not have processed the request. */
+/** A proxy's answer (502/503/504 without a gateway body): the gateway behind it may have processed the request. */
 const isProxyStatus = (status: number) => status === 502 || status === 503 || status === 504;
 
 function isObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+const NO_S2S_ADVICE = "The account has only hosted-page processors: ask for an S2S-capable processor, or use checkout.";
+
 /**
  * The error an answer stands for, or undefined when it is a success to verify.
  * Error answers are unsigned (D6), so their content only picks the class; any
- * text taken from them is redacted.
+ * text taken from them is redacted, of the request's own card data too.
  */
 export function errorForAnswer(answer: GatewayAnswer, body: Record<string, unknown> | undefined, context: AnswerContext): GatewayError | undefined {
-	const { status } = answer;
+	const { status, secrets } = answer;
 	const { path } = context;
-	const { secrets } = answer;
+	const where = { status, path };
+	const say = (fallback: string) => gatewayMessage(body, fallback, secrets);
 	if (status === 401 || status === 403) {
-		return new AuthenticationError(
-			`The gateway refused the request's credentials or signature (HTTP ${status}): ${gatewayMessage(body, "no message", secrets)}`,
-			{
-				status,
-				path,
-			},
-		);
+		const refused = `The gateway refused the request's credentials or signature (HTTP ${status})`;
+		return new AuthenticationError(`${refused}: ${say("no message")}`, where);
 	}
 	if (status === 429) {
 		const retryAfterMs = parseRetryAfter(answer.headers.get("retry-after"));
@@ -104,45 +104,36 @@ export function errorForAnswer(answer: GatewayAnswer, body: Record<string, unkno
 	const success = status >= 200 && status < 300;
 	// On a create, an unreadable 2xx or 5xx answer may follow a processed request (a 4xx one was refused).
 	const mayBeProcessed = context.kind === "create" && (success || status >= 500);
+	if (mayBeProcessed && isProxyStatus(status) && body?.status !== "error") {
+		const cause = new InvalidResponseError(`HTTP ${status} without a gateway answer.`, excerpt(answer), where);
+		return new OutcomeUnknownError(context.what, context.ids, { ...where, cause });
+	}
 	if (!body) {
-		if (mayBeProcessed && isProxyStatus(status)) {
-			const cause = new InvalidResponseError(`HTTP ${status} without a gateway answer.`, excerpt(answer), { status, path });
-			return new OutcomeUnknownError(context.what, context.ids, { status, path, cause });
-		}
-		const unreadable = new InvalidResponseError(`The gateway's answer (HTTP ${status}) is not a JSON object.`, excerpt(answer), { status, path });
-		return mayBeProcessed ? unknownOutcome(context, unreadable, `its answer (HTTP ${status}) arrived but could not be read (not a JSON object)`) : unreadable;
+		const notJson = `The gateway's answer (HTTP ${status}) is not a JSON object.`;
+		const unreadable = new InvalidResponseError(notJson, excerpt(answer), where);
+		const circumstance = `its answer (HTTP ${status}) arrived but could not be read (not a JSON object)`;
+		return mayBeProcessed ? unknownOutcome(context, unreadable, circumstance) : unreadable;
 	}
 	if (status === 422 && Array.isArray(body.errors)) {
-		const message = gatewayMessage(body, "The gateway refused the request's fields.", secrets);
-		return new GatewayValidationError(message, fieldErrors(body.errors, secrets), { status, path });
+		const refusedFields = say("The gateway refused the request's fields.");
+		return new GatewayValidationError(refusedFields, fieldErrors(body.errors, secrets), where);
 	}
 	if (status === 422 && context.endpoint === "card" && "transactionId" in body && body.transactionId === null && !("data" in body)) {
-		return new NoS2SProviderError(
-			`${gatewayMessage(body, "No S2S provider is configured.", secrets)} The merchant account has only hosted-page processors: ask for an S2S-capable processor, or use checkout.`,
-			{ status, path },
-		);
+		return new NoS2SProviderError(`${say("No S2S provider is configured.")} ${NO_S2S_ADVICE}`, where);
 	}
 	const saysError = body.status === "error";
 	if (!saysError && success) return undefined;
 	if (saysError && context.endpoint === "checkout") {
-		return new CheckoutError(`The checkout session was not created: ${gatewayMessage(body, "no message", secrets)}`, { status, path });
+		return new CheckoutError(`The checkout session was not created: ${say("no message")}`, where);
 	}
-	if (status === 422) {
-		return new GatewayValidationError(gatewayMessage(body, "The gateway refused the request.", secrets), [], { status, path });
-	}
+	if (status === 422) return new GatewayValidationError(say("The gateway refused the request."), [], where);
 	if (saysError) {
 		const data = isObject(body.data) ? body.data : undefined;
 		const transactionId = bodyId(data?.transactionId, secrets) ?? context.ids.transactionId;
-		const message = `The gateway could not process the request: ${gatewayMessage(body, "no message", secrets)}`;
-		return new ProcessingError(message, transactionId, { status, path });
+		return new ProcessingError(`The gateway could not process the request: ${say("no message")}`, transactionId, where);
 	}
-	if (mayBeProcessed && isProxyStatus(status)) {
-		const cause = new InvalidResponseError(`HTTP ${status} without a gateway answer.`, excerpt(answer), { status, path });
-		return new OutcomeUnknownError(context.what, context.ids, { status, path, cause });
-	}
-	const strange = new InvalidResponseError(`The gateway answered HTTP ${status} with a body that is not a gateway answer.`, excerpt(answer), {
-		status,
-		path,
-	});
-	return mayBeProcessed ? unknownOutcome(context, strange, `its answer (HTTP ${status}) arrived but could not be read (not a gateway answer)`) : strange;
+	const unexpected = `The gateway answered HTTP ${status} with a body that is not a gateway answer.`;
+	const strange = new InvalidResponseError(unexpected, excerpt(answer), where);
+	const circumstance = `its answer (HTTP ${status}) arrived but could not be read (not a gateway answer)`;
+	return mayBeProcessed ? unknownOutcome(context, strange, circumstance) : strange;
 }

@@ -52,7 +52,8 @@ export class CheckoutResource {
 			(opened, answer) => {
 				// A failure that arrived signed (a 2.1 payload) is still a failure.
 				if (opened.fields.status === "error") {
-					const message = typeof opened.fields.message === "string" ? redactText(opened.fields.message, answer.secrets) : "no message";
+					const { message: text } = opened.fields;
+					const message = typeof text === "string" ? redactText(text, answer.secrets) : "no message";
 					throw new CheckoutError(`The checkout session was not created: ${message}`, { status: answer.status, path: PATH });
 				}
 				const parsed = checkoutCreatedFieldsSchema.safeParse(opened.fields);

@@ -65,7 +65,8 @@ export function openAnswer(ctx: ClientContext, body: Record<string, unknown>, an
 			throw new SignatureVerificationError(error.reason, redactText(error.message, answer.secrets), context);
 		}
 		if (error instanceof MalformedMessageError) {
-			throw new InvalidResponseError(`The gateway's signed answer is malformed: ${redactText(error.message, answer.secrets)}`, excerpt(answer), context);
+			const malformed = `The gateway's signed answer is malformed: ${redactText(error.message, answer.secrets)}`;
+			throw new InvalidResponseError(malformed, excerpt(answer), context);
 		}
 		throw error;
 	}
@@ -107,22 +108,23 @@ export async function call<T>(ctx: ClientContext, spec: CallSpec, read: (opened:
  * plain failure that invites a retry. The message names the setting to check.
  */
 function unverifiedCreate(ctx: ClientContext, spec: CallSpec, error: unknown): unknown {
-	const version = `"${ctx.signVersion}" here`;
+	const signVersion = `signVersion ("${ctx.signVersion}" here)`;
+	const checkVersion = `check ${signVersion} against the account's setting`;
+	const arrived = "its answer arrived";
 	if (error instanceof SignatureVerificationError) {
+		const unsignedAdvice = "turn requireSignedResponses off only for a gateway that does not sign creation answers";
 		const circumstances: Record<SignatureVerificationError["reason"], string> = {
-			version_not_accepted: `its answer arrived signed in another signing version: check signVersion (${version}) against the account's setting`,
-			mismatch: `its answer arrived but its signature matches none of the keys in gatewayPublicKey: check gatewayPublicKey (and signVersion, ${version})`,
-			malformed_signature: `its answer arrived with a malformed signature: check signVersion (${version}) and gatewayPublicKey`,
-			missing_signature:
-				`its answer arrived unsigned: check signVersion (${version}); ` +
-				"turn requireSignedResponses off only for a gateway that does not sign creation answers",
+			version_not_accepted: `${arrived} signed in another signing version: ${checkVersion}`,
+			mismatch: `${arrived} but its signature matches no configured key: check gatewayPublicKey (and ${signVersion})`,
+			malformed_signature: `${arrived} with a malformed signature: check ${signVersion} and gatewayPublicKey`,
+			missing_signature: `${arrived} unsigned: check ${signVersion}; ${unsignedAdvice}`,
 		};
-		const circumstance = circumstances[error.reason] ?? `its answer could not be verified: check signVersion (${version}) and gatewayPublicKey`;
-		return unknownOutcome(spec, error, circumstance);
+		const fallback = `${arrived} but could not be verified: check ${signVersion} and gatewayPublicKey`;
+		return unknownOutcome(spec, error, circumstances[error.reason] ?? fallback);
 	}
 	if (error instanceof InvalidResponseError) {
 		const detail = error.message.replace(/\.$/, "");
-		return unknownOutcome(spec, error, `its answer arrived but could not be read (${detail}): check signVersion (${version}) against the account's setting`);
+		return unknownOutcome(spec, error, `${arrived} but could not be read (${detail}): ${checkVersion}`);
 	}
 	return error;
 }
@@ -141,7 +143,8 @@ function checkRequestOptions(options: RequestOptions | undefined, path: string):
 
 /** An off-schema answer: status, path and a redacted excerpt. */
 export function offSchema(answer: GatewayAnswer, path: string, detail: string): InvalidResponseError {
-	return new InvalidResponseError(`The gateway's answer does not have the documented shape: ${detail}.`, excerpt(answer), { status: answer.status, path });
+	const message = `The gateway's answer does not have the documented shape: ${detail}.`;
+	return new InvalidResponseError(message, excerpt(answer), { status: answer.status, path });
 }
 
 /** The first few zod issues of an off-schema answer, as `field rule` text (never values). */

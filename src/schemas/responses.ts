@@ -80,8 +80,8 @@ export interface CardChargeSuccess extends ChargeBase {
 	outcome: "success";
 }
 /**
- * 3DS required: send the buyer's browser to `redirectUrl`; the IPN brings the result, then the buyer returns to callbackUrl.
- * Decided by the signed `data.url`, whatever the unsigned wrapper status says.
+ * 3DS required: send the buyer's browser to `redirectUrl`; the IPN brings the result, then the buyer
+ * returns to callbackUrl. Decided by the signed `data.url`, whatever the unsigned wrapper status says.
  */
 export interface CardChargeRedirect extends ChargeBase {
 	outcome: "redirect";

@@ -252,7 +252,8 @@ export class Transport {
 			const tooLarge = new ResponseTooLargeError(this.#config.maxResponseBytes, { status: failure.status, path });
 			if (request.kind === "query") return tooLarge;
 			const circumstance = "its answer was larger than maxResponseBytes, so it was not read";
-			return new OutcomeUnknownError(request.what, request.ids, { status: failure.status, path, cause: tooLarge }, circumstance);
+			const where = { status: failure.status, path, cause: tooLarge };
+			return new OutcomeUnknownError(request.what, request.ids, where, circumstance);
 		}
 		const timeoutMs = request.timeoutMs ?? this.#config.timeoutMs;
 		if (failure.type === "aborted" && request.kind === "query") return request.signal?.reason ?? failure.error;

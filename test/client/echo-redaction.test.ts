@@ -42,21 +42,29 @@ const bareEchoes = (): Record<string, string> => ({
 	"bare digits": `Card ${GROUPED[0]} was refused: security code ${CVV} does not match (${GROUPED[1]}, ${CVV})`,
 });
 
+/** An unsigned error body, as the gateway sends them. */
+const failed = (status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+	HttpResponse.json({ status: "error", ...body }, { status, headers });
+const page = (status: number, text: string) => new HttpResponse(text, { status });
+const unsignedSuccess = (message: string) => {
+	return HttpResponse.json({ status: "success", message, data: { transactionId: ids.transaction } });
+};
+
 /** Each answer shape that carries gateway text, keyed by the error it must become. */
 const shapes: Array<[string, (echo: string) => Response]> = [
-	["GatewayValidationError (errors[])", (e) => HttpResponse.json({ status: "error", message: e, errors: [{ field: e, message: [e] }] }, { status: 422 })],
-	["GatewayValidationError (no errors[])", (e) => HttpResponse.json({ status: "error", message: e }, { status: 422 })],
-	["NoS2SProviderError", (e) => HttpResponse.json({ status: "error", transactionId: null, message: e }, { status: 422 })],
-	["ProcessingError (400)", (e) => HttpResponse.json({ status: "error", message: e, data: { transactionId: ids.transaction } }, { status: 400 })],
-	["ProcessingError (500)", (e) => HttpResponse.json({ status: "error", message: e, data: { transactionId: e } }, { status: 500 })],
-	["AuthenticationError (JSON)", (e) => HttpResponse.json({ status: "error", message: e }, { status: 403 })],
-	["AuthenticationError (page)", (e) => new HttpResponse(`<html><body><pre>${e}</pre></body></html>`, { status: 403 })],
-	["RateLimitError", (e) => HttpResponse.json({ status: "error", message: e }, { status: 429, headers: { "retry-after": "1" } })],
-	["InvalidResponseError (4xx page)", (e) => new HttpResponse(e, { status: 404 })],
-	["OutcomeUnknownError (200 not JSON)", (e) => new HttpResponse(e, { status: 200 })],
-	["OutcomeUnknownError (502 proxy page)", (e) => new HttpResponse(e, { status: 502 })],
-	["OutcomeUnknownError (500 page)", (e) => new HttpResponse(`<h1>Error</h1>${e}`, { status: 500 })],
-	["OutcomeUnknownError (unsigned success)", (e) => HttpResponse.json({ status: "success", message: e, data: { transactionId: ids.transaction, note: e } })],
+	["GatewayValidationError (errors[])", (e) => failed(422, { message: e, errors: [{ field: e, message: [e] }] })],
+	["GatewayValidationError (no errors[])", (e) => failed(422, { message: e })],
+	["NoS2SProviderError", (e) => failed(422, { transactionId: null, message: e })],
+	["ProcessingError (400)", (e) => failed(400, { message: e, data: { transactionId: ids.transaction } })],
+	["ProcessingError (500)", (e) => failed(500, { message: e, data: { transactionId: e } })],
+	["AuthenticationError (JSON)", (e) => failed(403, { message: e })],
+	["AuthenticationError (page)", (e) => page(403, `<html><body><pre>${e}</pre></body></html>`)],
+	["RateLimitError", (e) => failed(429, { message: e }, { "retry-after": "1" })],
+	["InvalidResponseError (4xx page)", (e) => page(404, e)],
+	["OutcomeUnknownError (200 not JSON)", (e) => page(200, e)],
+	["OutcomeUnknownError (502 proxy page)", (e) => page(502, e)],
+	["OutcomeUnknownError (500 page)", (e) => page(500, `<h1>Error</h1>${e}`)],
+	["OutcomeUnknownError (unsigned success)", unsignedSuccess],
 ];
 
 const captured: string[] = [];
@@ -101,7 +109,7 @@ const client = (version: Version): GatewayClient =>
 	});
 
 describe.skipIf(!hasPhp && !process.env.CI)("a gateway echoing the request", () => {
-	test.each(["2.0", "2.1"] as const)("card.charge: every echo form, every error class, every channel (%s)", async (version) => {
+	test.each(["2.0", "2.1"] as const)("card.charge: every echo form, error class and channel (%s)", async (version) => {
 		captured.length = 0;
 		fixture.reset(version);
 		const gateway = client(version);
@@ -128,12 +136,14 @@ describe.skipIf(!hasPhp && !process.env.CI)("a gateway echoing the request", () 
 					() => new Error(`${formName} / ${expected}: the call succeeded`),
 					(e: unknown) => e,
 				);
-				if ((error as Error).name !== expected.split(" ")[0]) misclassified.push(`${formName} / ${expected}: ${(error as Error).name}`);
-				seen.add((error as Error).name);
+				const { name } = error as Error;
+				if (name !== expected.split(" ")[0]) misclassified.push(`${formName} / ${expected}: ${name}`);
+				seen.add(name);
 				captureError(error);
 			}
 			// A success whose unsigned message echoes the request: the result the merchant logs is clean too.
-			fixture.next("/v2/card/api", () => HttpResponse.json(signedWrapped("success", echo, { transactionId: ids.transaction }, version)));
+			const echoingSuccess = signedWrapped("success", echo, { transactionId: ids.transaction }, version);
+			fixture.next("/v2/card/api", () => HttpResponse.json(echoingSuccess));
 			capture(await gateway.card.charge(params));
 		}
 		expectNoCanary();
@@ -154,7 +164,7 @@ describe.skipIf(!hasPhp && !process.env.CI)("a gateway echoing the request", () 
 		expect(everything).toContain("[cardSecurityCode] =>");
 	});
 
-	test.each(["2.0", "2.1"] as const)("checkout.create (no card data to know): the patterns alone catch every PHP echo form (%s)", async (version) => {
+	test.each(["2.0", "2.1"] as const)("checkout.create (no card data known): patterns alone (%s)", async (version) => {
 		captured.length = 0;
 		fixture.reset(version);
 		let forms: Record<string, string> | undefined;
@@ -166,7 +176,7 @@ describe.skipIf(!hasPhp && !process.env.CI)("a gateway echoing the request", () 
 		if (!forms) throw new Error("the gateway saw no request");
 		const gateway = client(version);
 		for (const echo of Object.values(forms)) {
-			fixture.next("/v2/checkout", () => HttpResponse.json({ status: "error", transactionId: null, paymentLink: null, message: echo }, { status: 400 }));
+			fixture.next("/v2/checkout", () => failed(400, { transactionId: null, paymentLink: null, message: echo }));
 			const error = await gateway.checkout.create(checkoutParams()).catch((e: unknown) => e);
 			expect((error as Error).name).toBe("CheckoutError");
 			captureError(error);

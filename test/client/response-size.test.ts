@@ -45,7 +45,7 @@ afterEach(async () => {
 	}
 });
 
-/** Writes `chunk` until `total` bytes are out (forever when total is Infinity) or the client hangs up, with backpressure. */
+/** Writes `chunk` until `total` bytes are out (Infinity: forever) or the client hangs up, with backpressure. */
 function stream(response: ServerResponse, chunk: Buffer, total: number): void {
 	let sent = 0;
 	let closed = false;
@@ -78,11 +78,12 @@ const hundredMegabytes: Behaviour = (_request, response) => {
 	response.writeHead(200, { "content-type": "application/json", "content-length": String(100_000_000) });
 	stream(response, filler, 100_000_000);
 };
-/** 2 GiB of zeros as 128 gzip members of 16 MiB each (a gzip stream may hold several members): about 2 MB on the wire. */
+/** 2 GiB of zeros as 128 gzip members of 16 MiB each (a gzip stream may hold several): about 2 MB on the wire. */
 const member = gzipSync(Buffer.alloc(16 * MiB), { level: 9 });
 const bomb = Buffer.concat(Array.from({ length: 128 }, () => member));
 const gzipBomb: Behaviour = (_request, response) => {
-	response.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip", "content-length": String(bomb.length) });
+	const encoding = { "content-encoding": "gzip", "content-length": String(bomb.length) };
+	response.writeHead(200, { "content-type": "application/json", ...encoding });
 	stream(response, bomb, bomb.length);
 };
 
@@ -100,10 +101,8 @@ interface ProbeReport {
 }
 
 async function inChildProcess(baseUrl: string, call: "query" | "checkout"): Promise<ProbeReport> {
-	const { stdout } = await run(process.execPath, ["--expose-gc", probe, entry, baseUrl, call, keys.merchantPrivate, keys.gatewayPublic], {
-		encoding: "utf8",
-		timeout: 120_000,
-	});
+	const args = ["--expose-gc", probe, entry, baseUrl, call, keys.merchantPrivate, keys.gatewayPublic];
+	const { stdout } = await run(process.execPath, args, { encoding: "utf8", timeout: 120_000 });
 	return JSON.parse(stdout.trim().split("\n").pop() as string) as ProbeReport;
 }
 
@@ -121,14 +120,15 @@ describe("hostile answer sizes, each in its own process: peak memory stays bound
 		expect(hits).toBe(2);
 	});
 
-	test("a 100 MB answer to a create: OutcomeUnknownError caused by ResponseTooLargeError", { timeout: 120_000 }, async () => {
+	test("a 100 MB answer to a create: OutcomeUnknownError (ResponseTooLargeError)", { timeout: 120_000 }, async () => {
 		const report = await inChildProcess(await serve(warmUp, hundredMegabytes), "checkout");
 		expect(report.peakAboveBaselineMiB).toBeLessThan(50);
-		expect(report).toMatchObject({ error: "OutcomeUnknownError", cause: "ResponseTooLargeError", limitBytes: MiB, orderRef: "ORD-BIG" });
+		expect(report).toMatchObject({ error: "OutcomeUnknownError", cause: "ResponseTooLargeError", limitBytes: MiB });
+		expect(report.orderRef).toBe("ORD-BIG");
 		expect(report.message).toMatch(/larger than maxResponseBytes/);
 	});
 
-	test("a gzip bomb (2 MB on the wire, 2 GiB inflated): stopped at 1 MiB of inflated bytes", { timeout: 120_000 }, async () => {
+	test("a gzip bomb (2 MB on the wire, 2 GiB inflated): stopped at 1 MiB inflated", { timeout: 120_000 }, async () => {
 		const report = await inChildProcess(await serve(warmUp, gzipBomb), "query");
 		expect(report.peakAboveBaselineMiB).toBeLessThan(50);
 		expect(report).toMatchObject({ error: "ResponseTooLargeError", limitBytes: MiB });
@@ -143,7 +143,8 @@ describe("the limit, in process", () => {
 	test("an answer of exactly maxResponseBytes is read; one byte more is not", async () => {
 		const size = Buffer.byteLength(signedAnswer);
 		const baseUrl = await serve(json(signedAnswer));
-		await expect(client(baseUrl, size).transactions.retrieve(ids.transaction)).resolves.toMatchObject({ transactionId: ids.transaction });
+		const read = await client(baseUrl, size).transactions.retrieve(ids.transaction);
+		expect(read.transactionId).toBe(ids.transaction);
 		const error = await client(baseUrl, size - 1)
 			.transactions.retrieve(ids.transaction)
 			.catch((e: unknown) => e);
@@ -160,7 +161,8 @@ describe("the limit, in process", () => {
 		const baseUrl = await serve(json(compressed, { "content-encoding": "gzip" }));
 		await expect(client(baseUrl).transactions.retrieve(ids.transaction)).rejects.toBeInstanceOf(ResponseTooLargeError);
 		expect(hits).toBe(1);
-		// Under a limit that fits its decoded size the answer is read, then refused on its signature (padding was added after signing).
+		// Under a limit that fits its decoded size the answer is read, then refused on its signature
+		// (the padding was added after signing).
 		const read = await client(baseUrl, 3 * MiB)
 			.transactions.retrieve(ids.transaction)
 			.catch((e: unknown) => e);

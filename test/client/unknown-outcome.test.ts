@@ -27,12 +27,15 @@ async function rejection(promise: Promise<unknown>): Promise<GatewayError> {
 	return error as GatewayError;
 }
 
-function expectUnknown(error: GatewayError, reconcile: { orderRef?: string; transactionId?: string }, setting: RegExp): OutcomeUnknownError {
+type Reconcile = { orderRef?: string; transactionId?: string };
+
+function expectUnknown(error: GatewayError, reconcile: Reconcile, setting: RegExp): OutcomeUnknownError {
 	expect(error).toBeInstanceOf(OutcomeUnknownError);
 	const unknown = error as OutcomeUnknownError;
 	expect(unknown.orderRef).toBe(reconcile.orderRef);
 	expect(unknown.transactionId).toBe(reconcile.transactionId);
-	expect(unknown.message).toContain(reconcile.orderRef ? `orderRef ${reconcile.orderRef}` : `transaction ${reconcile.transactionId}`);
+	const named = reconcile.orderRef ? `orderRef ${reconcile.orderRef}` : `transaction ${reconcile.transactionId}`;
+	expect(unknown.message).toContain(named);
 	expect(unknown.message).toMatch(setting);
 	return unknown;
 }
@@ -42,7 +45,10 @@ function expectSignatureCause(error: OutcomeUnknownError, reason: SignatureFailu
 	expect((error.cause as SignatureVerificationError).reason).toBe(reason);
 }
 
-describe("against the sandbox over real HTTP: the gateway processed the create, the client cannot verify its answer", () => {
+const VERSIONS = ["2.0", "2.1"] as const;
+const unique = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
+
+describe("against the sandbox over real HTTP: the gateway processed the create, the client cannot verify it", () => {
 	let server: SandboxServer;
 	let receiver: Awaited<ReturnType<typeof startReceiver>>;
 	beforeAll(async () => {
@@ -61,23 +67,36 @@ describe("against the sandbox over real HTTP: the gateway processed the create, 
 		cancelUrl: `${receiver.url}/cancel`,
 		errorUrl: `${receiver.url}/error`,
 	});
-	const client = (overrides: Partial<GatewayClientOptions>) => makeClient({ baseUrl: server.url, allowLoopbackHttp: true, ...overrides });
+	const client = (overrides: Partial<GatewayClientOptions>) => {
+		return makeClient({ baseUrl: server.url, allowLoopbackHttp: true, ...overrides });
+	};
+	/** A client set up as the account really is. */
+	const rightClient = (options: Partial<GatewayClientOptions>) => {
+		const merchantId = options.merchantId ?? MERCHANT_ID;
+		return client({ merchantId, signVersion: merchantId === MERCHANT_ID ? "2.0" : "2.1" });
+	};
 	const charged = (orderRef: string) => server.sandbox.transactions().filter((t) => t.ref === orderRef);
 
-	const misconfigurations: Array<[string, Partial<GatewayClientOptions>, SignatureFailureReason, RegExp]> = [
-		["signVersion 2.0 on a 2.1 account", { merchantId: "merchant-21", signVersion: "2.0" }, "version_not_accepted", /check signVersion/],
-		["signVersion 2.1 on a 2.0 account", { merchantId: MERCHANT_ID, signVersion: "2.1" }, "version_not_accepted", /check signVersion/],
-		["the wrong gateway public key (2.0)", { merchantId: MERCHANT_ID, gatewayPublicKey: keys.merchantPublic }, "mismatch", /check gatewayPublicKey/],
-		[
-			"the wrong gateway public key (2.1)",
-			{ merchantId: "merchant-21", signVersion: "2.1", gatewayPublicKey: keys.merchantPublic },
-			"mismatch",
-			/check gatewayPublicKey/,
-		],
+	interface Misconfiguration {
+		name: string;
+		options: Partial<GatewayClientOptions>;
+		reason: SignatureFailureReason;
+		setting: RegExp;
+	}
+	const version = { reason: "version_not_accepted", setting: /check signVersion/ } as const;
+	const key = { reason: "mismatch", setting: /check gatewayPublicKey/ } as const;
+	const gatewayPublicKey = keys.merchantPublic;
+	const on21 = { merchantId: "merchant-21", signVersion: "2.1" } as const;
+	const misconfigurations: Misconfiguration[] = [
+		{ name: "signVersion 2.0 on a 2.1 account", options: { merchantId: "merchant-21", signVersion: "2.0" }, ...version },
+		{ name: "signVersion 2.1 on a 2.0 account", options: { merchantId: MERCHANT_ID, signVersion: "2.1" }, ...version },
+		{ name: "the wrong gateway key (2.0)", options: { merchantId: MERCHANT_ID, gatewayPublicKey }, ...key },
+		{ name: "the wrong gateway key (2.1)", options: { ...on21, gatewayPublicKey }, ...key },
 	];
 
-	test.each(misconfigurations)("card.charge with %s: OutcomeUnknownError, and the card was charged", async (_name, options, reason, setting) => {
-		const orderRef = `ORD-UNKNOWN-${reason}-${Math.random().toString(36).slice(2, 8)}`;
+	test.each(misconfigurations)("card.charge, $name: unknown outcome, card charged", async (row) => {
+		const { options, reason, setting } = row;
+		const orderRef = unique(`ORD-UNKNOWN-${reason}`);
 		const error = await rejection(client(options).card.charge(cardParams({ orderRef, ...urls() })));
 		expectSignatureCause(expectUnknown(error, { orderRef }, setting), reason);
 		expect(error.message).not.toMatch(/no answer came back/);
@@ -86,33 +105,28 @@ describe("against the sandbox over real HTTP: the gateway processed the create, 
 		expect(charged(orderRef)[0]?.status).toBe("successful");
 	});
 
-	test.each(misconfigurations)("checkout.create with %s: OutcomeUnknownError, and the session exists", async (_name, options, reason, setting) => {
-		const orderRef = `ORD-SESSION-${reason}-${Math.random().toString(36).slice(2, 8)}`;
+	test.each(misconfigurations)("checkout.create, $name: unknown outcome, session made", async (row) => {
+		const { options, reason, setting } = row;
+		const orderRef = unique(`ORD-SESSION-${reason}`);
 		const error = await rejection(client(options).checkout.create(checkoutParams({ orderRef, ...urls() })));
 		expectSignatureCause(expectUnknown(error, { orderRef }, setting), reason);
 		expect(charged(orderRef)).toHaveLength(1);
 	});
 
-	test.each(misconfigurations)(
-		"refunds.create with %s: OutcomeUnknownError naming the transaction, and the refund exists",
-		async (_n, options, reason, setting) => {
-			const merchantId = options.merchantId ?? MERCHANT_ID;
-			const signVersion = merchantId === MERCHANT_ID ? "2.0" : "2.1";
-			const orderRef = `ORD-REFUND-${reason}-${Math.random().toString(36).slice(2, 8)}`;
-			const sale = await client({ merchantId, signVersion }).card.charge(cardParams({ orderRef, ...urls() }));
-			const error = await rejection(client(options).refunds.create({ transactionId: sale.transactionId, amount: 1 }));
-			expectSignatureCause(expectUnknown(error, { transactionId: sale.transactionId }, setting), reason);
-			// The refund was made: its IPN reached the merchant.
-			await server.sandbox.whenIdle();
-			const refundIpns = receiver.ipns.filter((ipn) => ipn.body.includes("refundId") && ipn.body.includes(sale.transactionId));
-			expect(refundIpns).toHaveLength(1);
-		},
-	);
+	test.each(misconfigurations)("refunds.create, $name: unknown outcome, refund made", async (row) => {
+		const { options, reason, setting } = row;
+		const orderRef = unique(`ORD-REFUND-${reason}`);
+		const sale = await rightClient(options).card.charge(cardParams({ orderRef, ...urls() }));
+		const error = await rejection(client(options).refunds.create({ transactionId: sale.transactionId, amount: 1 }));
+		expectSignatureCause(expectUnknown(error, { transactionId: sale.transactionId }, setting), reason);
+		// The refund was made: its IPN reached the merchant.
+		await server.sandbox.whenIdle();
+		const refundIpns = receiver.ipns.filter(({ body }) => body.includes("refundId") && body.includes(sale.transactionId));
+		expect(refundIpns).toHaveLength(1);
+	});
 
-	test.each(misconfigurations)("queries with %s still throw SignatureVerificationError", async (_name, options, reason) => {
-		const merchantId = options.merchantId ?? MERCHANT_ID;
-		const signVersion = merchantId === MERCHANT_ID ? "2.0" : "2.1";
-		const sale = await client({ merchantId, signVersion }).card.charge(cardParams({ orderRef: `ORD-Q-${reason}`, ...urls() }));
+	test.each(misconfigurations)("queries, $name: still SignatureVerificationError", async ({ options, reason }) => {
+		const sale = await rightClient(options).card.charge(cardParams({ orderRef: unique("ORD-Q"), ...urls() }));
 		const error = await rejection(client(options).transactions.retrieve(sale.transactionId));
 		expect(error).toBeInstanceOf(SignatureVerificationError);
 		expect((error as SignatureVerificationError).reason).toBe(reason);
@@ -124,29 +138,38 @@ describe("malformed, tampered or unsigned creation answers (MSW gateway)", () =>
 	beforeAll(() => fixture.server.listen({ onUnhandledFrame: "error" }));
 	afterAll(() => fixture.server.close());
 
+	const otherTransaction = `${ids.transaction.slice(0, -1)}0`;
 	const tamperedCard = (version: Version) => {
 		const signed = signedWrapped("success", "ok", { transactionId: ids.transaction }, version);
-		if (version === "2.1") return { ...signed, payload: String(signed.payload).replace(ids.transaction, `${ids.transaction.slice(0, -1)}0`) };
-		return { ...signed, data: { ...(signed.data as Record<string, unknown>), transactionId: `${ids.transaction.slice(0, -1)}0` } };
+		const payload = String(signed.payload).replace(ids.transaction, otherTransaction);
+		if (version === "2.1") return { ...signed, payload };
+		return { ...signed, data: { ...(signed.data as Record<string, unknown>), transactionId: otherTransaction } };
 	};
+	const tamperedCheckout = (version: Version) => {
+		const flat = signedFlat(checkoutCreated(), version);
+		if (version === "2.1") return { ...flat, payload: String(flat.payload).replace("abc", "abd") };
+		return { ...flat, paymentLink: "https://evil.example/" };
+	};
+	const refundCreated = { refundId: ids.refund, refundNumber: "RF-1" };
 	const creates = (version: Version) => {
 		const gateway = makeClient({ signVersion: version });
+		const refundFor = { transactionId: ids.transaction };
 		return [
 			["/v2/checkout", () => gateway.checkout.create(checkoutParams({ orderRef: "ORD-C" })), { orderRef: "ORD-C" }],
 			["/v2/card/api", () => gateway.card.charge(cardParams({ orderRef: "ORD-S" })), { orderRef: "ORD-S" }],
-			["/v2/refund", () => gateway.refunds.create({ transactionId: ids.transaction, amount: 1 }), { transactionId: ids.transaction }],
+			["/v2/refund", () => gateway.refunds.create({ ...refundFor, amount: 1 }), refundFor],
 		] as const;
 	};
+	const answerEveryCreate = (responder: () => Response) => {
+		for (const path of ["/v2/checkout", "/v2/card/api", "/v2/refund"]) fixture.next(path, responder);
+	};
 
-	test.each(["2.0", "2.1"] as const)("a tampered signed field: OutcomeUnknownError, cause mismatch (%s)", async (version) => {
+	test.each(VERSIONS)("a tampered signed field: unknown outcome, cause mismatch (%s)", async (version) => {
 		fixture.reset(version);
-		const flat = signedFlat(checkoutCreated(), version);
-		const tamperedFlat =
-			version === "2.1" ? { ...flat, payload: String(flat.payload).replace("abc", "abd") } : { ...flat, paymentLink: "https://evil.example/" };
-		fixture.next("/v2/checkout", () => HttpResponse.json(tamperedFlat));
+		fixture.next("/v2/checkout", () => HttpResponse.json(tamperedCheckout(version)));
 		fixture.next("/v2/card/api", () => HttpResponse.json(tamperedCard(version)));
-		const refundSigned = signedWrapped("success", null, { refundId: ids.refund, refundNumber: "RF-1" }, version, keys.merchantPrivate);
-		fixture.next("/v2/refund", () => HttpResponse.json(refundSigned));
+		const refundSignedByAnother = signedWrapped("success", null, refundCreated, version, keys.merchantPrivate);
+		fixture.next("/v2/refund", () => HttpResponse.json(refundSignedByAnother));
 		for (const [path, call, reconcile] of creates(version)) {
 			const error = expectUnknown(await rejection(call()), reconcile, /check gatewayPublicKey/);
 			expectSignatureCause(error, "mismatch");
@@ -156,24 +179,29 @@ describe("malformed, tampered or unsigned creation answers (MSW gateway)", () =>
 		expect(fixture.attempts).toEqual(["/v2/checkout", "/v2/card/api", "/v2/refund"]);
 	});
 
-	test.each(["2.0", "2.1"] as const)("an unsigned success answer: OutcomeUnknownError, cause missing_signature (%s)", async (version) => {
+	test.each(VERSIONS)("an unsigned success: unknown outcome, cause missing_signature (%s)", async (version) => {
 		fixture.reset(version);
 		fixture.next("/v2/checkout", () => HttpResponse.json(checkoutCreated()));
-		fixture.next("/v2/card/api", () => HttpResponse.json({ status: "success", message: "ok", data: { transactionId: ids.transaction } }));
-		fixture.next("/v2/refund", () => HttpResponse.json({ status: "success", message: null, data: { refundId: ids.refund, refundNumber: "RF-1" } }));
+		const charged = { transactionId: ids.transaction };
+		fixture.next("/v2/card/api", () => HttpResponse.json({ status: "success", message: "ok", data: charged }));
+		fixture.next("/v2/refund", () => HttpResponse.json({ status: "success", message: null, data: refundCreated }));
 		for (const [, call, reconcile] of creates(version)) {
-			expectSignatureCause(expectUnknown(await rejection(call()), reconcile, /check signVersion.*requireSignedResponses/), "missing_signature");
+			const error = expectUnknown(await rejection(call()), reconcile, /check signVersion.*requireSignedResponses/);
+			expectSignatureCause(error, "missing_signature");
 		}
 	});
 
-	test.each([
-		["a 200 that is not JSON", () => new HttpResponse("<html>Thank you</html>", { status: 200 }), /could not be read \(not a JSON object\)/],
-		["a 500 page that is not JSON", () => new HttpResponse("<h1>Internal Server Error</h1>", { status: 500 }), /could not be read/],
-		["a 500 JSON body that is no gateway answer", () => HttpResponse.json({ trace: "x" }, { status: 500 }), /could not be read/],
-		["a signed answer of the wrong shape", () => HttpResponse.json(signedFlat({ unexpected: true }, "2.0")), /could not be read.*check signVersion/],
-	] as const)("%s: OutcomeUnknownError with the InvalidResponseError as cause", async (_name, responder, circumstance) => {
+	const page = (status: number, text: string) => () => new HttpResponse(text, { status });
+	const unreadable: Array<[string, () => Response, RegExp]> = [
+		["a 200 that is not JSON", page(200, "<html>Thank you</html>"), /could not be read \(not a JSON/],
+		["a 500 page that is not JSON", page(500, "<h1>Internal Server Error</h1>"), /could not be read/],
+		["a 500 JSON body that is no gateway answer", () => HttpResponse.json({}, { status: 500 }), /could not be read/],
+		["a signed answer, wrong shape", () => HttpResponse.json(signedFlat({ a: 1 }, "2.0")), /read.*check signVersion/],
+	];
+
+	test.each(unreadable)("%s: unknown outcome, cause InvalidResponseError", async (_name, responder, circumstance) => {
 		fixture.reset("2.0");
-		for (const path of ["/v2/checkout", "/v2/card/api", "/v2/refund"]) fixture.next(path, responder);
+		answerEveryCreate(responder);
 		for (const [, call, reconcile] of creates("2.0")) {
 			const error = expectUnknown(await rejection(call()), reconcile, circumstance);
 			expect(error.cause).toBeInstanceOf(InvalidResponseError);
@@ -182,8 +210,8 @@ describe("malformed, tampered or unsigned creation answers (MSW gateway)", () =>
 
 	test("a signed 2.1 payload that is not JSON: OutcomeUnknownError with the InvalidResponseError as cause", async () => {
 		fixture.reset("2.1");
-		const answer = () => HttpResponse.json({ payload: "not json", signVersion: "2.1", signature: signText("not json", keys.gatewayPrivate) });
-		for (const path of ["/v2/checkout", "/v2/card/api", "/v2/refund"]) fixture.next(path, answer);
+		const notJson = { payload: "not json", signVersion: "2.1", signature: signText("not json", keys.gatewayPrivate) };
+		answerEveryCreate(() => HttpResponse.json(notJson));
 		for (const [, call, reconcile] of creates("2.1")) {
 			const error = expectUnknown(await rejection(call()), reconcile, /could not be read/);
 			expect(error.cause).toBeInstanceOf(InvalidResponseError);

@@ -9,8 +9,9 @@ import { fileURLToPath } from "node:url";
 registerHooks({
 	resolve(specifier, context, next) {
 		if (specifier.startsWith(".") && specifier.endsWith(".js") && context.parentURL) {
+			const js = new URL(specifier, context.parentURL);
 			const ts = new URL(specifier.replace(/\.js$/, ".ts"), context.parentURL);
-			if (!existsSync(fileURLToPath(new URL(specifier, context.parentURL))) && existsSync(fileURLToPath(ts))) return next(ts.href, context);
+			if (!existsSync(fileURLToPath(js)) && existsSync(fileURLToPath(ts))) return next(ts.href, context);
 		}
 		return next(specifier, context);
 	},
@@ -53,7 +54,8 @@ globalThis.gc?.();
 const baseline = process.memoryUsage().rss;
 const report = (outcome) => {
 	const peak = process.resourceUsage().maxRSS * 1024;
-	console.log(JSON.stringify({ ...outcome, baselineMiB: baseline / MiB, peakAboveBaselineMiB: (peak - baseline) / MiB }));
+	const memory = { baselineMiB: baseline / MiB, peakAboveBaselineMiB: (peak - baseline) / MiB };
+	console.log(JSON.stringify({ ...outcome, ...memory }));
 	process.exit(0);
 };
 setInterval(() => {
