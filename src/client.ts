@@ -63,6 +63,8 @@ export const clientOptionsSchema = lazySchema(() =>
 			maxRetries: integer(0, 10).default(2),
 			/** First backoff delay in milliseconds; doubles per retry, with jitter, capped at 8 s. Retry-After wins. @default 250 */
 			retryBaseDelayMs: integer(0, 60_000).default(250),
+			/** Longest answer read, in bytes after decompression; past it the client stops reading. @default 1048576 (1 MiB) */
+			maxResponseBytes: integer(1, 2_147_483_647).default(1_048_576),
 			/** A fetch implementation to use instead of the global one. @default globalThis.fetch */
 			fetch: z.custom<FetchLike>((value) => typeof value === "function", "must be a function").optional(),
 			/** Observability callbacks; every payload is redacted. @default none */
@@ -129,6 +131,15 @@ export interface GatewayClientOptions {
 	maxRetries?: number | undefined;
 	/** First backoff delay in milliseconds; doubles per retry, full jitter, capped at 8 s. A Retry-After up to 60 s wins. @default 250 */
 	retryBaseDelayMs?: number | undefined;
+	/**
+	 * Longest answer the client reads, in bytes after decompression. Past it the
+	 * client stops reading and throws `ResponseTooLargeError` (on a create,
+	 * `OutcomeUnknownError` with that cause: the request may have been processed).
+	 * Gateway answers are a few kilobytes; the limit guards memory against an
+	 * endless answer or a decompression bomb.
+	 * @default 1048576 (1 MiB)
+	 */
+	maxResponseBytes?: number | undefined;
 	/** A fetch implementation to use instead of the global one. @default globalThis.fetch (looked up at each request) */
 	fetch?: FetchLike | undefined;
 	/** Observability callbacks; every payload is redacted. @default none */
@@ -207,6 +218,7 @@ export class GatewayClient {
 				timeoutMs: config.timeoutMs,
 				maxRetries: config.maxRetries,
 				retryBaseDelayMs: config.retryBaseDelayMs,
+				maxResponseBytes: config.maxResponseBytes,
 				userAgent: userAgent(),
 				observer,
 			}),

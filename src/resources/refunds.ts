@@ -24,8 +24,15 @@ export class RefundsResource {
 	 * refundable). `approval` says whether the gateway processed it at once or
 	 * holds it for manual approval.
 	 *
-	 * Never retried: on a timeout or a reset after sending, `OutcomeUnknownError`
-	 * tells you to check the transaction's refunds first (a retry could refund twice).
+	 * What is signed: `refundId` and `refundNumber` (the answer's `data`).
+	 * `approval` and `message` come from the wrapper's `message`, which the
+	 * gateway does not sign (nothing signed says whether the refund is held):
+	 * confirm with `refunds.retrieve(refundId)` or the refund IPN (both signed)
+	 * before acting on them.
+	 *
+	 * Never retried: on a timeout or a reset after sending, or an answer that
+	 * cannot be verified or read, `OutcomeUnknownError` tells you to check the
+	 * transaction's refunds first (a retry could refund twice).
 	 */
 	async create(params: RefundParams, options?: RequestOptions): Promise<RefundCreated> {
 		const ctx = this.#ctx;
