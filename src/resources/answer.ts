@@ -96,8 +96,8 @@ export function errorForAnswer(answer: GatewayAnswer, body: Record<string, unkno
 	}
 	if (isSignatureRefusal(status, answer.text)) {
 		// An HTTP 500, but a refusal: nothing was processed (D12).
-		const said = gatewayMessage(body, "no message");
-		const advice = "check the key registered for this merchantId and the signed string (npx merchant-gateway sign)";
+		const said = say("no message");
+		const advice = "check the key registered for this merchantId and the signed string (npx merchant-gateway sign --explain, npx merchant-gateway doctor)";
 		const refused = `The gateway refused the request's signature (HTTP ${status}): ${said}.`;
 		return new AuthenticationError(`${refused} Nothing was processed; ${advice}.`, { status, path });
 	}
