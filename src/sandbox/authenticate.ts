@@ -1,6 +1,7 @@
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
 import { decodeCheckoutForm } from "../schemas/requests.js";
+import type { SignedStringForm } from "../signing/canonical.js";
 import { openVerified, parseJsonObject } from "../signing/open.js";
 import type { SignVersion } from "../signing/seal.js";
 import type { SandboxRequest } from "./exchange.js";
@@ -10,6 +11,8 @@ import type { MerchantAccount } from "./state.js";
 /** A request body before verification: the envelope as sent, and how it came. */
 export interface Envelope {
 	body: Record<string, unknown>;
+	/** The JSON body as sent: 2.0 is verified in its own order and with its number literals. */
+	text?: string | undefined;
 	/** Sent as application/x-www-form-urlencoded (a DIRECT_POST browser form). */
 	form: boolean;
 }
@@ -34,7 +37,7 @@ export async function readEnvelope(request: SandboxRequest, allowForm: boolean):
 	if (text.length > MAX_BODY_BYTES) return badRequest("The request body is larger than 1 MiB.", 413);
 	if (type === "application/json" || (type === "" && text.trimStart().startsWith("{"))) {
 		try {
-			return { body: parseJsonObject(text, "request body"), form: false };
+			return { body: parseJsonObject(text, "request body"), text, form: false };
 		} catch (error) {
 			return badRequest(error instanceof MalformedMessageError ? error.message : "The request body is not valid JSON.");
 		}
@@ -72,10 +75,15 @@ export function claimedFields(envelope: Envelope): Record<string, unknown> | Api
  * Whatever cannot be verified gets the gateway's HTTP 500 (D12), naming
  * `merchantId`: the one the request claims, or the owner of its transaction.
  */
-export function authenticate(envelope: Envelope, merchant: MerchantAccount | undefined, merchantId: string): Verified {
+export function authenticate(
+	envelope: Envelope,
+	merchant: MerchantAccount | undefined,
+	merchantId: string,
+	signedString: SignedStringForm | undefined,
+): Verified {
 	if (!merchant) return invalidSignature(merchantId, "no merchant account is registered for this merchantId");
 	try {
-		const opened = openVerified(envelope.body, { publicKey: merchant.publicKeys });
+		const opened = openVerified(envelope.text ?? envelope.body, { publicKey: merchant.publicKeys, signedString });
 		const fields = envelope.form && opened.signVersion === "2.0" ? decodeCheckoutForm(opened.fields as Record<string, string>) : opened.fields;
 		const { signVersion: _version, ...rest } = fields;
 		return { merchant, fields: rest, signVersion: opened.signVersion, form: envelope.form };

@@ -60,7 +60,7 @@ export class SandboxCore {
 
 	constructor(options: SandboxOptions, gatewayKeys: { privateKey: string; publicKey: string }) {
 		this.clock = new ControllableClock(options.now);
-		this.signer = new GatewaySigner(gatewayKeys.privateKey);
+		this.signer = new GatewaySigner(gatewayKeys.privateKey, options.signedString);
 		this.gatewayPublicKey = gatewayKeys.publicKey;
 		this.baseUrl = checkedBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
 		this.allowLoopbackHttp = options.allowLoopbackHttp ?? true;
@@ -272,7 +272,7 @@ export class SandboxCore {
 				: record.status === "successful" || record.status === "pending"
 					? record.request.callbackUrl
 					: record.request.errorUrl;
-		return sealCallbackUrl(target, callbackFields(record), { privateKey: this.signer.key, signVersion: this.merchantOf(record).signVersion });
+		return sealCallbackUrl(target, callbackFields(record), this.signer.sealOptions(this.merchantOf(record).signVersion));
 	}
 
 	/** paidAmount minus every refund not rejected (refund_failed); held ones reserve their amount. */

@@ -1,3 +1,4 @@
+import type { SignedStringForm } from "../signing/canonical.js";
 import type { PublicKeyLike } from "../signing/keys.js";
 import type { SignVersion } from "../signing/seal.js";
 
@@ -116,6 +117,12 @@ export interface SandboxOptions {
 	ipn?: SandboxIpnOptions | undefined;
 	/** Receives a line of news for every request, status change and delivery attempt. @default none */
 	onEvent?: ((event: SandboxEvent) => void) | undefined;
+	/**
+	 * How the simulated gateway turns a 2.0 message into its signed string, to rehearse a gateway
+	 * that signs differently from the reference form (give the SDK the same `signedString`).
+	 * @default the gateway's reference form (`canonicalString`)
+	 */
+	signedString?: SignedStringForm | undefined;
 }
 
 export const DEFAULT_BASE_URL = "https://sandbox.merchant-gateway.test";

@@ -1,5 +1,6 @@
+import type { SignedStringForm } from "../signing/canonical.js";
 import { type PrivateKey, toPrivateKey } from "../signing/keys.js";
-import { type SignVersion, sealMessage } from "../signing/seal.js";
+import { type SealOptions, type SignVersion, sealMessage } from "../signing/seal.js";
 
 /**
  * The answers the sandbox gives, in the spec's shapes. Success answers are
@@ -21,26 +22,30 @@ export interface FieldErrors {
 	message: string[];
 }
 
+/** The gateway's signing: its key, and the 2.0 signed-string form it uses (the reference form unless set). */
 export class GatewaySigner {
 	readonly #key: PrivateKey;
+	readonly signedString: SignedStringForm | undefined;
 
-	constructor(privateKey: string) {
+	constructor(privateKey: string, signedString: SignedStringForm | undefined) {
 		this.#key = toPrivateKey(privateKey);
+		this.signedString = signedString;
 	}
 
-	get key(): PrivateKey {
-		return this.#key;
+	/** Seal options for a message in `signVersion`. */
+	sealOptions(signVersion: SignVersion): SealOptions {
+		return { privateKey: this.#key, signVersion, signedString: this.signedString };
 	}
 
 	/** A flat response (checkout creation, transaction query) or an IPN body. */
 	flat(fields: Record<string, unknown>, signVersion: SignVersion): Record<string, unknown> {
-		return { ...sealMessage(fields, { privateKey: this.#key, signVersion }) };
+		return { ...sealMessage(fields, this.sealOptions(signVersion)) };
 	}
 
 	/** A wrapped response (S2S charge, refund creation, refund query): status, message, signed data. */
 	wrapped(status: string, message: string | null, data: Record<string, unknown>, signVersion: SignVersion): Record<string, unknown> {
-		if (signVersion === "2.1") return { status, message, ...sealMessage(data, { privateKey: this.#key, signVersion: "2.1" }) };
-		return { status, message, data: sealMessage(data, { privateKey: this.#key, signVersion: "2.0" }) };
+		const sealed = sealMessage(data, this.sealOptions(signVersion));
+		return signVersion === "2.1" ? { status, message, ...sealed } : { status, message, data: sealed };
 	}
 }
 

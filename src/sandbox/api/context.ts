@@ -31,7 +31,7 @@ export async function verifiedRequest(ctx: ApiContext, allowForm: boolean, unkno
 	if (isReply(claimed)) return claimed;
 	const found = findMerchant(ctx, claimed);
 	if (!found) return unknownSubject ?? fieldError("merchantId", "is required");
-	return authenticate(envelope, found.merchant, found.merchantId);
+	return authenticate(envelope, found.merchant, found.merchantId, ctx.core.signer.signedString);
 }
 
 function findMerchant(ctx: ApiContext, claimed: Record<string, unknown>): Claimant | undefined {
