@@ -1,0 +1,191 @@
+import { createPublicKey, verify } from "node:crypto";
+import fc from "fast-check";
+import { canonicalString } from "../../../src/signing/canonical.js";
+import { parseJsonText, TextNumber, TextObject, type TextValue } from "../../../src/signing/json-text.js";
+import { loadPrivateKey, loadPublicKey } from "../../../src/signing/keys.js";
+import { sealMessage } from "../../../src/signing/seal.js";
+import { checkoutCreated, ids, refund, transaction } from "../../fixtures/gateway-messages.js";
+import { keys, vector } from "../../helpers/vectors.js";
+import { awkwardNumber, awkwardString, jsonObject } from "../../signing/arbitraries.js";
+import type { Signed } from "./checks.js";
+import { fromValue, type Node, write } from "./json-tree.js";
+import {
+	applyTextMutation,
+	applyTreeMutation,
+	style,
+	type TextMutation,
+	type TreeMutation,
+	textMutations,
+	treeMutation,
+	treeMutations,
+} from "./mutations.js";
+
+/**
+ * Validly signed gateway messages (the vectors' gateway key, sealed by `sealMessage`, plus
+ * the PHP-made vectors), and mutations of them as the text a verifier receives.
+ */
+
+export const gatewayPrivateKey = loadPrivateKey(keys.gatewayPrivate);
+export const gatewayPublicKey = loadPublicKey(keys.gatewayPublic);
+const publicKeyObject = createPublicKey(keys.gatewayPublic);
+
+export type Version = "2.0" | "2.1";
+
+export interface SignedMessage {
+	/** The message as the gateway sends it: flat 2.0 fields with `signature`, or the 2.1 envelope. */
+	document: Node;
+	origin: Signed;
+}
+
+/** What a signature covers, checked against the key itself: the oracle must be right before it judges. */
+function checkedOrigin(origin: Signed, signature: string): Signed {
+	const text = origin.version === "2.0" ? origin.signedString : origin.payload;
+	if (!verify("md5", Buffer.from(text, "utf8"), publicKeyObject, Buffer.from(signature, "base64"))) throw new Error("fuzz seed: the signature does not cover its origin");
+	return origin;
+}
+
+/** Seals `fields` with the gateway key, as `sealMessage` makes gateway messages in tests. */
+export function seal(fields: Record<string, unknown>, version: Version): SignedMessage {
+	if (version === "2.1") {
+		const sealed = sealMessage(fields, { privateKey: gatewayPrivateKey, signVersion: "2.1" });
+		return { document: fromValue(sealed), origin: checkedOrigin({ version: "2.1", payload: sealed.payload }, sealed.signature) };
+	}
+	const sealed = sealMessage(fields, { privateKey: gatewayPrivateKey, signVersion: "2.0" });
+	return { document: fromValue(sealed), origin: checkedOrigin({ version: "2.0", signedString: canonicalString(sealed) }, sealed.signature) };
+}
+
+/** JSON text as a document, keeping its member order and number literals. */
+function fromText(value: TextValue): Node {
+	if (typeof value === "string") return { kind: "string", value };
+	if (typeof value === "boolean" || value === null) return { kind: "literal", text: String(value) as "true" | "false" | "null" };
+	if (value instanceof TextNumber) return { kind: "number", literal: value.literal };
+	if (value instanceof TextObject) return { kind: "object", members: value.keys.map((key, i) => ({ key, value: fromText(value.values[i] as TextValue) })) };
+	return { kind: "array", items: value.map(fromText) };
+}
+
+/** The PHP-made gateway vectors: orders and literals that JavaScript would not write. */
+function vectorSeeds(): SignedMessage[] {
+	const seeds: SignedMessage[] = [];
+	for (const name of ["transaction-ipn-2.0", "refund-ipn-2.0", "refund-query-response-2.0", "transaction-ipn-2.1", "refund-create-response-2.1"]) {
+		const v = vector(name);
+		const text = v.message as string;
+		const parsed = JSON.parse(text);
+		const signature = (parsed.signature ?? parsed.data?.signature) as string;
+		const origin: Signed = v.payload === undefined ? { version: "2.0", signedString: v.canonical as string } : { version: "2.1", payload: v.payload };
+		seeds.push({ document: fromText(parseJsonText(text)), origin: checkedOrigin(origin, signature) });
+	}
+	return seeds;
+}
+
+const fieldValue: fc.Arbitrary<unknown> = fc.oneof(awkwardString, awkwardNumber, fc.boolean(), fc.constant(null), jsonObject, fc.constant(ids.transaction));
+
+/** A known message, half the time as is, else with up to three fields changed or added (never a string `payload`). */
+function variantOf(base: Record<string, unknown>): fc.Arbitrary<Record<string, unknown>> {
+	const names = Object.keys(base);
+	const changes = fc.dictionary(fc.constantFrom(...names, "metadata", "extra", "__proto__", "10", "9"), fieldValue, { minKeys: 1, maxKeys: 3 });
+	return fc.oneof(
+		fc.constant(base),
+		changes.map((changed) => Object.defineProperties({ ...base }, Object.getOwnPropertyDescriptors(changed))),
+	);
+}
+
+const CALLBACK = { status: "successful", transactionId: ids.transaction, ref: "ORD-1", amount: 10.5, currency: "EUR" };
+const anyObject = jsonObject.filter((fields) => typeof fields.payload !== "string");
+
+/** Field sets of IPNs (transaction and refund), and now and then any JSON object. */
+export const ipnFields: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
+	{ weight: 3, arbitrary: variantOf(transaction()) },
+	{ weight: 3, arbitrary: variantOf(refund()) },
+	{ weight: 1, arbitrary: anyObject },
+);
+
+/** Field sets of callbacks. */
+export const callbackFields: fc.Arbitrary<Record<string, unknown>> = fc.oneof({ weight: 5, arbitrary: variantOf(CALLBACK) }, { weight: 1, arbitrary: anyObject });
+
+/** Field sets of all the gateway's messages: IPNs, callbacks, answers, and any JSON object. */
+export const gatewayFields: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
+	variantOf(transaction()),
+	variantOf(refund()),
+	variantOf(CALLBACK),
+	variantOf(checkoutCreated()),
+	anyObject,
+);
+
+const version = fc.constantFrom<Version>("2.0", "2.1");
+
+/** 2.0 cannot sign a lone surrogate (json_encode refuses it); such fields are sealed in 2.1 only. */
+function sealable([fields, v]: [Record<string, unknown>, Version]): boolean {
+	if (v === "2.1") return true;
+	try {
+		canonicalString(fields);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * Signing costs a millisecond, verifying a twentieth of that: most cases mutate one of a
+ * fixed pool of signed messages (sealed once from a fixed seed), the rest seal new fields.
+ */
+export function signedMessages(fields: fc.Arbitrary<Record<string, unknown>>, poolSize = 48): fc.Arbitrary<SignedMessage> {
+	const sealableFields = fc.tuple(fields, version).filter(sealable);
+	const pool = fc.sample(sealableFields, { numRuns: poolSize, seed: 7 }).map(([f, v]) => seal(f, v));
+	pool.push(...vectorSeeds());
+	return fc.oneof(
+		{ weight: 4, arbitrary: fc.nat({ max: pool.length - 1 }).map((i) => pool[i] as SignedMessage) },
+		{ weight: 1, arbitrary: sealableFields.map(([f, v]) => seal(f, v)) },
+	);
+}
+
+export interface MessageCase {
+	text: string;
+	origin: Signed;
+}
+
+/** The wrapped form of an answer (`status`, `message`, then the signed part), as the gateway writes S2S and refund answers. */
+function wrapped(document: Node, origin: Signed, status: Node, message: Node): Node {
+	const head = [
+		{ key: "status", value: status },
+		{ key: "message", value: message },
+	];
+	if (origin.version === "2.0" || document.kind !== "object") return { kind: "object", members: [...head, { key: "data", value: document }] };
+	return { kind: "object", members: [...head, ...document.members] };
+}
+
+const wrapper = fc.record({
+	wrap: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+	status: fc.constantFrom<Node>({ kind: "string", value: "success" }, { kind: "string", value: "error" }, { kind: "literal", text: "null" }),
+	message: fc.constantFrom<Node>({ kind: "string", value: "ok" }, { kind: "literal", text: "null" }, { kind: "number", literal: "1" }),
+});
+
+/** Mutations of a 2.1 payload text: rare, since any change of the text breaks its signature. */
+const payloadMutations = fc.oneof({ weight: 5, arbitrary: fc.constant<TreeMutation[]>([]) }, { weight: 1, arbitrary: fc.array(treeMutation, { minLength: 1, maxLength: 2 }) });
+
+function mutatePayload(document: Node, mutations: readonly TreeMutation[], chosen: Parameters<typeof write>[1]): void {
+	if (mutations.length === 0 || document.kind !== "object") return;
+	const slot = document.members.find((m) => m.key === "payload");
+	if (slot?.value.kind !== "string") return;
+	let inner: { node: Node };
+	try {
+		inner = { node: fromText(parseJsonText(slot.value.value)) };
+	} catch {
+		return;
+	}
+	for (const mutation of mutations) applyTreeMutation(inner, mutation);
+	slot.value = { kind: "string", value: write(inner.node, chosen) };
+}
+
+/** A signed message, maybe wrapped, then mutated as a document and as text. */
+export function messageCases(messages: fc.Arbitrary<SignedMessage>): fc.Arbitrary<MessageCase> {
+	return fc
+		.record({ message: messages, wrapper, payload: payloadMutations, tree: treeMutations, style, text: textMutations, payloadStyle: style })
+		.map(({ message, wrapper: w, payload, tree, style: chosen, text, payloadStyle }) => {
+			const root = { node: structuredClone(message.document) };
+			mutatePayload(root.node, payload, payloadStyle);
+			if (w.wrap) root.node = wrapped(root.node, message.origin, w.status, w.message);
+			for (const mutation of tree) applyTreeMutation(root, mutation);
+			const written = text.reduce((out: string, mutation: TextMutation) => applyTextMutation(out, mutation), write(root.node, chosen));
+			return { text: written, origin: message.origin };
+		});
+}
