@@ -78,7 +78,7 @@ describe("fuzz: notification handler", () => {
 			if (shape.contentLength !== null) headers.set("content-length", shape.contentLength);
 			const init: RequestInit & { duplex?: "half" } = { method: shape.method, headers };
 			if (withBody) {
-				init.body = shape.bodyAs === "text" ? body.text : shape.bodyAs === "bytes" ? bytes : streamOf(bytes, shape.chunkAt);
+				init.body = shape.bodyAs === "text" ? body.text : shape.bodyAs === "bytes" ? (bytes as Uint8Array<ArrayBuffer>) : streamOf(bytes, shape.chunkAt);
 				if (shape.bodyAs === "stream") init.duplex = "half";
 			}
 			let response: Response;

@@ -45,9 +45,14 @@ const PEM_BLOCK = /-----BEGIN [^-]*-----[\s\S]*?(?:-----END [^-]*-----|$)/g;
 const BASE64_RUN = /[A-Za-z0-9+/_-]{48,}={0,2}/g;
 const BYTE_LIST = /(?:\d{1,3},){32,}\d{1,3}/g;
 
+/** Long runs of one character (deep nesting, padding) as their count. */
+function shortened(text: string): string {
+	return text.replace(/(.)\1{39,}/gsu, (run, unit: string) => `〈${JSON.stringify(unit)} × ${[...run].length}〉`);
+}
+
 /** A counterexample or error as text, with key material (PEM, long base64, byte lists) replaced by its size. */
 export function redactKeyMaterial(text: string): string {
-	return text
+	return shortened(text)
 		.replace(PEM_BLOCK, (block) => `[redacted PEM block, ${block.length} chars]`)
 		.replace(BASE64_RUN, (run) => `[redacted base64, ${run.length} chars]`)
 		.replace(BYTE_LIST, (list) => `[redacted ${list.split(",").length} bytes]`);
@@ -58,7 +63,7 @@ function describeError(error: unknown): string {
 	return `a non-Error value: ${fc.stringify(error)}`;
 }
 
-function failureReport(target: string, details: fc.RunDetails<unknown>): string {
+function failureReport<Ts>(target: string, details: fc.RunDetails<Ts>): string {
 	const replay = `FUZZ_SEED=${details.seed} FUZZ_PATH=${details.counterexamplePath ?? ""}`;
 	const command = long ? `${replay} npm run fuzz -- -t "${target}"` : `${replay} npx vitest run -t "${target}"`;
 	if (details.interrupted || details.counterexample === null) return `fuzz ${target}: run interrupted after ${details.numRuns} cases (seed ${details.seed}).`;
@@ -83,7 +88,7 @@ export function fuzzTarget<Ts>(target: string, property: () => fc.IRawProperty<T
 		target,
 		async (context: TestContext) => {
 			const seed = envSeed ?? (long ? Math.floor(Math.random() * 2 ** 31) : SHORT_SEED);
-			const parameters: fc.Parameters<Ts> = { numRuns, seed, plugins: [fc.timeout(CASE_TIMEOUT_MS)] };
+			const parameters: fc.Parameters<Ts> = { numRuns, seed, plugins: [fc.timeout(CASE_TIMEOUT_MS) as fc.Plugin<Ts>] };
 			if (process.env.FUZZ_PATH) parameters.path = process.env.FUZZ_PATH;
 			const started = performance.now();
 			const details = await fc.check(property(), parameters);

@@ -63,6 +63,11 @@ function fromText(value: TextValue): Node {
 	return { kind: "array", items: value.map(fromText) };
 }
 
+/** Valid JSON text as a document to mutate. */
+export function documentOf(text: string): Node {
+	return fromText(parseJsonText(text));
+}
+
 /** The PHP-made gateway vectors: orders and literals that JavaScript would not write. */
 function vectorSeeds(): SignedMessage[] {
 	const seeds: SignedMessage[] = [];
@@ -80,7 +85,7 @@ function vectorSeeds(): SignedMessage[] {
 const fieldValue: fc.Arbitrary<unknown> = fc.oneof(awkwardString, awkwardNumber, fc.boolean(), fc.constant(null), jsonObject, fc.constant(ids.transaction));
 
 /** A known message, half the time as is, else with up to three fields changed or added (never a string `payload`). */
-function variantOf(base: Record<string, unknown>): fc.Arbitrary<Record<string, unknown>> {
+export function variantOf(base: Record<string, unknown>): fc.Arbitrary<Record<string, unknown>> {
 	const names = Object.keys(base);
 	const changes = fc.dictionary(fc.constantFrom(...names, "metadata", "extra", "__proto__", "10", "9"), fieldValue, { minKeys: 1, maxKeys: 3 });
 	return fc.oneof(
@@ -128,10 +133,10 @@ function sealable([fields, v]: [Record<string, unknown>, Version]): boolean {
  * Signing costs a millisecond, verifying a twentieth of that: most cases mutate one of a
  * fixed pool of signed messages (sealed once from a fixed seed), the rest seal new fields.
  */
-export function signedMessages(fields: fc.Arbitrary<Record<string, unknown>>, poolSize = 48): fc.Arbitrary<SignedMessage> {
-	const sealableFields = fc.tuple(fields, version).filter(sealable);
+export function signedMessages(fields: fc.Arbitrary<Record<string, unknown>>, poolSize = 48, only?: Version): fc.Arbitrary<SignedMessage> {
+	const sealableFields = fc.tuple(fields, only === undefined ? version : fc.constant(only)).filter(sealable);
 	const pool = fc.sample(sealableFields, { numRuns: poolSize, seed: 7 }).map(([f, v]) => seal(f, v));
-	pool.push(...vectorSeeds());
+	if (only === undefined) pool.push(...vectorSeeds());
 	return fc.oneof(
 		{ weight: 4, arbitrary: fc.nat({ max: pool.length - 1 }).map((i) => pool[i] as SignedMessage) },
 		{ weight: 1, arbitrary: sealableFields.map(([f, v]) => seal(f, v)) },
@@ -153,11 +158,24 @@ function wrapped(document: Node, origin: Signed, status: Node, message: Node): N
 	return { kind: "object", members: [...head, ...document.members] };
 }
 
-const wrapper = fc.record({
-	wrap: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
-	status: fc.constantFrom<Node>({ kind: "string", value: "success" }, { kind: "string", value: "error" }, { kind: "literal", text: "null" }),
-	message: fc.constantFrom<Node>({ kind: "string", value: "ok" }, { kind: "literal", text: "null" }, { kind: "number", literal: "1" }),
-});
+const wrapperParts = {
+	status: fc.constantFrom<Node>(
+		{ kind: "string", value: "success" },
+		{ kind: "string", value: "pending" },
+		{ kind: "string", value: "redirect" },
+		{ kind: "string", value: "error" },
+		{ kind: "literal", text: "null" },
+	),
+	message: fc.constantFrom<Node>({ kind: "string", value: "ok" }, { kind: "string", value: "" }, { kind: "literal", text: "null" }, { kind: "number", literal: "1" }),
+};
+
+/** Whether messages come wrapped (`status`, `message`, then the signed part): IPNs never are, S2S and refund answers are. */
+export type Wrapping = "never" | "sometimes" | "always";
+
+function wrapperOf(wrapping: Wrapping) {
+	const rarely = fc.oneof({ weight: 3, arbitrary: fc.constant(wrapping === "always") }, { weight: 1, arbitrary: fc.constant(wrapping !== "never") });
+	return fc.record({ wrap: rarely, ...wrapperParts });
+}
 
 /** Mutations of a 2.1 payload text: rare, since any change of the text breaks its signature. */
 const payloadMutations = fc.oneof({ weight: 5, arbitrary: fc.constant<TreeMutation[]>([]) }, { weight: 1, arbitrary: fc.array(treeMutation, { minLength: 1, maxLength: 2 }) });
@@ -177,9 +195,9 @@ function mutatePayload(document: Node, mutations: readonly TreeMutation[], chose
 }
 
 /** A signed message, maybe wrapped, then mutated as a document and as text. */
-export function messageCases(messages: fc.Arbitrary<SignedMessage>): fc.Arbitrary<MessageCase> {
+export function messageCases(messages: fc.Arbitrary<SignedMessage>, wrapping: Wrapping = "sometimes"): fc.Arbitrary<MessageCase> {
 	return fc
-		.record({ message: messages, wrapper, payload: payloadMutations, tree: treeMutations, style, text: textMutations, payloadStyle: style })
+		.record({ message: messages, wrapper: wrapperOf(wrapping), payload: payloadMutations, tree: treeMutations, style, text: textMutations, payloadStyle: style })
 		.map(({ message, wrapper: w, payload, tree, style: chosen, text, payloadStyle }) => {
 			const root = { node: structuredClone(message.document) };
 			mutatePayload(root.node, payload, payloadStyle);

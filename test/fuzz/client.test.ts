@@ -1,0 +1,266 @@
+import fc from "fast-check";
+import { http } from "msw";
+import { setupServer } from "msw/node";
+import { afterAll, beforeAll, describe } from "vitest";
+import { GatewayClient } from "../../src/client.js";
+import {
+	AuthenticationError,
+	CheckoutError,
+	ConnectionError,
+	GatewayValidationError,
+	InvalidResponseError,
+	NoS2SProviderError,
+	OutcomeUnknownError,
+	ProcessingError,
+	RateLimitError,
+	ResponseTooLargeError,
+	SignatureVerificationError,
+	TimeoutError,
+} from "../../src/errors/index.js";
+import { loadPrivateKey } from "../../src/signing/keys.js";
+import { cardParams, checkoutParams } from "../client/helpers.js";
+import { checkoutCreated, ids, refund, transaction } from "../fixtures/gateway-messages.js";
+import { keys } from "../helpers/vectors.js";
+import { type ErrorClass, expectCoveredBySigned, expectNoPollution, type Signed, typedOutcomeAsync, violation } from "./support/checks.js";
+import { anything } from "./support/inputs.js";
+import { unicodePiece } from "./support/mutations.js";
+import { fuzzTarget } from "./support/runner.js";
+import { gatewayPublicKey, messageCases, signedMessages, variantOf, type Wrapping } from "./support/signed.js";
+
+/**
+ * The client's answer handling, against an in-process gateway (MSW) that answers each call
+ * with a fuzzed status, headers and body: mutated signed answers of the endpoint (both
+ * versions, flat or wrapped), error bodies of every shape (deep nesting, odd types), or
+ * text that is no answer at all. Every call may only throw the client's typed errors
+ * (below); a create is sent once; what a call returns from a verified answer is content
+ * that answer's signature covers.
+ */
+
+const BASE_URL = "https://gateway.test";
+
+const ALLOWED: readonly ErrorClass[] = [
+	AuthenticationError,
+	CheckoutError,
+	ConnectionError,
+	GatewayValidationError,
+	InvalidResponseError,
+	NoS2SProviderError,
+	OutcomeUnknownError,
+	ProcessingError,
+	RateLimitError,
+	ResponseTooLargeError,
+	SignatureVerificationError,
+	TimeoutError,
+];
+
+type Endpoint = "checkout" | "card" | "transactionQuery" | "refund" | "refundQuery";
+
+interface EndpointSpec {
+	fields: Record<string, unknown>;
+	wrapping: Wrapping;
+	kind: "create" | "query";
+}
+
+const ENDPOINTS: Record<Endpoint, EndpointSpec> = {
+	checkout: { fields: checkoutCreated(), wrapping: "never", kind: "create" },
+	card: { fields: { transactionId: ids.transaction, url: "https://acs.example/3ds?id=1" }, wrapping: "always", kind: "create" },
+	transactionQuery: { fields: transaction(ids.transaction), wrapping: "never", kind: "query" },
+	refund: { fields: { refundId: ids.refund, refundNumber: "RF-000045" }, wrapping: "always", kind: "create" },
+	refundQuery: { fields: refund(ids.refund), wrapping: "always", kind: "query" },
+};
+
+type Version = "2.0" | "2.1";
+const VERSIONS: readonly Version[] = ["2.0", "2.1"];
+
+/** Signed answers of each endpoint in each version: mostly the client's version, sometimes the other. */
+const signedAnswers = new Map(
+	Object.entries(ENDPOINTS).flatMap(([endpoint, spec]) =>
+		VERSIONS.map((version) => [`${endpoint} ${version}`, messageCases(signedMessages(variantOf(spec.fields), 12, version), spec.wrapping)] as const),
+	),
+);
+
+function answersFor(endpoint: Endpoint, version: Version) {
+	const other = version === "2.0" ? "2.1" : "2.0";
+	const of = (v: Version) => signedAnswers.get(`${endpoint} ${v}`) as ReturnType<typeof messageCases>;
+	return fc.oneof({ weight: 6, arbitrary: of(version) }, { weight: 1, arbitrary: of(other) });
+}
+
+/** An unsigned error body the way gateways and proxies write them, with values of every type and depth. */
+const deep = fc.constantFrom(10, 1000, 200_000).map((depth) => ({ deep: depth }));
+/** Objects that `String()` cannot convert: JSON can name a member toString or valueOf. */
+const unconvertible = fc.constantFrom({ toString: "x" }, { toString: 1, valueOf: [] }, { valueOf: {} });
+const oddValue = fc.oneof(fc.jsonValue({ maxDepth: 3 }), unicodePiece, deep, unconvertible);
+
+function jsonOf(value: unknown): string {
+	return JSON.stringify(value, (_key, item) => item) ?? "null";
+}
+
+/** JSON text with `{ deep: n }` placeholders replaced by n nested arrays (too deep for JSON.stringify to write). */
+function writeWithDepth(value: unknown): string {
+	if (typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 1 && typeof (value as { deep?: unknown }).deep === "number") {
+		const depth = (value as { deep: number }).deep;
+		return `${"[".repeat(depth)}"x"${"]".repeat(depth)}`;
+	}
+	if (Array.isArray(value)) return `[${value.map(writeWithDepth).join(",")}]`;
+	if (typeof value === "object" && value !== null) {
+		return `{${Object.entries(value)
+			.map(([key, item]) => `${JSON.stringify(key)}:${writeWithDepth(item)}`)
+			.join(",")}}`;
+	}
+	return jsonOf(value);
+}
+
+const errorBody = fc
+	.record(
+		{
+			status: fc.oneof(fc.constantFrom("error", "success", "failed"), oddValue),
+			message: oddValue,
+			errors: fc.oneof(fc.array(fc.record({ field: oddValue, message: oddValue }, { requiredKeys: [] }), { maxLength: 3 }), oddValue),
+			data: fc.oneof(fc.record({ transactionId: oddValue }, { requiredKeys: [] }), oddValue),
+			transactionId: fc.oneof(fc.constant(null), oddValue),
+		},
+		{ requiredKeys: [] },
+	)
+	.map(writeWithDepth);
+
+const garbage = fc.oneof(
+	fc.constantFrom("", "<html><body>502 Bad Gateway</body></html>", "null", "[]", '"text"', "{", "\ufeff{}", "{}"),
+	fc.string({ unit: "binary", maxLength: 64 }),
+	anything.map((value) => fc.stringify(value)),
+	fc.constantFrom(2000, 70_000).map((size) => `{"message":"${"x".repeat(size)}"}`),
+);
+
+const statusFor = (signed: boolean) =>
+	fc.oneof(
+		{ weight: signed ? 12 : 2, arbitrary: fc.constant(200) },
+		{ weight: 4, arbitrary: fc.constantFrom(201, 204, 400, 401, 403, 404, 408, 409, 422, 429, 500, 502, 503, 504) },
+		{ weight: 1, arbitrary: fc.integer({ min: 200, max: 599 }) },
+	);
+
+const headers = fc.record(
+	{
+		"content-type": fc.constantFrom("application/json", "application/json; charset=utf-8", "text/html", "application/octet-stream", ""),
+		"retry-after": fc.constantFrom("0", "1", "120", "1e400", "9".repeat(400), "Wed, 21 Oct 2015 07:28:00 GMT", "soon", "-1"),
+		"x-request-id": fc.string({ maxLength: 8 }).map((text) => text.replace(/[^\x20-\x7e]/g, "")),
+	},
+	{ requiredKeys: [] },
+);
+
+interface AnswerCase {
+	endpoint: Endpoint;
+	version: "2.0" | "2.1";
+	strict: boolean;
+	smallLimit: boolean;
+	status: number;
+	headers: Record<string, string>;
+	body: string;
+	origin: Signed | undefined;
+}
+
+const answerCases: fc.Arbitrary<AnswerCase> = fc
+	.record({
+		endpoint: fc.constantFrom<Endpoint>("checkout", "card", "transactionQuery", "refund", "refundQuery"),
+		version: fc.constantFrom<"2.0" | "2.1">("2.0", "2.1"),
+		strict: fc.oneof({ weight: 4, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+		smallLimit: fc.oneof({ weight: 9, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+		kind: fc.oneof({ weight: 8, arbitrary: fc.constant("signed" as const) }, { weight: 3, arbitrary: fc.constant("error" as const) }, { weight: 1, arbitrary: fc.constant("garbage" as const) }),
+		headers,
+		seed: fc.nat(),
+	})
+	.chain((c) => {
+		const body =
+			c.kind === "signed"
+				? answersFor(c.endpoint, c.version).map((answer) => ({ body: answer.text, origin: answer.origin as Signed | undefined }))
+				: (c.kind === "error" ? errorBody : garbage).map((text) => ({ body: text, origin: undefined as Signed | undefined }));
+		return fc.tuple(body, statusFor(c.kind === "signed")).map(([answer, status]) => ({ ...c, ...answer, status }));
+	});
+
+const merchantKey = loadPrivateKey(keys.merchantPrivate);
+const clients = new Map<string, GatewayClient>();
+
+function clientFor(c: AnswerCase): GatewayClient {
+	const id = `${c.version} ${c.strict} ${c.smallLimit} ${ENDPOINTS[c.endpoint].kind}`;
+	let client = clients.get(id);
+	if (!client) {
+		client = new GatewayClient({
+			baseUrl: BASE_URL,
+			merchantId: "M-1001",
+			privateKey: merchantKey,
+			gatewayPublicKey,
+			signVersion: c.version,
+			requireSignedResponses: c.strict,
+			maxResponseBytes: c.smallLimit ? 256 : undefined,
+			// Creates are never retried, whatever this says; queries are not retried here (a Retry-After would cost real time).
+			maxRetries: ENDPOINTS[c.endpoint].kind === "create" ? 2 : 0,
+			retryBaseDelayMs: 0,
+			logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+			logLevel: "debug",
+			hooks: { onError: () => {}, onResponse: () => {} },
+		});
+		clients.set(id, client);
+	}
+	return client;
+}
+
+function call(client: GatewayClient, endpoint: Endpoint): Promise<unknown> {
+	switch (endpoint) {
+		case "checkout":
+			return client.checkout.create(checkoutParams());
+		case "card":
+			return client.card.charge(cardParams());
+		case "transactionQuery":
+			return client.transactions.retrieve(ids.transaction);
+		case "refund":
+			return client.refunds.create({ transactionId: ids.transaction, amount: 5, reason: "size" });
+		case "refundQuery":
+			return client.refunds.retrieve(ids.refund);
+	}
+}
+
+/** The part of a result that comes from the answer's signed fields. */
+function signedPart(endpoint: Endpoint, result: Record<string, unknown>): Record<string, unknown> {
+	switch (endpoint) {
+		case "checkout":
+			return { transactionId: result.transactionId, paymentLink: result.paymentLink };
+		case "card":
+			return result.redirectUrl === undefined ? { transactionId: result.transactionId } : { transactionId: result.transactionId, url: result.redirectUrl };
+		case "refund":
+			return { refundId: result.refundId, refundNumber: result.refundNumber };
+		default:
+			return result;
+	}
+}
+
+let current: AnswerCase | undefined;
+let attempts = 0;
+const NULL_BODY = new Set([204, 205, 304]);
+
+const server = setupServer(
+	http.post(`${BASE_URL}/v2/*`, () => {
+		attempts++;
+		const answer = current as AnswerCase;
+		return new Response(NULL_BODY.has(answer.status) ? null : answer.body, { status: answer.status, headers: answer.headers });
+	}),
+);
+beforeAll(() => server.listen({ onUnhandledFrame: "error" }));
+afterAll(() => server.close());
+
+describe("fuzz: gateway answers", () => {
+	fuzzTarget(
+		"client: fuzzed gateway answers to every endpoint",
+		() =>
+			fc.asyncProperty(answerCases, async (c) => {
+				current = c;
+				attempts = 0;
+				const outcome = await typedOutcomeAsync(() => call(clientFor(c), c.endpoint), ALLOWED);
+				if (attempts !== 1) violation(`the gateway was called ${attempts} times`);
+				if (outcome.ok) {
+					const verifiedOnly = ENDPOINTS[c.endpoint].kind === "query" || c.strict;
+					if (verifiedOnly && !c.origin) violation("returned a result from an answer that was never signed");
+					if (verifiedOnly && c.origin) expectCoveredBySigned(signedPart(c.endpoint, outcome.value as Record<string, unknown>), c.version, c.origin);
+				}
+				expectNoPollution();
+			}),
+		{ shortRuns: 200 },
+	);
+});
