@@ -45,13 +45,25 @@ function gatewayMessage(body: Record<string, unknown> | undefined, fallback: str
 	return typeof message === "string" && message.trim() !== "" ? redactText(message, secrets).slice(0, 1000) : fallback;
 }
 
+/**
+ * A value of an error body as text. JSON can nest deeper than `String()` recurses, or name a
+ * member `toString`, and `String()` then throws: such a value is shown as a placeholder.
+ */
+function textOf(value: unknown): string {
+	try {
+		return String(value);
+	} catch {
+		return "[unreadable value]";
+	}
+}
+
 function fieldErrors(errors: unknown[], secrets: KnownSecrets): GatewayFieldError[] {
 	return errors.map((item) => {
 		const entry = (typeof item === "object" && item !== null ? item : {}) as Record<string, unknown>;
 		const raw = entry.message ?? entry.messages;
 		const list = Array.isArray(raw) ? raw : raw === undefined || raw === null ? [] : [raw];
-		const messages = list.map((message) => redactText(String(message), secrets));
-		return { field: redactText(String(entry.field ?? ""), secrets), messages };
+		const messages = list.map((message) => redactText(textOf(message), secrets));
+		return { field: redactText(textOf(entry.field ?? ""), secrets), messages };
 	});
 }
 

@@ -57,6 +57,22 @@ describe("the spec's Errors table", () => {
 		}
 	});
 
+	// Found by the fuzz suite: String() on these threw a RangeError (stack overflow) or a TypeError out of the client.
+	test.each([
+		["nested 100,000 levels deep", `${"[".repeat(100_000)}"x"${"]".repeat(100_000)}`],
+		["an object naming a toString member", '{"toString":"x"}'],
+		["an object whose toString and valueOf are not functions", '{"toString":1,"valueOf":[]}'],
+	])("422 errors[] whose field and message are %s -> GatewayValidationError", async (_, odd) => {
+		fixture.reset();
+		const body = `{"status":"error","message":"Validation failed","errors":[{"field":${odd},"message":[${odd},"too large"]}]}`;
+		fixture.next("/v2/refund", () => new Response(body, { status: 422, headers: { "content-type": "application/json" } }));
+		const error = await failure(gateway.refunds.create({ transactionId: ids.transaction, amount: 500 }));
+		expect(error).toBeInstanceOf(GatewayValidationError);
+		const [entry] = (error as GatewayValidationError).errors;
+		expect(entry?.messages).toHaveLength(2);
+		expect(entry?.messages[1]).toBe("too large");
+	});
+
 	test.each([400, 500])("S2S processing error %i with data.transactionId -> ProcessingError", async (status) => {
 		fixture.reset();
 		fixture.next("/v2/card/api", () =>
