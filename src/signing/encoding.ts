@@ -55,13 +55,16 @@ function normalizeLoose(text: string): string | undefined {
 	return unpadded + "=".repeat((4 - (unpadded.length % 4)) % 4);
 }
 
+const CLEAN_BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
 /**
- * Node's decoder skips characters outside the base64 alphabets, so a text it
- * decodes to exactly the length its size implies was clean base64 (either alphabet):
- * a fast check for the signature on every verification.
+ * Clean base64 (either alphabet, padded) decoded by Node's fast decoder, which skips
+ * characters outside the alphabets: a text of only alphabet characters that decodes to
+ * exactly the length its size implies was clean. The alphabet is checked first because
+ * the decoder reads only the low byte of a code unit (`Ł`, U+0141, as `A`).
  */
 function decodeCleanWithBuffer(buffer: BufferLike, text: string): Uint8Array | undefined {
-	if (text.length % 4 !== 0) return undefined;
+	if (text.length % 4 !== 0 || !CLEAN_BASE64.test(text)) return undefined;
 	const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
 	const bytes = buffer.from(text, "base64");
 	return bytes.length === (text.length / 4) * 3 - padding ? bytes : undefined;
