@@ -61,10 +61,7 @@ function encodeBase64(bytes: Uint8Array, form: string, junkAt: number): string {
 }
 
 /** How a value is written into the query: percent-encoded, raw (a `+` then reads as a space), or mangled. */
-const valueEncoding = fc.oneof(
-	{ weight: 8, arbitrary: fc.constantFrom("component", "raw") },
-	{ weight: 1, arbitrary: fc.constant("doubled") },
-);
+const valueEncoding = fc.oneof({ weight: 8, arbitrary: fc.constantFrom("component", "raw") }, { weight: 1, arbitrary: fc.constant("doubled") });
 
 /** A URL carries no lone surrogate: the browser would have sent U+FFFD. */
 const component = (text: string) => encodeURIComponent(text.toWellFormed());
@@ -82,9 +79,17 @@ type ParamEdit =
 	| { op: "swap"; index: number };
 
 const paramEdit: fc.Arbitrary<ParamEdit> = fc.oneof(
-	fc.record({ op: fc.constantFrom("duplicateBefore" as const, "duplicateAfter" as const), index: fc.nat(), value: fc.oneof(fc.constantFrom("", "2.1", "2.0", "e30"), unicodePiece) }),
+	fc.record({
+		op: fc.constantFrom("duplicateBefore" as const, "duplicateAfter" as const),
+		index: fc.nat(),
+		value: fc.oneof(fc.constantFrom("", "2.1", "2.0", "e30"), unicodePiece),
+	}),
 	fc.record({ op: fc.constant("drop" as const), index: fc.nat() }),
-	fc.record({ op: fc.constant("add" as const), name: fc.constantFrom("__proto__", "constructor", "payload[]", "signVersion", "x", ""), value: fc.string({ maxLength: 6 }) }),
+	fc.record({
+		op: fc.constant("add" as const),
+		name: fc.constantFrom("__proto__", "constructor", "payload[]", "signVersion", "x", ""),
+		value: fc.string({ maxLength: 6 }),
+	}),
 	fc.record({ op: fc.constant("swap" as const), index: fc.nat() }),
 );
 

@@ -97,7 +97,13 @@ function jsonOf(value: unknown): string {
 
 /** JSON text with `{ deep: n }` placeholders replaced by n nested arrays (too deep for JSON.stringify to write). */
 function writeWithDepth(value: unknown): string {
-	if (typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 1 && typeof (value as { deep?: unknown }).deep === "number") {
+	if (
+		typeof value === "object" &&
+		value !== null &&
+		!Array.isArray(value) &&
+		Object.keys(value).length === 1 &&
+		typeof (value as { deep?: unknown }).deep === "number"
+	) {
 		const depth = (value as { deep: number }).deep;
 		return `${"[".repeat(depth)}"x"${"]".repeat(depth)}`;
 	}
@@ -163,7 +169,11 @@ const answerCases: fc.Arbitrary<AnswerCase> = fc
 		version: fc.constantFrom<"2.0" | "2.1">("2.0", "2.1"),
 		strict: fc.oneof({ weight: 4, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
 		smallLimit: fc.oneof({ weight: 9, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
-		kind: fc.oneof({ weight: 8, arbitrary: fc.constant("signed" as const) }, { weight: 3, arbitrary: fc.constant("error" as const) }, { weight: 1, arbitrary: fc.constant("garbage" as const) }),
+		kind: fc.oneof(
+			{ weight: 8, arbitrary: fc.constant("signed" as const) },
+			{ weight: 3, arbitrary: fc.constant("error" as const) },
+			{ weight: 1, arbitrary: fc.constant("garbage" as const) },
+		),
 		headers,
 		seed: fc.nat(),
 	})

@@ -22,7 +22,9 @@ function plain(value: TextValue): unknown {
 	if (Array.isArray(value)) return value.map(plain);
 	if (value instanceof TextObject) {
 		const out: Record<string, unknown> = {};
-		value.keys.forEach((key, i) => Object.defineProperty(out, key, { value: plain(value.values[i] as TextValue), enumerable: true, writable: true, configurable: true }));
+		value.keys.forEach((key, i) => {
+			Object.defineProperty(out, key, { value: plain(value.values[i] as TextValue), enumerable: true, writable: true, configurable: true });
+		});
 		return out;
 	}
 	return value;
@@ -33,7 +35,12 @@ const jsonTexts: fc.Arbitrary<string> = fc.oneof(
 	{ weight: 4, arbitrary: messageCases(signedMessages(gatewayFields, 16)).map((message) => message.text) },
 	{ weight: 2, arbitrary: fc.json({ maxDepth: 4 }) },
 	{ weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 40 }) },
-	{ weight: 1, arbitrary: fc.array(fc.oneof(unicodePiece, fc.constantFrom("{", "}", "[", "]", '"', ":", ",", "1", "-", "e", "true", "nul", " ", "\\u00")), { maxLength: 30 }).map((parts) => parts.join("")) },
+	{
+		weight: 1,
+		arbitrary: fc
+			.array(fc.oneof(unicodePiece, fc.constantFrom("{", "}", "[", "]", '"', ":", ",", "1", "-", "e", "true", "nul", " ", "\\u00")), { maxLength: 30 })
+			.map((parts) => parts.join("")),
+	},
 );
 
 const ALLOWED_REFUSALS = /duplicate member name|nesting deeper than 64 levels/;
@@ -63,7 +70,11 @@ function referenceDecode(unpadded: string): Uint8Array | undefined {
 
 /** D5's loose reading: line breaks dropped, base64url's `-` and `_`, a space for a `+`, padding optional (never inside). */
 function referenceLoose(text: string): Uint8Array | undefined {
-	const normalized = text.replace(/[\r\n]/g, "").replaceAll("-", "+").replaceAll("_", "/").replaceAll(" ", "+");
+	const normalized = text
+		.replace(/[\r\n]/g, "")
+		.replaceAll("-", "+")
+		.replaceAll("_", "/")
+		.replaceAll(" ", "+");
 	const unpadded = normalized.replace(/={1,2}$/, "");
 	return referenceDecode(unpadded);
 }
@@ -72,8 +83,16 @@ const base64Texts: fc.Arbitrary<string> = fc.oneof(
 	fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes).toString("base64")),
 	fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes).toString("base64url")),
 	fc
-		.tuple(fc.uint8Array({ minLength: 1, maxLength: 300 }), fc.array(fc.tuple(fc.nat(), fc.constantFrom("\n", "\r\n", " ", "=", "==", "-", "_", "!", "\0", "é", "\ud800", "A", "+", "/")), { maxLength: 4 }))
-		.map(([bytes, edits]) => edits.reduce((text, [at, piece]) => text.slice(0, at % (text.length + 1)) + piece + text.slice(at % (text.length + 1)), Buffer.from(bytes).toString("base64"))),
+		.tuple(
+			fc.uint8Array({ minLength: 1, maxLength: 300 }),
+			fc.array(fc.tuple(fc.nat(), fc.constantFrom("\n", "\r\n", " ", "=", "==", "-", "_", "!", "\0", "é", "\ud800", "A", "+", "/")), { maxLength: 4 }),
+		)
+		.map(([bytes, edits]) =>
+			edits.reduce(
+				(text, [at, piece]) => text.slice(0, at % (text.length + 1)) + piece + text.slice(at % (text.length + 1)),
+				Buffer.from(bytes).toString("base64"),
+			),
+		),
 	fc.string({ unit: fc.constantFrom(..."AQw+/-_= \r\n".split("")), maxLength: 12 }),
 	fc.string({ unit: "binary", maxLength: 16 }),
 );
@@ -108,7 +127,9 @@ describe("fuzz: text readers", () => {
 			}
 			const expected = loose ? referenceLoose(text) : STRICT.test(text) ? referenceDecode(text.replace(/=+$/, "")) : undefined;
 			if (expected === undefined ? decoded !== undefined : decoded === undefined || !Buffer.from(decoded).equals(Buffer.from(expected))) {
-				violation(`decoded ${decoded ? Buffer.from(decoded).toString("hex") : "nothing"}, expected ${expected ? Buffer.from(expected).toString("hex") : "nothing"}`);
+				violation(
+					`decoded ${decoded ? Buffer.from(decoded).toString("hex") : "nothing"}, expected ${expected ? Buffer.from(expected).toString("hex") : "nothing"}`,
+				);
 			}
 		}),
 	);

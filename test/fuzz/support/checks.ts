@@ -27,7 +27,10 @@ export function typedOutcome<T>(fn: () => T, allowed: readonly ErrorClass[]): { 
 }
 
 /** The asynchronous `typedOutcome`. */
-export async function typedOutcomeAsync<T>(fn: () => Promise<T>, allowed: readonly ErrorClass[]): Promise<{ ok: true; value: T } | { ok: false; error: GatewayError }> {
+export async function typedOutcomeAsync<T>(
+	fn: () => Promise<T>,
+	allowed: readonly ErrorClass[],
+): Promise<{ ok: true; value: T } | { ok: false; error: GatewayError }> {
 	try {
 		return { ok: true, value: await fn() };
 	} catch (error) {
@@ -67,7 +70,9 @@ export function expectPlainData(value: unknown, path = "(out)"): void {
 	const proto = Object.getPrototypeOf(value);
 	if (Array.isArray(value)) {
 		if (proto !== Array.prototype) fail(`${path} is an array with another prototype`);
-		value.forEach((item, i) => expectPlainData(item, `${path}[${i}]`));
+		value.forEach((item, i) => {
+			expectPlainData(item, `${path}[${i}]`);
+		});
 		return;
 	}
 	if (proto !== Object.prototype && proto !== null) fail(`${path} has a prototype other than Object.prototype: a __proto__ key became a prototype`);
@@ -110,7 +115,9 @@ export function expectCoveredBy20(value: unknown, signed: unknown, path = "(out)
 	}
 	if (Array.isArray(value)) {
 		if (!Array.isArray(signed) || signed.length !== value.length) fail(`${path} is a list the signature does not cover as such`);
-		value.forEach((item, i) => expectCoveredBy20(item, signed[i], `${path}[${i}]`));
+		value.forEach((item, i) => {
+			expectCoveredBy20(item, signed[i], `${path}[${i}]`);
+		});
 		return;
 	}
 	// The reference form writes an object keyed 0..n-1 (or empty) as a list; a schema may have dropped members.
@@ -130,7 +137,9 @@ export function expectCoveredBy21(value: unknown, signed: unknown, path = "(out)
 	}
 	if (Array.isArray(value)) {
 		if (!Array.isArray(signed) || signed.length !== value.length) fail(`${path} is a list the payload does not hold as such`);
-		value.forEach((item, i) => expectCoveredBy21(item, signed[i], `${path}[${i}]`));
+		value.forEach((item, i) => {
+			expectCoveredBy21(item, signed[i], `${path}[${i}]`);
+		});
 		return;
 	}
 	if (typeof signed !== "object" || signed === null || Array.isArray(signed)) fail(`${path} is an object the payload does not hold as such`);

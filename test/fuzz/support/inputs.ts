@@ -57,7 +57,10 @@ export function body(message: MessageCase, chosen: Form, mutations: readonly Byt
 
 export const bodies = (messages: fc.Arbitrary<MessageCase>) =>
 	fc.oneof(
-		{ weight: 12, arbitrary: fc.tuple(messages, form, byteMutations).map(([message, chosen, mutations]) => ({ ...body(message, chosen, mutations), message })) },
+		{
+			weight: 12,
+			arbitrary: fc.tuple(messages, form, byteMutations).map(([message, chosen, mutations]) => ({ ...body(message, chosen, mutations), message })),
+		},
 		{ weight: 1, arbitrary: anything.map((input) => ({ input, text: undefined, message: undefined })) },
 	);
 

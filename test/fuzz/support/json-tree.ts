@@ -53,17 +53,17 @@ function hex(unit: number, upper: boolean): string {
 	return `\\u${upper ? digits.toUpperCase() : digits}`;
 }
 
-export function writeString(value: string, escape: EscapeStyle): string {
-	if (escape === "json") return JSON.stringify(value);
+export function writeString(value: string, escaping: EscapeStyle): string {
+	if (escaping === "json") return JSON.stringify(value);
 	let out = '"';
 	for (let i = 0; i < value.length; i++) {
 		const unit = value.charCodeAt(i);
 		const char = value[i] as string;
 		if (char === '"' || char === "\\") out += `\\${char}`;
-		else if (unit < 0x20) out += hex(unit, escape === "upper");
-		else if (escape === "raw") out += char;
+		else if (unit < 0x20) out += hex(unit, escaping === "upper");
+		else if (escaping === "raw") out += char;
 		else if (char === "/") out += "\\/";
-		else if (unit >= 0x7f) out += hex(unit, escape === "upper");
+		else if (unit >= 0x7f) out += hex(unit, escaping === "upper");
 		else out += char;
 	}
 	return `${out}"`;
@@ -101,11 +101,11 @@ export function locate(root: { node: Node }): Located[] {
 	const visit = (node: Node, replace: (next: Node) => void) => {
 		out.push({ node, replace });
 		if (node.kind === "array") {
-			node.items.forEach((item, i) =>
+			node.items.forEach((item, i) => {
 				visit(item, (next) => {
 					node.items[i] = next;
-				}),
-			);
+				});
+			});
 		} else if (node.kind === "object") {
 			for (const member of node.members) {
 				visit(member.value, (next) => {

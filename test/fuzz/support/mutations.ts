@@ -161,7 +161,10 @@ export const treeMutation: fc.Arbitrary<TreeMutation> = fc.oneof(
 			op: fc.constant("renameKey" as const),
 			at,
 			index: fc.nat({ max: 64 }),
-			key: fc.oneof(awkwardKey, padding(TRIMMABLE).map((pad) => `${pad}status${pad}`)),
+			key: fc.oneof(
+				awkwardKey,
+				padding(TRIMMABLE).map((pad) => `${pad}status${pad}`),
+			),
 		}),
 	},
 	{ weight: 1, arbitrary: fc.record({ op: fc.constant("raw" as const), at, text: fc.string({ unit: "binary", maxLength: 12 }) }) },
@@ -169,7 +172,16 @@ export const treeMutation: fc.Arbitrary<TreeMutation> = fc.oneof(
 		weight: 3,
 		arbitrary: fc.record({
 			op: fc.constant("signatureForm" as const),
-			form: fc.constantFrom("url" as const, "unpadded" as const, "spaces" as const, "lines" as const, "plusAsSpace" as const, "truncated" as const, "flipped" as const, "doubled" as const),
+			form: fc.constantFrom(
+				"url" as const,
+				"unpadded" as const,
+				"spaces" as const,
+				"lines" as const,
+				"plusAsSpace" as const,
+				"truncated" as const,
+				"flipped" as const,
+				"doubled" as const,
+			),
 			at,
 		}),
 	},
@@ -236,7 +248,9 @@ function huge(size: number, what: "string" | "digits" | "items" | "members"): No
 function nest(node: Node, depth: number, asObject: boolean): Node {
 	// Deep documents as raw text: a tree this deep would overflow the writer's own recursion.
 	const inner = write(node);
-	return asObject ? { kind: "raw", text: `${'{"a":'.repeat(depth)}${inner}${"}".repeat(depth)}` } : { kind: "raw", text: `${"[".repeat(depth)}${inner}${"]".repeat(depth)}` };
+	return asObject
+		? { kind: "raw", text: `${'{"a":'.repeat(depth)}${inner}${"}".repeat(depth)}` }
+		: { kind: "raw", text: `${"[".repeat(depth)}${inner}${"]".repeat(depth)}` };
 }
 
 function insertAt(text: string, position: number, piece: string): string {
@@ -442,6 +456,15 @@ export function applyByteMutation(bytes: Uint8Array, mutation: ByteMutation): Ui
 }
 
 /** The mutation lists of one case: mostly a few structural edits, sometimes a text edit on top. */
-export const treeMutations = fc.oneof({ weight: 1, arbitrary: fc.constant<TreeMutation[]>([]) }, { weight: 3, arbitrary: fc.array(treeMutation, { minLength: 1, maxLength: 3 }) });
-export const textMutations = fc.oneof({ weight: 4, arbitrary: fc.constant<TextMutation[]>([]) }, { weight: 1, arbitrary: fc.array(textMutation, { minLength: 1, maxLength: 2 }) });
-export const byteMutations = fc.oneof({ weight: 3, arbitrary: fc.constant<ByteMutation[]>([]) }, { weight: 1, arbitrary: fc.array(byteMutation, { minLength: 1, maxLength: 2 }) });
+export const treeMutations = fc.oneof(
+	{ weight: 1, arbitrary: fc.constant<TreeMutation[]>([]) },
+	{ weight: 3, arbitrary: fc.array(treeMutation, { minLength: 1, maxLength: 3 }) },
+);
+export const textMutations = fc.oneof(
+	{ weight: 4, arbitrary: fc.constant<TextMutation[]>([]) },
+	{ weight: 1, arbitrary: fc.array(textMutation, { minLength: 1, maxLength: 2 }) },
+);
+export const byteMutations = fc.oneof(
+	{ weight: 3, arbitrary: fc.constant<ByteMutation[]>([]) },
+	{ weight: 1, arbitrary: fc.array(byteMutation, { minLength: 1, maxLength: 2 }) },
+);

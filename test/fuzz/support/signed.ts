@@ -9,16 +9,7 @@ import { keys, vector } from "../../helpers/vectors.js";
 import { awkwardNumber, awkwardString, jsonObject } from "../../signing/arbitraries.js";
 import type { Signed } from "./checks.js";
 import { fromValue, type Node, write } from "./json-tree.js";
-import {
-	applyTextMutation,
-	applyTreeMutation,
-	style,
-	type TextMutation,
-	type TreeMutation,
-	textMutations,
-	treeMutation,
-	treeMutations,
-} from "./mutations.js";
+import { applyTextMutation, applyTreeMutation, style, type TextMutation, type TreeMutation, textMutations, treeMutation, treeMutations } from "./mutations.js";
 
 /**
  * Validly signed gateway messages (the vectors' gateway key, sealed by `sealMessage`, plus
@@ -40,7 +31,8 @@ export interface SignedMessage {
 /** What a signature covers, checked against the key itself: the oracle must be right before it judges. */
 function checkedOrigin(origin: Signed, signature: string): Signed {
 	const text = origin.version === "2.0" ? origin.signedString : origin.payload;
-	if (!verify("md5", Buffer.from(text, "utf8"), publicKeyObject, Buffer.from(signature, "base64"))) throw new Error("fuzz seed: the signature does not cover its origin");
+	if (!verify("md5", Buffer.from(text, "utf8"), publicKeyObject, Buffer.from(signature, "base64")))
+		throw new Error("fuzz seed: the signature does not cover its origin");
 	return origin;
 }
 
@@ -105,7 +97,10 @@ export const ipnFields: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
 );
 
 /** Field sets of callbacks. */
-export const callbackFields: fc.Arbitrary<Record<string, unknown>> = fc.oneof({ weight: 5, arbitrary: variantOf(CALLBACK) }, { weight: 1, arbitrary: anyObject });
+export const callbackFields: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
+	{ weight: 5, arbitrary: variantOf(CALLBACK) },
+	{ weight: 1, arbitrary: anyObject },
+);
 
 /** Field sets of all the gateway's messages: IPNs, callbacks, answers, and any JSON object. */
 export const gatewayFields: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
@@ -166,7 +161,12 @@ const wrapperParts = {
 		{ kind: "string", value: "error" },
 		{ kind: "literal", text: "null" },
 	),
-	message: fc.constantFrom<Node>({ kind: "string", value: "ok" }, { kind: "string", value: "" }, { kind: "literal", text: "null" }, { kind: "number", literal: "1" }),
+	message: fc.constantFrom<Node>(
+		{ kind: "string", value: "ok" },
+		{ kind: "string", value: "" },
+		{ kind: "literal", text: "null" },
+		{ kind: "number", literal: "1" },
+	),
 };
 
 /** Whether messages come wrapped (`status`, `message`, then the signed part): IPNs never are, S2S and refund answers are. */
@@ -178,7 +178,10 @@ function wrapperOf(wrapping: Wrapping) {
 }
 
 /** Mutations of a 2.1 payload text: rare, since any change of the text breaks its signature. */
-const payloadMutations = fc.oneof({ weight: 5, arbitrary: fc.constant<TreeMutation[]>([]) }, { weight: 1, arbitrary: fc.array(treeMutation, { minLength: 1, maxLength: 2 }) });
+const payloadMutations = fc.oneof(
+	{ weight: 5, arbitrary: fc.constant<TreeMutation[]>([]) },
+	{ weight: 1, arbitrary: fc.array(treeMutation, { minLength: 1, maxLength: 2 }) },
+);
 
 function mutatePayload(document: Node, mutations: readonly TreeMutation[], chosen: Parameters<typeof write>[1]): void {
 	if (mutations.length === 0 || document.kind !== "object") return;
@@ -197,7 +200,15 @@ function mutatePayload(document: Node, mutations: readonly TreeMutation[], chose
 /** A signed message, maybe wrapped, then mutated as a document and as text. */
 export function messageCases(messages: fc.Arbitrary<SignedMessage>, wrapping: Wrapping = "sometimes"): fc.Arbitrary<MessageCase> {
 	return fc
-		.record({ message: messages, wrapper: wrapperOf(wrapping), payload: payloadMutations, tree: treeMutations, style, text: textMutations, payloadStyle: style })
+		.record({
+			message: messages,
+			wrapper: wrapperOf(wrapping),
+			payload: payloadMutations,
+			tree: treeMutations,
+			style,
+			text: textMutations,
+			payloadStyle: style,
+		})
 		.map(({ message, wrapper: w, payload, tree, style: chosen, text, payloadStyle }) => {
 			const root = { node: structuredClone(message.document) };
 			mutatePayload(root.node, payload, payloadStyle);
