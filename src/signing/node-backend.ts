@@ -91,7 +91,15 @@ export function createNodeBackend(): CryptoBackend {
 			return (handle as KeyObject).export({ format: "der", type: "spki" });
 		},
 		sign(handle: unknown, data: Uint8Array): Uint8Array {
-			return crypto.sign("md5", data, handle as KeyObject);
+			try {
+				return crypto.sign("md5", data, handle as KeyObject);
+			} catch (error) {
+				// OpenSSL imports a key whose RSA parts disagree (a damaged file), then refuses to sign with it.
+				if (errorCode(error) === "ERR_OSSL_RSA_LIB") {
+					throw new InvalidKeyError("unrecognized_format", "The private key cannot sign: its RSA parts are inconsistent (the key is damaged).");
+				}
+				throw new CryptoBackendError(`node:crypto could not sign (${errorCode(error) || "no error code"}).`, { cause: error });
+			}
 		},
 		verify(handle: unknown, data: Uint8Array, signature: Uint8Array): boolean {
 			return crypto.verify("md5", data, handle as KeyObject, signature);

@@ -24,8 +24,8 @@ import { fuzzTarget } from "./support/runner.js";
  * with right, wrong and odd passphrases, on both backends.
  * - loadPrivateKey and loadPublicKey may throw InvalidKeyError only, whose message never
  *   repeats the key;
- * - a key they accept is RSA within the size rules, and signs / verifies without an
- *   untyped error.
+ * - a key they accept is RSA within the size rules, and signs (or fails with InvalidKeyError)
+ *   and verifies without an untyped error.
  */
 
 const PASSPHRASE = "correct horse battery staple";
@@ -200,8 +200,8 @@ describe("fuzz: keys", () => {
 			else {
 				const { bits } = privateKey.value;
 				if (bits > 4096 || (bits < 2048 && !allowWeakKeys)) violation(`accepted a ${bits}-bit private key`);
-				// Signing with what was accepted may not fail in an untyped way (a corrupted key that imports but cannot sign).
-				typedOutcome(() => sealMessage({ a: "b" }, { privateKey: privateKey.value, backend }), []);
+				// Signing with what was accepted fails, if at all, with InvalidKeyError (a damaged key that imports but cannot sign).
+				typedOutcome(() => sealMessage({ a: "b" }, { privateKey: privateKey.value, backend }), [InvalidKeyError]);
 			}
 			const publicKey = typedOutcome(() => loadPublicKey(input as string, { backend, allowWeakKeys }), [InvalidKeyError]);
 			if (!publicKey.ok) expectNoKeyMaterial(publicKey.error.message, input);

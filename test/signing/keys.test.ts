@@ -298,3 +298,24 @@ describe("across backends", () => {
 		}
 	});
 });
+
+// Found by the fuzz suite: OpenSSL imports such a key, then refuses to sign with it ("RSA lib").
+describe("a damaged key that imports but cannot sign", () => {
+	it("fails with InvalidKeyError when it signs, never an OpenSSL error", async () => {
+		const { createPrivateKey } = await import("node:crypto");
+		const jwk = createPrivateKey(fx.pkcs8Pem).export({ format: "jwk" });
+		// The CRT coefficient (q^-1 mod p) grown past p by one leading byte: every other part is intact, so the key parses.
+		const qi = Buffer.concat([Buffer.from([1]), Buffer.from(jwk.qi as string, "base64url")]);
+		const damaged = createPrivateKey({ key: { ...jwk, qi: qi.toString("base64url") }, format: "jwk" }).export({ type: "pkcs8", format: "pem" }) as string;
+		const privateKey = loadPrivateKey(damaged, { backend: "node" });
+		let refused: unknown;
+		try {
+			sealMessage({ orderRef: "ORD-1" }, { privateKey, backend: "node" });
+		} catch (error) {
+			refused = error;
+		}
+		expect(refused).toBeInstanceOf(InvalidKeyError);
+		expect((refused as InvalidKeyError).message).toMatch(/cannot sign/);
+		expect((refused as InvalidKeyError).message).not.toContain(pemBody(damaged).slice(0, 16));
+	});
+});
