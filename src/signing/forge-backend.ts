@@ -123,7 +123,13 @@ export function createForgeBackend(): CryptoBackend {
 					decrypted = null;
 				}
 				if (!decrypted) throw wrongPassphrase();
-				return privateFromAsn1(decrypted);
+				try {
+					return privateFromAsn1(decrypted);
+				} catch (error) {
+					// Decrypted bytes that are no key: what a wrong passphrase gives (or a damaged file).
+					if (error instanceof InvalidKeyError) throw error;
+					throw wrongPassphrase();
+				}
 			}
 			try {
 				return privateFromAsn1(asn1);

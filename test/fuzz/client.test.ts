@@ -263,7 +263,8 @@ describe("fuzz: gateway answers", () => {
 				current = c;
 				attempts = 0;
 				const outcome = await typedOutcomeAsync(() => call(clientFor(c), c.endpoint), ALLOWED);
-				if (attempts !== 1) violation(`the gateway was called ${attempts} times`);
+				// Known, reported: fetch itself re-sends a request answered 421 Misdirected Request (Fetch standard, undici).
+				if (attempts !== 1 && !(c.status === 421 && attempts === 2)) violation(`the gateway was called ${attempts} times`);
 				if (outcome.ok) {
 					const verifiedOnly = ENDPOINTS[c.endpoint].kind === "query" || c.strict;
 					if (verifiedOnly && !c.origin) violation("returned a result from an answer that was never signed");

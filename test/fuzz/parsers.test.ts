@@ -1,4 +1,6 @@
+import { execFileSync } from "node:child_process";
 import { isDeepStrictEqual } from "node:util";
+import { deserialize, serialize } from "node:v8";
 import fc from "fast-check";
 import { describe } from "vitest";
 import { MalformedMessageError } from "../../src/errors/malformed-message-error.js";
@@ -42,6 +44,20 @@ const jsonTexts: fc.Arbitrary<string> = fc.oneof(
 			.map((parts) => parts.join("")),
 	},
 );
+
+/**
+ * V8's JSON.parse (Node 24 and later) can return a key seen earlier in the process instead of
+ * the one written: after a key written `"q\\"`, the key written `"q\u0041"` reads as `q\`
+ * (nodejs/node#63785). A mismatch is therefore judged again by JSON.parse in a fresh process,
+ * whose key cache is clean; text and values cross by structured clone, which parses no JSON.
+ */
+function sameAsFreshJsonParse(text: string, ours: unknown): boolean {
+	const script =
+		"const v8=require('node:v8');let t='';process.stdin.on('data',d=>t+=d).on('end',()=>" +
+		"process.stdout.write(v8.serialize(JSON.parse(v8.deserialize(Buffer.from(t,'base64')))).toString('base64')))";
+	const output = execFileSync(process.execPath, ["-e", script], { input: serialize(text).toString("base64"), encoding: "utf8" });
+	return isDeepStrictEqual(ours, deserialize(Buffer.from(output, "base64")));
+}
 
 const ALLOWED_REFUSALS = /duplicate member name|nesting deeper than 64 levels/;
 
@@ -109,7 +125,9 @@ describe("fuzz: text readers", () => {
 			}
 			if (ours.ok) {
 				if (!expected.ok) violation("accepted a text JSON.parse refuses");
-				else if (!isDeepStrictEqual(plain(ours.value), expected.value)) violation("read other values than JSON.parse");
+				else if (!isDeepStrictEqual(plain(ours.value), expected.value) && !sameAsFreshJsonParse(text, plain(ours.value))) {
+					violation("read other values than JSON.parse (also in a fresh process)");
+				}
 			} else if (expected.ok && !ALLOWED_REFUSALS.test(ours.error.message)) {
 				violation(`refused valid JSON: ${ours.error.message}`);
 			}

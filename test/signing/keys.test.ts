@@ -319,3 +319,26 @@ describe("a damaged key that imports but cannot sign", () => {
 		expect((refused as InvalidKeyError).message).not.toContain(pemBody(damaged).slice(0, 16));
 	});
 });
+
+// Found by the fuzz suite: node-forge decrypted such a key, then threw its own Error reading it.
+describe("an encrypted key whose decrypted content is no RSA key", () => {
+	it("is refused with InvalidKeyError on the forge backend (as on node)", async () => {
+		const forge = (await import("node-forge")).default;
+		const { createPrivateKey } = await import("node:crypto");
+		const pkcs8 = createPrivateKey(fx.pkcs8Pem).export({ type: "pkcs8", format: "der" });
+		const info = forge.asn1.fromDer(forge.util.createBuffer(pkcs8.toString("binary")));
+		// PrivateKeyInfo with the RSA algorithm, but an empty SEQUENCE where the RSAPrivateKey belongs.
+		const inner = (info.value as Array<typeof info>)[2] as typeof info;
+		inner.value = forge.asn1.toDer(forge.asn1.create(forge.asn1.Class.UNIVERSAL, forge.asn1.Type.SEQUENCE, true, [])).getBytes();
+		const encrypted = forge.pki.encryptedPrivateKeyToPem(forge.pki.encryptPrivateKeyInfo(info, fx.passphrase, { algorithm: "aes256" }));
+		for (const backend of backends) {
+			let refused: unknown;
+			try {
+				loadPrivateKey(encrypted, { passphrase: fx.passphrase, backend });
+			} catch (error) {
+				refused = error;
+			}
+			expect(refused, backend).toBeInstanceOf(InvalidKeyError);
+		}
+	});
+});
