@@ -5,7 +5,7 @@ import { isPlainObject, referenceForm, type SignedStringForm } from "./canonical
 import { base64Decode, utf8Decode, utf8Encode } from "./encoding.js";
 import { parseJsonText, TextNumber, TextObject, type TextValue } from "./json-text.js";
 import { type PublicKey, type PublicKeyLike, toPublicKeys } from "./keys.js";
-import { phpTrim } from "./php.js";
+import { phpNumberString, phpTrim } from "./php.js";
 import type { SignVersion } from "./seal.js";
 
 export interface OpenOptions {
@@ -60,17 +60,39 @@ export function parseJsonObject(message: unknown, what = "message", field?: stri
 	return value;
 }
 
+/** Where a value sits, for an error: `metadata.items[0]`. */
+function pathOf(parent: string, key: string | number): string {
+	return typeof key === "number" ? `${parent}[${key}]` : parent === "" ? key : `${parent}.${key}`;
+}
+
+/**
+ * A number literal as handed out. Refused when no JavaScript number signs as the literal did:
+ * an integer between 2^53 and 2^63 (PHP's int64 keeps every digit, a double does not), a
+ * whole float from 10^14 to 10^21 written as a float (`1.0e+17` signs as `1.0E+17`, the
+ * number as digits) or a float negative zero. The nearest number would sign differently.
+ */
+function receivedNumber(literal: string, path: string): number {
+	const value = Number(literal);
+	if (phpNumberString(String(value)) !== phpNumberString(literal)) {
+		const cases = "an integer beyond 2^53, a whole float of 10^14 or more, or a float negative zero";
+		const rule = `holds a number that no JavaScript number can hand out as signed (${cases})`;
+		throw new MalformedMessageError(`The field ${path} ${rule}.`, path);
+	}
+	return value;
+}
+
 /**
  * Builds what a verifier hands out: plain JavaScript values, every string trimmed with
- * PHP's set at every depth (what the reference form signed), numbers from their literals.
- * Keys are never trimmed: the reference form signs them as they are.
+ * PHP's set at every depth (what the reference form signed), numbers from their literals
+ * (checked when handed out). Keys are never trimmed: the reference form signs them as they are.
  */
-function received(value: unknown, trim: boolean): unknown {
+function received(value: unknown, trim: boolean, path: string): unknown {
 	if (typeof value === "string") return trim ? phpTrim(value) : value;
 	if (typeof value !== "object" || value === null) return value;
-	if (value instanceof TextNumber) return Number(value.literal);
-	if (Array.isArray(value)) return value.map((item) => received(item, trim));
-	if (value instanceof TextObject) return receivedObject(value.keys, value.values, trim, false);
+	// `trim` is set when the fields are handed out; untrimmed ones only feed a custom signedString form.
+	if (value instanceof TextNumber) return trim ? receivedNumber(value.literal, path) : Number(value.literal);
+	if (Array.isArray(value)) return value.map((item, i) => received(item, trim, pathOf(path, i)));
+	if (value instanceof TextObject) return receivedObject(value.keys, value.values, trim, false, path);
 	const object = value as Record<string, unknown>;
 	const keys = Object.keys(object);
 	return receivedObject(
@@ -78,15 +100,16 @@ function received(value: unknown, trim: boolean): unknown {
 		keys.map((key) => object[key]),
 		trim,
 		false,
+		path,
 	);
 }
 
-function receivedObject(keys: readonly string[], values: readonly unknown[], trim: boolean, dropSignature: boolean) {
+function receivedObject(keys: readonly string[], values: readonly unknown[], trim: boolean, dropSignature: boolean, path = "") {
 	const out: Record<string, unknown> = {};
 	for (let i = 0; i < keys.length; i++) {
 		const key = keys[i] as string;
 		if (dropSignature && key === "signature") continue;
-		const value = received(values[i], trim);
+		const value = received(values[i], trim, pathOf(path, key));
 		// Assigning "__proto__" would set the prototype: define it as the data it is.
 		if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
 		else out[key] = value;

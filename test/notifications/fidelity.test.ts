@@ -2,11 +2,16 @@ import { describe, expect, it, vi } from "vitest";
 import {
 	createNotificationHandler,
 	decodeCallback,
+	MalformedMessageError,
+	openMessage,
 	SignatureVerificationError,
 	type SignedStringForm,
 	sealCallbackUrl,
 	verifyNotification,
 } from "../../src/index.js";
+import { referenceForm } from "../../src/signing/canonical.js";
+import { parseFlatText } from "../../src/signing/open.js";
+import { signText } from "../../src/signing/seal.js";
 import { keys, vector } from "../helpers/vectors.js";
 import { gatewayPublicKey, ipnRequest, transactionFields } from "./fixtures.js";
 
@@ -91,4 +96,37 @@ describe("a custom 2.0 signed-string form (signedString option)", () => {
 		const options = { gatewayPublicKey, onTransaction: vi.fn(), onRefund: vi.fn(), signedString: "php" as unknown as SignedStringForm };
 		expect(() => createNotificationHandler(options)).toThrow(/signedString: must be a function/);
 	});
+});
+
+// Found by the fuzz suite: these were handed out as the nearest JavaScript number (…992, 1e17, 0),
+// which the reference form writes differently from what the gateway signed.
+describe("a signed number that no JavaScript number holds as signed", () => {
+	/** A 2.0 IPN text as the gateway's PHP writes and signs it, with `literal` as a metadata value. */
+	function gatewayText(literal: string): string {
+		const fields = JSON.stringify({ ...transactionFields(), metadata: { orderNumber: 1 } }).replace('"orderNumber":1', `"orderNumber":${literal}`);
+		const signedString = referenceForm(parseFlatText(fields));
+		return `${fields.slice(0, -1)},"signature":"${signText(signedString, keys.gatewayPrivate)}"}`;
+	}
+
+	it.each(["9007199254740993", "12345678901234567", "-9223372036854775807", "1.0e+14", "1.0e+17", "-0.0"])("%s is refused, naming the field", (literal) => {
+		const text = gatewayText(literal);
+		let refused: unknown;
+		try {
+			openMessage(text, { publicKey: gatewayPublicKey });
+		} catch (error) {
+			refused = error;
+		}
+		expect(refused).toBeInstanceOf(MalformedMessageError);
+		expect((refused as MalformedMessageError).field).toBe("metadata.orderNumber");
+		expect((refused as MalformedMessageError).message).not.toContain(literal);
+		expect(() => verifyNotification(text, { gatewayPublicKey })).toThrow(/metadata\.orderNumber/);
+	});
+
+	it.each(["9007199254740992", "1.0e+13", "1.0e+21", "12345678901234567890", "0.30000000000000004", "-0", "1E+2"])(
+		"%s is handed out as the number it signs as",
+		(literal) => {
+			const opened = openMessage(gatewayText(literal), { publicKey: gatewayPublicKey });
+			expect((opened.metadata as Record<string, unknown>).orderNumber).toBe(Number(literal));
+		},
+	);
 });

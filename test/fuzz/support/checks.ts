@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import { GatewayError } from "../../../src/errors/gateway-error.js";
 import { canonicalString } from "../../../src/signing/canonical.js";
 import { phpNumberString, phpTrim } from "../../../src/signing/php.js";
+import { sameSignedContent } from "../../helpers/signed-content.js";
 
 /** An SDK error class, as the targets list what they may throw. */
 // biome-ignore lint/suspicious/noExplicitAny: error classes take various constructor arguments
@@ -154,8 +155,8 @@ export type Signed = { version: "2.0"; signedString: string } | { version: "2.1"
 
 /**
  * Fields handed out by a verifier that accepted a mutation of `origin`: a signature cannot
- * be forged, so they must be exactly what `origin` signed. 2.0: the same reference form,
- * strings trimmed; 2.1: the payload parsed. (Signed by another version than it was sealed in
+ * be forged, so they must be exactly what `origin` signed. 2.0: the same reference form
+ * (nested member order aside, see sameSignedContent), strings trimmed; 2.1: the payload parsed. (Signed by another version than it was sealed in
  * only when both versions sign the very same text.)
  */
 export function expectSignedContent(fields: Record<string, unknown>, version: "2.0" | "2.1", origin: Signed): void {
@@ -163,7 +164,7 @@ export function expectSignedContent(fields: Record<string, unknown>, version: "2
 	const originText = origin.version === "2.0" ? origin.signedString : origin.payload;
 	if (version === "2.0") {
 		const handedOut = canonicalString(fields);
-		if (handedOut !== originText) fail(`accepted under 2.0, but what it hands out signs as ${handedOut}, not ${originText}`);
+		if (!sameSignedContent(handedOut, originText)) fail(`accepted under 2.0, but what it hands out signs as ${handedOut}, not ${originText}`);
 		expectTrimmedStrings(fields);
 		if (Object.hasOwn(fields, "signature")) fail("the signature is handed out as a field");
 		return;

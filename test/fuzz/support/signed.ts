@@ -1,15 +1,26 @@
 import { createPublicKey, verify } from "node:crypto";
 import fc from "fast-check";
-import { canonicalString } from "../../../src/signing/canonical.js";
+import { canonicalString, referenceForm } from "../../../src/signing/canonical.js";
 import { parseJsonText, TextNumber, TextObject, type TextValue } from "../../../src/signing/json-text.js";
 import { loadPrivateKey, loadPublicKey } from "../../../src/signing/keys.js";
-import { sealMessage } from "../../../src/signing/seal.js";
+import { parseFlatText } from "../../../src/signing/open.js";
+import { sealMessage, signText } from "../../../src/signing/seal.js";
 import { checkoutCreated, ids, refund, transaction } from "../../fixtures/gateway-messages.js";
 import { keys, vector } from "../../helpers/vectors.js";
 import { awkwardNumber, awkwardString, jsonObject } from "../../signing/arbitraries.js";
 import type { Signed } from "./checks.js";
 import { fromValue, type Node, write } from "./json-tree.js";
-import { applyTextMutation, applyTreeMutation, style, type TextMutation, type TreeMutation, textMutations, treeMutation, treeMutations } from "./mutations.js";
+import {
+	applyTextMutation,
+	applyTreeMutation,
+	awkwardLiteral,
+	style,
+	type TextMutation,
+	type TreeMutation,
+	textMutations,
+	treeMutation,
+	treeMutations,
+} from "./mutations.js";
 
 /**
  * Validly signed gateway messages (the vectors' gateway key, sealed by `sealMessage`, plus
@@ -132,10 +143,47 @@ export function signedMessages(fields: fc.Arbitrary<Record<string, unknown>>, po
 	const sealableFields = fc.tuple(fields, only === undefined ? version : fc.constant(only)).filter(sealable);
 	const pool = fc.sample(sealableFields, { numRuns: poolSize, seed: 7 }).map(([f, v]) => seal(f, v));
 	if (only === undefined) pool.push(...vectorSeeds());
-	return fc.oneof(
+	const sealed = [
 		{ weight: 4, arbitrary: fc.nat({ max: pool.length - 1 }).map((i) => pool[i] as SignedMessage) },
 		{ weight: 1, arbitrary: sealableFields.map(([f, v]) => seal(f, v)) },
+	];
+	if (only === "2.1") return fc.oneof(...sealed);
+	return fc.oneof(...sealed, { weight: 1, arbitrary: gatewayTexts(fields) });
+}
+
+/**
+ * 2.0 texts as the gateway writes and signs them: its PHP signs the reference form of what it
+ * decodes, so its messages may hold number literals that no JavaScript number writes
+ * (`12345678901234567`, `1.0e+17`, `-0.0`) and nested members in an order JavaScript does not
+ * keep. Signed over `referenceForm` of the text itself.
+ */
+function gatewayTexts(fields: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<SignedMessage> {
+	const literalEdits = fc.array(
+		fc.oneof(
+			fc.record({ op: fc.constant("number" as const), at: fc.nat({ max: 1000 }), literal: awkwardLiteral }),
+			// Nested members in an order JavaScript would not keep (integer-like keys last).
+			fc.record({ op: fc.constant("reorder" as const), at: fc.nat({ max: 1000 }), shift: fc.nat({ max: 64 }) }),
+		),
+		{ minLength: 1, maxLength: 3 },
 	);
+	return fc
+		.tuple(fields, literalEdits)
+		.map(([f, edits]): SignedMessage | undefined => {
+			const root = { node: fromValue(f) };
+			for (const edit of edits) applyTreeMutation(root, edit as TreeMutation);
+			let signedString: string;
+			try {
+				signedString = referenceForm(parseFlatText(write(root.node)));
+			} catch {
+				return undefined;
+			}
+			const signature = signText(signedString, gatewayPrivateKey);
+			if (root.node.kind !== "object") return undefined;
+			root.node.members = root.node.members.filter((m) => m.key !== "signature");
+			root.node.members.push({ key: "signature", value: { kind: "string", value: signature } });
+			return { document: root.node, origin: checkedOrigin({ version: "2.0", signedString }, signature) };
+		})
+		.filter((message): message is SignedMessage => message !== undefined);
 }
 
 export interface MessageCase {
