@@ -8,8 +8,10 @@ export { type GatewayFieldError, GatewayValidationError } from "./gateway-valida
 export { InvalidKeyError, type InvalidKeyReason } from "./invalid-key-error.js";
 export { InvalidNotificationError } from "./invalid-notification-error.js";
 export { InvalidResponseError } from "./invalid-response-error.js";
+export { LeaseExpiredError } from "./lease-expired-error.js";
 export { MalformedMessageError } from "./malformed-message-error.js";
 export { NoS2SProviderError } from "./no-s2s-provider-error.js";
+export { NotificationStoreError } from "./notification-store-error.js";
 export { OutcomeUnknownError } from "./outcome-unknown-error.js";
 export { ProcessingError } from "./processing-error.js";
 export { RateLimitError } from "./rate-limit-error.js";

@@ -1,10 +1,12 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
+import { LeaseExpiredError } from "../errors/lease-expired-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
 import type { Refund, Transaction } from "../schemas/resources.js";
 import { type PublicKeyLike, toPublicKeys } from "../signing/keys.js";
 import type { SignVersion } from "../signing/seal.js";
 import { type Acknowledgement, acknowledge, acknowledgeFailure } from "./acknowledge.js";
+import { newClaimToken } from "./claim-token.js";
 import { DEFAULT_MAX_BODY_BYTES, declaredLength, HttpRuleError, isJsonContentType, joinChunks, ruleStatus, TOO_LARGE } from "./http-rules.js";
 import { type ClaimResult, createMemoryStore, type NotificationStore } from "./store.js";
 import { type NotificationEvent, verifyNotification } from "./verify.js";
@@ -13,8 +15,10 @@ import { type NotificationEvent, verifyNotification } from "./verify.js";
 export interface NotificationContext {
 	/** Event identity (D7), already de-duplicated by the store. */
 	eventId: string;
-	/** The signing version the IPN arrived in. */
+	/** The signing version the IPN arrived in (for a reconciled event: the version the query answer was verified in). */
 	signVersion: SignVersion;
+	/** `true` when the event came from `createReconciler` (a verified query) rather than an IPN; absent for IPNs. */
+	reconciled?: true;
 }
 
 /** Where a failure happened and what the gateway was told. */
@@ -151,7 +155,7 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 	}
 
 	/** Runs the callback for a claim taken by this delivery (or awaits an asynchronous store's answer first). */
-	async function processClaim(event: NotificationEvent, claimed: ClaimResult | Promise<ClaimResult>): Promise<Reply> {
+	async function processClaim(event: NotificationEvent, claimed: ClaimResult | Promise<ClaimResult>, token: string): Promise<Reply> {
 		const { eventId } = event;
 		let claim: ClaimResult;
 		try {
@@ -171,15 +175,16 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 			else await onRefund(event.refund, context);
 		} catch (error) {
 			try {
-				await store.release(eventId);
+				await store.release(eventId, token);
 			} catch (releaseError) {
 				report(releaseError, 500, eventId);
 			}
 			return refuse(error, eventId);
 		}
 		try {
-			const confirmed = store.confirm(eventId);
-			if (confirmed) await confirmed;
+			const confirmed = store.confirm(eventId, token);
+			const result: unknown = typeof confirmed === "object" ? await confirmed : confirmed;
+			if (result === "lease_lost") report(new LeaseExpiredError(eventId, leaseMs), 200, eventId);
 		} catch (error) {
 			// The work is done: acknowledging avoids a retry that would run it again. Only a
 			// rare extra delivery after the lease ends could repeat it, so the error is reported.
@@ -225,15 +230,16 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		const running = inFlight.get(eventId);
 		if (running) return running;
 		let claimed: ClaimResult | Promise<ClaimResult>;
+		const token = newClaimToken();
 		try {
-			claimed = store.claim(eventId, leaseMs);
+			claimed = store.claim(eventId, leaseMs, token);
 		} catch (error) {
 			return refuse(error, eventId);
 		}
 		// A duplicate seen by a synchronous store (the memory store) needs no in-flight entry: nothing runs for it.
 		if (claimed === "processed") return duplicate;
 		// Registered before any await, so a concurrent delivery of this event joins this run instead of claiming again.
-		const run = processClaim(event, claimed);
+		const run = processClaim(event, claimed, token);
 		inFlight.set(eventId, run);
 		try {
 			return await run;

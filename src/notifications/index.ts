@@ -9,5 +9,5 @@ export {
 	type NotificationHandlerOptions,
 } from "./handler.js";
 export { type NodeListener, toNodeListener } from "./node-listener.js";
-export { type ClaimResult, createMemoryStore, type MemoryStoreOptions, type NotificationStore } from "./store.js";
+export { type ClaimResult, type ConfirmResult, createMemoryStore, type MemoryStoreOptions, type NotificationStore } from "./store.js";
 export { type NotificationEvent, type RefundNotification, type TransactionNotification, type VerifyNotificationOptions, verifyNotification } from "./verify.js";

@@ -5,6 +5,7 @@ import {
 	createNotificationHandler,
 	InvalidKeyError,
 	InvalidNotificationError,
+	LeaseExpiredError,
 	type NotificationHandlerOptions,
 	type NotificationStore,
 	SignatureVerificationError,
@@ -277,12 +278,15 @@ describe("createNotificationHandler and its store", () => {
 			},
 		});
 		await handler(ipnRequest(transactionIpn("T-store")));
-		expect(store.claim).toHaveBeenCalledWith("transaction:T-store:successful", 12_345);
-		expect(store.release).toHaveBeenCalledWith("transaction:T-store:successful");
+		expect(store.claim).toHaveBeenCalledWith("transaction:T-store:successful", 12_345, expect.any(String));
+		const [, , token] = store.claim.mock.calls[0] ?? [];
+		expect(store.release).toHaveBeenCalledWith("transaction:T-store:successful", token);
 		expect(store.confirm).not.toHaveBeenCalled();
 		fail = false;
 		await handler(ipnRequest(transactionIpn("T-store")));
-		expect(store.confirm).toHaveBeenCalledWith("transaction:T-store:successful");
+		const [, , retryToken] = store.claim.mock.calls[1] ?? [];
+		expect(retryToken).not.toBe(token);
+		expect(store.confirm).toHaveBeenCalledWith("transaction:T-store:successful", retryToken);
 	});
 
 	it("an event claimed by another process gets 409 until its lease ends (crash recovery)", async () => {
@@ -301,6 +305,51 @@ describe("createNotificationHandler and its store", () => {
 		now += 60_001;
 		expect((await b.handler(ipnRequest(transactionIpn("T-crash")))).status).toBe(200);
 		expect(b.onTransaction).toHaveBeenCalledTimes(1);
+	});
+
+	it("a slow process whose lease ended cannot release the claim of the process that took over", async () => {
+		let now = 0;
+		const shared = createMemoryStore({ now: () => now });
+		const slow = deferred();
+		const a = setup({ store: shared, leaseMs: 1000, onTransaction: () => slow.promise });
+		const aAnswer = a.handler(ipnRequest(transactionIpn("T-takeover")));
+		for (let i = 0; i < 5; i++) await tick();
+		now += 1001;
+		// B takes over the expired claim and is still working when A fails and releases.
+		const working = deferred();
+		const b = setup({ store: shared, leaseMs: 60_000, onTransaction: () => working.promise });
+		const bAnswer = b.handler(ipnRequest(transactionIpn("T-takeover")));
+		for (let i = 0; i < 5; i++) await tick();
+		slow.reject(new Error("A failed late"));
+		expect((await aAnswer).status).toBe(500);
+		// B's claim survived A's release: a third process is told the event is in progress, not handed it.
+		const c = setup({ store: shared, leaseMs: 60_000 });
+		expect((await c.handler(ipnRequest(transactionIpn("T-takeover")))).status).toBe(409);
+		expect(c.onTransaction).not.toHaveBeenCalled();
+		working.resolve();
+		expect((await bAnswer).status).toBe(200);
+		expect((await c.handler(ipnRequest(transactionIpn("T-takeover")))).status).toBe(200);
+		expect(c.onTransaction).not.toHaveBeenCalled();
+	});
+
+	it("a callback that outlives its lease is acknowledged and reported as LeaseExpiredError", async () => {
+		let now = 0;
+		const shared = createMemoryStore({ now: () => now });
+		const slow = deferred();
+		const a = setup({ store: shared, leaseMs: 1000, onTransaction: () => slow.promise });
+		const aAnswer = a.handler(ipnRequest(transactionIpn("T-late")));
+		for (let i = 0; i < 5; i++) await tick();
+		now += 1001;
+		const b = setup({ store: shared, leaseMs: 1000 });
+		expect((await b.handler(ipnRequest(transactionIpn("T-late")))).status).toBe(200);
+		slow.resolve();
+		expect((await aAnswer).status).toBe(200);
+		expect(a.onError).toHaveBeenCalledTimes(1);
+		const [error, info] = a.onError.mock.calls[0] ?? [];
+		expect(error).toBeInstanceOf(LeaseExpiredError);
+		expect(error).toMatchObject({ eventId: "transaction:T-late:successful", message: expect.stringContaining("1000 ms lease") });
+		expect(info).toEqual({ status: 200, eventId: "transaction:T-late:successful" });
+		expect(b.onError).not.toHaveBeenCalled();
 	});
 
 	it("a store that fails to claim gets 500 and the callback is not run", async () => {
