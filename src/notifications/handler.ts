@@ -1,12 +1,11 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
-import { LeaseExpiredError } from "../errors/lease-expired-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
 import type { Refund, Transaction } from "../schemas/resources.js";
 import { type PublicKeyLike, toPublicKeys } from "../signing/keys.js";
 import type { SignVersion } from "../signing/seal.js";
 import { type Acknowledgement, acknowledge, acknowledgeFailure } from "./acknowledge.js";
-import { newClaimToken } from "./claim-token.js";
+import { confirmClaim, newClaimToken, releaseClaim } from "./claims.js";
 import { DEFAULT_MAX_BODY_BYTES, declaredLength, HttpRuleError, isJsonContentType, joinChunks, ruleStatus, TOO_LARGE } from "./http-rules.js";
 import { type ClaimResult, createMemoryStore, type NotificationStore } from "./store.js";
 import { type NotificationEvent, verifyNotification } from "./verify.js";
@@ -174,22 +173,14 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 			if (event.type === "transaction") await onTransaction(event.transaction, context);
 			else await onRefund(event.refund, context);
 		} catch (error) {
-			try {
-				await store.release(eventId, token);
-			} catch (releaseError) {
-				report(releaseError, 500, eventId);
-			}
+			const releaseProblem = await releaseClaim(store, eventId, token);
+			if (releaseProblem !== undefined) report(releaseProblem, 500, eventId);
 			return refuse(error, eventId);
 		}
-		try {
-			const confirmed = store.confirm(eventId, token);
-			const result: unknown = typeof confirmed === "object" ? await confirmed : confirmed;
-			if (result === "lease_lost") report(new LeaseExpiredError(eventId, leaseMs), 200, eventId);
-		} catch (error) {
-			// The work is done: acknowledging avoids a retry that would run it again. Only a
-			// rare extra delivery after the lease ends could repeat it, so the error is reported.
-			report(error, 200, eventId);
-		}
+		// The work is done: acknowledging avoids a retry that would run it again. A store that fails to
+		// confirm (only a rare delivery after the lease ends could repeat it) or a lost lease is reported.
+		const confirmProblem = await confirmClaim(store, eventId, token, leaseMs);
+		if (confirmProblem !== undefined) report(confirmProblem, 200, eventId);
 		return processed;
 	}
 

@@ -9,5 +9,16 @@ export {
 	type NotificationHandlerOptions,
 } from "./handler.js";
 export { type NodeListener, toNodeListener } from "./node-listener.js";
+export {
+	createReconciler,
+	DEFAULT_PENDING_STATUSES,
+	type ReconcileErrorInfo,
+	type ReconcileInput,
+	type ReconcileOutcome,
+	type ReconcileProgress,
+	type ReconcileReport,
+	type Reconciler,
+	type ReconcilerOptions,
+} from "./reconcile.js";
 export { type ClaimResult, type ConfirmResult, createMemoryStore, type MemoryStoreOptions, type NotificationStore } from "./store.js";
 export { type NotificationEvent, type RefundNotification, type TransactionNotification, type VerifyNotificationOptions, verifyNotification } from "./verify.js";
