@@ -74,6 +74,19 @@ describe("import cost: what `import 'merchant-gateway'` loads", () => {
 		expect([...graph.packages].filter((name) => name === "node:crypto" || name === "crypto")).toEqual([]);
 	});
 
+	it("loads neither store nor any database driver (merchants who use neither never install or load them)", () => {
+		const files = [...graph.files].map((file) => relative(root, file));
+		expect(files.filter((file) => file.startsWith("src/stores/"))).toEqual([]);
+		expect([...graph.packages].filter((name) => ["redis", "ioredis", "pg", "@redis/client"].includes(name))).toEqual([]);
+		expect([...graph.dynamic.values()].flat().filter((specifier) => /stores|redis|^pg$/.test(specifier))).toEqual([]);
+	});
+
+	it.each(["redis", "postgres"])("the %s store entry imports no driver either: the merchant passes the client in", (name) => {
+		const store = staticGraph(join(root, `src/stores/${name}.ts`));
+		expect([...store.packages].sort()).toEqual(["node:crypto"]);
+		expect(store.dynamic.size).toBe(0);
+	});
+
 	it("the pattern sees through multi-line imports and skips type-only ones", () => {
 		const sample = 'import type { A } from "ky";\nimport {\n\ta,\n\tb,\n} from "node-forge";\nexport { c } from "./c.js";\nconst m = await import("zod");\n';
 		expect(specifiers(STATIC_IMPORT, sample)).toEqual(["node-forge", "./c.js"]);
