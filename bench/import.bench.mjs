@@ -7,6 +7,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { median, report } from "./lib.mjs";
+import { vector } from "./vectors.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const runs = Number(process.env.IMPORT_RUNS ?? 30);
@@ -63,8 +64,7 @@ await import("merchant-gateway");
 process.stdout.write(JSON.stringify(seen));`;
 const esmPackages = packagesIn(JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", esmProbe], { cwd: root, encoding: "utf8" })));
 
-const vectors = JSON.parse(readFileSync(new URL("../test/vectors/signing-vectors.json", import.meta.url), "utf8")).vectors;
-const checkout = vectors.find((v) => v.name === "checkout-request-2.0");
+const checkout = vector("checkout-request-2.0");
 const cjsProbe = `
 const sdk = require("merchant-gateway");
 const before = Object.keys(require.cache);

@@ -24,13 +24,13 @@ import {
 	verifyNotification,
 } from "../dist/index.js";
 import { compareFastest, median, pinLoadAndServers, report } from "./lib.mjs";
+import { vector } from "./vectors.mjs";
 
 const keysDir = new URL("../test/vectors/keys/", import.meta.url);
 const gatewayPrivatePem = readFileSync(new URL("gateway-private.pem", keysDir), "utf8");
 const gatewayPublicPem = readFileSync(new URL("gateway-public.pem", keysDir), "utf8");
-const vectors = JSON.parse(readFileSync(new URL("../test/vectors/signing-vectors.json", import.meta.url), "utf8")).vectors;
 /** The typical transaction IPN of the vectors: card details, fees, metadata. */
-const typicalTransaction = vectors.find((v) => v.name === "transaction-ipn-2.0").input;
+const typicalTransaction = vector("transaction-ipn-2.0").input;
 const ROLE = process.env.NOTIFICATIONS_BENCH_SERVER;
 
 /** Distinct IPNs (one event each), 2.1 raw text, to cycle through during the load test. */

@@ -22,12 +22,12 @@ import { createMemoryStore, createNotificationHandler, sealMessage, toNodeListen
 import { createPostgresStore } from "../dist/stores/postgres.js";
 import { createRedisStore } from "../dist/stores/redis.js";
 import { median, pinLoadAndServers, report } from "./lib.mjs";
+import { vector } from "./vectors.mjs";
 
 const keysDir = new URL("../test/vectors/keys/", import.meta.url);
 const gatewayPrivatePem = readFileSync(new URL("gateway-private.pem", keysDir), "utf8");
 const gatewayPublicPem = readFileSync(new URL("gateway-public.pem", keysDir), "utf8");
-const vectors = JSON.parse(readFileSync(new URL("../test/vectors/signing-vectors.json", import.meta.url), "utf8")).vectors;
-const typicalTransaction = vectors.find((v) => v.name === "transaction-ipn-2.0").input;
+const typicalTransaction = vector("transaction-ipn-2.0").input;
 const ROLE = process.env.STORES_BENCH_SERVER;
 const ROUNDS = Number(process.env.STORES_BENCH_ROUNDS ?? 8);
 

@@ -8,10 +8,14 @@ import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import {
 	type CallbackResult,
+	type CardChargeParams,
 	createNotificationHandler,
 	GatewayClient,
 	generateKeyPair,
+	ProcessingError,
 	type Refund,
+	STATUS_CODES,
+	statusFromCode,
 	type Transaction,
 	toNodeListener,
 } from "merchant-gateway";
@@ -154,8 +158,9 @@ async function buyer(link: string, doing: string, fields: Record<string, string>
 	check(opened.status === 200, `the page answered ${opened.status}`);
 	const token = url.searchParams.get("token") ?? "";
 	let location = await submitAndFollow(`${url.origin}${url.pathname}`, { token, ...fields });
-	// A 3DS card on the hosted page goes through the 3DS page first.
-	if (location.startsWith(`${sandboxServer.url}/3ds/`)) location = await submitAndFollow(location.split("?")[0] ?? "", { token, result: "pass" });
+	// A 3DS card on the hosted page goes through the 3DS page first: the gateway guide's password 123456 passes.
+	const threeDsPage = location.startsWith(`${sandboxServer.url}/3ds/`) ? (location.split("?")[0] ?? "") : undefined;
+	if (threeDsPage) location = await submitAndFollow(threeDsPage, { token, password: "123456" });
 	check(location.startsWith(`${shop}${expectedLanding}`), `the buyer landed on ${location}, not ${expectedLanding}`);
 	check(html.length > 0, "the page was empty");
 }
@@ -172,12 +177,11 @@ async function afterPayment(transactionId: string, amount: number, currency: str
 
 	const callback = await waitFor(callbacks, (c) => c.transactionId === transactionId, "the callback");
 	check(callback.status === "successful" && callback.amount === amount && callback.currency === currency, "callback fields");
-	say(
-		`The buyer's browser came back to the merchant; the callback payload verified: ${callback.status}, ${money(callback.amount, callback.currency)}, order ${callback.ref}.`,
-	);
+	say(`The buyer's browser came back to the merchant; the callback payload verified: ${callback.status}, ${money(amount, currency)}, order ${callback.ref}.`);
 
 	const transaction = await gateway.transactions.retrieve(transactionId);
-	check(transaction.status === "successful" && transaction.statusCode === 6 && transaction.amount === amount, "queried transaction");
+	const paid = transaction.status === "successful" && transaction.statusCode === STATUS_CODES.successful;
+	check(paid && transaction.amount === amount, "queried transaction");
 	say(
 		`The merchant queried the transaction: ${transaction.status} (code ${transaction.statusCode}), paid ${money(transaction.paidAmount, currency)}, ` +
 			`settlement ${money(transaction.settlementAmount, currency)} expected ${transaction.estimationSettlementAt?.slice(0, 10) ?? "n/a"}.`,
@@ -187,7 +191,8 @@ async function afterPayment(transactionId: string, amount: number, currency: str
 	check(refund.approval === "pending_approval", `refund approval ${refund.approval}`);
 	say(`The merchant asked for a partial refund of ${money(refundAmount, currency)} (${refund.refundNumber}); the gateway holds it: "${refund.message}"`);
 
-	const held = await waitFor(refundIpns, (r) => r.refundId === refund.refundId && r.status === "refund_pending_approval", "the refund IPN (held)");
+	const isHeld = (r: Refund) => r.refundId === refund.refundId && r.status === "refund_under_review";
+	const held = await waitFor(refundIpns, isHeld, "the refund IPN (held)");
 	say(`Refund IPN received and verified: ${held.status} (code ${held.statusCode}).`);
 
 	sandbox.approveRefund(refund.refundId);
@@ -195,7 +200,7 @@ async function afterPayment(transactionId: string, amount: number, currency: str
 
 	const done = await waitFor(refundIpns, (r) => r.refundId === refund.refundId && r.status === "refund_successful", "the refund IPN (approved)");
 	await sandbox.whenIdle();
-	check(done.statusCode === 11, `refund status code ${done.statusCode}`);
+	check(done.statusCode === STATUS_CODES.refund_successful, `refund status code ${done.statusCode}`);
 	say(`Refund IPN received, verified and acknowledged: ${done.status} (code ${done.statusCode}), ${money(done.refundAmount, currency)}.`);
 
 	const queried = await gateway.refunds.retrieve(refund.refundId);
@@ -215,70 +220,96 @@ async function hostedCheckout(): Promise<void> {
 		...merchantUrls,
 	});
 	check(session.paymentLink.startsWith(`${sandboxServer.url}/pay/`), "payment link");
-	say(`The merchant created a checkout session for ${money(amount, "EUR")}: transaction ${session.transactionId}.`);
+	const price = money(amount, "EUR");
+	say(`The merchant created a checkout session for ${price}: "${session.message}" (${session.transactionId}).`);
+	const waiting = await gateway.transactions.retrieve(session.transactionId);
+	check(waiting.statusCode === STATUS_CODES.incomplete, `new session status ${waiting.status}`);
+	say(`Until the buyer pays, the transaction is ${waiting.status} (code ${waiting.statusCode}).`);
 	await buyer(
 		session.paymentLink,
-		"pay with card 4000 0000 0000 0010 (any future expiry, any CVC)",
+		"pay with the gateway guide's test card 4242 4242 4242 4242, expiry 12/30, CVC 123",
 		{
 			action: "pay",
-			cardNumber: "4000000000000010",
+			cardNumber: "4242424242424242",
 			cardMonth: "12",
-			cardYear: "34",
+			cardYear: "30",
 			cardSecurityCode: "123",
 			cardName: "Ada Lovelace",
 		},
 		"/return",
 	);
 	say(
-		inBrowser ? "The buyer paid on the hosted payment page, in the browser." : "The buyer opened the payment page and paid with test card 4000 0000 0000 0010.",
+		inBrowser
+			? "The buyer paid on the hosted payment page, in the browser."
+			: "The buyer opened the payment page and paid with the gateway guide's test card 4242 4242 4242 4242.",
 	);
 	await afterPayment(session.transactionId, amount, "EUR", 20);
 }
 
+/** An S2S charge of `amount` with test card `cardNumber` (expiry 12/30, CVC 123, as in the gateway's guide). */
+const s2sCharge = (orderRef: string, amount: number, cardNumber: string): CardChargeParams => ({
+	orderRef,
+	amount,
+	currency: "EUR",
+	orderDescription: "Rain jacket",
+	...merchantUrls,
+	cardNumber,
+	cardMonth: "12",
+	cardYear: "30",
+	cardSecurityCode: "123",
+	billingFirstName: "Ada",
+	billingLastName: "Lovelace",
+	billingEmail: "ada@example.com",
+	billingStreet1: "12 St James's Square",
+	billingCity: "London",
+	billingCountry: "GB",
+	billingPostalCode: "SW1Y 4JH",
+	billingPhoneNumber: "+442071234567",
+	customerIp: "203.0.113.10",
+	browserDetails: {
+		acceptHeader: "text/html",
+		screenWidth: "1920",
+		screenHeight: "1080",
+		screenColorDepth: "24",
+		windowWidth: "1280",
+		windowHeight: "800",
+		language: "en-GB",
+		javaEnabled: "false",
+		userAgent: "Mozilla/5.0 (demo)",
+		timeZone: "0",
+		timeZoneName: "Europe/London",
+	},
+});
+
 async function serverToServer(): Promise<void> {
 	section("Server-to-server card payment with 3-D Secure");
 	const amount = 75.5;
-	const charge = await gateway.card.charge({
-		orderRef: `demo-s2s-${Date.now()}`,
-		amount,
-		currency: "EUR",
-		orderDescription: "Rain jacket",
-		...merchantUrls,
-		cardNumber: "4000000000000036",
-		cardMonth: "12",
-		cardYear: "34",
-		cardSecurityCode: "123",
-		billingFirstName: "Ada",
-		billingLastName: "Lovelace",
-		billingEmail: "ada@example.com",
-		billingStreet1: "12 St James's Square",
-		billingCity: "London",
-		billingCountry: "GB",
-		billingPostalCode: "SW1Y 4JH",
-		billingPhoneNumber: "+442071234567",
-		customerIp: "203.0.113.10",
-		browserDetails: {
-			acceptHeader: "text/html",
-			screenWidth: "1920",
-			screenHeight: "1080",
-			screenColorDepth: "24",
-			windowWidth: "1280",
-			windowHeight: "800",
-			language: "en-GB",
-			javaEnabled: "false",
-			userAgent: "Mozilla/5.0 (demo)",
-			timeZone: "0",
-			timeZoneName: "Europe/London",
-		},
-	});
+	const charge = await gateway.card.charge(s2sCharge(`demo-s2s-${Date.now()}`, amount, "4000000000000036"));
 	check(charge.outcome === "redirect", `charge outcome ${charge.outcome}`);
 	if (charge.outcome !== "redirect") return;
-	say(
-		`The merchant's server charged test card 4000 0000 0000 0036 for ${money(amount, "EUR")}: the gateway asks for 3-D Secure (transaction ${charge.transactionId}).`,
-	);
-	await buyer(charge.redirectUrl, 'press "Authenticate"', { result: "pass" }, "/return");
-	say("The merchant redirected the buyer to the 3DS page; the buyer authenticated.");
+	const price = money(amount, "EUR");
+	say(`The merchant's server charged test card 4000 0000 0000 0036 for ${price}, 3-D Secure: "${charge.message}"`);
+	const waiting = await gateway.transactions.retrieve(charge.transactionId);
+	check(waiting.statusCode === STATUS_CODES.pending, `3DS wait status ${waiting.status}`);
+	say(`While the buyer authenticates, the transaction is ${waiting.status} (code ${waiting.statusCode}).`);
+	const doing = "enter the gateway guide's 3-D Secure password 123456";
+	await buyer(charge.redirectUrl, doing, { password: "123456" }, "/return");
+	say("The merchant redirected the buyer to the 3DS page; the buyer entered the password and authenticated.");
 	await afterPayment(charge.transactionId, amount, "EUR", 25.5);
+}
+
+async function declinedCard(): Promise<void> {
+	section("A declined card");
+	const params = s2sCharge(`demo-declined-${Date.now()}`, 12, "4000000000001018");
+	const declined = await gateway.card.charge(params).catch((error: unknown) => error);
+	if (!(declined instanceof ProcessingError)) throw new Error("check failed: no ProcessingError");
+	const transactionId = declined.transactionId ?? "";
+	check(transactionId, "the ProcessingError carries the transaction id");
+	say(`The gateway guide's declined card 4000 0000 0000 1018 was refused: ProcessingError (HTTP ${declined.status}).`);
+	const ipn = await waitFor(transactionIpns, (t) => t.transactionId === transactionId, "the IPN of the declined charge");
+	check(ipn.status === "failed" && statusFromCode(ipn.statusCode) === "failed", `declined IPN status ${ipn.status}`);
+	const named = statusFromCode(ipn.statusCode);
+	say(`Its IPN arrived, verified: ${ipn.status} (statusFromCode(${ipn.statusCode}) is "${named}").`);
 }
 
 // ---- run ------------------------------------------------------------------------
@@ -291,6 +322,7 @@ let exitCode = 0;
 try {
 	await hostedCheckout();
 	await serverToServer();
+	await declinedCard();
 	const seconds = ((performance.now() - started) / 1000).toFixed(1);
 	console.log(`\nAll ${stepNumber} steps checked out in ${seconds} s.`);
 } catch (error) {

@@ -35,8 +35,10 @@ console.log(`IPN receiver on ${url}`);
 
 if (demo) {
 	// A 2.0 IPN this time: flat fields plus a signature.
+	// The status and its code, from the gateway's catalogue (D8).
+	const paid = { status: "successful", statusCode: 6 }; // STATUS_CODES.successful
 	const ipnBody = sealMessage(
-		{ transactionId: "01JD5Z8Q4V7M1X2C3B4N5P6R7S", ref: "ORD-1", currency: "EUR", amount: 10.5, status: "successful", statusCode: 6 },
+		{ transactionId: "01k0svjxa7rxj0wwz0cqb85r6a", ref: "ORD-1", currency: "EUR", amount: 10.5, ...paid },
 		{ privateKey: demo.privateKey },
 	);
 	const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ipnBody) });

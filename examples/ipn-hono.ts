@@ -3,7 +3,7 @@
 //   Bun / Deno / Workers: export default app (as below) and set GATEWAY_PUBLIC_KEY.
 //   node examples/ipn-hono.ts   runs a self-test through app.request() with a throwaway key pair.
 import { Hono } from "hono";
-import { createNotificationHandler, generateKeyPair, sealMessage } from "merchant-gateway";
+import { createNotificationHandler, generateKeyPair, STATUS_CODES, sealMessage } from "merchant-gateway";
 
 const env = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {};
 const demo = env.GATEWAY_PUBLIC_KEY ? undefined : await generateKeyPair();
@@ -24,8 +24,10 @@ app.post("/ipn", (c) => ipn(c.req.raw));
 export default app;
 
 if (demo && import.meta.main) {
+	// Statuses and codes come from the gateway's catalogue (D8).
+	const paid = { status: "successful", statusCode: STATUS_CODES.successful };
 	const ipnBody = sealMessage(
-		{ transactionId: "01JD5Z8Q4V7M1X2C3B4N5P6R7S", ref: "ORD-1", currency: "EUR", amount: 10.5, status: "successful", statusCode: 6 },
+		{ transactionId: "01k0svjxa7rxj0wwz0cqb85r6a", ref: "ORD-1", currency: "EUR", amount: 10.5, ...paid },
 		{ privateKey: demo.privateKey, signVersion: "2.1" },
 	);
 	const response = await app.request("/ipn", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ipnBody) });

@@ -14,7 +14,19 @@ const ipn = toNodeListener(
 		// Runs once per event, after the signature is verified, with typed data.
 		// Resolve once the change is stored: only then does the gateway get returnCode 100.
 		async onTransaction(transaction, { eventId }) {
-			console.log(`${eventId}: order ${transaction.ref} is ${transaction.status} (${transaction.amount} ${transaction.currency})`);
+			// Statuses are the gateway's catalogue (STATUS_CODES, D8); one it adds later arrives as a plain string.
+			switch (transaction.status) {
+				case "successful":
+					console.log(`${eventId}: order ${transaction.ref} is paid (${transaction.amount} ${transaction.currency})`);
+					break;
+				case "failed":
+				case "canceled":
+				case "expired":
+					console.log(`${eventId}: order ${transaction.ref} was not paid: ${transaction.status}`);
+					break;
+				default:
+					console.log(`${eventId}: order ${transaction.ref} is ${transaction.status} (code ${transaction.statusCode})`);
+			}
 		},
 		async onRefund(refund, { eventId }) {
 			console.log(`${eventId}: ${refund.refundAmount} ${refund.currency} for order ${refund.ref}`);
@@ -34,8 +46,10 @@ const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/ipn`;
 console.log(`IPN receiver on ${url}`);
 
 if (demo) {
+	// The status and its code, from the gateway's catalogue (D8).
+	const paid = { status: "successful", statusCode: 6 }; // STATUS_CODES.successful
 	const ipnBody = sealMessage(
-		{ transactionId: "01JD5Z8Q4V7M1X2C3B4N5P6R7S", ref: "ORD-1", currency: "EUR", amount: 10.5, status: "successful", statusCode: 6 },
+		{ transactionId: "01k0svjxa7rxj0wwz0cqb85r6a", ref: "ORD-1", currency: "EUR", amount: 10.5, ...paid },
 		{ privateKey: demo.privateKey, signVersion: "2.1" },
 	);
 	const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ipnBody) });

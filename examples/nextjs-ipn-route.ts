@@ -1,7 +1,7 @@
 // A Next.js App Router route handler: save as app/api/ipn/route.ts.
 // The handler is a Web `(request: Request) => Promise<Response>`, so it is the POST export itself.
 // `node examples/nextjs-ipn-route.ts` runs a self-test with a throwaway key pair.
-import { createNotificationHandler, generateKeyPair, sealMessage } from "merchant-gateway";
+import { createNotificationHandler, generateKeyPair, STATUS_CODES, sealMessage } from "merchant-gateway";
 
 // node:crypto verifies fastest; the SDK also runs on the edge runtime (node-forge backend).
 export const runtime = "nodejs";
@@ -22,8 +22,10 @@ export const POST = createNotificationHandler({
 });
 
 if (demo && import.meta.main) {
+	// Statuses and codes come from the gateway's catalogue (D8).
+	const paid = { status: "successful", statusCode: STATUS_CODES.successful };
 	const ipnBody = sealMessage(
-		{ transactionId: "01JD5Z8Q4V7M1X2C3B4N5P6R7S", ref: "ORD-1", currency: "EUR", amount: 10.5, status: "successful", statusCode: 6 },
+		{ transactionId: "01k0svjxa7rxj0wwz0cqb85r6a", ref: "ORD-1", currency: "EUR", amount: 10.5, ...paid },
 		{ privateKey: demo.privateKey, signVersion: "2.1" },
 	);
 	const request = new Request("https://shop.example/api/ipn", {

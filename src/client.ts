@@ -10,6 +10,7 @@ import { isLoopbackHost } from "./schemas/fields.js";
 import { type LazyInput, lazySchema } from "./schemas/lazy.js";
 import { toFieldIssues } from "./schemas/requests.js";
 import type { Assert, SameShape } from "./schemas/type-equality.js";
+import type { SignedStringForm } from "./signing/canonical.js";
 import { PrivateKey, type PrivateKeyLike, PublicKey, type PublicKeyLike, toPrivateKey, toPublicKeys } from "./signing/keys.js";
 import { type FetchLike, Transport } from "./transport/http.js";
 import { type ClientHooks, type Logger, Observer } from "./transport/observer.js";
@@ -35,10 +36,18 @@ export const clientOptionsSchema = lazySchema(() =>
 		.object({
 			/** The gateway's base URL, such as `https://gateway.example` (paths `/v2/...` are appended). https only; http only for loopback hosts with `allowLoopbackHttp`. */
 			baseUrl: z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") }),
-			/** Your merchant ID (1-50 characters); sent in every request. */
+			/**
+			 * Your merchant ID (1-50 characters); sent in checkout and S2S requests
+			 * (queries and refunds too with `alwaysSendMerchantId`).
+			 */
 			merchantId: z
 				.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
 				.refine((value) => value.length >= 1 && value.length <= 50, "must be 1 to 50 characters"),
+			/**
+			 * Also send `merchantId` in transaction queries, refunds and refund queries,
+			 * whose spec tables have none (D11). @default false
+			 */
+			alwaysSendMerchantId: z.boolean({ error: "must be a boolean" }).default(false),
 			/** The merchant private key that signs requests (D1): PEM, base64 DER, DER bytes or a `PrivateKey`. */
 			privateKey: privateKeyLike(),
 			/** The gateway's public key(s) that verify answers; several during a key rotation (any one may verify). */
@@ -54,6 +63,8 @@ export const clientOptionsSchema = lazySchema(() =>
 			maxRetries: integer(0, 10).default(2),
 			/** First backoff delay in milliseconds; doubles per retry, with jitter, capped at 8 s. Retry-After wins. @default 250 */
 			retryBaseDelayMs: integer(0, 60_000).default(250),
+			/** Longest answer read, in bytes after decompression; past it the client stops reading. @default 1048576 (1 MiB) */
+			maxResponseBytes: integer(1, 2_147_483_647).default(1_048_576),
 			/** A fetch implementation to use instead of the global one. @default globalThis.fetch */
 			fetch: z.custom<FetchLike>((value) => typeof value === "function", "must be a function").optional(),
 			/** Observability callbacks; every payload is redacted. @default none */
@@ -69,6 +80,8 @@ export const clientOptionsSchema = lazySchema(() =>
 			allowLoopbackHttp: z.boolean({ error: "must be a boolean" }).default(false),
 			/** Require a signature on creation answers (checkout, card charge, refund). Query answers are always verified. @default true */
 			requireSignedResponses: z.boolean({ error: "must be a boolean" }).default(true),
+			/** How a 2.0 message becomes its signed string, for a gateway that differs from the reference form. @default canonicalString */
+			signedString: z.custom<SignedStringForm>((value) => typeof value === "function", "must be a function").optional(),
 		})
 		.strict()
 		.superRefine((options, ctx) => {
@@ -93,8 +106,19 @@ export const clientOptionsSchema = lazySchema(() =>
 export interface GatewayClientOptions {
 	/** The gateway's base URL, such as `https://gateway.example`; `/v2/...` is appended. https only (http only for loopback hosts with `allowLoopbackHttp`); no query, fragment or credentials. */
 	baseUrl: string;
-	/** Your merchant ID (1-50 characters); sent in every request. */
+	/**
+	 * Your merchant ID (1-50 characters). Sent in checkout and S2S requests; in
+	 * queries and refunds only with `alwaysSendMerchantId`.
+	 */
 	merchantId: string;
+	/**
+	 * Also send `merchantId` in the transaction query, the refund and the refund
+	 * query. Their spec tables have none, and the gateway finds the merchant
+	 * through the transaction (D11); turn this on only for a gateway that asks
+	 * for it there. The field is then signed like every other.
+	 * @default false
+	 */
+	alwaysSendMerchantId?: boolean | undefined;
 	/** The merchant private key that signs requests (D1): PEM, base64 DER, DER bytes or a loaded `PrivateKey`. Parsed once, never shown. */
 	privateKey: PrivateKeyLike;
 	/** The gateway's public key, or several during a key rotation (any one may verify answers, IPNs and callbacks). */
@@ -107,6 +131,15 @@ export interface GatewayClientOptions {
 	maxRetries?: number | undefined;
 	/** First backoff delay in milliseconds; doubles per retry, full jitter, capped at 8 s. A Retry-After up to 60 s wins. @default 250 */
 	retryBaseDelayMs?: number | undefined;
+	/**
+	 * Longest answer the client reads, in bytes after decompression. Past it the
+	 * client stops reading and throws `ResponseTooLargeError` (on a create,
+	 * `OutcomeUnknownError` with that cause: the request may have been processed).
+	 * Gateway answers are a few kilobytes; the limit guards memory against an
+	 * endless answer or a decompression bomb.
+	 * @default 1048576 (1 MiB)
+	 */
+	maxResponseBytes?: number | undefined;
 	/** A fetch implementation to use instead of the global one. @default globalThis.fetch (looked up at each request) */
 	fetch?: FetchLike | undefined;
 	/** Observability callbacks; every payload is redacted. @default none */
@@ -119,6 +152,13 @@ export interface GatewayClientOptions {
 	allowLoopbackHttp?: boolean | undefined;
 	/** Require a signature on creation answers (checkout, card charge, refund). Query answers are always verified. @default true */
 	requireSignedResponses?: boolean | undefined;
+	/**
+	 * How a 2.0 message becomes the string its signature covers. Leave it unset: the SDK uses the
+	 * gateway's reference form. Set it only for a gateway that signs differently (the signature
+	 * doctor, `npx merchant-gateway doctor`, tells which form verifies and what to set here).
+	 * @default the gateway's reference form (`canonicalString`)
+	 */
+	signedString?: SignedStringForm | undefined;
 }
 
 type SchemaOptions = LazyInput<typeof clientOptionsSchema>;
@@ -164,9 +204,11 @@ export class GatewayClient {
 		const ctx: ClientContext = {
 			baseUrl,
 			merchantId: config.merchantId,
+			alwaysSendMerchantId: config.alwaysSendMerchantId,
 			privateKey: toPrivateKey(config.privateKey),
 			publicKeys: toPublicKeys(config.gatewayPublicKey as PublicKeyLike | PublicKeyLike[]),
 			signVersion: config.signVersion,
+			signedString: config.signedString,
 			requireSignedResponses: config.requireSignedResponses,
 			allowLoopbackHttp: config.allowLoopbackHttp,
 			observer,
@@ -176,6 +218,7 @@ export class GatewayClient {
 				timeoutMs: config.timeoutMs,
 				maxRetries: config.maxRetries,
 				retryBaseDelayMs: config.retryBaseDelayMs,
+				maxResponseBytes: config.maxResponseBytes,
 				userAgent: userAgent(),
 				observer,
 			}),
@@ -185,7 +228,7 @@ export class GatewayClient {
 		this.transactions = new TransactionsResource(ctx);
 		this.refunds = new RefundsResource(ctx);
 		this.notifications = new NotificationsResource(ctx);
-		this.callbacks = new CallbacksResource(ctx);
+		this.callbacks = new CallbacksResource(ctx, this.transactions);
 		this.#summary = { baseUrl, merchantId: config.merchantId, signVersion: config.signVersion };
 	}
 

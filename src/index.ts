@@ -6,7 +6,7 @@ export * from "./notifications/index.js";
 export * from "./resources/index.js";
 export type { BrowserDetails, BrowserDetailsInput } from "./schemas/browser-details.js";
 export type { CardChargeParams, CheckoutParams, OrderParams, RefundParams, TransactionDocumentParam } from "./schemas/params.js";
-export type { CallbackResult, Refund, RefundStatus, Transaction, TransactionDocument, TransactionStatus } from "./schemas/resources.js";
+export type { CallbackResult, Refund, Transaction, TransactionDocument } from "./schemas/resources.js";
 export type {
 	CardChargeOutcome,
 	CardChargePending,
@@ -18,5 +18,16 @@ export type {
 	RefundCreated,
 } from "./schemas/responses.js";
 export * from "./signing/index.js";
+export {
+	codeOfStatus,
+	type KnownRefundStatus,
+	type KnownStatus,
+	type KnownTransactionStatus,
+	type RefundStatus,
+	STATUS_CODES,
+	type StatusCode,
+	statusFromCode,
+	type TransactionStatus,
+} from "./statuses/catalogue.js";
 export type { FetchLike, RequestOptions } from "./transport/http.js";
 export type { ClientErrorEvent, ClientHooks, ClientRequestEvent, ClientResponseEvent, ClientRetryEvent, Logger, LogLevel } from "./transport/observer.js";

@@ -1,6 +1,10 @@
 import { errorKind, GatewayError } from "./gateway-error.js";
 
-/** The gateway rejected the request's signature or the merchant's credentials (401 or 403). */
+/**
+ * The gateway rejected the request's signature or the merchant's credentials:
+ * 401, 403, or the gateway's HTTP 500 "Invalid signature with merchantId" answer.
+ * The request was refused, so nothing was processed.
+ */
 export class AuthenticationError extends GatewayError {
 	static override readonly [errorKind] = "AuthenticationError";
 }

@@ -16,5 +16,6 @@ export { OutcomeUnknownError } from "./outcome-unknown-error.js";
 export { ProcessingError } from "./processing-error.js";
 export { RateLimitError } from "./rate-limit-error.js";
 export { type FieldIssue, RequestValidationError } from "./request-validation-error.js";
+export { ResponseTooLargeError } from "./response-too-large-error.js";
 export { type SignatureFailureReason, SignatureVerificationError } from "./signature-verification-error.js";
 export { TimeoutError } from "./timeout-error.js";

@@ -2,10 +2,13 @@ import { errorKind, GatewayError, type GatewayErrorContext } from "./gateway-err
 
 /**
  * A create request (checkout, card charge, refund) may have reached the gateway
- * but no answer came back, so whether it took effect is unknown. It is never
- * retried automatically: the gateway has no idempotency key and a retry could
- * charge or refund twice. Reconcile first: wait for the IPN, or query the
- * transaction (`transactionId`, for refunds) and look for `orderRef`.
+ * but no usable answer came back, so whether it took effect is unknown: no
+ * answer at all (timeout, reset, abort after sending, a proxy's 502/503/504), or
+ * an answer that could not be verified or read (wrong `signVersion` or
+ * `gatewayPublicKey`, bad signature, malformed or oversized body; `cause` says
+ * which). It is never retried automatically: the gateway has no idempotency key
+ * and a retry could charge or refund twice. Reconcile first: wait for the IPN,
+ * or query the transaction (`transactionId`, for refunds) and look for `orderRef`.
  */
 export class OutcomeUnknownError extends GatewayError {
 	static override readonly [errorKind] = "OutcomeUnknownError";
@@ -14,13 +17,20 @@ export class OutcomeUnknownError extends GatewayError {
 	/** The transaction concerned, when the request named one (refund). */
 	readonly transactionId: string | undefined;
 
-	constructor(what: string, ids: { orderRef?: string | undefined; transactionId?: string | undefined }, context: GatewayErrorContext) {
+	/**
+	 * @param circumstance why the outcome is unknown, as in "no answer came back" (the default) or
+	 * "its answer arrived but its signature matches none of the keys in gatewayPublicKey".
+	 */
+	constructor(
+		what: string,
+		ids: { orderRef?: string | undefined; transactionId?: string | undefined },
+		context: GatewayErrorContext,
+		circumstance = "no answer came back",
+	) {
 		const id = ids.orderRef ? `orderRef ${ids.orderRef}` : ids.transactionId ? `transaction ${ids.transactionId}` : "the request";
-		super(
-			`${what} may or may not have been processed: no answer came back. It was not retried (a retry could charge or refund twice). ` +
-				`Reconcile ${id}: wait for its IPN or query the transaction before trying again.`,
-			context,
-		);
+		const notRetried = "It was not retried (a retry could charge or refund twice).";
+		const reconcile = `Reconcile ${id}: wait for its IPN or query the transaction before trying again.`;
+		super(`${what} may or may not have been processed: ${circumstance}. ${notRetried} ${reconcile}`, context);
 		this.orderRef = ids.orderRef;
 		this.transactionId = ids.transactionId;
 	}

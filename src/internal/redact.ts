@@ -23,20 +23,103 @@ export function maskCardNumber(digits: string): string {
 	return `${plain.slice(0, 6)}${"*".repeat(plain.length - 10)}${plain.slice(-4)}`;
 }
 
-/** `"cardSecurityCode":"123"` or `cvv=123` inside JSON or form text: the value goes. */
-const SECRET_PAIR = /("?)(cardSecurityCode|cvv2?|cvc|securityCode|passphrase|password|privateKey)\1(\s*[:=]\s*)("(?:[^"\\]|\\.)*"|[^\s,&}"]+)/gi;
-/** `"cardNumber":"..."` inside JSON or form text, whether or not the digits pass Luhn. */
-const CARD_PAIR = /("?)(cardNumber|card_number|pan)\1(\s*[:=]\s*)"?([\d -]{6,40})"?/gi;
+/** A secret's name as echoes spell it: camelCase, snake_case, kebab-case, any case. */
+const SECRET_NAME = "(?:card[_-]?)?security[_-]?code|cvv2?|cvc2?|passphrase|password|private[_-]?key";
+const CARD_NAME = String.raw`card[_-]?number|\bpan\b`;
+/**
+ * What stands between a name and its value in the forms a gateway echoes a request in:
+ * JSON (`":"`), JSON inside a JSON string (`\":\"`), form fields (`=`), PHP `print_r`
+ * (`] => `), `var_export` (`' => '`), `var_dump` (`"]=>\n  string(3) "`), XML (`>`),
+ * YAML-like `key: value`.
+ */
+const SEPARATOR = String.raw`[\s"'\\\[\]]*(?:=>|[:=>])\s*(?:string\(\d+\)\s*)?`;
+/** A value: a JSON string, a JSON string escaped once or more, a PHP single-quoted string, or a bare token. */
+const SECRET_VALUE = String.raw`"(?:[^"\\]|\\.)*"|\\+"[^"]*?\\+"|'(?:[^'\\]|\\.)*'|[^\s"'\\<>,;&{}\[\]()]+`;
+/** `"cardSecurityCode":"123"`, `cvv=123`, `[card_security_code] => 123`...: the value goes. */
+const SECRET_PAIR = new RegExp(`(${SECRET_NAME})(${SEPARATOR})(${SECRET_VALUE})`, "gi");
+/** `"cardNumber":"..."` and its echo forms, whether or not the digits pass Luhn. */
+const CARD_PAIR = new RegExp(`(${CARD_NAME})(${SEPARATOR})(\\\\*["']?)(\\d[\\d -]{4,38}\\d)`, "gi");
+
+/** The value replaced, its quoting kept: `"[redacted]"`, `\"[redacted]\"`, `'[redacted]'` or `[redacted]`. */
+function redactedValue(value: string): string {
+	const quote = /^\\*["']/.exec(value)?.[0];
+	return quote === undefined ? REDACTED : `${quote}${REDACTED}${quote}`;
+}
+
+/** A `CARD_PAIR` match with its digits masked. */
+function maskCardPair(_: string, name: string, between: string, quote: string, digits: string): string {
+	return `${name}${between}${quote}${maskCardNumber(digits)}`;
+}
 
 /**
- * Masks card-like digit runs (Luhn-valid, 12-19 digits), removes security codes
- * and secrets written as `key: value` pairs, and removes PEM blocks and long
- * base64 in free text.
+ * What the client knows about one request's secrets: its card number and
+ * security code. Patterns cannot catch every echo of them (a security code is
+ * three or four bare digits), so they are removed by value from anything the
+ * gateway sends back: raw, inside (escaped) JSON, digits grouped by spaces or dashes.
  */
-export function redactText(text: string): string {
-	return text
-		.replace(SECRET_PAIR, (_, quote: string, key: string, sep: string) => `${quote}${key}${quote}${sep}"${REDACTED}"`)
-		.replace(CARD_PAIR, (_, quote: string, key: string, sep: string, digits: string) => `${quote}${key}${quote}${sep}"${maskCardNumber(digits)}"`)
+export class KnownSecrets {
+	readonly #fields: Record<string, unknown>;
+	/** Compiled on first use: most answers never need them. */
+	#rules: Array<readonly [RegExp, string]> | undefined;
+
+	/** @param fields the request's fields before sealing; values under card-number and secret keys are looked for. */
+	constructor(fields: Record<string, unknown>) {
+		this.#fields = fields;
+	}
+
+	/** `text` without any occurrence of the known secrets (card numbers masked, the rest removed). */
+	remove(text: string): string {
+		if (this.#rules === undefined) {
+			this.#rules = [];
+			collectSecrets(this.#fields, this.#rules, 0);
+		}
+		let out = text;
+		for (const [pattern, replacement] of this.#rules) out = out.replace(pattern, replacement);
+		return out;
+	}
+}
+
+/** `text` as a regular expression that matches it literally. */
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** Values shorter than this are not removed by value: they would match by chance. */
+const MIN_KNOWN_LENGTH = 3;
+
+function collectSecrets(value: Record<string, unknown>, rules: Array<readonly [RegExp, string]>, depth: number): void {
+	if (depth > 4) return;
+	for (const [key, item] of Object.entries(value)) {
+		if (typeof item === "object" && item !== null && !Array.isArray(item)) {
+			collectSecrets(item as Record<string, unknown>, rules, depth + 1);
+			continue;
+		}
+		if (typeof item !== "string" && typeof item !== "number") continue;
+		const text = String(item);
+		const card = CARD_KEYS.test(key);
+		if (!card && !SECRET_KEYS.test(key)) continue;
+		const digits = text.replace(/[ -]/g, "");
+		if (/^\d+$/.test(digits) && digits.length >= MIN_KNOWN_LENGTH) {
+			// Digit boundaries keep longer numbers (amounts, ids) intact; spaces or dashes may group the digits.
+			const grouped = [...digits].join("[ -]?");
+			rules.push([new RegExp(`(?<!\\d)${grouped}(?!\\d)`, "g"), card ? maskCardNumber(digits) : REDACTED]);
+		} else if (text.length >= MIN_KNOWN_LENGTH) {
+			const escaped = JSON.stringify(text).slice(1, -1);
+			const forms = [...new Set([text, escaped, JSON.stringify(escaped).slice(1, -1)])];
+			forms.sort((a, b) => b.length - a.length);
+			rules.push([new RegExp(forms.map(literal).join("|"), "g"), REDACTED]);
+		}
+	}
+}
+
+/**
+ * Removes the request's known secrets (when given), then masks card-like digit
+ * runs (Luhn-valid, 12-19 digits), removes security codes and secrets written
+ * as `key: value` pairs in the usual echo formats, and removes PEM blocks and
+ * long base64 in free text.
+ */
+export function redactText(text: string, known?: KnownSecrets): string {
+	return (known ? known.remove(text) : text)
+		.replace(SECRET_PAIR, (_, name: string, between: string, value: string) => `${name}${between}${redactedValue(value)}`)
+		.replace(CARD_PAIR, maskCardPair)
 		.replace(PEM, "[redacted key]")
 		.replace(LONG_BASE64, "[redacted key]")
 		.replace(DIGIT_RUN, (run) => {

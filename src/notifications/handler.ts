@@ -2,6 +2,7 @@ import { ConfigurationError } from "../errors/configuration-error.js";
 import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
 import type { Refund, Transaction } from "../schemas/resources.js";
+import type { SignedStringForm } from "../signing/canonical.js";
 import { type PublicKeyLike, toPublicKeys } from "../signing/keys.js";
 import type { SignVersion } from "../signing/seal.js";
 import { type Acknowledgement, acknowledge, acknowledgeFailure } from "./acknowledge.js";
@@ -33,6 +34,13 @@ export interface NotificationHandlerOptions {
 	gatewayPublicKey: PublicKeyLike | readonly PublicKeyLike[];
 	/** Signing versions to accept. @default ["2.0", "2.1"] */
 	acceptVersions?: readonly SignVersion[] | undefined;
+	/**
+	 * How a 2.0 message becomes the string its signature covers. Leave it unset: the SDK uses the
+	 * gateway's reference form. Set it only for a gateway that signs differently (the signature
+	 * doctor, `npx merchant-gateway doctor`, tells which form verifies and what to set here).
+	 * @default the gateway's reference form (`canonicalString`)
+	 */
+	signedString?: SignedStringForm | undefined;
 	/** Runs once per transaction event, with verified data. Resolve when the event is safely stored; throw to have the gateway retry. */
 	onTransaction: (transaction: Transaction, context: NotificationContext) => unknown;
 	/** Runs once per refund event, with verified data. Resolve when the event is safely stored; throw to have the gateway retry. */
@@ -92,6 +100,9 @@ function checkOptions(options: NotificationHandlerOptions): void {
 	if (limit !== undefined && (!Number.isSafeInteger(limit) || limit <= 0)) issues.push({ field: "maxBodyBytes", message: "must be a positive integer" });
 	const lease = options?.leaseMs;
 	if (lease !== undefined && (!Number.isSafeInteger(lease) || lease <= 0)) issues.push({ field: "leaseMs", message: "must be a positive integer" });
+	if (options?.signedString !== undefined && typeof options.signedString !== "function") {
+		issues.push({ field: "signedString", message: "must be a function" });
+	}
 	const store = options?.store;
 	if (store !== undefined && (typeof store?.claim !== "function" || typeof store.confirm !== "function" || typeof store.release !== "function")) {
 		issues.push({ field: "store", message: "must have claim, confirm and release methods" });
@@ -122,7 +133,7 @@ function checkOptions(options: NotificationHandlerOptions): void {
 export function createNotificationHandler(options: NotificationHandlerOptions): NotificationHandler {
 	checkOptions(options);
 	const publicKeys = toPublicKeys(options.gatewayPublicKey);
-	const verifyOptions = { gatewayPublicKey: publicKeys, acceptVersions: options.acceptVersions };
+	const verifyOptions = { gatewayPublicKey: publicKeys, acceptVersions: options.acceptVersions, signedString: options.signedString };
 	const store = options.store ?? createMemoryStore();
 	const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 	const leaseMs = options.leaseMs ?? 60_000;

@@ -4,18 +4,26 @@ import { RateLimitError } from "../errors/rate-limit-error.js";
 import type { FieldIssue } from "../errors/request-validation-error.js";
 import type { Refund, Transaction } from "../schemas/resources.js";
 import type { SignVersion } from "../signing/seal.js";
+import type { KnownTransactionStatus } from "../statuses/catalogue.js";
 import { confirmClaim, newClaimToken, releaseClaim } from "./claims.js";
 import { refundEventId, transactionEventId } from "./event-id.js";
 import type { NotificationContext } from "./handler.js";
 import type { NotificationStore } from "./store.js";
 
 /**
- * Transaction statuses that are not final: the gateway sends no IPN for them, so
- * the reconciler reports such a transaction as `pending` and hands it to nobody.
- * The spec's status appendix (D8) names `incomplete`, `pending` and `under_review`;
- * the sandbox adds `created` (unpaid session) and `awaiting_3ds`.
+ * Transaction statuses that are not final: the gateway sends no IPN for them (it
+ * notifies when a transaction reaches a terminal state), so the reconciler reports
+ * such a transaction as `pending` and hands it to nobody. From the status catalogue
+ * (D8): a session not paid yet, a charge or a void still under way or under review.
  */
-export const DEFAULT_PENDING_STATUSES: readonly string[] = ["created", "incomplete", "pending", "under_review", "awaiting_3ds"];
+export const DEFAULT_PENDING_STATUSES: readonly KnownTransactionStatus[] = [
+	"incomplete",
+	"pending",
+	"under_review",
+	"documents_uploaded",
+	"void_initiated",
+	"void_under_review",
+];
 
 /** Where a reconciliation failure happened. */
 export interface ReconcileErrorInfo {
@@ -169,7 +177,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 	const concurrency = options.concurrency ?? 4;
 	const rateLimitRetries = options.rateLimitRetries ?? 5;
 	const rateLimitDelayMs = options.rateLimitDelayMs ?? 1000;
-	const pendingStatuses = new Set(options.pendingStatuses ?? DEFAULT_PENDING_STATUSES);
+	const pendingStatuses = new Set<string>(options.pendingStatuses ?? DEFAULT_PENDING_STATUSES);
 	// The version the client verifies answers in: what a reconciled event's context says it arrived in.
 	const signVersion = gateway.toJSON().signVersion as SignVersion;
 	/** Until when every worker waits before its next query (set by a RateLimitError). */

@@ -1,6 +1,7 @@
 import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
 import { type Refund, refundSchema, type Transaction, transactionSchema } from "../schemas/resources.js";
+import type { SignedStringForm } from "../signing/canonical.js";
 import type { PublicKeyLike } from "../signing/keys.js";
 import { openVerified } from "../signing/open.js";
 import type { SignVersion } from "../signing/seal.js";
@@ -12,6 +13,13 @@ export interface VerifyNotificationOptions {
 	gatewayPublicKey: PublicKeyLike | readonly PublicKeyLike[];
 	/** Signing versions to accept; pin `["2.1"]` once your account is on 2.1 so a 2.0 body is refused. @default ["2.0", "2.1"] */
 	acceptVersions?: readonly SignVersion[] | undefined;
+	/**
+	 * How a 2.0 message becomes the string its signature covers. Leave it unset: the SDK uses the
+	 * gateway's reference form. Set it only for a gateway that signs differently (the signature
+	 * doctor, `npx merchant-gateway doctor`, tells which form verifies and what to set here).
+	 * @default the gateway's reference form (`canonicalString`)
+	 */
+	signedString?: SignedStringForm | undefined;
 }
 
 interface EventBase {
@@ -56,7 +64,8 @@ export type NotificationEvent = TransactionNotification | RefundNotification;
 export function verifyNotification(body: unknown, options: VerifyNotificationOptions): NotificationEvent {
 	let opened: ReturnType<typeof openVerified>;
 	try {
-		opened = openVerified(body, { publicKey: options.gatewayPublicKey, acceptVersions: options.acceptVersions });
+		const { gatewayPublicKey: publicKey, acceptVersions, signedString } = options;
+		opened = openVerified(body, { publicKey, acceptVersions, signedString });
 	} catch (error) {
 		if (error instanceof MalformedMessageError) throw new InvalidNotificationError(`Not a signed IPN: ${error.message}`, error.field, { cause: error });
 		throw error;

@@ -7,9 +7,10 @@ import { NoS2SProviderError } from "../errors/no-s2s-provider-error.js";
 import { OutcomeUnknownError } from "../errors/outcome-unknown-error.js";
 import { ProcessingError } from "../errors/processing-error.js";
 import { RateLimitError } from "../errors/rate-limit-error.js";
-import { redactText } from "../internal/redact.js";
+import { type KnownSecrets, redactText } from "../internal/redact.js";
 import type { GatewayAnswer } from "../transport/http.js";
 import { parseRetryAfter } from "../transport/retry-policy.js";
+import { isSignatureRefusal } from "../transport/signature-refusal.js";
 
 /** Which endpoint an answer belongs to; error shapes differ per endpoint. */
 export type Endpoint = "checkout" | "card" | "transactionQuery" | "refund" | "refundQuery";
@@ -22,9 +23,9 @@ export interface AnswerContext {
 	ids: { orderRef?: string | undefined; transactionId?: string | undefined };
 }
 
-/** The start of a body, redacted, short enough for an error message. */
-export function excerpt(text: string): string {
-	const safe = redactText(text.slice(0, 4000));
+/** The start of an answer's body, redacted (of the request's secrets too), short enough for an error message. */
+export function excerpt(answer: GatewayAnswer): string {
+	const safe = redactText(answer.text.slice(0, 4000), answer.secrets);
 	return safe.length > 200 ? `${safe.slice(0, 200)}…` : safe;
 }
 
@@ -39,37 +40,66 @@ export function parseBody(text: string): Record<string, unknown> | undefined {
 	}
 }
 
-function gatewayMessage(body: Record<string, unknown> | undefined, fallback: string): string {
+function gatewayMessage(body: Record<string, unknown> | undefined, fallback: string, secrets: KnownSecrets): string {
 	const message = body?.message;
-	return typeof message === "string" && message.trim() !== "" ? redactText(message).slice(0, 1000) : fallback;
+	return typeof message === "string" && message.trim() !== "" ? redactText(message, secrets).slice(0, 1000) : fallback;
 }
 
-function fieldErrors(errors: unknown[]): GatewayFieldError[] {
+function fieldErrors(errors: unknown[], secrets: KnownSecrets): GatewayFieldError[] {
 	return errors.map((item) => {
 		const entry = (typeof item === "object" && item !== null ? item : {}) as Record<string, unknown>;
 		const raw = entry.message ?? entry.messages;
 		const list = Array.isArray(raw) ? raw : raw === undefined || raw === null ? [] : [raw];
-		return { field: redactText(String(entry.field ?? "")), messages: list.map((message) => redactText(String(message))) };
+		const messages = list.map((message) => redactText(String(message), secrets));
+		return { field: redactText(String(entry.field ?? ""), secrets), messages };
 	});
 }
+
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
+/** An id taken from an unsigned error body: kept when it looks like a ULID, redacted like any text otherwise. */
+function bodyId(value: unknown, secrets: KnownSecrets): string | undefined {
+	if (typeof value !== "string") return undefined;
+	return ULID.test(value) ? value : redactText(value, secrets).slice(0, 100);
+}
+
+/**
+ * A create whose answer arrived but cannot be read: the gateway may have
+ * processed it. `circumstance` says what went wrong and which setting to check.
+ */
+export function unknownOutcome(context: AnswerContext, cause: GatewayError, circumstance: string): OutcomeUnknownError {
+	const where = { status: cause.status, path: context.path, cause };
+	return new OutcomeUnknownError(context.what, context.ids, where, circumstance);
+}
+
+/** A proxy's answer (502/503/504 without a gateway body): the gateway behind it may have processed the request. */
+const isProxyStatus = (status: number) => status === 502 || status === 503 || status === 504;
 
 function isObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+const NO_S2S_ADVICE = "The account has only hosted-page processors: ask for an S2S-capable processor, or use checkout.";
+
 /**
  * The error an answer stands for, or undefined when it is a success to verify.
  * Error answers are unsigned (D6), so their content only picks the class; any
- * text taken from them is redacted.
+ * text taken from them is redacted, of the request's own card data too.
  */
 export function errorForAnswer(answer: GatewayAnswer, body: Record<string, unknown> | undefined, context: AnswerContext): GatewayError | undefined {
-	const { status } = answer;
+	const { status, secrets } = answer;
 	const { path } = context;
+	const where = { status, path };
+	const say = (fallback: string) => gatewayMessage(body, fallback, secrets);
 	if (status === 401 || status === 403) {
-		return new AuthenticationError(`The gateway refused the request's credentials or signature (HTTP ${status}): ${gatewayMessage(body, "no message")}`, {
-			status,
-			path,
-		});
+		const refused = `The gateway refused the request's credentials or signature (HTTP ${status})`;
+		return new AuthenticationError(`${refused}: ${say("no message")}`, where);
+	}
+	if (isSignatureRefusal(status, answer.text)) {
+		// An HTTP 500, but a refusal: nothing was processed (D12).
+		const said = say("no message");
+		const advice = "check the key registered for this merchantId and the signed string (npx merchant-gateway sign --explain, npx merchant-gateway doctor)";
+		const refused = `The gateway refused the request's signature (HTTP ${status}): ${said}.`;
+		return new AuthenticationError(`${refused} Nothing was processed; ${advice}.`, { status, path });
 	}
 	if (status === 429) {
 		const retryAfterMs = parseRetryAfter(answer.headers.get("retry-after"));
@@ -80,39 +110,38 @@ export function errorForAnswer(answer: GatewayAnswer, body: Record<string, unkno
 		});
 	}
 	const success = status >= 200 && status < 300;
+	// On a create, an unreadable 2xx or 5xx answer may follow a processed request (a 4xx one was refused).
+	const mayBeProcessed = context.kind === "create" && (success || status >= 500);
+	if (mayBeProcessed && isProxyStatus(status) && body?.status !== "error") {
+		const cause = new InvalidResponseError(`HTTP ${status} without a gateway answer.`, excerpt(answer), where);
+		return new OutcomeUnknownError(context.what, context.ids, { ...where, cause });
+	}
 	if (!body) {
-		if (!success && context.kind === "create" && (status === 502 || status === 503 || status === 504)) {
-			// A proxy's answer: the gateway behind it may or may not have processed the request.
-			const cause = new InvalidResponseError(`HTTP ${status} without a gateway answer.`, excerpt(answer.text), { status, path });
-			return new OutcomeUnknownError(context.what, context.ids, { status, path, cause });
-		}
-		return new InvalidResponseError(`The gateway's answer (HTTP ${status}) is not a JSON object.`, excerpt(answer.text), { status, path });
+		const notJson = `The gateway's answer (HTTP ${status}) is not a JSON object.`;
+		const unreadable = new InvalidResponseError(notJson, excerpt(answer), where);
+		const circumstance = `its answer (HTTP ${status}) arrived but could not be read (not a JSON object)`;
+		return mayBeProcessed ? unknownOutcome(context, unreadable, circumstance) : unreadable;
 	}
 	if (status === 422 && Array.isArray(body.errors)) {
-		return new GatewayValidationError(gatewayMessage(body, "The gateway refused the request's fields."), fieldErrors(body.errors), { status, path });
+		const refusedFields = say("The gateway refused the request's fields.");
+		return new GatewayValidationError(refusedFields, fieldErrors(body.errors, secrets), where);
 	}
 	if (status === 422 && context.endpoint === "card" && "transactionId" in body && body.transactionId === null && !("data" in body)) {
-		return new NoS2SProviderError(
-			`${gatewayMessage(body, "No S2S provider is configured.")} The merchant account has only hosted-page processors: ask for an S2S-capable processor, or use checkout.`,
-			{ status, path },
-		);
+		return new NoS2SProviderError(`${say("No S2S provider is configured.")} ${NO_S2S_ADVICE}`, where);
 	}
 	const saysError = body.status === "error";
 	if (!saysError && success) return undefined;
 	if (saysError && context.endpoint === "checkout") {
-		return new CheckoutError(`The checkout session was not created: ${gatewayMessage(body, "no message")}`, { status, path });
+		return new CheckoutError(`The checkout session was not created: ${say("no message")}`, where);
 	}
-	if (status === 422) {
-		return new GatewayValidationError(gatewayMessage(body, "The gateway refused the request."), [], { status, path });
-	}
+	if (status === 422) return new GatewayValidationError(say("The gateway refused the request."), [], where);
 	if (saysError) {
 		const data = isObject(body.data) ? body.data : undefined;
-		const transactionId = typeof data?.transactionId === "string" ? data.transactionId : context.ids.transactionId;
-		return new ProcessingError(`The gateway could not process the request: ${gatewayMessage(body, "no message")}`, transactionId, { status, path });
+		const transactionId = bodyId(data?.transactionId, secrets) ?? context.ids.transactionId;
+		return new ProcessingError(`The gateway could not process the request: ${say("no message")}`, transactionId, where);
 	}
-	if (context.kind === "create" && (status === 502 || status === 503 || status === 504)) {
-		const cause = new InvalidResponseError(`HTTP ${status} without a gateway answer.`, excerpt(answer.text), { status, path });
-		return new OutcomeUnknownError(context.what, context.ids, { status, path, cause });
-	}
-	return new InvalidResponseError(`The gateway answered HTTP ${status} with a body that is not a gateway answer.`, excerpt(answer.text), { status, path });
+	const unexpected = `The gateway answered HTTP ${status} with a body that is not a gateway answer.`;
+	const strange = new InvalidResponseError(unexpected, excerpt(answer), where);
+	const circumstance = `its answer (HTTP ${status}) arrived but could not be read (not a gateway answer)`;
+	return mayBeProcessed ? unknownOutcome(context, strange, circumstance) : strange;
 }

@@ -22,11 +22,13 @@ export class CheckoutResource {
 
 	/**
 	 * Creates a checkout session and returns its payment link (connectionMode API).
-	 * Never retried: on a timeout or a reset after sending, `OutcomeUnknownError`
-	 * tells you to reconcile by `orderRef` (IPN or transaction query) first.
+	 * Every field of the result is signed (the answer is flat).
+	 * Never retried: on a timeout or a reset after sending, or an answer that
+	 * cannot be verified or read, `OutcomeUnknownError` tells you to reconcile by
+	 * `orderRef` (IPN or transaction query) first.
 	 *
 	 * @throws RequestValidationError before sending, when a field breaks the spec's rules.
-	 * @throws CheckoutError, GatewayValidationError, SignatureVerificationError, OutcomeUnknownError...
+	 * @throws CheckoutError, GatewayValidationError, OutcomeUnknownError (also when the answer fails verification)...
 	 */
 	async create(params: CheckoutParams, options?: RequestOptions): Promise<CheckoutSession> {
 		const ctx = this.#ctx;
@@ -50,7 +52,8 @@ export class CheckoutResource {
 			(opened, answer) => {
 				// A failure that arrived signed (a 2.1 payload) is still a failure.
 				if (opened.fields.status === "error") {
-					const message = typeof opened.fields.message === "string" ? redactText(opened.fields.message) : "no message";
+					const { message: text } = opened.fields;
+					const message = typeof text === "string" ? redactText(text, answer.secrets) : "no message";
 					throw new CheckoutError(`The checkout session was not created: ${message}`, { status: answer.status, path: PATH });
 				}
 				const parsed = checkoutCreatedFieldsSchema.safeParse(opened.fields);

@@ -3,21 +3,27 @@ import { InvalidResponseError } from "../errors/invalid-response-error.js";
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
 import { RequestValidationError } from "../errors/request-validation-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
+import { redactText } from "../internal/redact.js";
 import { toFieldIssues } from "../schemas/requests.js";
+import type { SignedStringForm } from "../signing/canonical.js";
 import type { PrivateKey, PublicKey } from "../signing/keys.js";
 import { openVerified } from "../signing/open.js";
 import { type SignVersion, sealMessage } from "../signing/seal.js";
 import type { GatewayAnswer, RequestOptions, Transport } from "../transport/http.js";
 import type { Observer } from "../transport/observer.js";
-import { type AnswerContext, errorForAnswer, excerpt, parseBody } from "./answer.js";
+import { type AnswerContext, errorForAnswer, excerpt, parseBody, unknownOutcome } from "./answer.js";
 
 /** What every resource needs from the client. Held privately, never shown. */
 export interface ClientContext {
 	readonly baseUrl: string;
 	readonly merchantId: string;
+	/** D11: queries and refunds carry `merchantId` only when this is on. */
+	readonly alwaysSendMerchantId: boolean;
 	readonly privateKey: PrivateKey;
 	readonly publicKeys: readonly PublicKey[];
 	readonly signVersion: SignVersion;
+	/** The 2.0 signed-string form; undefined means the gateway's reference form. */
+	readonly signedString: SignedStringForm | undefined;
 	readonly requireSignedResponses: boolean;
 	readonly allowLoopbackHttp: boolean;
 	readonly transport: Transport;
@@ -57,12 +63,17 @@ export function openAnswer(ctx: ClientContext, body: Record<string, unknown>, an
 			: { fields: body, wrapper: undefined, signed: false };
 	}
 	try {
-		const opened = openVerified(body, { publicKey: ctx.publicKeys, acceptVersions: [ctx.signVersion] });
+		// The text, not the parsed body: 2.0 signs nested objects in the gateway's order and numbers as written.
+		const opened = openVerified(answer.text, { publicKey: ctx.publicKeys, acceptVersions: [ctx.signVersion], signedString: ctx.signedString });
 		return { fields: opened.fields, wrapper: opened.wrapper, signed: true };
 	} catch (error) {
-		if (error instanceof SignatureVerificationError) throw new SignatureVerificationError(error.reason, error.message, context);
-		if (error instanceof MalformedMessageError)
-			throw new InvalidResponseError(`The gateway's signed answer is malformed: ${error.message}`, excerpt(answer.text), context);
+		if (error instanceof SignatureVerificationError) {
+			throw new SignatureVerificationError(error.reason, redactText(error.message, answer.secrets), context);
+		}
+		if (error instanceof MalformedMessageError) {
+			const malformed = `The gateway's signed answer is malformed: ${redactText(error.message, answer.secrets)}`;
+			throw new InvalidResponseError(malformed, excerpt(answer), context);
+		}
 		throw error;
 	}
 }
@@ -71,7 +82,7 @@ export function openAnswer(ctx: ClientContext, body: Record<string, unknown>, an
 export async function call<T>(ctx: ClientContext, spec: CallSpec, read: (opened: OpenedAnswer, answer: GatewayAnswer) => T): Promise<T> {
 	try {
 		checkRequestOptions(spec.options, spec.path);
-		const sealed = sealMessage(spec.fields, { privateKey: ctx.privateKey, signVersion: ctx.signVersion });
+		const sealed = sealMessage(spec.fields, { privateKey: ctx.privateKey, signVersion: ctx.signVersion, signedString: ctx.signedString });
 		const answer = await ctx.transport.send({
 			path: spec.path,
 			body: JSON.stringify(sealed),
@@ -86,11 +97,42 @@ export async function call<T>(ctx: ClientContext, spec: CallSpec, read: (opened:
 		const body = parseBody(answer.text);
 		const failure = errorForAnswer(answer, body, spec);
 		if (failure) throw failure;
-		return read(openAnswer(ctx, body as Record<string, unknown>, answer, spec), answer);
+		try {
+			return read(openAnswer(ctx, body as Record<string, unknown>, answer, spec), answer);
+		} catch (error) {
+			throw spec.kind === "create" ? unverifiedCreate(ctx, spec, error) : error;
+		}
 	} catch (error) {
 		if (error instanceof GatewayError || error instanceof Error) ctx.observer.error({ method: "POST", path: spec.path, error });
 		throw error;
 	}
+}
+
+/**
+ * A create whose answer arrived but could not be verified or read may have
+ * been processed (and a card charged): an unknown outcome to reconcile, never a
+ * plain failure that invites a retry. The message names the setting to check.
+ */
+function unverifiedCreate(ctx: ClientContext, spec: CallSpec, error: unknown): unknown {
+	const signVersion = `signVersion ("${ctx.signVersion}" here)`;
+	const checkVersion = `check ${signVersion} against the account's setting`;
+	const arrived = "its answer arrived";
+	if (error instanceof SignatureVerificationError) {
+		const unsignedAdvice = "turn requireSignedResponses off only for a gateway that does not sign creation answers";
+		const circumstances: Record<SignatureVerificationError["reason"], string> = {
+			version_not_accepted: `${arrived} signed in another signing version: ${checkVersion}`,
+			mismatch: `${arrived} but its signature matches no configured key: check gatewayPublicKey (and ${signVersion})`,
+			malformed_signature: `${arrived} with a malformed signature: check ${signVersion} and gatewayPublicKey`,
+			missing_signature: `${arrived} unsigned: check ${signVersion}; ${unsignedAdvice}`,
+		};
+		const fallback = `${arrived} but could not be verified: check ${signVersion} and gatewayPublicKey`;
+		return unknownOutcome(spec, error, circumstances[error.reason] ?? fallback);
+	}
+	if (error instanceof InvalidResponseError) {
+		const detail = error.message.replace(/\.$/, "");
+		return unknownOutcome(spec, error, `${arrived} but could not be read (${detail}): ${checkVersion}`);
+	}
+	return error;
 }
 
 /** Per-call options are checked like parameters: before anything is sent. */
@@ -107,7 +149,8 @@ function checkRequestOptions(options: RequestOptions | undefined, path: string):
 
 /** An off-schema answer: status, path and a redacted excerpt. */
 export function offSchema(answer: GatewayAnswer, path: string, detail: string): InvalidResponseError {
-	return new InvalidResponseError(`The gateway's answer does not have the documented shape: ${detail}.`, excerpt(answer.text), { status: answer.status, path });
+	const message = `The gateway's answer does not have the documented shape: ${detail}.`;
+	return new InvalidResponseError(message, excerpt(answer), { status: answer.status, path });
 }
 
 /** The first few zod issues of an off-schema answer, as `field rule` text (never values). */

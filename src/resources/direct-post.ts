@@ -47,7 +47,7 @@ export function directPostForm(ctx: ClientContext, path: string, message: Record
 		const sealed: SealedPayload = sealMessage(message, { privateKey: ctx.privateKey, signVersion: "2.1" });
 		fields = { payload: sealed.payload, signVersion: sealed.signVersion, signature: sealed.signature };
 	} else {
-		fields = sealMessage(asFormValues(message), { privateKey: ctx.privateKey, signVersion: "2.0" }) as Record<string, string>;
+		fields = sealMessage(asFormValues(message), { privateKey: ctx.privateKey, signVersion: "2.0", signedString: ctx.signedString }) as Record<string, string>;
 	}
 	const inputs = Object.entries(fields)
 		.map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)

@@ -2,6 +2,7 @@ import { transactionQueryRequestSchema } from "../schemas/requests.js";
 import { type Transaction, transactionSchema } from "../schemas/resources.js";
 import type { RequestOptions } from "../transport/http.js";
 import { type ClientContext, call, describeIssues, offSchema } from "./context.js";
+import { optionalMerchantId, sameId } from "./request-fields.js";
 import { validate } from "./validate.js";
 
 const PATH = "/v2/checkout/query";
@@ -22,14 +23,15 @@ export class TransactionsResource {
 	 */
 	async retrieve(transactionId: string, options?: RequestOptions): Promise<Transaction> {
 		const ctx = this.#ctx;
-		const fields = validate(ctx, transactionQueryRequestSchema(ctx), { merchantId: ctx.merchantId, transactionId }, PATH);
+		const fields = validate(ctx, transactionQueryRequestSchema(ctx), { ...optionalMerchantId(ctx), transactionId }, PATH);
 		return call(
 			ctx,
 			{ endpoint: "transactionQuery", path: PATH, kind: "query", what: "The transaction query", ids: { transactionId }, fields, options, alwaysVerify: true },
 			(opened, answer) => {
 				const parsed = transactionSchema.safeParse(opened.fields);
 				if (!parsed.success) throw offSchema(answer, PATH, describeIssues(parsed.error));
-				if (parsed.data.transactionId !== transactionId) throw offSchema(answer, PATH, "the signed answer is about another transaction");
+				const about = parsed.data.transactionId;
+				if (!sameId(about, transactionId)) throw offSchema(answer, PATH, "the signed answer is about another transaction");
 				return parsed.data;
 			},
 		);

@@ -1,18 +1,24 @@
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
 import { decodeCheckoutForm } from "../schemas/requests.js";
+import type { SignedStringForm } from "../signing/canonical.js";
 import { openVerified, parseJsonObject } from "../signing/open.js";
 import type { SignVersion } from "../signing/seal.js";
 import type { SandboxRequest } from "./exchange.js";
-import { type ApiReply, badRequest, unauthenticated } from "./replies.js";
+import { type ApiReply, badRequest, invalidSignature } from "./replies.js";
 import type { MerchantAccount } from "./state.js";
 
 /** A request body before verification: the envelope as sent, and how it came. */
 export interface Envelope {
 	body: Record<string, unknown>;
+	/** The JSON body as sent: 2.0 is verified in its own order and with its number literals. */
+	text?: string | undefined;
 	/** Sent as application/x-www-form-urlencoded (a DIRECT_POST browser form). */
 	form: boolean;
 }
+
+/** A verified request, or the answer that refuses it. */
+type Verified = Authenticated | ApiReply;
 
 /** A verified request: whose it is, its fields, and the version it was signed in. */
 export interface Authenticated {
@@ -31,7 +37,7 @@ export async function readEnvelope(request: SandboxRequest, allowForm: boolean):
 	if (text.length > MAX_BODY_BYTES) return badRequest("The request body is larger than 1 MiB.", 413);
 	if (type === "application/json" || (type === "" && text.trimStart().startsWith("{"))) {
 		try {
-			return { body: parseJsonObject(text, "request body"), form: false };
+			return { body: parseJsonObject(text, "request body"), text, form: false };
 		} catch (error) {
 			return badRequest(error instanceof MalformedMessageError ? error.message : "The request body is not valid JSON.");
 		}
@@ -66,17 +72,25 @@ export function claimedFields(envelope: Envelope): Record<string, unknown> | Api
  * version it was signed (requests may use either; answers follow the account).
  * A 2.0 DIRECT_POST form is verified over the strings as posted (what the SDK's
  * `checkout.directPost` signs), then decoded back into the JSON message.
+ * Whatever cannot be verified gets the gateway's HTTP 500 (D12), naming
+ * `merchantId`: the one the request claims, or the owner of its transaction.
  */
-export function authenticate(envelope: Envelope, merchant: MerchantAccount | undefined): Authenticated | ApiReply {
-	if (!merchant) return unauthenticated("Unknown merchant: no account is registered for this merchantId.");
+export function authenticate(
+	envelope: Envelope,
+	merchant: MerchantAccount | undefined,
+	merchantId: string,
+	signedString: SignedStringForm | undefined,
+): Verified {
+	if (!merchant) return invalidSignature(merchantId, "no merchant account is registered for this merchantId");
 	try {
-		const opened = openVerified(envelope.body, { publicKey: merchant.publicKeys });
+		const opened = openVerified(envelope.text ?? envelope.body, { publicKey: merchant.publicKeys, signedString });
 		const fields = envelope.form && opened.signVersion === "2.0" ? decodeCheckoutForm(opened.fields as Record<string, string>) : opened.fields;
 		const { signVersion: _version, ...rest } = fields;
 		return { merchant, fields: rest, signVersion: opened.signVersion, form: envelope.form };
 	} catch (error) {
-		if (error instanceof SignatureVerificationError) return unauthenticated(`Signature verification failed: ${error.message}`);
-		if (error instanceof MalformedMessageError) return unauthenticated(`The request is not a signed message: ${error.message}`);
+		const refuse = (why: string) => invalidSignature(merchant.merchantId, `${why}: ${(error as Error).message}`);
+		if (error instanceof SignatureVerificationError) return refuse("signature verification failed");
+		if (error instanceof MalformedMessageError) return refuse("the request is not a signed message");
 		throw error;
 	}
 }

@@ -31,6 +31,11 @@ export class ControllableClock implements SandboxClock {
 		if (frozenAt !== undefined) this.#frozenAt = toEpoch(frozenAt, "now");
 	}
 
+	/** True when the clock stands still and moves only with `advance`/`set`. */
+	get frozen(): boolean {
+		return this.#frozenAt !== undefined;
+	}
+
 	nowMs(): number {
 		return this.#frozenAt ?? Date.now() + this.#offset;
 	}

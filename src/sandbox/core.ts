@@ -4,10 +4,10 @@ import { toPublicKeys } from "../signing/keys.js";
 import { type CardInput, type ChargeDecision, storedCard } from "./charge.js";
 import { ControllableClock } from "./clock.js";
 import { computeFees, feeModel } from "./fees.js";
-import { IdSource, randomToken } from "./ids.js";
+import { IdSource, randomToken } from "./formats.js";
 import { Notifier } from "./notifier.js";
 import { DEFAULT_BASE_URL, DEFAULT_PROVIDERS, type SandboxEvent, type SandboxMerchantOptions, type SandboxOptions } from "./options.js";
-import { GatewaySigner } from "./replies.js";
+import { GatewaySigner, MESSAGES } from "./replies.js";
 import { callbackFields, refundFields, transactionFields } from "./resources.js";
 import type { MerchantAccount, RefundRecord, SessionRequest, TransactionRecord } from "./state.js";
 import { refundStatuses, type SandboxRefundStatus, type SandboxTransactionStatus, transactionStatuses } from "./statuses.js";
@@ -60,18 +60,14 @@ export class SandboxCore {
 
 	constructor(options: SandboxOptions, gatewayKeys: { privateKey: string; publicKey: string }) {
 		this.clock = new ControllableClock(options.now);
-		this.signer = new GatewaySigner(gatewayKeys.privateKey);
+		this.signer = new GatewaySigner(gatewayKeys.privateKey, options.signedString);
 		this.gatewayPublicKey = gatewayKeys.publicKey;
 		this.baseUrl = checkedBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
 		this.allowLoopbackHttp = options.allowLoopbackHttp ?? true;
 		this.pendingDelayMs = options.pendingDelayMs ?? 5_000;
 		if (!Number.isFinite(this.pendingDelayMs) || this.pendingDelayMs < 0) throw new RangeError("pendingDelayMs must be a number of milliseconds, 0 or more.");
 		this.#onEvent = options.onEvent;
-		this.notifier = new Notifier(
-			options.ipn ?? {},
-			() => this.clock.now(),
-			(attempt) => this.emit({ type: "delivery", attempt }),
-		);
+		this.notifier = new Notifier(options.ipn ?? {}, this.clock, (attempt) => this.emit({ type: "delivery", attempt }));
 		for (const merchant of options.merchants ?? []) this.addMerchant(merchant);
 	}
 
@@ -139,7 +135,8 @@ export class SandboxCore {
 			amountMinor: toMinorUnits(input.amount),
 			channel: input.channel,
 			request: input.request,
-			status: "created",
+			status: "incomplete",
+			pendingOn: undefined,
 			message: null,
 			createdAt: now,
 			providerCreatedAt: undefined,
@@ -163,20 +160,35 @@ export class SandboxCore {
 		return record;
 	}
 
+	/** A transaction by id, in either case (the gateway writes ULIDs in lowercase; D12). */
+	transaction(transactionId: string): TransactionRecord | undefined {
+		return this.transactions.get(transactionId.toLowerCase());
+	}
+
+	/** A refund by id, in either case. */
+	refund(refundId: string): RefundRecord | undefined {
+		return this.refunds.get(refundId.toLowerCase());
+	}
+
 	merchantOf(record: TransactionRecord): MerchantAccount {
 		const merchant = this.merchants.get(record.merchantId);
 		if (!merchant) throw new Error(`merchant ${record.merchantId} vanished`);
 		return merchant;
 	}
 
-	/** The session can still be paid: created, and not past expiresAt (expiring it now if it is). */
+	/** The session can still be paid: incomplete, and not past expiresAt (expiring it now if it is). */
 	payable(record: TransactionRecord): boolean {
 		this.expireIfUnpaid(record);
-		return record.status === "created";
+		return record.status === "incomplete";
+	}
+
+	/** The buyer must complete 3-D Secure (status `pending`, waiting on the 3DS page). */
+	awaitingThreeDs(record: TransactionRecord): boolean {
+		return record.status === "pending" && record.pendingOn === "three_ds";
 	}
 
 	expireIfUnpaid(record: TransactionRecord): void {
-		if (record.status === "created" && record.expiresAt && record.expiresAt.getTime() <= this.clock.nowMs()) {
+		if (record.status === "incomplete" && record.expiresAt && record.expiresAt.getTime() <= this.clock.nowMs()) {
 			this.finish(record, "expired", "The checkout session expired before the buyer paid.");
 		}
 	}
@@ -195,9 +207,11 @@ export class SandboxCore {
 				this.finish(record, "failed", decision.message);
 				return;
 			case "three_ds":
-				this.#setStatus(record, "awaiting_3ds", "3-D Secure authentication required.");
+				record.pendingOn = "three_ds";
+				this.#setStatus(record, "pending", "Waiting for the buyer's 3-D Secure authentication.");
 				return;
 			case "pending": {
+				record.pendingOn = "provider";
 				this.#setStatus(record, "pending", "pending");
 				const eventually = decision.eventually;
 				this.clock.schedule(this.clock.nowMs() + this.pendingDelayMs, () => this.settlePending(record, eventually));
@@ -207,7 +221,7 @@ export class SandboxCore {
 	}
 
 	settlePending(record: TransactionRecord, outcome: "approved" | "declined"): void {
-		if (record.status !== "pending") return;
+		if (record.status !== "pending" || record.pendingOn !== "provider") return;
 		const provider = record.provider?.name ?? "provider";
 		if (outcome === "approved") {
 			record.attempts.push({ provider, outcome: "approved", message: null });
@@ -219,7 +233,7 @@ export class SandboxCore {
 	}
 
 	completeThreeDs(record: TransactionRecord, passed: boolean): void {
-		if (record.status !== "awaiting_3ds") return;
+		if (!this.awaitingThreeDs(record)) return;
 		const provider = record.provider?.name ?? "provider";
 		const message = passed ? null : "3-D Secure authentication failed.";
 		record.attempts.push({ provider, outcome: passed ? "approved" : "declined", message });
@@ -233,6 +247,7 @@ export class SandboxCore {
 			const merchant = this.merchantOf(record);
 			record.fees = computeFees(record.amountMinor, record.request.feeBySeller, merchant.fees, this.now());
 		}
+		record.pendingOn = undefined;
 		this.#setStatus(record, status, message);
 		this.notifyTransaction(record);
 	}
@@ -245,27 +260,28 @@ export class SandboxCore {
 			eventId: `transaction:${record.transactionId}:${record.status}`,
 			url: record.request.notificationUrl,
 			body: JSON.stringify(body),
+			startedAt: record.createdAt,
 		});
 	}
 
 	/** Where the buyer's browser goes now, with the signed callback payload (D5). */
 	browserRedirect(record: TransactionRecord): string {
 		const target =
-			record.status === "cancelled"
+			record.status === "canceled"
 				? record.request.cancelUrl
 				: record.status === "successful" || record.status === "pending"
 					? record.request.callbackUrl
 					: record.request.errorUrl;
-		return sealCallbackUrl(target, callbackFields(record), { privateKey: this.signer.key, signVersion: this.merchantOf(record).signVersion });
+		return sealCallbackUrl(target, callbackFields(record), this.signer.sealOptions(this.merchantOf(record).signVersion));
 	}
 
-	/** paidAmount minus every refund not rejected (held ones reserve their amount). */
+	/** paidAmount minus every refund not rejected (refund_failed); held ones reserve their amount. */
 	refundableMinor(record: TransactionRecord): number {
 		const paid = record.fees?.paid ?? 0;
 		let reserved = 0;
 		for (const id of record.refundIds) {
 			const refund = this.refunds.get(id);
-			if (refund && refund.status !== "refund_rejected") reserved += refund.amountMinor;
+			if (refund && refund.status !== "refund_failed") reserved += refund.amountMinor;
 		}
 		return paid - reserved;
 	}
@@ -279,8 +295,8 @@ export class SandboxCore {
 			transactionId: record.transactionId,
 			amountMinor,
 			reason: reason === "" ? undefined : reason,
-			status: manual ? "refund_pending_approval" : "refund_successful",
-			message: manual ? "The refund was created and is waiting for approval." : null,
+			status: manual ? "refund_under_review" : "refund_successful",
+			message: manual ? MESSAGES.refundHeld : null,
 			createdAt: now,
 		};
 		this.refunds.set(refund.refundId, refund);
@@ -291,12 +307,13 @@ export class SandboxCore {
 	}
 
 	decideRefund(refundId: string, approve: boolean, message?: string): RefundRecord {
-		const refund = this.refunds.get(refundId);
+		const refund = this.refund(refundId);
 		if (!refund) throw new RangeError(`No refund ${refundId} in this sandbox.`);
-		if (refund.status !== "refund_pending_approval") {
-			throw new RangeError(`Refund ${refundId} is ${refund.status}; only a refund waiting for approval can be ${approve ? "approved" : "rejected"}.`);
+		if (refund.status !== "refund_under_review") {
+			const verb = approve ? "approved" : "rejected";
+			throw new RangeError(`Refund ${refundId} is ${refund.status}; only a refund under review can be ${verb}.`);
 		}
-		refund.status = approve ? "refund_successful" : "refund_rejected";
+		refund.status = approve ? "refund_successful" : "refund_failed";
 		refund.message = approve ? null : (message ?? "The refund was rejected.");
 		this.#announceRefund(refund);
 		this.notifyRefund(refund);
@@ -313,6 +330,7 @@ export class SandboxCore {
 			eventId: `refund:${refund.refundId}:${refund.status}`,
 			url: record.request.notificationUrl,
 			body: JSON.stringify(body),
+			startedAt: refund.createdAt,
 		});
 	}
 

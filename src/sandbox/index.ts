@@ -14,4 +14,4 @@ export { createSandbox, type Sandbox, type SandboxTransaction } from "./sandbox.
 export { type SandboxServer, type SandboxServerOptions, startSandboxServer } from "./server.js";
 export type { ProviderAttempt } from "./state.js";
 export { refundStatuses, type SandboxRefundStatus, type SandboxTransactionStatus, transactionStatuses } from "./statuses.js";
-export { type TestCard, type TestCardBehaviour, testCards } from "./test-cards.js";
+export { type TestCard, type TestCardBehaviour, testCards, threeDsPasswords } from "./test-cards.js";

@@ -1,6 +1,6 @@
 import { redactText } from "../internal/redact.js";
-import type { SandboxIpnOptions } from "./options.js";
-import { DEFAULT_RETRY_DELAYS_MS } from "./options.js";
+import type { ControllableClock } from "./clock.js";
+import { GATEWAY_RETRY_SCHEDULE, type SandboxIpnOptions } from "./options.js";
 
 /** One attempt to deliver one notification, as `sandbox.deliveries()` lists it. */
 export interface DeliveryAttempt {
@@ -24,7 +24,7 @@ export interface DeliveryAttempt {
 	returnCode: string | undefined;
 	/** Why the attempt did not count as acknowledged. */
 	detail: string | undefined;
-	/** When the next retry is due (finishedAt plus the scaled delay), or undefined when none will follow. */
+	/** When the next retry is due on the sandbox clock, or undefined when none will follow. */
 	nextAttemptAt: string | undefined;
 }
 
@@ -34,46 +34,54 @@ export interface Notification {
 	eventId: string;
 	url: string;
 	body: string;
+	/** When the transaction (or refund) started: the gateway's retry schedule counts from it (D7). */
+	startedAt: Date;
 }
 
 interface Delivery extends Notification {
 	deliveryId: string;
 	attempts: number;
+	/** When the last retry was due (sandbox-clock epoch ms), for "then every 5 minutes". */
+	lastDueAt: number | undefined;
 }
 
 /**
  * Delivers IPNs: POST, JSON, wait up to `ackTimeoutMs` for `{"returnCode":"100"}`
- * with a 2xx status, retry on the schedule otherwise. Retries run on real timers
- * (scaled by `timeScale`), not on the sandbox clock, so a test shrinks them
- * instead of driving them.
+ * with a 2xx status, retry on the schedule otherwise. Retries are scheduled on
+ * the sandbox clock, their delays multiplied by `timeScale`: a real-time clock
+ * runs them on timers, a frozen one when a test moves it.
  */
 export class Notifier {
-	readonly #delays: readonly number[];
+	readonly #delays: readonly number[] | undefined;
 	readonly #scale: number;
 	readonly #ackTimeoutMs: number;
 	readonly #duplicates: number;
 	readonly #fetch: (() => typeof fetch) | undefined;
-	readonly #now: () => Date;
+	readonly #clock: ControllableClock;
 	readonly #onAttempt: (attempt: DeliveryAttempt) => void;
 	readonly #log: DeliveryAttempt[] = [];
 	readonly #deliveries = new Map<string, Delivery>();
-	readonly #timers = new Set<ReturnType<typeof setTimeout>>();
+	/** Attempts running now. */
 	#active = 0;
+	/** Retries scheduled on the clock and not yet started. */
+	#waiting = 0;
 	#idleWaiters: (() => void)[] = [];
 	#sequence = 0;
 	#closed = false;
 
-	constructor(options: SandboxIpnOptions, now: () => Date, onAttempt: (attempt: DeliveryAttempt) => void) {
-		this.#delays = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+	constructor(options: SandboxIpnOptions, clock: ControllableClock, onAttempt: (attempt: DeliveryAttempt) => void) {
+		this.#delays = options.retryDelaysMs;
 		this.#scale = options.timeScale ?? 1;
 		this.#ackTimeoutMs = options.ackTimeoutMs ?? 30_000;
 		this.#duplicates = options.duplicates ?? 0;
 		const custom = options.fetch;
 		this.#fetch = custom ? () => custom : undefined;
-		this.#now = now;
+		this.#clock = clock;
 		this.#onAttempt = onAttempt;
 		if (!(this.#scale >= 0) || !Number.isFinite(this.#scale)) throw new RangeError("ipn.timeScale must be a finite number, 0 or more.");
-		if (this.#delays.some((d) => !Number.isFinite(d) || d < 0)) throw new RangeError("ipn.retryDelaysMs must hold finite delays of 0 ms or more.");
+		if (this.#delays?.some((d) => !Number.isFinite(d) || d < 0)) {
+			throw new RangeError("ipn.retryDelaysMs must hold finite delays of 0 ms or more.");
+		}
 		if (!Number.isInteger(this.#ackTimeoutMs) || this.#ackTimeoutMs < 1)
 			throw new RangeError("ipn.ackTimeoutMs must be a positive whole number of milliseconds.");
 		if (!Number.isInteger(this.#duplicates) || this.#duplicates < 0 || this.#duplicates > 10)
@@ -83,7 +91,7 @@ export class Notifier {
 	/** Queues a notification; the first attempt starts at once. */
 	send(notification: Notification): string {
 		const deliveryId = `dlv_${String(++this.#sequence).padStart(6, "0")}`;
-		const delivery: Delivery = { ...notification, deliveryId, attempts: 0 };
+		const delivery: Delivery = { ...notification, deliveryId, attempts: 0, lastDueAt: undefined };
 		this.#deliveries.set(deliveryId, delivery);
 		this.#run(delivery, 0, false);
 		return deliveryId;
@@ -100,18 +108,24 @@ export class Notifier {
 		return this.#log.map((a) => ({ ...a }));
 	}
 
-	/** Resolves once no attempt is running and no retry is waiting. */
+	/**
+	 * Resolves once no attempt is running and no retry is waiting. On a frozen
+	 * clock a waiting retry needs the clock to move, so it does not count.
+	 */
 	whenIdle(): Promise<void> {
-		if (this.#active === 0) return Promise.resolve();
+		if (this.#idle()) return Promise.resolve();
 		return new Promise((resolve) => this.#idleWaiters.push(resolve));
 	}
 
 	close(): void {
 		this.#closed = true;
-		for (const timer of this.#timers) clearTimeout(timer);
-		this.#timers.clear();
 		this.#active = 0;
+		this.#waiting = 0;
 		this.#settle();
+	}
+
+	#idle(): boolean {
+		return this.#active === 0 && (this.#waiting === 0 || this.#clock.frozen);
 	}
 
 	/** Runs attempt number `retry` (0 = first try) now, counting it as work in progress until it settles. */
@@ -125,12 +139,12 @@ export class Notifier {
 	}
 
 	async #attempt(delivery: Delivery, retry: number, duplicate: boolean): Promise<void> {
-		const startedAt = this.#now().toISOString();
+		const startedAt = this.#clock.now().toISOString();
 		const result = await this.#post(delivery);
 		if (this.#closed) return;
 		const acknowledged = result.outcome === "acknowledged";
-		const delay = !acknowledged && !duplicate ? this.#delays[retry] : undefined;
-		const finishedAt = this.#now();
+		const finishedAt = this.#clock.now();
+		const dueAt = !acknowledged && !duplicate ? this.#nextDueAt(delivery, retry + 1, finishedAt.getTime()) : undefined;
 		const record: DeliveryAttempt = {
 			deliveryId: delivery.deliveryId,
 			attempt: ++delivery.attempts,
@@ -141,20 +155,42 @@ export class Notifier {
 			startedAt,
 			finishedAt: finishedAt.toISOString(),
 			...result,
-			nextAttemptAt: delay === undefined ? undefined : new Date(finishedAt.getTime() + Math.round(delay * this.#scale)).toISOString(),
+			nextAttemptAt: dueAt === undefined ? undefined : new Date(dueAt).toISOString(),
 		};
 		this.#log.push(record);
 		this.#onAttempt(record);
 		if (acknowledged && !duplicate) for (let i = 0; i < this.#duplicates; i++) this.#run(delivery, 0, true);
-		if (delay !== undefined) {
-			this.#active++;
-			const timer = setTimeout(() => {
-				this.#timers.delete(timer);
-				this.#active = Math.max(0, this.#active - 1);
+		if (dueAt !== undefined) {
+			delivery.lastDueAt = dueAt;
+			this.#waiting++;
+			this.#clock.schedule(dueAt, () => {
+				this.#waiting = Math.max(0, this.#waiting - 1);
 				this.#run(delivery, retry + 1, false);
-			}, delay * this.#scale);
-			this.#timers.add(timer);
+			});
 		}
+	}
+
+	/**
+	 * When retry number `retry` (1-based) is due, or undefined when the schedule
+	 * has no more. The gateway's schedule (D7): the first retry 30 minutes after
+	 * the transaction started, then every 5 minutes, 10 in all; an IPN that first
+	 * went out later than that (a session paid an hour after it was created)
+	 * gets its first retry 5 minutes after the failed attempt instead of at once.
+	 * A retry is never due before the attempt before it ended.
+	 */
+	#nextDueAt(delivery: Delivery, retry: number, failedAt: number): number | undefined {
+		const scaled = (ms: number) => Math.round(ms * this.#scale);
+		if (this.#delays) {
+			const delay = this.#delays[retry - 1];
+			return delay === undefined ? undefined : failedAt + scaled(delay);
+		}
+		const { retries, firstAfterStartMs, everyMs } = GATEWAY_RETRY_SCHEDULE;
+		if (retry > retries) return undefined;
+		const due =
+			retry === 1 || delivery.lastDueAt === undefined
+				? Math.max(delivery.startedAt.getTime() + scaled(firstAfterStartMs), failedAt + scaled(everyMs))
+				: delivery.lastDueAt + scaled(everyMs);
+		return Math.max(due, failedAt);
 	}
 
 	async #post(delivery: Delivery): Promise<Pick<DeliveryAttempt, "outcome" | "httpStatus" | "returnCode" | "detail">> {
@@ -195,7 +231,7 @@ export class Notifier {
 	}
 
 	#settle(): void {
-		if (this.#active > 0) return;
+		if (!this.#idle()) return;
 		const waiters = this.#idleWaiters;
 		this.#idleWaiters = [];
 		for (const resolve of waiters) resolve();

@@ -1,3 +1,4 @@
+import type { SignedStringForm } from "../signing/canonical.js";
 import type { PublicKeyLike } from "../signing/keys.js";
 import type { SignVersion } from "../signing/seal.js";
 
@@ -57,9 +58,20 @@ export interface SandboxMerchantOptions {
 
 /** IPN delivery settings. */
 export interface SandboxIpnOptions {
-	/** Delays before each retry, in milliseconds of real time, before `timeScale`. @default [60_000, 300_000, 900_000, 3_600_000, 21_600_000, 86_400_000] (1 min, 5 min, 15 min, 1 h, 6 h, 24 h) */
+	/**
+	 * Replaces the gateway's retry schedule with your own: the delay before each
+	 * retry, counted from the end of the failed attempt, in milliseconds of
+	 * sandbox-clock time before `timeScale`; one retry per entry.
+	 * @default the gateway's schedule (D7): 10 retries, the first 30 minutes after
+	 * the transaction (or refund) started, then every 5 minutes
+	 */
 	retryDelaysMs?: readonly number[] | undefined;
-	/** Multiplies every retry delay; a test passes 0.001 to run the whole schedule in seconds. @default 1 */
+	/**
+	 * Multiplies every retry delay. Retries are scheduled on the sandbox clock: a
+	 * test passes 0.001 to run the gateway's 75 minutes in 4.5 seconds, or freezes
+	 * the clock (`now`) and moves it with `sandbox.clock.advance`.
+	 * @default 1
+	 */
 	timeScale?: number | undefined;
 	/** How long the merchant has to answer with returnCode "100" (spec: 30 s). Not scaled. @default 30_000 */
 	ackTimeoutMs?: number | undefined;
@@ -71,7 +83,14 @@ export interface SandboxIpnOptions {
 
 /** What the sandbox reports as it works (the CLI prints these). Card numbers never appear. */
 export type SandboxEvent =
-	| { type: "request"; method: string; path: string; status: number }
+	| {
+			type: "request";
+			method: string;
+			path: string;
+			status: number;
+			/** Why a request was refused when the answer cannot say, such as why its signature did not verify. */
+			detail?: string | undefined;
+	  }
 	| { type: "transaction"; transactionId: string; status: string; statusCode: number }
 	| { type: "refund"; refundId: string; status: string; statusCode: number }
 	| { type: "delivery"; attempt: import("./notifier.js").DeliveryAttempt }
@@ -98,8 +117,15 @@ export interface SandboxOptions {
 	ipn?: SandboxIpnOptions | undefined;
 	/** Receives a line of news for every request, status change and delivery attempt. @default none */
 	onEvent?: ((event: SandboxEvent) => void) | undefined;
+	/**
+	 * How the simulated gateway turns a 2.0 message into its signed string, to rehearse a gateway
+	 * that signs differently from the reference form (give the SDK the same `signedString`).
+	 * @default the gateway's reference form (`canonicalString`)
+	 */
+	signedString?: SignedStringForm | undefined;
 }
 
 export const DEFAULT_BASE_URL = "https://sandbox.merchant-gateway.test";
-export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [60_000, 300_000, 900_000, 3_600_000, 21_600_000, 86_400_000];
+/** The gateway's IPN retry schedule (D7, evidence): 10 retries, 30 minutes after the start, then every 5 minutes. */
+export const GATEWAY_RETRY_SCHEDULE = { retries: 10, firstAfterStartMs: 30 * 60_000, everyMs: 5 * 60_000 } as const;
 export const DEFAULT_PROVIDERS: readonly SandboxProvider[] = [{ name: "Sandbox Acquirer A" }, { name: "Sandbox Acquirer B" }];

@@ -1,5 +1,6 @@
+import type { SignedStringForm } from "../signing/canonical.js";
 import { type PrivateKey, toPrivateKey } from "../signing/keys.js";
-import { type SignVersion, sealMessage } from "../signing/seal.js";
+import { type SealOptions, type SignVersion, sealMessage } from "../signing/seal.js";
 
 /**
  * The answers the sandbox gives, in the spec's shapes. Success answers are
@@ -11,6 +12,8 @@ import { type SignVersion, sealMessage } from "../signing/seal.js";
 export interface ApiReply {
 	status: number;
 	json: Record<string, unknown>;
+	/** Why the request was refused, when the answer cannot say (the real gateway's does not): for `onEvent` only. */
+	detail?: string | undefined;
 }
 
 /** One field the sandbox refused, as the spec's 422 lists it. */
@@ -19,48 +22,82 @@ export interface FieldErrors {
 	message: string[];
 }
 
+/** The gateway's signing: its key, and the 2.0 signed-string form it uses (the reference form unless set). */
 export class GatewaySigner {
 	readonly #key: PrivateKey;
+	readonly signedString: SignedStringForm | undefined;
 
-	constructor(privateKey: string) {
+	constructor(privateKey: string, signedString: SignedStringForm | undefined) {
 		this.#key = toPrivateKey(privateKey);
+		this.signedString = signedString;
 	}
 
-	get key(): PrivateKey {
-		return this.#key;
+	/** Seal options for a message in `signVersion`. */
+	sealOptions(signVersion: SignVersion): SealOptions {
+		return { privateKey: this.#key, signVersion, signedString: this.signedString };
 	}
 
 	/** A flat response (checkout creation, transaction query) or an IPN body. */
 	flat(fields: Record<string, unknown>, signVersion: SignVersion): Record<string, unknown> {
-		return { ...sealMessage(fields, { privateKey: this.#key, signVersion }) };
+		return { ...sealMessage(fields, this.sealOptions(signVersion)) };
 	}
 
 	/** A wrapped response (S2S charge, refund creation, refund query): status, message, signed data. */
 	wrapped(status: string, message: string | null, data: Record<string, unknown>, signVersion: SignVersion): Record<string, unknown> {
-		if (signVersion === "2.1") return { status, message, ...sealMessage(data, { privateKey: this.#key, signVersion: "2.1" }) };
-		return { status, message, data: sealMessage(data, { privateKey: this.#key, signVersion: "2.0" }) };
+		const sealed = sealMessage(data, this.sealOptions(signVersion));
+		return signVersion === "2.1" ? { status, message, ...sealed } : { status, message, data: sealed };
 	}
 }
 
 export const ok = (json: Record<string, unknown>, status = 200): ApiReply => ({ status, json });
 
-/** 422 with `errors[]` of `{ field, message[] }`. */
-export function validationFailed(errors: readonly FieldErrors[], message = "The given data was invalid."): ApiReply {
+/** The gateway's own message texts (D12), and the sandbox's where the evidence shows none. */
+export const MESSAGES = {
+	checkoutCreated: "Payment Link created successfully",
+	chargeCompleted: "The transaction has been successfully completed.",
+	chargeRedirect: "Please redirect the user to complete the payment.",
+	invalidData: "Invalid request data.",
+	refundHeld: "The refund was created and is waiting for approval.",
+} as const;
+
+/** 422 with `errors[]` of `{ field, message[] }`, under the gateway's own message (D12). */
+export function validationFailed(errors: readonly FieldErrors[], message: string = MESSAGES.invalidData): ApiReply {
 	return { status: 422, json: { status: "error", message, errors } };
 }
 
-/** Groups `{ field, message }` issues into the spec's `{ field, message[] }`. */
+/** A field's name as the gateway words it: `billingEmail` -> `billing email`, `a.time_zone` -> `a.time zone`. */
+function attributeName(field: string): string {
+	return field
+		.split(".")
+		.map((part) =>
+			part
+				.replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+				.replaceAll("_", " ")
+				.toLowerCase(),
+		)
+		.join(".");
+}
+
+/** A rule in the gateway's style (D12): `("billingEmail", "is required")` -> "The billing email field is required." */
+export function fieldMessage(field: string, rule: string): string {
+	return `The ${attributeName(field)} field ${rule}.`;
+}
+
+/** Groups `{ field, message }` issues (a rule each, such as "is required") into the spec's `{ field, message[] }`. */
 export function groupIssues(issues: readonly { field: string; message: string }[]): FieldErrors[] {
 	const byField = new Map<string, string[]>();
 	for (const issue of issues) {
 		const list = byField.get(issue.field) ?? [];
-		list.push(issue.message);
+		list.push(fieldMessage(issue.field, issue.message));
 		byField.set(issue.field, list);
 	}
 	return [...byField].map(([field, message]) => ({ field, message }));
 }
 
-export const fieldError = (field: string, message: string): ApiReply => validationFailed([{ field, message: [message] }]);
+/** 422 for one field; `rule` as the SDK words rules ("has already been taken"). */
+export function fieldError(field: string, rule: string): ApiReply {
+	return validationFailed([{ field, message: [fieldMessage(field, rule)] }]);
+}
 
 /** S2S processing error: 400 or 500 with data.transactionId. */
 export const processingFailed = (status: 400 | 500, message: string, transactionId: string): ApiReply => ({
@@ -84,8 +121,16 @@ export const checkoutFailed = (message: string): ApiReply => ({
 	json: { status: "error", transactionId: null, paymentLink: null, message },
 });
 
-/** A request whose signature did not verify, or from an unknown merchant. The spec leaves this open; the sandbox uses 401. */
-export const unauthenticated = (message: string): ApiReply => ({ status: 401, json: { status: "error", message } });
+/**
+ * A request the gateway cannot verify: a bad, missing or foreign signature, or
+ * an unknown merchant. The real gateway answers HTTP 500 with this message (D12);
+ * `detail` says why, for the sandbox's events.
+ */
+export const invalidSignature = (merchantId: string, detail: string): ApiReply => ({
+	status: 500,
+	json: { status: "error", message: `Invalid signature with merchantId: ${merchantId}` },
+	detail,
+});
 
 /** Unknown transaction or refund on a query endpoint. The spec leaves this open; the sandbox uses 404. */
 export const notFound = (message: string): ApiReply => ({ status: 404, json: { status: "error", message } });

@@ -1,4 +1,5 @@
 import { fromMinorUnits } from "../money/amount.js";
+import { gatewayTime } from "./formats.js";
 import type { MerchantAccount, RefundRecord, TransactionRecord } from "./state.js";
 import { refundStatuses, transactionStatuses } from "./statuses.js";
 
@@ -20,13 +21,13 @@ export function transactionFields(record: TransactionRecord, merchant: MerchantA
 		amount: fromMinorUnits(record.amountMinor),
 		paidAmount: money(fees?.paid),
 		settlementAmount: money(fees?.settlement),
-		estimationSettlementAt: fees ? fees.settlementAt.toISOString() : null,
+		estimationSettlementAt: fees ? gatewayTime(fees.settlementAt) : null,
 		fees: {
 			buyer: money(fees?.buyer),
 			seller: money(fees?.seller),
 			rolling: money(fees?.rolling),
 			operate: money(fees?.operate),
-			estimationRollingReleaseAt: fees ? fees.rollingReleaseAt.toISOString() : null,
+			estimationRollingReleaseAt: fees ? gatewayTime(fees.rollingReleaseAt) : null,
 		},
 		status: record.status,
 		statusCode: transactionStatuses[record.status].code,
@@ -43,8 +44,8 @@ export function transactionFields(record: TransactionRecord, merchant: MerchantA
 			: null,
 		message: record.message,
 		descriptor: merchant.descriptor,
-		transactionCreatedAt: record.createdAt.toISOString(),
-		originalTransactionCreatedAt: record.providerCreatedAt ? record.providerCreatedAt.toISOString() : null,
+		transactionCreatedAt: gatewayTime(record.createdAt),
+		originalTransactionCreatedAt: record.providerCreatedAt ? gatewayTime(record.providerCreatedAt) : null,
 	};
 }
 
@@ -60,9 +61,9 @@ export function refundFields(refund: RefundRecord, transaction: TransactionRecor
 		metadata: transaction.request.metadata,
 		reason: refund.reason,
 		message: refund.message,
-		originalRefundCreatedAt: refund.createdAt.toISOString(),
-		refundCreatedAt: refund.createdAt.toISOString(),
-		transactionCreatedAt: transaction.createdAt.toISOString(),
+		originalRefundCreatedAt: gatewayTime(refund.createdAt),
+		refundCreatedAt: gatewayTime(refund.createdAt),
+		transactionCreatedAt: gatewayTime(transaction.createdAt),
 	};
 }
 

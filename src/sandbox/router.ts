@@ -26,8 +26,16 @@ const PAGE_HEADERS = {
 	"x-content-type-options": "nosniff",
 };
 
-function jsonResponse(reply: ApiReply, extra: Record<string, string> = {}): SandboxReply {
-	return { status: reply.status, headers: { "content-type": "application/json", ...extra }, body: JSON.stringify(reply.json) };
+/** A reply, and why the request was refused when the answer itself cannot say (for the request event). */
+type Routed = SandboxReply & { detail?: string | undefined };
+
+function jsonResponse(reply: ApiReply, extra: Record<string, string> = {}): Routed {
+	return {
+		status: reply.status,
+		headers: { "content-type": "application/json", ...extra },
+		body: JSON.stringify(reply.json),
+		detail: reply.detail && redactText(reply.detail),
+	};
 }
 
 function pageResponse(reply: PageReply, origin: string): SandboxReply {
@@ -51,7 +59,7 @@ function formErrorPage(reply: ApiReply): PageReply {
 const methodNotAllowed = (allow: string): SandboxReply =>
 	jsonResponse({ status: 405, json: { status: "error", message: `Method not allowed; use ${allow}.` } }, { allow });
 
-async function dispatch(core: SandboxCore, request: SandboxRequest, url: URL, origin: string): Promise<SandboxReply> {
+async function dispatch(core: SandboxCore, request: SandboxRequest, url: URL, origin: string): Promise<Routed> {
 	const path = url.pathname.replace(/\/+$/, "") || "/";
 	const ctx: ApiContext = { core, request, origin };
 	if (path === "/v2/checkout") {
@@ -91,7 +99,7 @@ async function dispatch(core: SandboxCore, request: SandboxRequest, url: URL, or
 export async function handleRequest(core: SandboxCore, request: SandboxRequest, origin?: string): Promise<SandboxReply> {
 	const url = new URL(request.url);
 	const base = origin ?? url.origin;
-	let response: SandboxReply;
+	let response: Routed;
 	try {
 		response = await dispatch(core, request, url, base);
 	} catch (error) {
@@ -99,6 +107,8 @@ export async function handleRequest(core: SandboxCore, request: SandboxRequest, 
 		core.emit({ type: "error", message: redactText(error instanceof Error ? error.message : String(error)) });
 		response = jsonResponse({ status: 500, json: { status: "error", message: "The sandbox failed to handle this request." } });
 	}
-	core.emit({ type: "request", method: request.method, path: url.pathname, status: response.status });
-	return response;
+	const { detail, ...reply } = response;
+	const why = detail === undefined ? {} : { detail };
+	core.emit({ type: "request", method: request.method, path: url.pathname, status: reply.status, ...why });
+	return reply;
 }

@@ -3,6 +3,7 @@ import { generateKeyPair } from "../signing/generate.js";
 import type { SandboxClock } from "./clock.js";
 import { SandboxCore } from "./core.js";
 import { type SandboxReply, type SandboxRequest, toResponse } from "./exchange.js";
+import { gatewayTime } from "./formats.js";
 import type { DeliveryAttempt } from "./notifier.js";
 import type { SandboxMerchantOptions, SandboxOptions } from "./options.js";
 import { refundFields, transactionFields } from "./resources.js";
@@ -39,15 +40,15 @@ export interface Sandbox {
 	fetch(request: Request, options?: { origin?: string | undefined }): Promise<Response>;
 	/** The same as `fetch` without Web `Response` objects: what the HTTP server face uses. */
 	handle(request: SandboxRequest, options?: { origin?: string | undefined }): Promise<SandboxReply>;
-	/** A transaction's current state, or undefined. */
+	/** A transaction's current state, or undefined. The id may be in either case. */
 	transaction(transactionId: string): SandboxTransaction | undefined;
 	/** Every transaction, oldest first. */
 	transactions(): SandboxTransaction[];
 	/** A refund's current state, or undefined. */
 	refund(refundId: string): Refund | undefined;
-	/** Approves a refund held for manual approval: it becomes refund_successful and its IPN goes out. */
+	/** Approves a refund held for approval (refund_under_review): it becomes refund_successful and its IPN goes out. */
 	approveRefund(refundId: string): Refund;
-	/** Rejects a held refund: it becomes refund_rejected (amount refundable again) and its IPN goes out. */
+	/** Rejects a held refund: it becomes refund_failed (amount refundable again) and its IPN goes out. */
 	rejectRefund(refundId: string, message?: string): Refund;
 	/** Every IPN delivery attempt so far, in order, with its outcome. */
 	deliveries(): DeliveryAttempt[];
@@ -71,20 +72,20 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 
 function sandboxFacade(core: SandboxCore): Sandbox {
 	const view = (id: string): SandboxTransaction | undefined => {
-		const record = core.transactions.get(id);
+		const record = core.transaction(id);
 		if (!record) return undefined;
 		core.expireIfUnpaid(record);
 		return {
 			...(transactionFields(record, core.merchantOf(record)) as Transaction),
 			attempts: record.attempts.map((a) => ({ ...a })),
 			provider: record.provider?.name,
-			expiresAt: record.expiresAt?.toISOString(),
+			expiresAt: record.expiresAt ? gatewayTime(record.expiresAt) : undefined,
 			paymentPath: record.channel === "checkout" ? `/pay/${record.transactionId}?token=${record.pageToken}` : undefined,
 		};
 	};
 	const refundView = (id: string): Refund | undefined => {
-		const refund = core.refunds.get(id);
-		const record = refund && core.transactions.get(refund.transactionId);
+		const refund = core.refund(id);
+		const record = refund && core.transaction(refund.transactionId);
 		return refund && record ? (refundFields(refund, record) as Refund) : undefined;
 	};
 	const decide = (id: string, approve: boolean, message?: string): Refund => {

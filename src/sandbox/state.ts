@@ -63,6 +63,8 @@ export interface TransactionRecord {
 	channel: "checkout" | "s2s";
 	request: SessionRequest;
 	status: SandboxTransactionStatus;
+	/** What a `pending` transaction waits for: the buyer's 3-D Secure, or the provider's later answer. */
+	pendingOn: "three_ds" | "provider" | undefined;
 	message: string | null;
 	createdAt: Date;
 	/** When a provider first handled the charge (originalTransactionCreatedAt). */

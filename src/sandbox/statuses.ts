@@ -1,27 +1,49 @@
+import { type KnownRefundStatus, type KnownTransactionStatus, STATUS_CODES } from "../statuses/catalogue.js";
+
 /**
- * The sandbox's status catalogue (D8). The spec names only `successful` (6) and
- * `refund_successful` (11); the rest is the sandbox's own, documented choice.
- * The real gateway may use other names and codes: the SDK types statuses as
- * the known values plus any string, so integrations must not depend on these.
+ * The statuses the sandbox uses, taken from the gateway's catalogue (D8) as the
+ * gateway uses them, with whether each is final and what it means here. Codes
+ * come from `STATUS_CODES`, the one place they are written.
  */
 
-/** Transaction statuses: name -> numeric code, whether final, and what it means. */
-export const transactionStatuses = {
-	created: { code: 1, terminal: false, meaning: "Checkout session created; the buyer has not paid yet." },
-	pending: { code: 2, terminal: false, meaning: "The provider accepted the charge and will confirm it later." },
-	awaiting_3ds: { code: 3, terminal: false, meaning: "The buyer must complete 3-D Secure on the sandbox's 3DS page." },
-	successful: { code: 6, terminal: true, meaning: "Paid." },
-	failed: { code: 7, terminal: true, meaning: "Declined, insufficient funds, failed 3DS or a provider error; message says which." },
-	cancelled: { code: 8, terminal: true, meaning: "The buyer cancelled on the hosted page." },
-	expired: { code: 9, terminal: true, meaning: "The checkout session reached expiresAt unpaid." },
-} as const;
+interface SandboxStatus {
+	code: number;
+	terminal: boolean;
+	meaning: string;
+}
 
-/** Refund statuses. Codes continue after the transaction codes; 11 is the spec's. */
+/** Transaction statuses the sandbox sets. */
+export const transactionStatuses = {
+	incomplete: { code: STATUS_CODES.incomplete, terminal: false, meaning: "A checkout session not paid yet." },
+	pending: {
+		code: STATUS_CODES.pending,
+		terminal: false,
+		meaning: "Waiting: the provider will confirm the charge later, or the buyer must complete 3-D Secure.",
+	},
+	successful: { code: STATUS_CODES.successful, terminal: true, meaning: "Paid." },
+	failed: {
+		code: STATUS_CODES.failed,
+		terminal: true,
+		meaning: "Declined, insufficient funds, failed 3-D Secure or a provider error; message says which.",
+	},
+	canceled: { code: STATUS_CODES.canceled, terminal: true, meaning: "The buyer canceled on the hosted page." },
+	expired: { code: STATUS_CODES.expired, terminal: true, meaning: "The checkout session reached expiresAt unpaid." },
+} as const satisfies { [Status in KnownTransactionStatus]?: SandboxStatus };
+
+/** Refund statuses the sandbox sets. */
 export const refundStatuses = {
-	refund_pending_approval: { code: 10, terminal: false, meaning: "Created and held until the merchant approves it (manual approval accounts)." },
-	refund_successful: { code: 11, terminal: true, meaning: "Refunded." },
-	refund_rejected: { code: 12, terminal: true, meaning: "Rejected during manual approval; the amount is refundable again." },
-} as const;
+	refund_under_review: {
+		code: STATUS_CODES.refund_under_review,
+		terminal: false,
+		meaning: "Created and held until the merchant's approval (manual approval accounts).",
+	},
+	refund_successful: { code: STATUS_CODES.refund_successful, terminal: true, meaning: "Refunded." },
+	refund_failed: {
+		code: STATUS_CODES.refund_failed,
+		terminal: true,
+		meaning: "Rejected during manual approval; the amount is refundable again.",
+	},
+} as const satisfies { [Status in KnownRefundStatus]?: SandboxStatus };
 
 export type SandboxTransactionStatus = keyof typeof transactionStatuses;
 export type SandboxRefundStatus = keyof typeof refundStatuses;

@@ -2,7 +2,8 @@
  * Test cards: the card number decides the outcome, on S2S charges and on the
  * hosted page alike. Every number is Luhn-valid. Any other Luhn-valid number
  * behaves like the approved card; a card whose expiry (cardMonth/cardYear) lies
- * before the sandbox clock is declined as expired.
+ * before the sandbox clock is declined as expired. The gateway guide's own
+ * sandbox cards are here too, so a merchant's test code works against both.
  */
 
 export type TestCardBehaviour =
@@ -20,27 +21,33 @@ export interface TestCard {
 	behaviour: TestCardBehaviour;
 	/** What happens, in words (shown on the hosted page and in the README). */
 	description: string;
+	/** `gateway-guide`: from the gateway's integration guide (use expiry 12/30, CVV 123); `sandbox`: this SDK's. */
+	source: "gateway-guide" | "sandbox";
 }
 
+/** The gateway guide's 3-D Secure passwords, which the sandbox's 3DS page accepts: one passes, one fails. */
+export const threeDsPasswords = { pass: "123456", fail: "111111" } as const;
+
+type Behaviour = TestCardBehaviour;
+const from =
+	(source: TestCard["source"]) =>
+	(number: string, behaviour: Behaviour, description: string): TestCard => ({ number, behaviour, description, source });
+const guide = from("gateway-guide");
+const own = from("sandbox");
+
 export const testCards: readonly TestCard[] = [
-	{ number: "4000000000000010", behaviour: "approved", description: "Approved at once." },
-	{ number: "4111111111111111", behaviour: "approved", description: "Approved at once (Visa)." },
-	{ number: "5555555555554444", behaviour: "approved", description: "Approved at once (Mastercard)." },
-	{ number: "4000000000000028", behaviour: "declined", description: "Declined by the provider: HTTP 400 processing error, status failed." },
-	{ number: "4000000000000051", behaviour: "insufficient_funds", description: "Insufficient funds: HTTP 400 processing error, status failed." },
-	{ number: "4000000000000077", behaviour: "provider_error", description: "Provider error: HTTP 500 processing error, status failed." },
-	{ number: "4000000000000036", behaviour: "three_ds", description: "3-D Secure: redirect to the sandbox 3DS page, where the buyer passes or fails." },
-	{
-		number: "4000000000000044",
-		behaviour: "pending_then_approved",
-		description: "Pending, then approved when the sandbox clock has moved pendingDelayMs (default 5 s).",
-	},
-	{ number: "4000000000000085", behaviour: "pending_then_declined", description: "Pending, then declined when the sandbox clock has moved pendingDelayMs." },
-	{
-		number: "4000000000000069",
-		behaviour: "cascade",
-		description: "Auto-cascade: the first provider declines, the next approves; only the approval is visible. Declined without cascade or a second provider.",
-	},
+	guide("4242424242424242", "approved", "The gateway guide's card: approved at once (expiry 12/30, CVV 123)."),
+	guide("4000000000001018", "declined", "The gateway guide's card: declined, HTTP 400, failed (expiry 12/30, CVV 123)."),
+	own("4000000000000010", "approved", "Approved at once."),
+	own("4111111111111111", "approved", "Approved at once (Visa)."),
+	own("5555555555554444", "approved", "Approved at once (Mastercard)."),
+	own("4000000000000028", "declined", "Declined by the provider: HTTP 400 processing error, status failed."),
+	own("4000000000000051", "insufficient_funds", "Insufficient funds: HTTP 400 processing error, status failed."),
+	own("4000000000000077", "provider_error", "Provider error: HTTP 500 processing error, status failed."),
+	own("4000000000000036", "three_ds", "3-D Secure: the 3DS page asks for the password; 123456 passes, 111111 fails."),
+	own("4000000000000044", "pending_then_approved", "Pending, then approved after pendingDelayMs (5 s) of clock."),
+	own("4000000000000085", "pending_then_declined", "Pending, then declined after pendingDelayMs of clock."),
+	own("4000000000000069", "cascade", "Auto-cascade: the first provider declines, the next approves; only that shows."),
 ];
 
 /** The behaviour of a card number (digits only). */

@@ -26,8 +26,9 @@ import { lazySchema } from "./lazy.js";
 
 /**
  * WIRE-level request schemas: one per endpoint, describing the whole message
- * the gateway receives (`merchantId` included; `signature` and `signVersion`
- * excluded, because they belong to the envelope, not the message). They encode
+ * the gateway receives (`merchantId` included where its table has it;
+ * `signature` and `signVersion` excluded, because they belong to the envelope,
+ * not the message). They encode
  * every field rule of the spec and work on received JSON too (the sandbox
  * validates incoming requests with them).
  *
@@ -47,7 +48,7 @@ export interface RequestSchemaOptions {
 	allowLoopbackHttp?: boolean | undefined;
 }
 
-/** merchantId: String(1-50), M. Every request carries it (see the client README: the gateway picks the verifying key by it). */
+/** merchantId: String(1-50), M on checkout and S2S. Queries and refunds have none (D11); it is optional there. */
 const merchantId = () => text(1, 50);
 
 /** Fields checkout and S2S share, with identical rules. */
@@ -171,7 +172,11 @@ function cardChargeShape(allowLoopbackHttp: boolean) {
 
 function transactionQueryShape() {
 	return {
-		merchantId: merchantId(),
+		/**
+		 * Not in the spec's table (D11): the gateway finds the merchant through the
+		 * transaction. Sent only when the client's `alwaysSendMerchantId` asks.
+		 */
+		merchantId: merchantId().optional(),
 		/** The transaction's id (ULID). */
 		transactionId: ulid(),
 	};
@@ -179,7 +184,8 @@ function transactionQueryShape() {
 
 function refundShape() {
 	return {
-		merchantId: merchantId(),
+		/** Not in the spec's table (D11); sent only when the client's `alwaysSendMerchantId` asks. */
+		merchantId: merchantId().optional(),
 		/** The transaction to refund (ULID), from its IPN or a transaction query. */
 		transactionId: ulid(),
 		/** Minimum 0.10, at most 2 decimals; the maximum is the remaining refundable amount (checked by the gateway). */
@@ -191,7 +197,8 @@ function refundShape() {
 
 function refundQueryShape() {
 	return {
-		merchantId: merchantId(),
+		/** Not in the spec's table (D11); sent only when the client's `alwaysSendMerchantId` asks. */
+		merchantId: merchantId().optional(),
 		/** The refund's id (ULID), from the refund response or refund IPN. */
 		refundId: ulid(),
 	};

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { RefundStatus, TransactionStatus } from "../statuses/catalogue.js";
 import { type LazyOutput, lazySchema } from "./lazy.js";
 
 /**
@@ -8,13 +9,8 @@ import { type LazyOutput, lazySchema } from "./lazy.js";
  * first use (see lazy.ts): verifying the first IPN builds them, importing does not.
  */
 
-/** A status string: the known values, plus any other the gateway may add (D8). */
-const statusOf = <Known extends string>() => z.string().min(1) as unknown as z.ZodType<Known | (string & {})>;
-
-/** Transaction statuses the spec names. Others arrive as plain strings. */
-export type TransactionStatus = "successful" | (string & {});
-/** Refund statuses the spec names. Others arrive as plain strings. */
-export type RefundStatus = "refund_successful" | (string & {});
+/** A status string typed with the catalogue's names (D8); any other non-empty string is accepted too. */
+const statusOf = <Status extends string>() => z.string().min(1) as unknown as z.ZodType<Status>;
 
 const money = () => z.number().finite();
 const isoDateTime = () => z.string().min(1);
@@ -80,7 +76,7 @@ export const transactionSchema = lazySchema(() =>
 		settlementAmount: money().optional(),
 		estimationSettlementAt: isoDateTime().nullable().optional(),
 		fees: feesObject().optional(),
-		status: statusOf<"successful">(),
+		status: statusOf<TransactionStatus>(),
 		statusCode: z.number(),
 		/** Key-value pairs given at session creation, returned unchanged. */
 		metadata: z.record(z.string(), z.unknown()).nullable().optional(),
@@ -104,7 +100,7 @@ export const refundSchema = lazySchema(() =>
 		refundId: z.string().min(1),
 		currency: z.string(),
 		refundAmount: money(),
-		status: statusOf<"refund_successful">(),
+		status: statusOf<RefundStatus>(),
 		statusCode: z.number(),
 		metadata: z.record(z.string(), z.unknown()).nullable().optional(),
 		reason: z.string().nullable().optional(),
@@ -117,13 +113,14 @@ export const refundSchema = lazySchema(() =>
 
 /** The decoded fields of a callback redirect (verified). Query the transaction for full details. */
 export const callbackResultSchema = lazySchema(() =>
+	// The gateway's guide marks every field but status as optional.
 	z.object({
-		status: statusOf<"successful">(),
-		transactionId: z.string().min(1),
+		status: statusOf<TransactionStatus>(),
+		transactionId: z.string().min(1).optional(),
 		/** The merchant's orderRef. */
-		ref: z.string(),
-		amount: money(),
-		currency: z.string(),
+		ref: z.string().optional(),
+		amount: money().optional(),
+		currency: z.string().optional(),
 	}),
 );
 

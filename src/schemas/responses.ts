@@ -67,22 +67,28 @@ export const cardChargeResultSchema = lazySchema(() =>
 	]),
 );
 interface ChargeBase {
-	/** The transaction's id (ULID): query it, or match its IPN. */
+	/** The transaction's id (ULID), signed: query it, or match its IPN. */
 	transactionId: string;
-	/** The gateway's message. */
+	/** The gateway's message. Unsigned (it sits in the answer's wrapper): show it, never decide on it. */
 	message: string | null;
 }
-/** Charged without 3DS. Confirm through the IPN or a transaction query before fulfilling. */
+/**
+ * Charged without 3DS, as the answer's wrapper `status` says. That status is
+ * unsigned: confirm through the IPN or a transaction query before fulfilling.
+ */
 export interface CardChargeSuccess extends ChargeBase {
 	outcome: "success";
 }
-/** 3DS required: send the buyer's browser to `redirectUrl`; the IPN brings the result, then the buyer returns to callbackUrl. */
+/**
+ * 3DS required: send the buyer's browser to `redirectUrl`; the IPN brings the result, then the buyer
+ * returns to callbackUrl. Decided by the signed `data.url`, whatever the unsigned wrapper status says.
+ */
 export interface CardChargeRedirect extends ChargeBase {
 	outcome: "redirect";
-	/** The 3DS page (the answer's `data.url`). */
+	/** The 3DS page (the answer's `data.url`, signed). */
 	redirectUrl: string;
 }
-/** Accepted, result not known yet: wait for the IPN or query the transaction. */
+/** Accepted, result not known yet (the unsigned wrapper `status`): wait for the IPN or query the transaction. */
 export interface CardChargePending extends ChargeBase {
 	outcome: "pending";
 }
@@ -115,16 +121,17 @@ export const refundCreatedSchema = lazySchema(() =>
 );
 /** The result of `refunds.create`. */
 export interface RefundCreated {
-	/** Refund id (ULID): query it, or match its refund IPN. */
+	/** Refund id (ULID), signed: query it, or match its refund IPN. */
 	refundId: string;
-	/** Human-readable refund number. */
+	/** Human-readable refund number, signed. */
 	refundNumber: string;
 	/**
 	 * `processed`: the gateway processed the refund at once (its message is null).
 	 * `pending_approval`: the refund is held for manual approval (the message says so).
+	 * Unsigned (read from the wrapper's `message`): confirm with `refunds.retrieve(refundId)` before acting on it.
 	 */
 	approval: "processed" | "pending_approval";
-	/** The gateway's message: null when auto-processed. */
+	/** The gateway's message: null when auto-processed. Unsigned. */
 	message: string | null;
 }
 export type RefundApproval = RefundCreated["approval"];

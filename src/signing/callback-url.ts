@@ -1,6 +1,6 @@
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
 import { base64Decode, base64Encode, utf8Decode, utf8Encode } from "./encoding.js";
-import { type OpenOptions, openFlat, openPayload, parseJsonObject } from "./open.js";
+import { type OpenOptions, openFlat, openPayload, parseFlatText, parseJsonObject } from "./open.js";
 import { type SealOptions, type SignVersion, sealMessage } from "./seal.js";
 
 /**
@@ -47,6 +47,16 @@ function decodePayload(payload: unknown): string {
 }
 
 /**
+ * The fields a callback claims, decoded but NOT verified: only to learn which transaction to
+ * query when the gateway sent the callback without a signature.
+ * @internal
+ */
+export function unverifiedCallbackFields(input: CallbackInput): Record<string, unknown> {
+	const query = readQuery(input);
+	return parseJsonObject(decodePayload(query.payload), "callback payload", "payload");
+}
+
+/**
  * Verifies a callback redirect (D5) and returns its decoded fields without the
  * signature. 2.0 carries a flat signature inside the decoded JSON; 2.1 carries
  * `signVersion=2.1&signature=...` beside the payload and signs the decoded text.
@@ -60,7 +70,7 @@ export function openCallbackUrl(input: CallbackInput, options: OpenOptions): { f
 	if (query.signVersion !== undefined && query.signVersion !== "2.0") {
 		throw new MalformedMessageError(`The callback's signVersion must be "2.0" or "2.1".`, "signVersion");
 	}
-	return { fields: openFlat(parseJsonObject(text, "callback payload", "payload"), options), signVersion: "2.0" };
+	return { fields: openFlat(parseFlatText(text, "callback payload", "payload"), options), signVersion: "2.0" };
 }
 
 function appendQuery(url: string, query: string): string {

@@ -1,6 +1,6 @@
 export { type CryptoBackendName, loadCryptoBackend, useCryptoBackend } from "./backend.js";
 export { type CallbackInput, openCallbackUrl, sealCallbackUrl } from "./callback-url.js";
-export { canonicalString } from "./canonical.js";
+export { canonicalString, type SignedStringForm } from "./canonical.js";
 export { type GeneratedKeyPair, type GenerateKeyPairOptions, generateKeyPair } from "./generate.js";
 export {
 	type KeyInput,

@@ -1,9 +1,11 @@
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
 import { type CryptoBackendName, resolveBackend } from "./backend.js";
-import { canonicalString, isPlainObject } from "./canonical.js";
+import { isPlainObject, referenceForm, type SignedStringForm } from "./canonical.js";
 import { base64Decode, utf8Decode, utf8Encode } from "./encoding.js";
+import { parseJsonText, TextNumber, TextObject, type TextValue } from "./json-text.js";
 import { type PublicKey, type PublicKeyLike, toPublicKeys } from "./keys.js";
+import { phpTrim } from "./php.js";
 import type { SignVersion } from "./seal.js";
 
 export interface OpenOptions {
@@ -13,6 +15,11 @@ export interface OpenOptions {
 	acceptVersions?: readonly SignVersion[] | undefined;
 	/** Crypto backend for this call. @default the current default backend */
 	backend?: CryptoBackendName | undefined;
+	/**
+	 * How a 2.0 message becomes the string its signature covers, for a gateway that signs
+	 * differently from the reference form. @default canonicalString (the gateway's reference form)
+	 */
+	signedString?: SignedStringForm | undefined;
 }
 
 /** What `openVerified` learned besides the fields. */
@@ -23,28 +30,88 @@ export interface OpenedMessage {
 	wrapper?: { status: unknown; message: unknown } | undefined;
 }
 
+function decodeText(message: Uint8Array, what: string, field: string | undefined): string {
+	try {
+		return utf8Decode(message);
+	} catch {
+		throw new MalformedMessageError(`The ${what} is not valid UTF-8.`, field);
+	}
+}
+
+function parsedObject(text: string, what: string, field: string | undefined): Record<string, unknown> {
+	let value: unknown;
+	try {
+		value = JSON.parse(text);
+	} catch {
+		throw new MalformedMessageError(`The ${what} is not valid JSON.`, field);
+	}
+	if (!isPlainObject(value)) throw new MalformedMessageError(`The ${what} must be a JSON object.`, field);
+	return value;
+}
+
 /**
  * Parses raw JSON text or bytes into an object; objects pass through.
  * @throws MalformedMessageError naming `what` (and `field`, when the text came from one).
  */
 export function parseJsonObject(message: unknown, what = "message", field?: string): Record<string, unknown> {
-	let value = message;
-	if (message instanceof Uint8Array) {
-		try {
-			value = utf8Decode(message);
-		} catch {
-			throw new MalformedMessageError(`The ${what} is not valid UTF-8.`, field);
-		}
-	}
-	if (typeof value === "string") {
-		try {
-			value = JSON.parse(value);
-		} catch {
-			throw new MalformedMessageError(`The ${what} is not valid JSON.`, field);
-		}
-	}
+	const value = message instanceof Uint8Array ? decodeText(message, what, field) : message;
+	if (typeof value === "string") return parsedObject(value, what, field);
 	if (!isPlainObject(value)) throw new MalformedMessageError(`The ${what} must be a JSON object.`, field);
 	return value;
+}
+
+/**
+ * Builds what a verifier hands out: plain JavaScript values, every string trimmed with
+ * PHP's set at every depth (what the reference form signed), numbers from their literals.
+ * Keys are never trimmed: the reference form signs them as they are.
+ */
+function received(value: unknown, trim: boolean): unknown {
+	if (typeof value === "string") return trim ? phpTrim(value) : value;
+	if (typeof value !== "object" || value === null) return value;
+	if (value instanceof TextNumber) return Number(value.literal);
+	if (Array.isArray(value)) return value.map((item) => received(item, trim));
+	if (value instanceof TextObject) return receivedObject(value.keys, value.values, trim, false);
+	const object = value as Record<string, unknown>;
+	const keys = Object.keys(object);
+	return receivedObject(
+		keys,
+		keys.map((key) => object[key]),
+		trim,
+		false,
+	);
+}
+
+function receivedObject(keys: readonly string[], values: readonly unknown[], trim: boolean, dropSignature: boolean) {
+	const out: Record<string, unknown> = {};
+	for (let i = 0; i < keys.length; i++) {
+		const key = keys[i] as string;
+		if (dropSignature && key === "signature") continue;
+		const value = received(values[i], trim);
+		// Assigning "__proto__" would set the prototype: define it as the data it is.
+		if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+		else out[key] = value;
+	}
+	return out;
+}
+
+/** A 2.0 message as read for verification: the text's tree when the text is at hand, else the object. */
+type FlatSource = TextObject | Record<string, unknown>;
+
+function member(source: FlatSource, key: string): unknown {
+	if (!(source instanceof TextObject)) return source[key];
+	const index = source.keys.indexOf(key);
+	return index < 0 ? undefined : source.values[index];
+}
+
+function fieldsOf(source: FlatSource, trim: boolean): Record<string, unknown> {
+	if (source instanceof TextObject) return receivedObject(source.keys, source.values, trim, true);
+	const keys = Object.keys(source).filter((key) => source[key] !== undefined);
+	return receivedObject(
+		keys,
+		keys.map((key) => source[key]),
+		trim,
+		true,
+	);
 }
 
 function verifyAny(keys: PublicKey[], data: Uint8Array, signatureText: unknown, backendName: CryptoBackendName | undefined): void {
@@ -77,27 +144,38 @@ function checkVersion(version: SignVersion, accepted: readonly SignVersion[] | u
  */
 export function openPayload(payload: string, signature: unknown, options: OpenOptions, what = "payload"): Record<string, unknown> {
 	checkVersion("2.1", options.acceptVersions);
+	// The signer signed UTF-8 bytes; a lone surrogate has none, so its bytes would be a guess.
+	if (!payload.isWellFormed()) throw new MalformedMessageError(`The ${what} is not well-formed Unicode.`, "payload");
 	verifyAny(toPublicKeys(options.publicKey), utf8Encode(payload), signature, options.backend);
-	return parseJsonObject(payload, what, "payload");
+	return parsedObject(payload, what, "payload");
 }
 
 /**
- * Verifies 2.0 flat fields: the signature covers their canonical string (D3).
+ * Verifies 2.0 flat fields (D3) and returns what was signed: the fields without the
+ * signature, strings trimmed as the reference form trims them. With a custom
+ * `signedString` form the fields come back as received, strings trimmed the same way.
  * @internal shared by messages and callback URLs
  */
-export function openFlat(fields: Record<string, unknown>, options: OpenOptions): Record<string, unknown> {
+export function openFlat(source: FlatSource, options: OpenOptions): Record<string, unknown> {
 	checkVersion("2.0", options.acceptVersions);
-	verifyAny(toPublicKeys(options.publicKey), utf8Encode(canonicalString(fields)), fields.signature, options.backend);
-	// Spread defines own properties, so a "__proto__" key stays data, never a prototype.
-	const { signature: _signature, ...rest } = fields;
-	return rest;
+	const signed = options.signedString ? options.signedString(fieldsOf(source, false)) : referenceForm(source);
+	verifyAny(toPublicKeys(options.publicKey), utf8Encode(signed), member(source, "signature"), options.backend);
+	return fieldsOf(source, true);
+}
+
+/** Reads 2.0 JSON text in its own order and with its number literals; the top level must be an object. */
+export function parseFlatText(text: string, what = "message", field?: string): TextObject {
+	const tree: TextValue = parseJsonText(text, what, field);
+	if (!(tree instanceof TextObject)) throw new MalformedMessageError(`The ${what} must be a JSON object.`, field);
+	return tree;
 }
 
 /**
  * Like `openMessage`, and also says which version and envelope the message used.
  */
 export function openVerified(message: unknown, options: OpenOptions): OpenedMessage {
-	const object = parseJsonObject(message);
+	const text = message instanceof Uint8Array ? decodeText(message, "message", undefined) : message;
+	const object = parseJsonObject(text);
 	if (typeof object.payload === "string") {
 		if (object.signVersion !== undefined && object.signVersion !== "2.1") {
 			throw new MalformedMessageError(`A message with a payload must have signVersion "2.1".`, "signVersion");
@@ -109,18 +187,27 @@ export function openVerified(message: unknown, options: OpenOptions): OpenedMess
 	if ("payload" in object && object.payload !== undefined) {
 		throw new MalformedMessageError("payload must be a JSON string.", "payload");
 	}
-	if (object.signature === undefined && isPlainObject(object.data)) {
-		return { fields: openFlat(object.data, options), signVersion: "2.0", wrapper: { status: object.status, message: object.message } };
+	// 2.0 signs nested objects in the signer's order and numbers by their literals: read the text itself.
+	const source: FlatSource = typeof text === "string" ? parseFlatText(text) : object;
+	const data = member(source, "data");
+	if (object.signature === undefined && (data instanceof TextObject || isPlainObject(data))) {
+		return { fields: openFlat(data, options), signVersion: "2.0", wrapper: { status: object.status, message: object.message } };
 	}
-	return { fields: openFlat(object, options), signVersion: "2.0" };
+	return { fields: openFlat(source, options), signVersion: "2.0" };
 }
 
 /**
- * Verifies a message signed by the other party and returns its fields without
- * the signature. Detects the form: a string `payload` means 2.1 (verified over
- * the payload text as received, then parsed); otherwise 2.0 flat (or wrapped,
- * when a `data` object carries the signature). Accepts the raw body (text or
- * bytes) or an already parsed object.
+ * Verifies a message signed by the other party and returns its fields without the
+ * signature. Detects the form: a string `payload` means 2.1 (verified over the payload
+ * text as received, then parsed); otherwise 2.0 flat (or wrapped, when a `data` object
+ * carries the signature).
+ *
+ * Give it the raw body (text or bytes) when you have it: a 2.0 signature covers nested
+ * objects in the order the gateway wrote them and numbers as written, which only the
+ * text keeps. An already parsed object is verified in its own key order.
+ *
+ * What comes back is what was signed: under 2.0 every string is trimmed as the gateway's
+ * reference form trims it before signing.
  *
  * @throws SignatureVerificationError when no key verifies the message.
  * @throws MalformedMessageError when the message is not of a signed form.

@@ -1,7 +1,7 @@
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
 import type { CryptoBackendName } from "./backend.js";
 import { resolveBackend } from "./backend.js";
-import { canonicalString, isPlainObject } from "./canonical.js";
+import { canonicalString, isPlainObject, type SignedStringForm } from "./canonical.js";
 import { base64Encode, utf8Encode } from "./encoding.js";
 import { type PrivateKeyLike, toPrivateKey } from "./keys.js";
 
@@ -15,6 +15,11 @@ export interface SealOptions {
 	signVersion?: SignVersion | undefined;
 	/** Crypto backend for this call. @default the current default backend */
 	backend?: CryptoBackendName | undefined;
+	/**
+	 * How a 2.0 message becomes the string its signature covers, for a gateway that signs
+	 * differently from the reference form. @default canonicalString (the gateway's reference form)
+	 */
+	signedString?: SignedStringForm | undefined;
 }
 
 /** A 2.1 message: every field inside `payload` as JSON text. */
@@ -61,10 +66,11 @@ export function sealMessage(fields: Record<string, unknown>, options: SealOption
 		// Receivers read a string `payload` as a 2.1 envelope (D4): such a 2.0 message could never be opened.
 		throw new MalformedMessageError("A 2.0 message cannot carry a string field named payload: receivers would read it as a 2.1 envelope.", "payload");
 	}
-	const signature = signText(canonicalString(fields), options.privateKey, options.backend);
 	// Spread defines own data properties, so a "__proto__" field stays a field.
 	const { signature: _replaced, ...sealed } = fields;
 	for (const key of Object.keys(sealed)) if (sealed[key] === undefined) delete sealed[key];
-	sealed.signature = signature;
+	// Signed from the very object that becomes the body, so both agree on every nested order.
+	const form = options.signedString ?? canonicalString;
+	sealed.signature = signText(form(sealed), options.privateKey, options.backend);
 	return sealed as SealedFlat<Record<string, unknown>>;
 }

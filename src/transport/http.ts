@@ -1,12 +1,14 @@
 import { ConnectionError } from "../errors/connection-error.js";
 import { OutcomeUnknownError } from "../errors/outcome-unknown-error.js";
+import { ResponseTooLargeError } from "../errors/response-too-large-error.js";
 import { TimeoutError } from "../errors/timeout-error.js";
-import { redactText } from "../internal/redact.js";
+import { KnownSecrets, redactText } from "../internal/redact.js";
 import type { SignVersion } from "../signing/seal.js";
 import { safeCause } from "./errors.js";
 import { errorCodes, failedBeforeSending } from "./network-failure.js";
 import type { Observer } from "./observer.js";
 import { isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfter, retryDelayMs } from "./retry-policy.js";
+import { isSignatureRefusal } from "./signature-refusal.js";
 
 /** The fetch signature the client accepts (the global `fetch` fits). */
 export type FetchLike = (input: Request | URL | string, init?: RequestInit) => Promise<Response>;
@@ -18,6 +20,8 @@ export interface TransportConfig {
 	timeoutMs: number;
 	maxRetries: number;
 	retryBaseDelayMs: number;
+	/** Longest answer read, in bytes after decompression. */
+	maxResponseBytes: number;
 	userAgent: string;
 	observer: Observer;
 }
@@ -44,11 +48,13 @@ export interface OutgoingRequest extends RequestOptions {
 	what: string;
 }
 
-/** The gateway's answer, body read in full. */
+/** The gateway's answer, body read in full (up to `maxResponseBytes`). */
 export interface GatewayAnswer {
 	status: number;
 	headers: Headers;
 	text: string;
+	/** The request's card number and security code: whatever the answer shows is redacted of them. */
+	secrets: KnownSecrets;
 }
 
 type Ky = typeof import("ky")["default"];
@@ -81,7 +87,47 @@ class Exchange {
 	}
 }
 
-type Failure = { type: "timeout" | "aborted" | "network"; error: unknown };
+type Failure = { type: "timeout" | "aborted" | "network"; error: unknown } | { type: "too_large"; status: number };
+
+/** Marks a body that grew past the limit. */
+const TOO_LARGE = Symbol("too large");
+
+/**
+ * The body as text, reading no more than `limit` bytes (as the body stream
+ * yields them, that is after fetch undid any content encoding). Past the limit
+ * the stream is cancelled, which closes the connection: an endless answer or a
+ * decompression bomb costs at most `limit` bytes and one chunk.
+ */
+async function readText(response: Response, limit: number): Promise<string | typeof TOO_LARGE> {
+	const body = response.body;
+	if (body === null) return "";
+	const reader = body.getReader();
+	const chunks: Uint8Array[] = [];
+	let size = 0;
+	for (;;) {
+		const { done, value } = await reader.read();
+		if (done) break;
+		size += value.byteLength;
+		if (size > limit) {
+			reader.cancel().catch(() => {});
+			return TOO_LARGE;
+		}
+		chunks.push(value);
+	}
+	// Decoded as Response.text() does: UTF-8, a leading BOM dropped, bad sequences replaced.
+	return new TextDecoder().decode(chunks.length === 1 ? chunks[0] : concat(chunks, size));
+}
+
+/** One array of `size` bytes from the chunks (no Buffer: the client also runs where there is none). */
+function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
+	const out = new Uint8Array(size);
+	let offset = 0;
+	for (const chunk of chunks) {
+		out.set(chunk, offset);
+		offset += chunk.byteLength;
+	}
+	return out;
+}
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 	return new Promise((resolve, reject) => {
@@ -137,6 +183,7 @@ export class Transport {
 
 	async send(request: OutgoingRequest): Promise<GatewayAnswer> {
 		const { observer, maxRetries } = this.#config;
+		const secrets = new KnownSecrets(request.fields);
 		const url = this.#config.baseUrl + request.path;
 		const retries = request.kind === "query" ? maxRetries : 0;
 		for (let attempt = 1; ; attempt++) {
@@ -144,10 +191,11 @@ export class Transport {
 			if (request.signal?.aborted) throw request.signal.reason;
 			if (observer.watchesRequests) observer.request({ method: "POST", path: request.path, url, attempt, signVersion: request.signVersion }, request.fields);
 			const started = observer.watchesResponses ? performance.now() : 0;
-			const outcome = await this.#exchange(url, request);
+			const outcome = await this.#exchange(url, request, secrets);
 			if ("type" in outcome) {
-				const error = this.#failureError(outcome, request);
-				if (attempt <= retries && outcome.type !== "aborted") {
+				const error = this.#failureError(outcome, request, secrets);
+				// An answer past the limit would most likely be as large again.
+				if (attempt <= retries && outcome.type !== "aborted" && outcome.type !== "too_large") {
 					await this.#wait(request, attempt + 1, undefined, outcome.type === "timeout" ? "timeout" : "network error");
 					continue;
 				}
@@ -156,7 +204,7 @@ export class Transport {
 			if (observer.watchesResponses) {
 				observer.response({ method: "POST", path: request.path, attempt, status: outcome.status, durationMs: Math.round(performance.now() - started) });
 			}
-			if (attempt <= retries && isRetryableStatus(outcome.status)) {
+			if (attempt <= retries && isRetryableStatus(outcome.status) && !isSignatureRefusal(outcome.status, outcome.text)) {
 				const retryAfter = parseRetryAfter(outcome.headers.get("retry-after"));
 				if (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS) {
 					await this.#wait(request, attempt + 1, retryAfter, `status ${outcome.status}`);
@@ -173,7 +221,7 @@ export class Transport {
 		await sleep(delayMs, request.signal);
 	}
 
-	async #exchange(url: string, request: OutgoingRequest): Promise<GatewayAnswer | Failure> {
+	async #exchange(url: string, request: OutgoingRequest, secrets: KnownSecrets): Promise<GatewayAnswer | Failure> {
 		const ky = this.#ky ?? (await this.#instance());
 		const controller = new AbortController();
 		const timer = setTimeout(() => controller.abort(TIMED_OUT), request.timeoutMs ?? this.#config.timeoutMs);
@@ -183,8 +231,12 @@ export class Transport {
 		try {
 			const options: Record<typeof EXCHANGE_OPTION, Exchange> = { merchantGatewayExchange: new Exchange(url, request.body, controller.signal) };
 			const response = await ky(url, options as Parameters<Ky>[1]);
-			const text = await response.text();
-			return { status: response.status, headers: response.headers, text };
+			const text = await readText(response, this.#config.maxResponseBytes);
+			if (text === TOO_LARGE) {
+				controller.abort(TOO_LARGE);
+				return { type: "too_large", status: response.status };
+			}
+			return { status: response.status, headers: response.headers, text, secrets };
 		} catch (error) {
 			if (controller.signal.aborted) return { type: controller.signal.reason === TIMED_OUT ? "timeout" : "aborted", error };
 			return { type: "network", error };
@@ -195,16 +247,26 @@ export class Transport {
 	}
 
 	/** The error a failed attempt ends in, honest about whether a create may have happened. */
-	#failureError(failure: Failure, request: OutgoingRequest): unknown {
+	#failureError(failure: Failure, request: OutgoingRequest, secrets: KnownSecrets): unknown {
 		const { path } = request;
+		if (failure.type === "too_large") {
+			const tooLarge = new ResponseTooLargeError(this.#config.maxResponseBytes, { status: failure.status, path });
+			if (request.kind === "query") return tooLarge;
+			const circumstance = "its answer was larger than maxResponseBytes, so it was not read";
+			const where = { status: failure.status, path, cause: tooLarge };
+			return new OutcomeUnknownError(request.what, request.ids, where, circumstance);
+		}
 		const timeoutMs = request.timeoutMs ?? this.#config.timeoutMs;
 		if (failure.type === "aborted" && request.kind === "query") return request.signal?.reason ?? failure.error;
 		const base =
 			failure.type === "timeout"
 				? new TimeoutError(`No answer from the gateway within ${timeoutMs} ms.`, { path })
 				: failure.type === "aborted"
-					? safeCause(request.signal?.reason ?? failure.error)
-					: new ConnectionError(`Could not reach the gateway: ${redactText(describe(failure.error))}.`, { path, cause: safeCause(failure.error) });
+					? safeCause(request.signal?.reason ?? failure.error, secrets)
+					: new ConnectionError(`Could not reach the gateway: ${redactText(describe(failure.error), secrets)}.`, {
+							path,
+							cause: safeCause(failure.error, secrets),
+						});
 		if (request.kind === "query") return base;
 		if (failure.type === "network" && failedBeforeSending(failure.error)) return base;
 		return new OutcomeUnknownError(request.what, request.ids, { path, cause: base });

@@ -117,8 +117,35 @@ describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", ()
 		await page.goto(paymentLink);
 		await Promise.all([page.waitForURL(`${shop.url}/cancel?**`), page.click("#cancel")]);
 		expect(await page.textContent("#result")).toBe("Landed on /cancel");
-		expect(decodeCallback(page.url(), { gatewayPublicKey: keys.gatewayPublic }).status).toBe("cancelled");
-		expect(sandbox.sandbox.transaction(transactionId)?.status).toBe("cancelled");
+		expect(decodeCallback(page.url(), { gatewayPublicKey: keys.gatewayPublic }).status).toBe("canceled");
+		expect(sandbox.sandbox.transaction(transactionId)).toMatchObject({ status: "canceled", statusCode: 14 });
+		await page.close();
+	});
+
+	test.each([
+		["123456", "/return", "successful"],
+		["111111", "/error", "failed"],
+	])("the 3DS card goes to the 3DS page; the guide's password %s ends on %s, %s", async (password, landing, status) => {
+		const { transactionId, paymentLink } = await session(`browser-3ds-${password}-${Date.now()}`);
+		const page = await browser.newPage();
+		await page.goto(paymentLink);
+		// The page lists the gateway guide's cards and the 3DS passwords beside the sandbox's own.
+		const help = await page.textContent("#test-cards");
+		expect(help).toMatch(/123456 passes, 111111 fails[\s\S]*4242424242424242[\s\S]*4000000000001018/);
+		await page.fill("#cardNumber", "4000 0000 0000 0036");
+		await page.fill("#cardMonth", "12");
+		await page.fill("#cardYear", "30");
+		await page.fill("#cardSecurityCode", "123");
+		await Promise.all([page.waitForURL(`${sandbox.url}/3ds/**`), page.click("#pay")]);
+		expect(sandbox.sandbox.transaction(transactionId)).toMatchObject({ status: "pending", statusCode: 2 });
+		await page.fill("#password", "000000");
+		await page.click("#submit-password");
+		expect(await page.textContent("[role=alert]")).toContain("Wrong password");
+		await page.fill("#password", password);
+		await Promise.all([page.waitForURL(`${shop.url}${landing}?**`), page.click("#submit-password")]);
+		expect(decodeCallback(page.url(), { gatewayPublicKey: keys.gatewayPublic }).status).toBe(status);
+		await sandbox.sandbox.whenIdle();
+		expect(ipns.find((t) => t.transactionId === transactionId)?.status).toBe(status);
 		await page.close();
 	});
 });

@@ -1,6 +1,7 @@
+import { HttpResponse } from "msw";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { GatewayFixture } from "../fixtures/gateway.js";
-import { ids } from "../fixtures/gateway-messages.js";
+import { ids, refund, signedFlat, signedWrapped, transaction } from "../fixtures/gateway-messages.js";
 import { CARD, cardParams, checkoutParams, makeClient } from "./helpers.js";
 
 const fixture = new GatewayFixture();
@@ -35,7 +36,6 @@ describe.each(["2.0", "2.1"] as const)("every endpoint, signing version %s", (ve
 		expect(transaction.status).toBe("successful");
 		expect(transaction.fees?.buyer).toBe(0.32);
 		expect(transaction.paymentMethodDetails?.card?.lastFourDigits).toBe("1111");
-		expect(fixture.received[0]?.fields).toEqual({ merchantId: "M-1001", transactionId: ids.transaction });
 	});
 
 	test("refunds.create returns approval processed when message is null", async () => {
@@ -48,5 +48,54 @@ describe.each(["2.0", "2.1"] as const)("every endpoint, signing version %s", (ve
 		fixture.reset(version);
 		const refund = await gateway.refunds.retrieve(ids.refund);
 		expect(refund).toMatchObject({ refundId: ids.refund, status: "refund_successful", statusCode: 11, refundAmount: 5 });
+	});
+
+	// D11: the query and refund tables have no merchantId; the option puts it back, signed like every field.
+	const sentBody = (raw: string): Record<string, unknown> => {
+		const envelope = JSON.parse(raw) as Record<string, unknown>;
+		if (version === "2.0") return envelope;
+		expect(Object.keys(envelope).sort()).toEqual(["payload", "signVersion", "signature"]);
+		return JSON.parse(String(envelope.payload)) as Record<string, unknown>;
+	};
+	const calls = (client: ReturnType<typeof makeClient>) => [
+		() => client.transactions.retrieve(ids.transaction),
+		() => client.refunds.create({ transactionId: ids.transaction, amount: 5, reason: "size" }),
+		() => client.refunds.retrieve(ids.refund),
+	];
+
+	test("queries and refunds carry no merchantId by default (D11): the exact bodies sent", async () => {
+		fixture.reset(version);
+		for (const call of calls(gateway)) await call();
+		const sent = fixture.received.map((r) => sentBody(r.raw));
+		const signed = version === "2.0" ? { signature: expect.any(String) } : {};
+		expect(sent).toEqual([
+			{ transactionId: ids.transaction, ...signed },
+			{ transactionId: ids.transaction, amount: 5, reason: "size", ...signed },
+			{ refundId: ids.refund, ...signed },
+		]);
+		for (const received of fixture.received) expect(received.raw).not.toContain("merchantId");
+	});
+
+	test("alwaysSendMerchantId: true adds merchantId to queries and refunds, first and signed", async () => {
+		fixture.reset(version);
+		for (const call of calls(makeClient({ signVersion: version, alwaysSendMerchantId: true }))) await call();
+		const sent = fixture.received.map((r) => sentBody(r.raw));
+		const signed = version === "2.0" ? { signature: expect.any(String) } : {};
+		expect(sent).toEqual([
+			{ merchantId: "M-1001", transactionId: ids.transaction, ...signed },
+			{ merchantId: "M-1001", transactionId: ids.transaction, amount: 5, reason: "size", ...signed },
+			{ merchantId: "M-1001", refundId: ids.refund, ...signed },
+		]);
+		for (const body of sent) expect(Object.keys(body)[0]).toBe("merchantId");
+	});
+
+	test("the answer's id may differ in case from the one asked for (ULIDs; the gateway writes lowercase)", async () => {
+		fixture.reset(version);
+		// The fixture's answers name the uppercase ids; the merchant asks in lowercase.
+		fixture.next("/v2/checkout/query", () => HttpResponse.json(signedFlat(transaction(ids.transaction), version)));
+		const found = signedWrapped("success", null, refund(ids.refund), version);
+		fixture.next("/v2/refund/query", () => HttpResponse.json(found));
+		expect((await gateway.transactions.retrieve(ids.transaction.toLowerCase())).transactionId).toBe(ids.transaction);
+		expect((await gateway.refunds.retrieve(ids.refund.toLowerCase())).refundId).toBe(ids.refund);
 	});
 });

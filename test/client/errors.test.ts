@@ -99,6 +99,35 @@ describe("the spec's Errors table", () => {
 		expect(fixture.count("/v2/checkout/query")).toBe(1);
 	});
 
+	test("HTTP 500 'Invalid signature with merchantId' -> AuthenticationError everywhere, never retried", async () => {
+		const body = { status: "error", message: "Invalid signature with merchantId: M-1001" };
+		const refusal = () => HttpResponse.json(body, { status: 500 });
+		for (const [path, call] of [
+			["/v2/checkout", () => gateway.checkout.create(checkoutParams())],
+			["/v2/card/api", () => gateway.card.charge(cardParams())],
+			["/v2/refund", () => gateway.refunds.create({ transactionId: ids.transaction, amount: 1 })],
+			["/v2/checkout/query", () => gateway.transactions.retrieve(ids.transaction)],
+			["/v2/refund/query", () => gateway.refunds.retrieve(ids.refund)],
+		] as const) {
+			fixture.reset();
+			fixture.next(path, refusal, refusal, refusal);
+			const error = await failure(call());
+			expect(error, path).toBeInstanceOf(AuthenticationError);
+			expect(error).not.toBeInstanceOf(OutcomeUnknownError);
+			expect(error.status).toBe(500);
+			expect(error.message).toContain("Invalid signature with merchantId: M-1001");
+			// A refused signature does not get better by sending it again, queries included.
+			expect(fixture.count(path)).toBe(1);
+		}
+		// Any other HTTP 500 keeps its meaning: a query is still retried.
+		fixture.reset();
+		const other = { status: "error", message: "Invalid signature cache state" };
+		const broken = () => HttpResponse.json(other, { status: 500 });
+		fixture.next("/v2/checkout/query", broken, broken, broken);
+		expect(await failure(gateway.transactions.retrieve(ids.transaction))).toBeInstanceOf(ProcessingError);
+		expect(fixture.count("/v2/checkout/query")).toBe(3);
+	});
+
 	test("a request signed with the wrong merchant key is refused by the gateway -> AuthenticationError", async () => {
 		fixture.reset();
 		const wrong = makeClient({ privateKey: keys.gatewayPrivate });
@@ -136,6 +165,21 @@ describe("success variants", () => {
 			transactionId: ids.transaction,
 			redirectUrl: "https://acs.example/3ds?t=1",
 			message: "3DS required",
+		});
+	});
+
+	// The wrapper's status is unsigned; a signed data.url is the evidence of a 3DS redirect.
+	test.each(["2.0", "2.1"] as const)("signed data.url, unsigned status 'success' -> redirect (%s)", async (version) => {
+		fixture.reset(version);
+		const data = { transactionId: ids.transaction, url: "https://acs.example/3ds?t=2" };
+		const answer = signedWrapped("success", "Transaction successful", data, version);
+		fixture.next("/v2/card/api", () => HttpResponse.json(answer));
+		const result = await makeClient({ signVersion: version }).card.charge(cardParams());
+		expect(result).toEqual({
+			outcome: "redirect",
+			transactionId: ids.transaction,
+			redirectUrl: "https://acs.example/3ds?t=2",
+			message: "Transaction successful",
 		});
 	});
 
@@ -181,33 +225,40 @@ describe("malformed, unsigned and badly signed answers", () => {
 		await expect(gateway.refunds.retrieve(ids.refund)).rejects.toBeInstanceOf(InvalidResponseError);
 	});
 
-	test("signed but off-schema -> InvalidResponseError naming the field", async () => {
+	// A create whose answer cannot be read may have been processed: OutcomeUnknownError, the reading failure as cause.
+	test("signed but off-schema creation answer -> OutcomeUnknownError, cause naming the field", async () => {
 		fixture.reset();
 		const { paymentLink: _dropped, ...withoutLink } = checkoutCreated();
 		fixture.next("/v2/checkout", () => HttpResponse.json(signedFlat(withoutLink, "2.0")));
 		const error = await failure(gateway.checkout.create(checkoutParams()));
-		expect(error).toBeInstanceOf(InvalidResponseError);
-		expect(error.message).toContain("paymentLink");
+		expect(error).toBeInstanceOf(OutcomeUnknownError);
+		expect(error.cause).toBeInstanceOf(InvalidResponseError);
+		expect((error.cause as Error).message).toContain("paymentLink");
 	});
 
-	test("a card answer with an unknown wrapper status -> InvalidResponseError", async () => {
+	test("a card answer with an unknown wrapper status -> OutcomeUnknownError, cause InvalidResponseError", async () => {
 		fixture.reset();
 		fixture.next("/v2/card/api", () => HttpResponse.json(signedWrapped("maybe", null, { transactionId: ids.transaction }, "2.0")));
-		await expect(gateway.card.charge(cardParams())).rejects.toBeInstanceOf(InvalidResponseError);
+		const error = await failure(gateway.card.charge(cardParams()));
+		expect(error).toBeInstanceOf(OutcomeUnknownError);
+		expect(error.cause).toBeInstanceOf(InvalidResponseError);
 	});
 
-	test("a redirect without data.url -> InvalidResponseError", async () => {
+	test("a redirect without data.url -> OutcomeUnknownError, cause InvalidResponseError", async () => {
 		fixture.reset();
 		fixture.next("/v2/card/api", () => HttpResponse.json(signedWrapped("redirect", null, { transactionId: ids.transaction }, "2.0")));
-		await expect(gateway.card.charge(cardParams())).rejects.toBeInstanceOf(InvalidResponseError);
+		const error = await failure(gateway.card.charge(cardParams()));
+		expect(error).toBeInstanceOf(OutcomeUnknownError);
+		expect((error.cause as Error).message).toContain("data.url");
 	});
 
-	test("unsigned creation answer -> SignatureVerificationError by default", async () => {
+	test("unsigned creation answer -> OutcomeUnknownError, cause missing_signature", async () => {
 		fixture.reset();
 		fixture.next("/v2/checkout", () => HttpResponse.json(checkoutCreated()));
 		const error = await failure(gateway.checkout.create(checkoutParams()));
-		expect(error).toBeInstanceOf(SignatureVerificationError);
-		expect((error as SignatureVerificationError).reason).toBe("missing_signature");
+		expect(error).toBeInstanceOf(OutcomeUnknownError);
+		expect(error.cause).toBeInstanceOf(SignatureVerificationError);
+		expect((error.cause as SignatureVerificationError).reason).toBe("missing_signature");
 		expect(error.path).toBe("/v2/checkout");
 		expect(error.status).toBe(200);
 	});

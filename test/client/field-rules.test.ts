@@ -232,10 +232,18 @@ describe("refund and query schemas", () => {
 		["transactionId", ids.transaction, "abc"],
 		["transactionId", ids.transaction.toLowerCase(), "01JD5Z8Q4V7M1X2C3B4N5P6R7I"],
 		["reason", x(1000), x(1001)],
-		["merchantId", "M", undefined],
+		["merchantId", "M", ""],
 	] as const)("refund %s: %j passes, %j fails", (field, good, bad) => {
 		expect(issuesOf(refundRequestSchema(), { ...refund, [field]: good })).toEqual([]);
 		expect(issuesOf(refundRequestSchema(), { ...refund, [field]: bad }).map((issue) => issue.field)).toContain(field);
+	});
+
+	test("queries and refunds need no merchantId (D11), and accept one", () => {
+		const { merchantId: _m, ...withoutMerchant } = refund;
+		expect(issuesOf(refundRequestSchema(), withoutMerchant)).toEqual([]);
+		expect(issuesOf(transactionQueryRequestSchema(), { transactionId: ids.transaction })).toEqual([]);
+		expect(issuesOf(refundQueryRequestSchema(), { refundId: ids.refund })).toEqual([]);
+		expect(issuesOf(refundQueryRequestSchema(), { merchantId: "M", refundId: ids.refund })).toEqual([]);
 	});
 
 	test("transaction and refund queries need a ULID", () => {

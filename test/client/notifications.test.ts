@@ -1,6 +1,9 @@
-import { describe, expect, test } from "vitest";
-import { SignatureVerificationError } from "../../src/errors/index.js";
-import { vector } from "../helpers/vectors.js";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { InvalidNotificationError, SignatureVerificationError } from "../../src/errors/index.js";
+import { decodeCallback } from "../../src/index.js";
+import { GatewayFixture } from "../fixtures/gateway.js";
+import { ids, transaction } from "../fixtures/gateway-messages.js";
+import { keys, vector } from "../helpers/vectors.js";
 import { makeClient } from "./helpers.js";
 
 describe("gateway.notifications.verify and gateway.callbacks.decode use the client's keys and signing version", () => {
@@ -28,5 +31,47 @@ describe("gateway.notifications.verify and gateway.callbacks.decode use the clie
 		const tampered = JSON.parse(vector("transaction-ipn-2.0").message as string);
 		tampered.amount = 1;
 		expect(() => makeClient().notifications.verify(tampered)).toThrow(SignatureVerificationError);
+	});
+});
+
+describe("gateway.callbacks.resolve: signed callbacks by their signature, unsigned ones by a verified query", () => {
+	const fixture = new GatewayFixture();
+	beforeAll(() => fixture.server.listen({ onUnhandledFrame: "error" }));
+	afterEach(() => fixture.server.resetHandlers());
+	afterAll(() => fixture.server.close());
+
+	const unsigned = (fields: Record<string, unknown>) =>
+		`https://shop.example/pay/callback?payload=${encodeURIComponent(Buffer.from(JSON.stringify(fields)).toString("base64"))}`;
+
+	test.each(["2.0", "2.1"] as const)("a signed %s callback is verified by its signature, with no query", async (version) => {
+		const queries = fixture.attempts.length;
+		const resolved = await makeClient({ signVersion: version }).callbacks.resolve(vector(`callback-${version}`).url as string);
+		expect(resolved).toMatchObject({ verifiedBy: "signature", status: "successful", ref: "ORD-2026-0001", amount: 10.5 });
+		expect(fixture.attempts.length).toBe(queries);
+	});
+
+	test("an unsigned callback is never trusted by decode, which names the way out", () => {
+		const url = unsigned({ status: "successful", transactionId: ids.transaction });
+		expect(() => makeClient().callbacks.decode(url)).toThrow(/no signature.*callbacks\.resolve/s);
+		expect(() => decodeCallback(url, { gatewayPublicKey: keys.gatewayPublic })).toThrow(SignatureVerificationError);
+	});
+
+	test("an unsigned callback is resolved by a verified transaction query: its own claims are ignored", async () => {
+		const url = unsigned({ status: "successful", transactionId: ids.transaction, amount: 99999, ref: "forged" });
+		const resolved = await makeClient().callbacks.resolve(url);
+		expect(resolved.verifiedBy).toBe("transaction_query");
+		expect(fixture.attempts.at(-1)).toBe("/v2/checkout/query");
+		const queried = transaction(ids.transaction);
+		expect(resolved).toMatchObject({ transactionId: ids.transaction, ref: queried.ref, amount: queried.amount, status: queried.status });
+		expect(resolved.verifiedBy === "transaction_query" && resolved.transaction.transactionNumber).toBe(queried.transactionNumber);
+	});
+
+	test("a present but wrong signature is refused, never queried around; no transactionId to query is a typed error", async () => {
+		const forged = JSON.parse(Buffer.from(new URL(vector("callback-2.0").url as string).searchParams.get("payload") ?? "", "base64").toString());
+		forged.amount = 1;
+		const queries = fixture.attempts.length;
+		await expect(makeClient().callbacks.resolve(unsigned(forged))).rejects.toThrow(SignatureVerificationError);
+		await expect(makeClient().callbacks.resolve(unsigned({ status: "successful" }))).rejects.toThrow(InvalidNotificationError);
+		expect(fixture.attempts.length).toBe(queries);
 	});
 });

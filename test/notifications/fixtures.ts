@@ -7,8 +7,8 @@ export const gatewayPublicKey = keys.gatewayPublic;
 /** Not the gateway: signatures made with it must be refused. */
 export const merchantPrivateKey = keys.merchantPrivate;
 
-export const transactionFields = (): Record<string, unknown> => structuredClone(vector("transaction-ipn-2.0").input);
-export const refundFields = (): Record<string, unknown> => structuredClone(vector("refund-ipn-2.0").input);
+export const transactionFields = (): Record<string, unknown> => structuredClone(vector("transaction-ipn-2.0").opened);
+export const refundFields = (): Record<string, unknown> => structuredClone(vector("refund-ipn-2.0").opened);
 
 /** A fresh IPN body signed with the vectors' gateway key, as JSON text. */
 export function signedBody(fields: Record<string, unknown>, signVersion: SignVersion = "2.0", privateKey = keys.gatewayPrivate): string {

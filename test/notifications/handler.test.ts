@@ -52,7 +52,7 @@ describe("createNotificationHandler with Request objects", () => {
 		// Both vectors are the same event (same transactionId and status): the second is a duplicate.
 		expect(onTransaction).toHaveBeenCalledTimes(1);
 		expect(onTransaction).toHaveBeenCalledWith(vector("transaction-ipn-2.0").input, {
-			eventId: "transaction:01JD5Z8Q4V7M1X2C3B4N5P6R7S:successful",
+			eventId: "transaction:01k0svjxa7rxj0wwz0cqb85r6a:successful",
 			signVersion: "2.0",
 		});
 		expect(onRefund).not.toHaveBeenCalled();
@@ -61,7 +61,7 @@ describe("createNotificationHandler with Request objects", () => {
 	it("hands refunds to onRefund", async () => {
 		const { handler, onTransaction, onRefund } = setup();
 		expect((await handler(ipnRequest(signedBody(refundFields(), "2.1")))).status).toBe(200);
-		expect(onRefund).toHaveBeenCalledWith(refundFields(), { eventId: "refund:01JD60AAAAAAAAAAAAAAAAAAAA:refund_successful", signVersion: "2.1" });
+		expect(onRefund).toHaveBeenCalledWith(refundFields(), { eventId: "refund:01kafr0b2c4d6e8f0g2h4j6k8m:refund_successful", signVersion: "2.1" });
 		expect(onTransaction).not.toHaveBeenCalled();
 	});
 

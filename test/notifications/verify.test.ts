@@ -47,8 +47,8 @@ describe("verifyNotification: the known-answer vectors", () => {
 			expect(event.type).toBe("transaction");
 			if (event.type !== "transaction") return;
 			expect(event.signVersion).toBe("2.0");
-			expect(event.eventId).toBe("transaction:01JD5Z8Q4V7M1X2C3B4N5P6R7S:successful");
-			expect(event.transaction).toEqual(v.input);
+			expect(event.eventId).toBe("transaction:01k0svjxa7rxj0wwz0cqb85r6a:successful");
+			expect(event.transaction).toEqual(v.opened);
 		}
 	});
 
@@ -57,14 +57,14 @@ describe("verifyNotification: the known-answer vectors", () => {
 		const text = v.message as string;
 		for (const body of [text, new TextEncoder().encode(text), JSON.parse(text)]) {
 			const event = verifyNotification(body, options);
-			expect(event).toEqual({ type: "transaction", transaction: v.input, eventId: "transaction:01JD5Z8Q4V7M1X2C3B4N5P6R7S:successful", signVersion: "2.1" });
+			expect(event).toEqual({ type: "transaction", transaction: v.opened, eventId: "transaction:01k0svjxa7rxj0wwz0cqb85r6a:successful", signVersion: "2.1" });
 		}
 	});
 
 	it("verifies the 2.0 refund IPN vector and tells it apart by refundId", () => {
 		const v = vector("refund-ipn-2.0");
 		const event = verifyNotification(v.message, options);
-		expect(event).toEqual({ type: "refund", refund: v.input, eventId: "refund:01JD60AAAAAAAAAAAAAAAAAAAA:refund_successful", signVersion: "2.0" });
+		expect(event).toEqual({ type: "refund", refund: v.opened, eventId: "refund:01kafr0b2c4d6e8f0g2h4j6k8m:refund_successful", signVersion: "2.0" });
 	});
 
 	it("verifies a fresh 2.1 refund IPN", () => {
@@ -80,7 +80,7 @@ describe("verifyNotification: the known-answer vectors", () => {
 	});
 
 	it("a status change is a new event, a re-delivery is the same event", () => {
-		const a = verifyNotification(signedBody({ ...transactionFields(), status: "pending", statusCode: 1 }), options);
+		const a = verifyNotification(signedBody({ ...transactionFields(), status: "pending", statusCode: 2 }), options);
 		const b = verifyNotification(signedBody(transactionFields(), "2.1"), options);
 		const c = verifyNotification(signedBody(transactionFields()), options);
 		expect(a.eventId).not.toBe(b.eventId);

@@ -4,7 +4,8 @@ import { testCards } from "../../src/sandbox/test-cards.js";
 import { openCallbackUrl } from "../../src/signing/callback-url.js";
 import { openMessage } from "../../src/signing/open.js";
 import { keys } from "../helpers/vectors.js";
-import { cardFields, MERCHANT_ID, postForm, type SandboxServer, signedPost, useSandboxFixture } from "./helpers.js";
+import type { SandboxServer } from "./helpers.js";
+import { cardFields, checkoutFields, MERCHANT_ID, postForm, signedPost, useSandboxFixture } from "./helpers.js";
 
 type Server = SandboxServer;
 const fixture = useSandboxFixture();
@@ -24,12 +25,57 @@ test("every documented test card is Luhn-valid and distinct", () => {
 	expect(new Set(testCards.map((c) => c.number)).size).toBe(testCards.length);
 });
 
+describe("the gateway guide's sandbox cards, next to ours", () => {
+	const guide = { cardMonth: "12", cardYear: "30", cardSecurityCode: "123" };
+
+	test("4242424242424242 (12/30, CVV 123) is approved over S2S: successful (6)", async () => {
+		const server = await sandbox();
+		const reply = await charge(server, "4242424242424242", guide);
+		expect(reply.json).toMatchObject({ status: "success", message: "The transaction has been successfully completed." });
+		const transactionId = String(openMessage(reply.json, gateway).transactionId);
+		const [ipn] = await ipnFor(server, transactionId);
+		expect(ipn).toMatchObject({ status: "successful", statusCode: 6 });
+	});
+
+	test("4000000000001018 (12/30, CVV 123) is declined over S2S: HTTP 400, failed (4)", async () => {
+		const server = await sandbox();
+		const reply = await charge(server, "4000000000001018", guide);
+		expect(reply.status).toBe(400);
+		expect(reply.json).toMatchObject({ status: "error", data: { transactionId: expect.any(String) } });
+		const transactionId = String((reply.json.data as { transactionId: string }).transactionId);
+		expect(await ipnFor(server, transactionId)).toEqual([expect.objectContaining({ status: "failed", statusCode: 4 })]);
+	});
+
+	test.each([
+		["4242424242424242", "/callback", "successful"],
+		["4000000000001018", "/error", "failed"],
+	])("%s on the hosted page sends the buyer to %s with status %s", async (number, landing, status) => {
+		const server = await sandbox();
+		const created = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url));
+		const link = new URL(String(openMessage(created.json, gateway).paymentLink));
+		const help = await (await fetch(link)).text();
+		expect(help).toContain(number);
+		expect(help).toMatch(/12\/30/);
+		const form = { token: link.searchParams.get("token") ?? "", action: "pay", cardNumber: number, ...guide };
+		const paid = await postForm(`${link.origin}${link.pathname}`, form);
+		expect(paid.location?.startsWith(`${fixture.receiver.url}${landing}?payload=`)).toBe(true);
+		expect(openCallbackUrl(paid.location ?? "", gateway).fields.status).toBe(status);
+	});
+
+	test("both are listed first in testCards, marked as the gateway guide's", () => {
+		expect(testCards.slice(0, 2).map((c) => [c.number, c.behaviour, c.source])).toEqual([
+			["4242424242424242", "approved", "gateway-guide"],
+			["4000000000001018", "declined", "gateway-guide"],
+		]);
+	});
+});
+
 describe("S2S test cards", () => {
 	test.each(["4000000000000010", "4111111111111111", "5555555555554444"])("%s is approved: signed success, IPN successful", async (number) => {
 		const server = await sandbox();
 		const reply = await charge(server, number);
 		expect(reply.status).toBe(200);
-		expect(reply.json).toMatchObject({ status: "success" });
+		expect(reply.json).toMatchObject({ status: "success", message: "The transaction has been successfully completed." });
 		const data = openMessage(reply.json, gateway);
 		const transactionId = String(data.transactionId);
 		const [ipn] = await ipnFor(server, transactionId);
@@ -55,7 +101,7 @@ describe("S2S test cards", () => {
 		expect(reply.json).toMatchObject({ status: "error", message: expect.stringMatching(message), data: { transactionId: expect.any(String) } });
 		const transactionId = String((reply.json.data as { transactionId: string }).transactionId);
 		const [ipn] = await ipnFor(server, transactionId);
-		expect(ipn).toMatchObject({ status: "failed", statusCode: 7 });
+		expect(ipn).toMatchObject({ status: "failed", statusCode: 4 });
 	});
 
 	test("an expired card is declined", async () => {
@@ -68,26 +114,42 @@ describe("S2S test cards", () => {
 	});
 
 	test.each([
-		["pass", "successful", "/callback"],
-		["fail", "failed", "/error"],
-	])("4000000000000036 asks for 3DS; the buyer chooses %s on the 3DS page", async (result, status, landing) => {
+		[{ password: "123456" }, "successful", 6, "/callback"],
+		[{ password: "111111" }, "failed", 4, "/error"],
+		[{ result: "pass" }, "successful", 6, "/callback"],
+		[{ result: "fail" }, "failed", 4, "/error"],
+	])("4000000000000036 asks for 3DS (pending, 2); the buyer sends %j", async (answer, status, code, landing) => {
 		const server = await sandbox();
 		const reply = await charge(server, "4000000000000036");
 		expect(reply.status).toBe(200);
-		expect(reply.json.status).toBe("redirect");
+		const message = "Please redirect the user to complete the payment.";
+		expect(reply.json).toMatchObject({ status: "redirect", message });
 		const data = openMessage(reply.json, gateway);
 		const url = new URL(String(data.url));
 		expect(url.origin).toBe(server.url);
-		expect(server.sandbox.transaction(String(data.transactionId))?.status).toBe("awaiting_3ds");
+		expect(server.sandbox.transaction(String(data.transactionId))).toMatchObject({ status: "pending", statusCode: 2 });
 		expect((await ipnFor(server, String(data.transactionId))).length).toBe(0);
 		const page = await fetch(url);
 		expect(page.status).toBe(200);
-		const done = await postForm(`${url.origin}${url.pathname}`, { token: url.searchParams.get("token") ?? "", result });
+		expect(await page.text()).toMatch(/123456.*passes.*111111.*fails/);
+		const token = url.searchParams.get("token") ?? "";
+		const done = await postForm(`${url.origin}${url.pathname}`, { token, ...answer });
 		expect(done.status).toBe(303);
 		expect(done.location?.startsWith(`${fixture.receiver.url}${landing}?payload=`)).toBe(true);
 		expect(openCallbackUrl(done.location ?? "", gateway).fields.status).toBe(status);
 		const [ipn] = await ipnFor(server, String(data.transactionId));
-		expect(ipn?.status).toBe(status);
+		expect(ipn).toMatchObject({ status, statusCode: code });
+	});
+
+	test("a wrong 3-D Secure password is refused on the page; the payment stays pending", async () => {
+		const server = await sandbox();
+		const data = openMessage((await charge(server, "4000000000000036")).json, gateway);
+		const url = new URL(String(data.url));
+		const token = url.searchParams.get("token") ?? "";
+		const wrong = await postForm(`${url.origin}${url.pathname}`, { token, password: "000000" });
+		expect(wrong.status).toBe(422);
+		expect(wrong.text).toContain("Wrong password");
+		expect(server.sandbox.transaction(String(data.transactionId))?.status).toBe("pending");
 	});
 
 	test.each([
@@ -136,6 +198,20 @@ describe("S2S test cards", () => {
 		expect(server.sandbox.transactions()).toHaveLength(0);
 	});
 
+	test("S2S field rules answer 422 in the gateway's words: 'The billing email field is required.'", async () => {
+		const server = await sandbox();
+		const { billingEmail: _e, ...withoutEmail } = cardFields(fixture.receiver.url, "4242424242424242");
+		const reply = await signedPost(server.url, "/v2/card/api", withoutEmail);
+		expect(reply).toEqual({
+			status: 422,
+			json: {
+				status: "error",
+				message: "Invalid request data.",
+				errors: [{ field: "billingEmail", message: ["The billing email field is required."] }],
+			},
+		});
+	});
+
 	test("S2S field rules answer 422 (billingState for US, Luhn)", async () => {
 		const server = await sandbox();
 		const reply = await charge(server, "4000000000000011", { billingCountry: "US" });
@@ -157,10 +233,13 @@ describe("fees", () => {
 		const query = await signedPost(server.url, "/v2/checkout/query", { merchantId: MERCHANT_ID, transactionId });
 		const t = openMessage(query.json, gateway) as Record<string, unknown> & { fees: Record<string, number | string> };
 		// fee = 3% of 200 + 0.30 = 6.30; the seller pays 25% (1.58 rounded), the buyer 4.72.
-		expect(t.fees).toMatchObject({ buyer: 4.72, seller: 1.58, rolling: 20, operate: 0.05, estimationRollingReleaseAt: "2027-02-20T10:00:00.000Z" });
+		expect(t.fees).toMatchObject({ buyer: 4.72, seller: 1.58, rolling: 20, operate: 0.05 });
+		expect(t.fees.estimationRollingReleaseAt).toBe("2027-02-20T10:00:00+00:00");
 		expect(t.paidAmount).toBe(204.72);
 		expect(t.settlementAmount).toBe(178.37);
-		expect(t.estimationSettlementAt).toBe("2026-11-24T10:00:00.000Z");
+		expect(t.estimationSettlementAt).toBe("2026-11-24T10:00:00+00:00");
+		expect(t.transactionCreatedAt).toBe("2026-11-22T10:00:00+00:00");
+		expect(t.originalTransactionCreatedAt).toBe("2026-11-22T10:00:00+00:00");
 	});
 
 	test("without feeBySeller the account's share applies (default: the seller pays all)", async () => {

@@ -3,12 +3,20 @@ import type { AddressInfo } from "node:net";
 import { setupServer } from "msw/node";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { GatewayClient } from "../../src/client.js";
-import { AuthenticationError, CheckoutError, GatewayValidationError, NoS2SProviderError, ProcessingError } from "../../src/errors/index.js";
+import {
+	AuthenticationError,
+	CheckoutError,
+	GatewayValidationError,
+	NoS2SProviderError,
+	OutcomeUnknownError,
+	ProcessingError,
+} from "../../src/errors/index.js";
 import { createNotificationHandler } from "../../src/notifications/handler.js";
 import { toNodeListener } from "../../src/notifications/node-listener.js";
 import { sandboxHandlers } from "../../src/sandbox/msw.js";
 import { createSandbox, type Sandbox } from "../../src/sandbox/sandbox.js";
 import { startSandboxServer } from "../../src/sandbox/server.js";
+import type { CardChargeParams } from "../../src/schemas/params.js";
 import type { Refund, Transaction } from "../../src/schemas/resources.js";
 import { keys } from "../helpers/vectors.js";
 import { cardFields, MERCHANT_ID, merchant, postForm } from "./helpers.js";
@@ -90,6 +98,21 @@ describe.each(Object.keys(faces))("GatewayClient against the sandbox over %s", (
 	});
 	let n = 0;
 	const orderRef = () => `${faceName}-${Date.now()}-${++n}`;
+	const cardParams = (number: string) => {
+		const { merchantId: _m, paymentMethod: _p, ...params } = cardFields(shop.url, number, { orderRef: orderRef() });
+		return params as unknown as CardChargeParams;
+	};
+	const checkoutParams = () => {
+		const order = { orderRef: orderRef(), amount: 5, currency: "EUR", orderDescription: "x" };
+		return { ...order, paymentMethod: "checkout", ...urls() };
+	};
+	/** The transaction as the merchant's IPN route received it. */
+	const ipnOf = (transactionId: string) => shop.transactions.find((t) => t.transactionId === transactionId);
+	/** Submits a sandbox page's form as a browser would: the link's token and `fields`. */
+	const submit = (link: string, fields: Record<string, string>) => {
+		const url = new URL(link);
+		return postForm(`${url.origin}${url.pathname}`, { token: url.searchParams.get("token") ?? "", ...fields });
+	};
 
 	beforeAll(async () => {
 		face = await (faces[faceName] as () => Promise<Face>)();
@@ -112,6 +135,10 @@ describe.each(Object.keys(faces))("GatewayClient against the sandbox over %s", (
 				orderDescription: "Boots",
 				...urls(),
 			});
+			expect(session.message).toBe("Payment Link created successfully");
+			expect(session.transactionId).toMatch(/^[0-9a-hjkmnp-tv-z]{26}$/);
+			const unpaid = await gateway.transactions.retrieve(session.transactionId);
+			expect(unpaid).toMatchObject({ status: "incomplete", statusCode: 1 });
 			const link = new URL(session.paymentLink);
 			const paid = await postForm(`${link.origin}${link.pathname}`, { token: link.searchParams.get("token") ?? "", action: "approve" });
 			const callback = gateway.callbacks.decode(paid.location ?? "");
@@ -124,45 +151,84 @@ describe.each(Object.keys(faces))("GatewayClient against the sandbox over %s", (
 
 			const created = await gateway.refunds.create({ transactionId: session.transactionId, amount: 10, reason: "one boot" });
 			expect(created.approval).toBe("pending_approval");
-			expect((await gateway.refunds.retrieve(created.refundId)).status).toBe("refund_pending_approval");
+			expect(created.refundNumber).toMatch(/^\d{4}-\d{10}$/);
+			const held = await gateway.refunds.retrieve(created.refundId);
+			expect(held).toMatchObject({ status: "refund_under_review", statusCode: 10 });
 			face.sandbox.approveRefund(created.refundId);
+			const rejected = await gateway.refunds.create({ transactionId: session.transactionId, amount: 5 });
+			face.sandbox.rejectRefund(rejected.refundId, "Not eligible");
 			await face.sandbox.whenIdle();
-			expect(shop.refunds.filter((r) => r.refundId === created.refundId).map((r) => r.status)).toEqual(["refund_pending_approval", "refund_successful"]);
+			const ipnsOf = (refundId: string) => shop.refunds.filter((r) => r.refundId === refundId);
+			const statuses = (refundId: string) => ipnsOf(refundId).map((r) => [r.status, r.statusCode]);
+			expect(statuses(created.refundId)).toEqual([
+				["refund_under_review", 10],
+				["refund_successful", 11],
+			]);
+			expect(statuses(rejected.refundId)).toEqual([
+				["refund_under_review", 10],
+				["refund_failed", 9],
+			]);
 			expect(await gateway.refunds.retrieve(created.refundId)).toMatchObject({ status: "refund_successful", statusCode: 11, refundAmount: 10 });
+			expect(await gateway.refunds.retrieve(rejected.refundId)).toMatchObject({ status: "refund_failed", statusCode: 9 });
+
+			// The buyer cancels another session on the hosted page: canceled (14), through the handler and the query.
+			const other = await gateway.checkout.create({
+				orderRef: orderRef(),
+				amount: 5,
+				currency: "EUR",
+				paymentMethod: "checkout",
+				orderDescription: "x",
+				...urls(),
+			});
+			const canceled = await submit(other.paymentLink, { action: "cancel" });
+			expect(gateway.callbacks.decode(canceled.location ?? "").status).toBe("canceled");
+			await face.sandbox.whenIdle();
+			expect(ipnOf(other.transactionId)).toMatchObject({ status: "canceled", statusCode: 14 });
+			const queried = await gateway.transactions.retrieve(other.transactionId);
+			expect(queried).toMatchObject({ status: "canceled", statusCode: 14 });
 		},
 	);
 
 	test("S2S charges: success, 3DS redirect, pending; declines and HPP-only map to typed errors", async () => {
 		const gateway = client();
-		const card = (number: string) => {
-			const { merchantId: _m, paymentMethod: _p, ...params } = cardFields(shop.url, number, { orderRef: orderRef() });
-			return params as unknown as Parameters<typeof gateway.card.charge>[0];
-		};
-		expect((await gateway.card.charge(card("4000000000000010"))).outcome).toBe("success");
+		const card = cardParams;
+		expect(await gateway.card.charge(card("4242424242424242"))).toMatchObject({
+			outcome: "success",
+			message: "The transaction has been successfully completed.",
+		});
 		const threeDs = await gateway.card.charge(card("4000000000000036"));
-		expect(threeDs.outcome).toBe("redirect");
+		expect(threeDs).toMatchObject({ outcome: "redirect", message: "Please redirect the user to complete the payment." });
 		if (threeDs.outcome === "redirect") {
-			const url = new URL(threeDs.redirectUrl);
-			const done = await postForm(`${url.origin}${url.pathname}`, { token: url.searchParams.get("token") ?? "", result: "pass" });
+			const waiting = await gateway.transactions.retrieve(threeDs.transactionId);
+			expect(waiting).toMatchObject({ status: "pending", statusCode: 2 });
+			const done = await submit(threeDs.redirectUrl, { password: "123456" });
 			expect(gateway.callbacks.decode(done.location ?? "").status).toBe("successful");
 		}
-		expect((await gateway.card.charge(card("4000000000000044"))).outcome).toBe("pending");
-		const declined = await gateway.card.charge(card("4000000000000028")).catch((e: unknown) => e);
+		const pending = await gateway.card.charge(card("4000000000000044"));
+		expect(pending.outcome).toBe("pending");
+		const settling = await gateway.transactions.retrieve(pending.transactionId);
+		expect(settling).toMatchObject({ status: "pending", statusCode: 2 });
+		const declined = await gateway.card.charge(card("4000000000001018")).catch((e: unknown) => e);
 		expect(declined).toBeInstanceOf(ProcessingError);
-		expect((declined as ProcessingError).transactionId).toEqual(expect.any(String));
+		const declinedId = (declined as ProcessingError).transactionId ?? "";
+		expect(await gateway.transactions.retrieve(declinedId)).toMatchObject({ status: "failed", statusCode: 4 });
+		await face.sandbox.whenIdle();
+		expect(ipnOf(declinedId)).toMatchObject({ status: "failed", statusCode: 4 });
 		const hppOnly = await client({ merchantId: "hpp-only" })
 			.card.charge(card("4000000000000010"))
 			.catch((e: unknown) => e);
 		expect(hppOnly).toBeInstanceOf(NoS2SProviderError);
 	});
 
-	test("gateway-side refusals: duplicate orderRef (422), wrong key (401), domain check (checkout failure)", async () => {
+	test("gateway refusals: duplicate orderRef (422), wrong key (HTTP 500), domain check (checkout failure)", async () => {
 		const gateway = client();
 		const params = { orderRef: orderRef(), amount: 5, currency: "EUR", paymentMethod: "checkout", orderDescription: "x", ...urls() };
 		await gateway.checkout.create(params);
 		const duplicate = await gateway.checkout.create(params).catch((e: unknown) => e);
 		expect(duplicate).toBeInstanceOf(GatewayValidationError);
-		expect((duplicate as GatewayValidationError).errors[0]?.field).toBe("orderRef");
+		const messages = ["The order ref field has already been taken."];
+		expect((duplicate as GatewayValidationError).errors).toEqual([{ field: "orderRef", messages }]);
+		expect((duplicate as GatewayValidationError).message).toContain("Invalid request data.");
 		const forged = await client({ privateKey: keys.gatewayPrivate })
 			.checkout.create({ ...params, orderRef: orderRef() })
 			.catch((e: unknown) => e);
@@ -172,6 +238,51 @@ describe.each(Object.keys(faces))("GatewayClient against the sandbox over %s", (
 			.checkout.create({ ...params, orderRef: orderRef() })
 			.catch((e: unknown) => e);
 		expect(refused).toBeInstanceOf(CheckoutError);
+	});
+
+	test("a request signed with the wrong key: HTTP 500, an AuthenticationError, creates included", async () => {
+		const gateway = client();
+		const paid = await gateway.card.charge(cardParams("4000000000000010"));
+		const forger = client({ privateKey: keys.gatewayPrivate });
+		const answers: number[] = [];
+		const hooks = { onResponse: (r: { status: number }) => void answers.push(r.status) };
+		const watched = client({ privateKey: keys.gatewayPrivate, hooks });
+		const calls: [string, () => Promise<unknown>][] = [
+			["checkout", () => forger.checkout.create(checkoutParams())],
+			["card", () => forger.card.charge(cardParams("4000000000000010"))],
+			["refund", () => forger.refunds.create({ transactionId: paid.transactionId, amount: 1 })],
+			["transaction query", () => forger.transactions.retrieve(paid.transactionId)],
+			["transaction query, not retried", () => watched.transactions.retrieve(paid.transactionId)],
+		];
+		for (const [name, call] of calls) {
+			const error = await call().catch((e: unknown) => e);
+			expect(error, name).toBeInstanceOf(AuthenticationError);
+			expect(error, name).not.toBeInstanceOf(OutcomeUnknownError);
+			expect((error as AuthenticationError).status).toBe(500);
+			expect((error as AuthenticationError).message).toContain(`Invalid signature with merchantId: ${MERCHANT_ID}`);
+		}
+		expect(answers).toEqual([500]);
+	});
+
+	test.each([false, true])("D11: exact bodies of queries and refunds (alwaysSendMerchantId %s)", async (always) => {
+		const sent: Record<string, unknown>[] = [];
+		const recording: typeof fetch = (input, init) => {
+			sent.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
+			return fetch(input, init);
+		};
+		const plain = client();
+		const paid = await plain.card.charge(cardParams("4000000000000010"));
+		const gateway = client({ fetch: recording, ...(always ? { alwaysSendMerchantId: true } : {}) });
+		expect((await gateway.transactions.retrieve(paid.transactionId)).status).toBe("successful");
+		const created = await gateway.refunds.create({ transactionId: paid.transactionId, amount: 1, reason: "test" });
+		expect((await gateway.refunds.retrieve(created.refundId)).status).toBe("refund_under_review");
+		const merchant = always ? { merchantId: MERCHANT_ID } : {};
+		const signature = expect.any(String);
+		expect(sent).toEqual([
+			{ ...merchant, transactionId: paid.transactionId, signature },
+			{ ...merchant, transactionId: paid.transactionId, amount: 1, reason: "test", signature },
+			{ ...merchant, refundId: created.refundId, signature },
+		]);
 	});
 
 	test("DIRECT_POST: the client's signed form is accepted and redirects to the hosted page", async () => {

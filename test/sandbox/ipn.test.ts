@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { openMessage } from "../../src/signing/open.js";
 import { keys } from "../helpers/vectors.js";
-import { ack, cardFields, signedPost, startReceiver, startSandbox } from "./helpers.js";
+import { ack, cardFields, checkoutFields, postForm, signedPost, startReceiver, startSandbox } from "./helpers.js";
 
 type Server = Awaited<ReturnType<typeof startSandbox>>;
 const cleanup: (() => Promise<void>)[] = [];
@@ -64,14 +64,78 @@ describe("IPN delivery", () => {
 		expect(attempts[3]?.nextAttemptAt).toBeUndefined();
 	});
 
-	test("the default schedule scaled by timeScale: 1 min, 5 min, 15 min... become milliseconds", async () => {
-		const { server } = await setup((n) => (n < 3 ? { status: 500, body: "" } : ack()), { ipn: { timeScale: 0.0002 } });
+	test("D7 on a frozen clock: the first retry 30 minutes after the start, then every 5 minutes, 10 in all", async () => {
+		const start = Date.parse("2026-11-22T10:00:00Z");
+		const failing = () => ({ status: 503, body: "" });
+		const { server, transactionId } = await setup(failing, { now: start, ipn: { timeScale: 1 } });
+		const sandbox = server.sandbox;
+		const minutes = (n: number) => new Date(start + n * 60_000).toISOString();
+		await sandbox.whenIdle(); // a retry waiting on a frozen clock does not hold whenIdle up
+		const [first, ...more] = sandbox.deliveries();
+		expect(first).toMatchObject({ attempt: 1, startedAt: minutes(0), nextAttemptAt: minutes(30) });
+		expect(more).toEqual([]);
+		sandbox.clock.advance(30 * 60_000 - 1);
+		await sandbox.whenIdle();
+		expect(sandbox.deliveries()).toHaveLength(1);
+		sandbox.clock.advance(1);
+		await sandbox.whenIdle();
+		expect(sandbox.deliveries()[1]).toMatchObject({ attempt: 2, startedAt: minutes(30), nextAttemptAt: minutes(35) });
+		for (let retry = 2; retry <= 10; retry++) {
+			sandbox.clock.advance(5 * 60_000);
+			await sandbox.whenIdle();
+			expect(sandbox.deliveries().map((d) => d.startedAt)).toHaveLength(retry + 1);
+		}
+		const attempts = sandbox.deliveries();
+		expect(attempts.map((d) => d.startedAt)).toEqual([0, 30, 35, 40, 45, 50, 55, 60, 65, 70, 75].map(minutes));
+		const eventId = `transaction:${transactionId}:successful`;
+		expect(attempts.every((d) => d.eventId === eventId && d.outcome === "rejected")).toBe(true);
+		expect(attempts[10]?.nextAttemptAt).toBeUndefined();
+		sandbox.clock.advance(24 * 3_600_000);
+		await sandbox.whenIdle();
+		expect(sandbox.deliveries()).toHaveLength(11);
+	});
+
+	test("timeScale shrinks the schedule on the sandbox clock: 30 and 5 minutes become 1.8 and 0.3 s", async () => {
+		const start = Date.parse("2026-11-22T10:00:00Z");
+		const thirdTime = (n: number) => (n < 3 ? { status: 500, body: "" } : ack());
+		const { server } = await setup(thirdTime, { now: start, ipn: { timeScale: 0.001 } });
 		await server.sandbox.whenIdle();
-		const [first, second] = server.sandbox.deliveries();
-		const gap = (a?: { finishedAt: string; nextAttemptAt: string | undefined }) => Date.parse(a?.nextAttemptAt ?? "") - Date.parse(a?.finishedAt ?? "");
-		// 60 s * 0.0002 = 12 ms; 300 s * 0.0002 = 60 ms.
-		expect(gap(first)).toBe(12);
-		expect(gap(second)).toBe(60);
+		server.sandbox.clock.advance(1_800);
+		await server.sandbox.whenIdle();
+		server.sandbox.clock.advance(300);
+		await server.sandbox.whenIdle();
+		const attempts = server.sandbox.deliveries();
+		expect(attempts.map((d) => [Date.parse(d.startedAt) - start, d.outcome])).toEqual([
+			[0, "rejected"],
+			[1_800, "rejected"],
+			[2_100, "acknowledged"],
+		]);
+	});
+
+	test("an IPN first sent long after the transaction started is retried 5 minutes after it failed", async () => {
+		const start = Date.parse("2026-11-22T10:00:00Z");
+		const receiver = await startReceiver(() => ({ status: 503, body: "" }));
+		const server: Server = await startSandbox({ now: start, ipn: { timeScale: 1 } });
+		cleanup.push(
+			() => server.close(),
+			() => receiver.close(),
+		);
+		const created = await signedPost(server.url, "/v2/checkout", checkoutFields(receiver.url));
+		const link = new URL(String(openMessage(created.json, { publicKey: keys.gatewayPublic }).paymentLink));
+		server.sandbox.clock.advance(2 * 3_600_000);
+		await postForm(`${link.origin}${link.pathname}`, { token: link.searchParams.get("token") ?? "", action: "approve" });
+		await server.sandbox.whenIdle();
+		const [first] = server.sandbox.deliveries();
+		const minutes = (n: number) => new Date(start + n * 60_000).toISOString();
+		expect(first).toMatchObject({ startedAt: minutes(120), nextAttemptAt: minutes(125) });
+	});
+
+	test("on a real-time clock the scaled schedule runs by itself: 11 attempts, then it gives up", async () => {
+		const { server } = await setup(() => ({ status: 503, body: "" }), { ipn: { timeScale: 0.0002 } });
+		await server.sandbox.whenIdle();
+		const attempts = server.sandbox.deliveries();
+		expect(attempts.map((d) => d.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+		expect(attempts[10]?.nextAttemptAt).toBeUndefined();
 	});
 
 	test("no answer within the acknowledgement deadline is a timeout, then retried", async () => {

@@ -80,5 +80,5 @@ test("the sandbox clock drives expiry without waiting", async () => {
 	sandbox.clock.advance(25 * 3_600_000);
 	expect((await gateway().transactions.retrieve(transactionId)).status).toBe("expired");
 	await sandbox.whenIdle();
-	expect(received.find((t) => t.transactionId === transactionId)?.statusCode).toBe(9);
+	expect(received.find((t) => t.transactionId === transactionId)).toMatchObject({ status: "expired", statusCode: 16 });
 });

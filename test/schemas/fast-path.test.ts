@@ -8,8 +8,8 @@ import { vector } from "../helpers/vectors.js";
 // The acceptor may only say yes where zod says yes AND returns an equal copy:
 // then the value itself stands in for zod's output. Everything else goes to zod.
 
-const transaction = () => structuredClone(vector("transaction-ipn-2.0").input) as Record<string, unknown>;
-const refund = () => structuredClone(vector("refund-ipn-2.0").input) as Record<string, unknown>;
+const transaction = () => structuredClone(vector("transaction-ipn-2.0").opened) as Record<string, unknown>;
+const refund = () => structuredClone(vector("refund-ipn-2.0").opened) as Record<string, unknown>;
 
 describe("compileAcceptor", () => {
 	it("compiles the resource schemas the IPN and query paths parse", () => {

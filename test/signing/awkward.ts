@@ -14,3 +14,11 @@ export const awkward = {
 	flag: false,
 	nothing: null,
 };
+
+/** PHP `trim`'s set, at both ends of every string at every depth: what a 2.0 verifier hands out. */
+export function trimmedDeep(value: unknown): unknown {
+	if (typeof value === "string") return value.replace(/^[ \t\n\r\0\x0B]+|[ \t\n\r\0\x0B]+$/g, "");
+	if (Array.isArray(value)) return value.map(trimmedDeep);
+	if (typeof value !== "object" || value === null) return value;
+	return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, trimmedDeep(item)]));
+}

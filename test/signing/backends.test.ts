@@ -48,7 +48,7 @@ describe("choosing a crypto backend", () => {
 		await useCryptoBackend("forge");
 		const verifySpy = vi.spyOn(nodeCrypto, "verify");
 		expect(signWithDefault()).toEqual({ signature: checkout.signature, nodeSigned: false });
-		expect(openMessage(checkout.message, { publicKey: keys.merchantPublic })).toEqual(checkout.input);
+		expect(openMessage(checkout.message, { publicKey: keys.merchantPublic })).toEqual(checkout.opened);
 		expect(verifySpy).not.toHaveBeenCalled();
 
 		await useCryptoBackend("auto");

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { canonicalString, MalformedMessageError } from "../../src/index.js";
+import { referenceForm } from "../../src/signing/canonical.js";
+import { parseFlatText } from "../../src/signing/open.js";
 
 /** The canonical string of `{ v: value }`, minus the wrapper, to look at one value at a time. */
 const canonicalValue = (value: unknown) => canonicalString({ v: value }).slice('{"v":'.length, -1);
@@ -14,7 +16,7 @@ function refused(fields: unknown): MalformedMessageError {
 	throw new Error("expected canonicalString to refuse the input");
 }
 
-describe("D3 step 4: PHP trim's character set", () => {
+describe("D3 step 3: PHP trim's character set", () => {
 	it.each([
 		[" x ", '"x"'],
 		["\tx\t", '"x"'],
@@ -49,19 +51,22 @@ describe("D3 step 4: PHP trim's character set", () => {
 	});
 });
 
-describe("D3 step 3: key order by UTF-16 code unit", () => {
-	it('sorts integer-like keys as strings: "10" before "9", at every depth', () => {
-		expect(canonicalString({ "9": 1, "10": 2, "100": 3, "1": 4, a: { "9": "x", "10": "y" } })).toBe(
-			'{"1":"4","10":"2","100":"3","9":"1","a":{"10":"y","9":"x"}}',
+describe("D3 step 2: the top level in PHP's natural order, nested objects in their own", () => {
+	it("sorts top-level keys naturally: runs of digits by value, case-sensitive bytes otherwise", () => {
+		expect(canonicalString({ field10: 1, field9: 2, ab: 3, a_b: 4, aB: 5, Field: 6 })).toBe(
+			'{"Field":"6","aB":"5","a_b":"4","ab":"3","field9":"2","field10":"1"}',
+		);
+		expect(canonicalString({ "10": 1, "9": 2, a10: 3, a2: 4, a01: 5 })).toBe('{"9":"2","10":"1","a01":"5","a2":"4","a10":"3"}');
+	});
+
+	it("keeps nested objects in their own order, integer-like keys included (the body's order)", () => {
+		expect(canonicalString({ fees: { operate: 0, buyer: 0.32, seller: 0.3 }, a: { z: 1, "10": 2, "9": 3 } })).toBe(
+			'{"a":{"9":"3","10":"2","z":"1"},"fees":{"operate":"0","buyer":"0.32","seller":"0.3"}}',
 		);
 	});
 
-	it("puts upper case before lower case, and punctuation by its code", () => {
-		expect(canonicalString({ b: 1, a_b: 2, ab: 3, B: 4, "a-b": 5, a: 6, "": 7 })).toBe('{"":"7","B":"4","a":"6","a-b":"5","a_b":"2","ab":"3","b":"1"}');
-	});
-
-	it("orders non-ASCII keys by UTF-16 code unit (an astral key sorts before U+FF01, unlike UTF-8 byte order)", () => {
-		expect(canonicalString({ "\uff01": 1, "😀": 2, é: 3, z: 4 })).toBe('{"z":"4","\\u00e9":"3","\\ud83d\\ude00":"2","\\uff01":"1"}');
+	it("sorts non-ASCII top-level keys in UTF-8 byte order, as PHP compares bytes", () => {
+		expect(canonicalString({ "\uff01": 1, "😀": 2, é: 3, z: 4 })).toBe('{"z":"4","\\u00e9":"3","\\uff01":"1","\\ud83d\\ude00":"2"}');
 	});
 
 	it("keeps array order", () => {
@@ -69,7 +74,7 @@ describe("D3 step 3: key order by UTF-16 code unit", () => {
 	});
 });
 
-describe("D3 step 5: numbers", () => {
+describe("D3 step 3: every leaf a string, as PHP's trim() makes it", () => {
 	it.each([
 		[10, '"10"'],
 		[10.5, '"10.5"'],
@@ -77,15 +82,20 @@ describe("D3 step 5: numbers", () => {
 		[0, '"0"'],
 		[-0, '"0"'],
 		[-3.25, '"-3.25"'],
-		[0.1 + 0.2, '"0.30000000000000004"'],
-		[1e21, '"1e+21"'],
-		[1e20, '"100000000000000000000"'],
-		[1e-7, '"1e-7"'],
-		[0.000001, '"0.000001"'],
-		[5e-324, '"5e-324"'],
+		[0.1 + 0.2, '"0.3"'],
+		[1e21, '"1.0E+21"'],
+		[1e20, '"1.0E+20"'],
+		[1e-7, '"1.0E-7"'],
+		[1.5e-7, '"1.5E-7"'],
+		[0.0001, '"0.0001"'],
+		[0.00001, '"1.0E-5"'],
+		[5e-324, '"4.9406564584125E-324"'],
 		[Number.MAX_SAFE_INTEGER + 2, '"9007199254740992"'],
-		[Number.parseFloat("123456789.123456789"), '"123456789.12345679"'],
-	])("%s becomes %s", (input, expected) => {
+		[Number.parseFloat("123456789.123456789"), '"123456789.12346"'],
+		[12345678901234.5, '"12345678901234"'],
+		[12345678901235.5, '"12345678901236"'],
+		[Number.parseFloat("99999999999999.99"), '"1.0E+14"'],
+	])("the number %s becomes %s", (input, expected) => {
 		expect(canonicalValue(input)).toBe(expected);
 	});
 
@@ -93,8 +103,8 @@ describe("D3 step 5: numbers", () => {
 		expect(canonicalValue("10.50")).toBe('"10.50"');
 	});
 
-	it("booleans and null stay JSON literals", () => {
-		expect(canonicalString({ t: true, f: false, n: null })).toBe('{"f":false,"n":null,"t":true}');
+	it('true becomes "1"; false and null become ""', () => {
+		expect(canonicalString({ t: true, f: false, n: null })).toBe('{"f":"","n":"","t":"1"}');
 	});
 
 	it.each([
@@ -107,6 +117,12 @@ describe("D3 step 5: numbers", () => {
 		expect(error.message).toContain("metadata.items[2].price");
 		expect(error.message).toMatch(/finite/);
 		expect(error.message).not.toMatch(/NaN|Infinity/);
+	});
+
+	it("refuses a lone surrogate, which json_encode cannot write", () => {
+		const error = refused({ note: { text: "a\ud800b" } });
+		expect(error.field).toBe("note.text");
+		expect(error.message).toMatch(/surrogate/);
 	});
 });
 
@@ -157,18 +173,22 @@ describe("D3 steps 1-2: what is signed", () => {
 		expect(canonicalString({ signature: "x", signVersion: "2.0", data: { signature: "kept" } })).toBe('{"data":{"signature":"kept"},"signVersion":"2.0"}');
 	});
 
-	it("drops undefined values at every depth and keeps null", () => {
-		expect(canonicalString({ a: undefined, b: null, c: { d: undefined, e: null } })).toBe('{"b":null,"c":{"e":null}}');
+	it("drops undefined values at every depth; null signs as an empty string", () => {
+		expect(canonicalString({ a: undefined, b: null, c: { d: undefined, e: null } })).toBe('{"b":"","c":{"e":""}}');
 	});
 
-	it("writes undefined inside an array as null, as JSON.stringify does (an array has no absent slots in PHP)", () => {
-		expect(canonicalValue([1, undefined, 2])).toBe('["1",null,"2"]');
+	it("writes undefined inside an array as JSON.stringify does (null), so as an empty string", () => {
+		expect(canonicalValue([1, undefined, 2])).toBe('["1","","2"]');
 	});
 
-	it("writes an empty object as {} and an empty array as [] (literal D3; PHP would print [] for both after json_decode(..., true))", () => {
-		expect(canonicalString({})).toBe("{}");
-		expect(canonicalString({ signature: "only" })).toBe("{}");
-		expect(canonicalString({ meta: {}, list: [] })).toBe('{"list":[],"meta":{}}');
+	it("writes {} and objects keyed 0..n-1 in order as lists, as PHP arrays are written", () => {
+		expect(canonicalString({ signature: "only" })).toBe("[]");
+		expect(canonicalString({ meta: {}, list: [] })).toBe('{"list":[],"meta":[]}');
+		expect(canonicalString({ m: { "0": "a", "1": "b" }, o: { "0": "a", "2": "c" }, p: { "1": "b" } })).toBe(
+			'{"m":["a","b"],"o":{"0":"a","2":"c"},"p":{"1":"b"}}',
+		);
+		// Out of order in the text, the keys are not a list (JavaScript objects cannot hold that order).
+		expect(referenceForm(parseFlatText('{"n":{"1":"b","0":"a"}}'))).toBe('{"n":{"1":"b","0":"a"}}');
 	});
 
 	it("accepts null-prototype objects (as some parsers create)", () => {

@@ -147,7 +147,12 @@ async function printBanner(
 		lines.push("Gateway public key (verify answers, IPNs and callbacks with it):", gatewayPublicKey.trim(), "");
 		if (merchantKeys.privateKey) lines.push("Merchant private key (THROWAWAY sandbox key; sign requests with it):", merchantKeys.privateKey.trim(), "");
 	}
-	lines.push("Test cards: 4000000000000010 approved, 4000000000000028 declined, 4000000000000036 3DS (see README).", "Press Ctrl+C to stop.", "");
+	lines.push(
+		"Test cards (expiry 12/30, CVV 123): 4242424242424242 approved, 4000000000001018 declined, 4000000000000036 3DS",
+		"  (3DS password 123456 passes, 111111 fails); more in the README and on the hosted page.",
+		"Press Ctrl+C to stop.",
+		"",
+	);
 	io.stdout(lines.join("\n"));
 }
 
@@ -155,7 +160,7 @@ function formatEvent(event: SandboxEvent): string {
 	const time = new Date().toISOString().slice(11, 23);
 	switch (event.type) {
 		case "request":
-			return `${time}  ${event.method} ${event.path} -> ${event.status}`;
+			return `${time}  ${event.method} ${event.path} -> ${event.status}${event.detail ? ` (${event.detail})` : ""}`;
 		case "transaction":
 			return `${time}  transaction ${event.transactionId} is ${event.status} (${event.statusCode})`;
 		case "refund":

@@ -1,6 +1,6 @@
 import { cardChargeRequestSchema } from "../../schemas/requests.js";
 import { decideCharge } from "../charge.js";
-import { type ApiReply, fieldError, noS2SProvider, ok, processingFailed } from "../replies.js";
+import { type ApiReply, fieldError, MESSAGES, noS2SProvider, ok, processingFailed } from "../replies.js";
 import { isReply, validateFields } from "../validate.js";
 import { type ApiContext, verifiedRequest } from "./context.js";
 import { sessionRequest } from "./session-request.js";
@@ -16,9 +16,10 @@ export async function chargeCard(ctx: ApiContext): Promise<ApiReply> {
 	const merchant = verified.merchant;
 	const providers = merchant.providers.filter((p) => p.kind === "s2s");
 	if (providers.length === 0) return noS2SProvider();
-	if (core.orderRefTaken(merchant.merchantId, params.orderRef)) return fieldError("orderRef", "has already been used by this merchant");
+	if (core.orderRefTaken(merchant.merchantId, params.orderRef)) return fieldError("orderRef", "has already been taken");
 	if (!core.domainAllowed(merchant, params.websiteUrl ?? params.callbackUrl)) {
-		return fieldError(params.websiteUrl ? "websiteUrl" : "callbackUrl", "its domain is not among the merchant's allowed domains");
+		const field = params.websiteUrl ? "websiteUrl" : "callbackUrl";
+		return fieldError(field, "must be on one of the merchant's allowed domains");
 	}
 	const record = core.createTransaction({
 		merchant,
@@ -36,12 +37,12 @@ export async function chargeCard(ctx: ApiContext): Promise<ApiReply> {
 	const version = merchant.signVersion;
 	switch (decision.kind) {
 		case "approved":
-			return ok(core.signer.wrapped("success", "Transaction approved.", { transactionId }, version));
+			return ok(core.signer.wrapped("success", MESSAGES.chargeCompleted, { transactionId }, version));
 		case "declined":
 			return processingFailed(decision.httpStatus, decision.message, transactionId);
 		case "three_ds": {
 			const url = `${ctx.origin}/3ds/${transactionId}?token=${record.pageToken}`;
-			return ok(core.signer.wrapped("redirect", "3-D Secure authentication required: redirect the buyer to data.url.", { transactionId, url }, version));
+			return ok(core.signer.wrapped("redirect", MESSAGES.chargeRedirect, { transactionId, url }, version));
 		}
 		case "pending":
 			return ok(core.signer.wrapped("pending", "pending", { transactionId }, version));

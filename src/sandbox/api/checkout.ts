@@ -1,5 +1,5 @@
 import { checkoutRequestSchema } from "../../schemas/requests.js";
-import { type ApiReply, checkoutFailed, fieldError, ok } from "../replies.js";
+import { type ApiReply, checkoutFailed, fieldError, MESSAGES, ok } from "../replies.js";
 import { isReply, validateFields } from "../validate.js";
 import { type ApiContext, verifiedRequest } from "./context.js";
 import { sessionRequest } from "./session-request.js";
@@ -17,9 +17,11 @@ export async function createCheckout(ctx: ApiContext): Promise<CheckoutReply> {
 	if (isReply(checked)) return reply(checked);
 	const params = checked.value;
 	const merchant = verified.merchant;
-	if (core.orderRefTaken(merchant.merchantId, params.orderRef)) return reply(fieldError("orderRef", "has already been used by this merchant"));
+	const taken = core.orderRefTaken(merchant.merchantId, params.orderRef);
+	if (taken) return reply(fieldError("orderRef", "has already been taken"));
 	const expiresAt = params.expiresAt === undefined ? undefined : new Date(params.expiresAt);
-	if (expiresAt && expiresAt.getTime() <= core.clock.nowMs()) return reply(fieldError("expiresAt", "must be in the future"));
+	const past = expiresAt !== undefined && expiresAt.getTime() <= core.clock.nowMs();
+	if (past) return reply(fieldError("expiresAt", "must be a date after now"));
 	if (!core.domainAllowed(merchant, params.websiteUrl ?? params.callbackUrl)) {
 		return reply(checkoutFailed("The website's domain is not among the merchant's allowed domains."));
 	}
@@ -35,6 +37,7 @@ export async function createCheckout(ctx: ApiContext): Promise<CheckoutReply> {
 	const paymentLink = `${ctx.origin}/pay/${record.transactionId}?token=${record.pageToken}`;
 	const mode = params.connectionMode ?? (verified.form ? "DIRECT_POST" : "API");
 	if (mode === "DIRECT_POST") return { redirect: paymentLink, form: verified.form };
-	const fields = { status: "created", transactionId: record.transactionId, paymentLink, message: "Checkout session created." };
+	const { transactionId } = record;
+	const fields = { status: "created", transactionId, paymentLink, message: MESSAGES.checkoutCreated };
 	return ok(core.signer.flat(fields, merchant.signVersion));
 }

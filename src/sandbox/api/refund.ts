@@ -13,21 +13,25 @@ const show = (minor: number) => fromMinorUnits(minor).toFixed(2);
  */
 export async function createRefund(ctx: ApiContext): Promise<ApiReply> {
 	const { core } = ctx;
-	const verified = await verifiedRequest(ctx, false);
+	const unknown = fieldError("transactionId", "does not match a transaction of this merchant");
+	const verified = await verifiedRequest(ctx, false, unknown);
 	if (isReply(verified)) return verified;
 	const checked = validateFields(refundRequestSchema(), verified.fields);
 	if (isReply(checked)) return checked;
 	const params = checked.value;
-	const record = core.transactions.get(params.transactionId);
-	if (!record || record.merchantId !== verified.merchant.merchantId) return fieldError("transactionId", "does not match a transaction of this merchant");
-	if (record.status !== "successful") return fieldError("transactionId", `only a successful transaction can be refunded (this one is ${record.status})`);
+	const record = core.transaction(params.transactionId);
+	if (!record || record.merchantId !== verified.merchant.merchantId) return unknown;
+	if (record.status !== "successful") {
+		return fieldError("transactionId", `must be a successful transaction (this one is ${record.status})`);
+	}
 	const amount = toMinorUnits(params.amount);
 	const remaining = core.refundableMinor(record);
 	const paid = record.fees?.paid ?? 0;
 	if (record.provider?.fullRefundOnly && (amount !== paid || remaining !== paid)) {
-		return fieldError("amount", `this transaction's provider refunds the full amount only (${show(paid)} ${record.currency}, in one refund)`);
+		const full = `${show(paid)} ${record.currency}`;
+		return fieldError("amount", `must be the full paid amount, ${full}, in one refund (its provider refunds in full)`);
 	}
-	if (remaining <= 0) return fieldError("amount", "nothing is left to refund on this transaction");
+	if (remaining <= 0) return fieldError("amount", "cannot be refunded: nothing is left to refund on this transaction");
 	if (amount > remaining) return fieldError("amount", `must be at most the remaining refundable amount, ${show(remaining)} ${record.currency}`);
 	const refund = core.createRefund(record, amount, params.reason);
 	return ok(core.signer.wrapped("success", refund.message, { refundId: refund.refundId, refundNumber: refund.refundNumber }, verified.merchant.signVersion));

@@ -4,20 +4,20 @@ import { type CardInput, decideCharge } from "../charge.js";
 import type { SandboxCore } from "../core.js";
 import type { SandboxRequest } from "../exchange.js";
 import type { TransactionRecord } from "../state.js";
-import { testCards } from "../test-cards.js";
 import { escapeHtml, formFields, html, notice, type PageReply, seeOther, themeFrom } from "./html.js";
+import { testCardHelp } from "./test-card-help.js";
 
 /** The link's transaction, if the token matches. */
 export function linkedTransaction(core: SandboxCore, id: string, token: string | null | undefined): TransactionRecord | undefined {
-	const record = core.transactions.get(id);
+	const record = core.transaction(id);
 	return record && token && token === record.pageToken ? record : undefined;
 }
 
 const unknownLink = () => notice(404, "Unknown payment link", "This payment link does not exist or is incomplete.");
 
 /** Answers for a session that can no longer be paid. */
-function closedSession(record: TransactionRecord): PageReply {
-	if (record.status === "awaiting_3ds") return seeOther(`/3ds/${record.transactionId}?token=${record.pageToken}`);
+function closedSession(core: SandboxCore, record: TransactionRecord): PageReply {
+	if (core.awaitingThreeDs(record)) return seeOther(`/3ds/${record.transactionId}?token=${record.pageToken}`);
 	if (record.status === "expired") return notice(410, "Session expired", "This checkout session has expired. Ask the merchant for a new payment link.");
 	return notice(409, "Already processed", `This payment is already ${record.status}.`);
 }
@@ -31,7 +31,6 @@ function render(core: SandboxCore, record: TransactionRecord, error?: string): P
 	const brand = record.request.brandName ?? merchant.brandName;
 	const logo = record.request.logoSource ?? merchant.logoSource;
 	const logoTag = logo && /^(https?:|data:image\/)/i.test(logo) ? `<img src="${escapeHtml(logo)}" alt="">` : "";
-	const cards = testCards.map((c) => `<tr><td><code>${c.number}</code></td><td>${escapeHtml(c.description)}</td></tr>`).join("");
 	const action = `/pay/${record.transactionId}`;
 	const body = `<div class="banner">Sandbox: no real money moves. Use a test card below, or pick an outcome.</div>
 <header>${logoTag}<h1>${escapeHtml(brand)}</h1></header>
@@ -53,7 +52,7 @@ ${error ? `<div class="error" role="alert">${escapeHtml(error)}</div>` : ""}
 <button type="submit" class="secondary" name="action" value="fail" id="simulate-failure">Simulate failure</button>
 <button type="submit" class="secondary" name="action" value="cancel" id="cancel">Cancel</button>
 </form>
-<table>${cards}</table>`;
+${testCardHelp()}`;
 	return html(error ? 422 : 200, `Pay ${brand}`, body, themeFrom(record.request.colorMode));
 }
 
@@ -61,7 +60,7 @@ ${error ? `<div class="error" role="alert">${escapeHtml(error)}</div>` : ""}
 export function showCheckoutPage(core: SandboxCore, id: string, url: URL): PageReply {
 	const record = linkedTransaction(core, id, url.searchParams.get("token"));
 	if (!record) return unknownLink();
-	if (!core.payable(record)) return closedSession(record);
+	if (!core.payable(record)) return closedSession(core, record);
 	return render(core, record);
 }
 
@@ -72,11 +71,11 @@ export async function submitCheckoutPage(core: SandboxCore, id: string, request:
 	const form = await formFields(request);
 	const record = linkedTransaction(core, id, form.get("token"));
 	if (!record) return unknownLink();
-	if (!core.payable(record)) return closedSession(record);
+	if (!core.payable(record)) return closedSession(core, record);
 	const merchant = core.merchantOf(record);
 	const action = form.get("action");
 	if (action === "cancel") {
-		core.finish(record, "cancelled", "The buyer cancelled the payment.");
+		core.finish(record, "canceled", "The buyer canceled the payment.");
 		return seeOther(core.browserRedirect(record));
 	}
 	if (action === "fail") {

@@ -1,0 +1,274 @@
+/**
+ * The PHP behaviours that the gateway's reference signing code relies on, written once:
+ * `trim()`'s character set, `json_encode()`'s string escaping, the float-to-string
+ * conversion at `precision` 14, and `strnatcmp()` (what `ksort(..., SORT_NATURAL)` uses).
+ */
+
+/** PHP `trim`'s default set: space, \t, \n, \r, \0, \x0B. Not Unicode spaces. */
+function isTrimmable(unit: number): boolean {
+	return unit === 0x20 || unit === 0x09 || unit === 0x0a || unit === 0x0d || unit === 0x00 || unit === 0x0b;
+}
+
+/** Trims the characters PHP's `trim` removes by default, and no others. */
+export function phpTrim(value: string): string {
+	let start = 0;
+	let end = value.length;
+	while (start < end && isTrimmable(value.charCodeAt(start))) start++;
+	while (end > start && isTrimmable(value.charCodeAt(end - 1))) end--;
+	return start === 0 && end === value.length ? value : value.slice(start, end);
+}
+
+const SHORT_ESCAPES: Record<number, string> = {
+	8: "\\b",
+	9: "\\t",
+	10: "\\n",
+	12: "\\f",
+	13: "\\r",
+	34: '\\"',
+	47: "\\/",
+	92: "\\\\",
+};
+
+function unicodeEscape(unit: number): string {
+	return `\\u${unit.toString(16).padStart(4, "0")}`;
+}
+
+/**
+ * A JSON string literal as PHP's `json_encode` writes it with default flags: `/` as `\/`,
+ * the short escapes, other control characters and every code unit above U+007F (astral
+ * characters as their two surrogates) as lowercase `\uXXXX`; DEL as is.
+ * Returns `undefined` for a string that is not well-formed UTF-16 (a lone surrogate),
+ * which `json_encode` refuses.
+ */
+export function phpJsonString(value: string): string | undefined {
+	let out = '"';
+	let from = 0;
+	for (let i = 0; i < value.length; i++) {
+		const unit = value.charCodeAt(i);
+		let escaped: string | undefined;
+		if (unit >= 0x80) {
+			if (unit >= 0xd800 && unit <= 0xdfff && !isPairedSurrogate(value, i)) return undefined;
+			escaped = unicodeEscape(unit);
+		} else if (unit < 0x20) escaped = SHORT_ESCAPES[unit] ?? unicodeEscape(unit);
+		else escaped = SHORT_ESCAPES[unit];
+		if (escaped === undefined) continue;
+		out += value.slice(from, i) + escaped;
+		from = i + 1;
+	}
+	return `${out}${value.slice(from)}"`;
+}
+
+function isPairedSurrogate(value: string, index: number): boolean {
+	const unit = value.charCodeAt(index);
+	if (unit <= 0xdbff) {
+		const next = value.charCodeAt(index + 1);
+		return next >= 0xdc00 && next <= 0xdfff;
+	}
+	const previous = value.charCodeAt(index - 1);
+	return previous >= 0xd800 && previous <= 0xdbff;
+}
+
+const INT64_DIGITS = "9223372036854775808";
+
+/**
+ * Whether an integer literal (`-?digits`, no leading zeros) is an integer for PHP's JSON
+ * decoder: it fits a signed 64-bit integer. Larger ones become floats.
+ */
+function fitsInt64(literal: string): boolean {
+	const negative = literal.charCodeAt(0) === 0x2d;
+	const digits = negative ? literal.length - 1 : literal.length;
+	if (digits !== INT64_DIGITS.length) return digits < INT64_DIGITS.length;
+	// Equal-length digit strings compare as numbers.
+	const magnitude = negative ? literal.slice(1) : literal;
+	return magnitude < INT64_DIGITS || (magnitude === INT64_DIGITS && negative);
+}
+
+const INTEGER_LITERAL = /^-?(?:0|[1-9][0-9]*)$/;
+
+/**
+ * What PHP makes of a JSON number literal when it turns it into a string: an integer's
+ * digits, or a float at `precision` 14. `undefined` when the number is not finite.
+ */
+export function phpNumberString(literal: string): string | undefined {
+	if (INTEGER_LITERAL.test(literal) && fitsInt64(literal)) return literal === "-0" ? "0" : literal;
+	const value = Number(literal);
+	return Number.isFinite(value) ? phpFloatString(value) : undefined;
+}
+
+/** The significant digits of a positive number and where its decimal point sits (0.DIGITS × 10^point). */
+interface Decimal {
+	digits: string;
+	point: number;
+}
+
+/** Reads a `toPrecision` / `toString` result of a positive number into a Decimal, trailing zeros dropped. */
+function readDecimal(text: string): Decimal {
+	const e = text.indexOf("e");
+	const end = e < 0 ? text.length : e;
+	let digits = "";
+	let point = 0;
+	let seenDot = false;
+	for (let i = 0; i < end; i++) {
+		const unit = text.charCodeAt(i);
+		if (unit === 0x2e) seenDot = true;
+		else if (digits === "" && unit === 0x30) {
+			if (seenDot) point--;
+		} else {
+			digits += text[i];
+			if (!seenDot) point++;
+		}
+	}
+	let last = digits.length;
+	while (last > 1 && digits.charCodeAt(last - 1) === 0x30) last--;
+	return { digits: digits.slice(0, last) || "0", point: point + (e < 0 ? 0 : Number(text.slice(e + 1))) };
+}
+
+const MIN_NORMAL = 2 ** -1022;
+
+/** The exact decimal expansion of a positive finite double (every double has a finite one). */
+function exactDecimal(value: number): Decimal {
+	const view = new DataView(new ArrayBuffer(8));
+	view.setFloat64(0, value);
+	const bits = view.getBigUint64(0);
+	const biasedExponent = Number((bits >> 52n) & 0x7ffn);
+	const fraction = bits & 0xfffffffffffffn;
+	const mantissa = biasedExponent === 0 ? fraction : fraction | (1n << 52n);
+	const exponent = (biasedExponent === 0 ? 1 : biasedExponent) - 1075;
+	if (exponent >= 0) return readDecimal((mantissa << BigInt(exponent)).toString());
+	// mantissa / 2^k = mantissa * 5^k / 10^k
+	const scaled = (mantissa * 5n ** BigInt(-exponent)).toString();
+	const decimal = readDecimal(scaled);
+	return { digits: decimal.digits, point: decimal.point + exponent };
+}
+
+/**
+ * Rounds to `precision` significant digits, halves to even, as PHP's `zend_dtoa` mode 2 does.
+ * JavaScript's `toPrecision` rounds halves up, so an exact half is settled on the exact expansion.
+ */
+function roundSignificant(value: number, precision: number): Decimal {
+	// For a normal double, the shortest form that reads back as it lies within 2^-53 of it
+	// (relative), far nearer than half a unit of the 14th digit; when that form has no more
+	// digits, rounding keeps it (no tie is possible). Subnormals have less precision: no shortcut.
+	if (value >= MIN_NORMAL) {
+		const shortest = readDecimal(String(value));
+		if (shortest.digits.length <= precision) return shortest;
+	}
+	const rounded = readDecimal(value.toPrecision(precision));
+	const oneMore = value.toPrecision(precision + 1);
+	if (!/5(?:e|$)/.test(oneMore)) return rounded;
+	const exact = exactDecimal(value);
+	if (exact.digits.length !== precision + 1) return rounded;
+	const kept = exact.digits.slice(0, precision);
+	const lastKept = kept.charCodeAt(precision - 1) - 0x30;
+	return lastKept % 2 === 0 ? readDecimal(`0.${kept}e${exact.point}`) : rounded;
+}
+
+/**
+ * PHP's float-to-string conversion at `precision` 14 (`php_gcvt`): at most 14 significant
+ * digits, trailing zeros dropped, exponent form `1.0E+25` / `1.5E-7` when the decimal
+ * point lies more than 14 places right or more than 3 places left of the first digit.
+ */
+export function phpFloatString(value: number): string {
+	if (value === 0) return Object.is(value, -0) ? "-0" : "0";
+	const sign = value < 0 ? "-" : "";
+	const { digits, point } = roundSignificant(Math.abs(value), 14);
+	if (point < -3 || point > 14) {
+		const exponent = point - 1;
+		const mantissa = `${digits[0]}.${digits.length > 1 ? digits.slice(1) : "0"}`;
+		return `${sign}${mantissa}E${exponent < 0 ? "-" : "+"}${Math.abs(exponent)}`;
+	}
+	if (point <= 0) return `${sign}0.${"0".repeat(-point)}${digits}`;
+	if (digits.length <= point) return sign + digits + "0".repeat(point - digits.length);
+	return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+function isDigit(unit: number): boolean {
+	return unit >= 0x30 && unit <= 0x39;
+}
+
+/** C's `isspace` in the C locale: space, \t, \n, \v, \f, \r. */
+function isSpace(unit: number): boolean {
+	return unit === 0x20 || (unit >= 0x09 && unit <= 0x0d);
+}
+
+/** The code unit at `index`, or 0 past the end (C strings end in NUL). NaN never escapes. */
+function unitAt(text: string, index: number): number {
+	return index < text.length ? text.charCodeAt(index) : 0;
+}
+
+/**
+ * Orders two code units in code point order, which is UTF-8 byte order: PHP compares bytes,
+ * and surrogates (astral characters) must sort after U+E000-U+FFFF.
+ */
+function compareUnits(a: number, b: number): number {
+	if (a >= 0xd800 && b >= 0xd800) {
+		a = a <= 0xdfff ? a + 0x2000 : a - 0x800;
+		b = b <= 0xdfff ? b + 0x2000 : b - 0x800;
+	}
+	return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Where two digit runs end, and how they compared. */
+interface RunComparison {
+	result: number;
+	endA: number;
+	endB: number;
+}
+
+/**
+ * Compares the digit runs at `i` and `j`. Runs starting with 0 compare digit by digit, left
+ * aligned (`01` < `1`); others as integers (the longer run wins, else the first difference).
+ */
+function compareDigitRuns(a: string, i: number, b: string, j: number): RunComparison {
+	const leftAligned = a.charCodeAt(i) === 0x30 || b.charCodeAt(j) === 0x30;
+	let bias = 0;
+	for (; ; i++, j++) {
+		const aDigit = isDigit(unitAt(a, i));
+		const bDigit = isDigit(unitAt(b, j));
+		if (!aDigit && !bDigit) return { result: bias, endA: i, endB: j };
+		if (!aDigit) return { result: -1, endA: i, endB: j };
+		if (!bDigit) return { result: 1, endA: i, endB: j };
+		const difference = a.charCodeAt(i) - b.charCodeAt(j);
+		if (difference !== 0) {
+			if (leftAligned) return { result: Math.sign(difference), endA: i, endB: j };
+			if (bias === 0) bias = Math.sign(difference);
+		}
+	}
+}
+
+/**
+ * PHP 8's `strnatcmp`: case-sensitive byte order, except that runs of digits compare by
+ * value (`a2` < `a10`), leading zeros of the whole string are skipped, whitespace is
+ * skipped, and a run starting with 0 compares digit by digit (`a01` < `a1`).
+ */
+export function naturalCompare(a: string, b: string): number {
+	if (a.length === 0 || b.length === 0) return Math.sign(a.length - b.length);
+	let i = 0;
+	let j = 0;
+	while (unitAt(a, i) === 0x30 && isDigit(unitAt(a, i + 1))) i++;
+	while (unitAt(b, j) === 0x30 && isDigit(unitAt(b, j + 1))) j++;
+	for (;;) {
+		while (isSpace(unitAt(a, i))) i++;
+		while (isSpace(unitAt(b, j))) j++;
+		let ca = unitAt(a, i);
+		let cb = unitAt(b, j);
+		if (isDigit(ca) && isDigit(cb)) {
+			const run = compareDigitRuns(a, i, b, j);
+			if (run.result !== 0) return run.result;
+			i = run.endA;
+			j = run.endB;
+			if (i >= a.length && j >= b.length) return 0;
+			if (i >= a.length) return -1;
+			if (j >= b.length) return 1;
+			ca = a.charCodeAt(i);
+			cb = b.charCodeAt(j);
+		}
+		const order = compareUnits(ca, cb);
+		if (order !== 0) return order;
+		i++;
+		j++;
+		if (i >= a.length && j >= b.length) return 0;
+		if (i >= a.length) return -1;
+		if (j >= b.length) return 1;
+	}
+}

@@ -1,0 +1,122 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { GatewayClient } from "../../src/client.js";
+import { AuthenticationError } from "../../src/errors/index.js";
+import { createNotificationHandler, type SignedStringForm, type Transaction, toNodeListener } from "../../src/index.js";
+import { startSandboxServer } from "../../src/sandbox/server.js";
+import { referenceForm } from "../../src/signing/canonical.js";
+import { parseFlatText } from "../../src/signing/open.js";
+import { signText } from "../../src/signing/seal.js";
+import { keys } from "../helpers/vectors.js";
+import { MERCHANT_ID, merchant } from "./helpers.js";
+
+/** A form another gateway might use: the top-level keys sorted, JSON.stringify, nothing trimmed. */
+const sortedStringify: SignedStringForm = (message) =>
+	JSON.stringify(
+		Object.fromEntries(
+			Object.keys(message)
+				.sort()
+				.map((key) => [key, message[key]]),
+		),
+	);
+
+type Server = Awaited<ReturnType<typeof startSandboxServer>>;
+
+async function startShop(signedString: SignedStringForm | undefined) {
+	const transactions: Transaction[] = [];
+	const handler = createNotificationHandler({
+		gatewayPublicKey: keys.gatewayPublic,
+		signedString,
+		onTransaction: (transaction) => void transactions.push(transaction),
+		onRefund: () => {},
+	});
+	const server = createServer(toNodeListener(handler));
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	return { url, transactions, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+describe("one signedString option for a gateway that signs differently: sandbox, client and handler agree", () => {
+	let gateway: Server;
+	let shop: Awaited<ReturnType<typeof startShop>>;
+	const client = (signedString: SignedStringForm | undefined) =>
+		new GatewayClient({
+			baseUrl: gateway.url,
+			merchantId: MERCHANT_ID,
+			privateKey: keys.merchantPrivate,
+			gatewayPublicKey: keys.gatewayPublic,
+			allowLoopbackHttp: true,
+			signedString,
+		});
+	const order = (orderRef: string) => ({
+		orderRef,
+		amount: 12.5,
+		currency: "EUR",
+		paymentMethod: "checkout",
+		orderDescription: "Tea",
+		callbackUrl: `${shop.url}/callback`,
+		notificationUrl: `${shop.url}/ipn`,
+		cancelUrl: `${shop.url}/cancel`,
+		errorUrl: `${shop.url}/error`,
+		// Integer-like keys out of order: JavaScript iterates them first, and body and signature must agree.
+		metadata: { z: "last", "10": "ten", "9": "nine" },
+	});
+
+	beforeAll(async () => {
+		gateway = await startSandboxServer({
+			gatewayKeys: { privateKey: keys.gatewayPrivate, publicKey: keys.gatewayPublic },
+			merchants: [merchant()],
+			signedString: sortedStringify,
+		});
+		shop = await startShop(sortedStringify);
+	});
+	afterAll(async () => {
+		await gateway.close();
+		await shop.close();
+	});
+
+	test("with the same form everywhere, create and query verify", async () => {
+		const sdk = client(sortedStringify);
+		const session = await sdk.checkout.create(order(`custom-${Date.now()}`));
+		const transaction = await sdk.transactions.retrieve(session.transactionId);
+		expect(transaction.metadata).toEqual({ z: "last", "10": "ten", "9": "nine" });
+	});
+
+	test("with the reference form on the client, the sandbox refuses the request as the gateway does (HTTP 500)", async () => {
+		await expect(client(undefined).checkout.create(order(`reference-${Date.now()}`))).rejects.toThrow(AuthenticationError);
+	});
+});
+
+describe("the sandbox verifies requests in the body's own order (the reference form)", () => {
+	test("a request whose nested integer-like keys are not ascending verifies from its text, as PHP would", async () => {
+		const gateway = await startSandboxServer({
+			gatewayKeys: { privateKey: keys.gatewayPrivate, publicKey: keys.gatewayPublic },
+			merchants: [merchant()],
+		});
+		try {
+			// Written by another implementation: "10" before "9", which no JavaScript object can hold.
+			const fields = [
+				`"merchantId":"${MERCHANT_ID}"`,
+				`"orderRef":"text-order-${Date.now()}"`,
+				'"amount":10',
+				'"currency":"EUR"',
+				'"paymentMethod":"checkout"',
+				'"orderDescription":"Tea"',
+				...["callbackUrl", "notificationUrl", "cancelUrl", "errorUrl"].map((name) => `"${name}":"https://shop.example/${name}"`),
+				'"metadata":{"10":"ten","9":"nine"}',
+			];
+			const text = `{${fields.join(",")}}`;
+			const signature = signText(referenceForm(parseFlatText(text)), keys.merchantPrivate);
+			const body = `${text.slice(0, -1)},"signature":"${signature}"}`;
+			const post = (json: string) => fetch(`${gateway.url}/v2/checkout`, { method: "POST", headers: { "content-type": "application/json" }, body: json });
+			const answer = await post(body);
+			expect(answer.status).toBe(200);
+			expect(await answer.json()).toMatchObject({ status: "created" });
+			// The same fields re-serialized by JSON.parse/stringify ("9" first) no longer match the signature.
+			expect((await post(JSON.stringify(JSON.parse(body)))).status).toBe(500);
+		} finally {
+			await gateway.close();
+		}
+	});
+});
