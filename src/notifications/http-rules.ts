@@ -8,7 +8,8 @@ export const TOO_LARGE: unique symbol = Symbol("too large");
 
 /**
  * Thrown by body readers; becomes the status it names. Test with `ruleStatus`,
- * not `instanceof`: SDK errors match by kind, and this one is an InvalidNotificationError.
+ * not `instanceof`: this internal class registers no kind, so across the ESM and
+ * CJS builds it is only recognised as an InvalidNotificationError.
  */
 export class HttpRuleError extends InvalidNotificationError {
 	readonly httpStatus: number;
