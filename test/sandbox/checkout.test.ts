@@ -1,4 +1,4 @@
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { openCallbackUrl } from "../../src/signing/callback-url.js";
 import { openMessage } from "../../src/signing/open.js";
 import { sealMessage } from "../../src/signing/seal.js";
@@ -348,13 +348,31 @@ test("the transaction query answers the full resource in the account's form, and
 });
 
 test("on a real-time clock, advance() shortens what is still scheduled", async () => {
-	const server = await sandbox({ pendingDelayMs: 3_600_000 });
-	const reply = await signedPost(server.url, "/v2/card/api", cardFields(fixture.receiver.url, "4000000000000044"));
-	const transactionId = String(openMessage(reply.json, gateway).transactionId);
-	server.sandbox.clock.advance(3_599_990);
-	expect(server.sandbox.transaction(transactionId)?.status).toBe("pending");
-	// 10 ms of real time remain: the re-armed timer settles it without another advance.
-	await expect.poll(() => server.sandbox.transaction(transactionId)?.status, { timeout: 5_000 }).toBe("successful");
+	const { createSandbox } = await import("../../src/sandbox/sandbox.js");
+	const sandbox = await createSandbox({
+		gatewayKeys: { privateKey: keys.gatewayPrivate, publicKey: keys.gatewayPublic },
+		merchants: [{ merchantId: MERCHANT_ID, publicKey: keys.merchantPublic }],
+		pendingDelayMs: 3_600_000,
+		// The IPNs of this test are not its subject: their deliveries fail at once, with no retry.
+		ipn: { retryDelaysMs: [], fetch: async () => Response.error() },
+	});
+	// Real time is simulated: the sandbox clock follows Date.now, and its timers are setTimeout.
+	vi.useFakeTimers({ toFake: ["Date", "setTimeout", "clearTimeout"] });
+	try {
+		const body = JSON.stringify(sealMessage(cardFields(fixture.receiver.url, "4000000000000044"), { privateKey: keys.merchantPrivate }));
+		const request = new Request("http://sandbox.test/v2/card/api", { method: "POST", headers: { "content-type": "application/json" }, body });
+		const transactionId = String(openMessage(await (await sandbox.fetch(request)).json(), gateway).transactionId);
+		sandbox.clock.advance(3_599_990);
+		expect(sandbox.transaction(transactionId)?.status).toBe("pending");
+		// 10 ms of real time remain: the re-armed timer settles it without another advance.
+		vi.advanceTimersByTime(9);
+		expect(sandbox.transaction(transactionId)?.status).toBe("pending");
+		vi.advanceTimersByTime(1);
+		expect(sandbox.transaction(transactionId)?.status).toBe("successful");
+	} finally {
+		vi.useRealTimers();
+		sandbox.close();
+	}
 });
 
 test("sandbox options are checked at creation, naming the option", async () => {
