@@ -17,6 +17,15 @@ function nodeCrypto(): typeof NodeCrypto {
 	return crypto;
 }
 
+function failsAskingForPassphrase(read: () => unknown): boolean {
+	try {
+		read();
+		return false;
+	} catch (error) {
+		return asksForPassphrase(error);
+	}
+}
+
 function describe(key: KeyObject): ParsedKey {
 	return { handle: key, type: key.asymmetricKeyType ?? "unknown", bits: key.asymmetricKeyDetails?.modulusLength ?? 0 };
 }
@@ -25,12 +34,21 @@ function errorCode(error: unknown): string {
 	return typeof error === "object" && error !== null && "code" in error ? String((error as { code: unknown }).code) : "";
 }
 
-function privateKeyError(error: unknown, passphrase: string | undefined): InvalidKeyError {
+/** OpenSSL 3 reports a PEM key read without passphrase as an interrupted password prompt. */
+function asksForPassphrase(error: unknown): boolean {
 	const code = errorCode(error);
-	// OpenSSL 3 reports a PEM key read without passphrase as an interrupted password prompt.
-	if (passphrase === undefined && (code === "ERR_MISSING_PASSPHRASE" || code === "ERR_OSSL_CRYPTO_INTERRUPTED_OR_CANCELLED"))
+	return code === "ERR_MISSING_PASSPHRASE" || code === "ERR_OSSL_CRYPTO_INTERRUPTED_OR_CANCELLED";
+}
+
+/**
+ * `encrypted`: the key asks for a passphrase when read without one. Once it has
+ * one, any failure is a wrong passphrase: about 1 in 256 wrong ones decrypt to
+ * bytes with valid padding, which OpenSSL then reports as a decoding error.
+ */
+function privateKeyError(error: unknown, passphrase: string | undefined, encrypted: () => boolean): InvalidKeyError {
+	if (passphrase === undefined && asksForPassphrase(error))
 		return new InvalidKeyError("passphrase_required", "The private key is encrypted: pass its passphrase.");
-	if (passphrase !== undefined && /DECRYPT/i.test(code + String((error as Error)?.message))) {
+	if (passphrase !== undefined && (/DECRYPT/i.test(errorCode(error) + String((error as Error)?.message)) || encrypted())) {
 		return new InvalidKeyError("wrong_passphrase", "The private key could not be decrypted: the passphrase is wrong.");
 	}
 	return new InvalidKeyError("unrecognized_format", "The private key is not a PKCS#1, PKCS#8 or encrypted PKCS#8 key in PEM or base64 DER.");
@@ -47,7 +65,7 @@ export function createNodeBackend(): CryptoBackend {
 				try {
 					return describe(crypto.createPrivateKey({ key: source.text, format: "pem", ...secret }));
 				} catch (error) {
-					throw privateKeyError(error, passphrase);
+					throw privateKeyError(error, passphrase, () => failsAskingForPassphrase(() => crypto.createPrivateKey(source.text)));
 				}
 			}
 			let firstError: unknown;
@@ -58,7 +76,9 @@ export function createNodeBackend(): CryptoBackend {
 					firstError ??= error;
 				}
 			}
-			throw privateKeyError(firstError, passphrase);
+			// Only PKCS#8 DER can be encrypted.
+			const der = { key: source.bytes as Buffer, format: "der", type: "pkcs8" } as const;
+			throw privateKeyError(firstError, passphrase, () => failsAskingForPassphrase(() => crypto.createPrivateKey(der)));
 		},
 		importPublicKey(source: KeySource): ParsedKey {
 			const unrecognized = () =>
