@@ -65,7 +65,8 @@ export function createNodeBackend(): CryptoBackend {
 				try {
 					return describe(crypto.createPrivateKey({ key: source.text, format: "pem", ...secret }));
 				} catch (error) {
-					throw privateKeyError(error, passphrase, () => failsAskingForPassphrase(() => crypto.createPrivateKey(source.text)));
+					const encrypted = () => failsAskingForPassphrase(() => crypto.createPrivateKey(source.text));
+					throw privateKeyError(error, passphrase, encrypted);
 				}
 			}
 			let firstError: unknown;
