@@ -1,6 +1,7 @@
 import type * as NodeCrypto from "node:crypto";
 import { CryptoBackendError } from "../errors/crypto-backend-error.js";
 import { InvalidKeyError } from "../errors/invalid-key-error.js";
+import { nodeTooOld, nodeVersion } from "../internal/node-floor.js";
 import type { CryptoBackend, KeySource, ParsedKey } from "./backend.js";
 
 type KeyObject = NodeCrypto.KeyObject;
@@ -13,8 +14,11 @@ type KeyObject = NodeCrypto.KeyObject;
 function nodeCrypto(): typeof NodeCrypto {
 	const getBuiltin = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
 	const crypto = getBuiltin?.("node:crypto") as typeof NodeCrypto | undefined;
-	if (!crypto) throw new CryptoBackendError("node:crypto is not available in this runtime; use the forge backend.");
-	return crypto;
+	if (crypto) return crypto;
+	const node = nodeVersion();
+	// On Node.js, process.getBuiltinModule is missing only before 22.3: say so rather than suggest forge.
+	const tooOld = node === undefined ? undefined : nodeTooOld(node);
+	throw new CryptoBackendError(tooOld ?? "node:crypto is not available in this runtime; use the forge backend.");
 }
 
 function failsAskingForPassphrase(read: () => unknown): boolean {
