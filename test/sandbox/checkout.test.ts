@@ -322,6 +322,30 @@ describe("DIRECT_POST", () => {
 		expect(refused.status).toBe(422);
 		expect(refused.text).toContain("<code>amount</code>");
 	});
+
+	test("a browser form that cannot be read or verified also gets an HTML page, never JSON", async () => {
+		const server = await sandbox();
+		const fields = checkoutFields(fixture.receiver.url);
+		const strings = Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, String(value)]));
+		const multipart = new FormData();
+		for (const [key, value] of Object.entries(strings)) multipart.append(key, value);
+		const refusals = [
+			// Signed with a key the sandbox does not know for this merchant.
+			{ status: 401, body: new URLSearchParams(sealMessage(strings, { privateKey: keys.gatewayPrivate }) as Record<string, string>) },
+			{ status: 401, body: new URLSearchParams({ ...strings, signature: "not-a-signature" }) },
+			{ status: 415, body: multipart },
+		];
+		for (const { status, body } of refusals) {
+			const response = await fetch(`${server.url}/v2/checkout`, { method: "POST", body, redirect: "manual" });
+			expect(response.status).toBe(status);
+			expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+			expect(await response.text()).toContain("<h1>Checkout refused</h1>");
+		}
+		// An API client sending JSON still gets JSON.
+		const json = await signedPost(server.url, "/v2/checkout", fields, { privateKey: keys.gatewayPrivate });
+		expect(json.status).toBe(401);
+		expect(json.json.status).toBe("error");
+	});
 });
 
 test("the transaction query answers the full resource in the account's form, and 404 for another merchant's transaction", async () => {
