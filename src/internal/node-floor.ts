@@ -29,5 +29,6 @@ export function nodeTooOld(version: string): string | undefined {
 	const [needMajor = 0, needMinor = 0, needPatch = 0] = parts(MIN_NODE_VERSION);
 	const older = major !== needMajor ? major < needMajor : minor !== needMinor ? minor < needMinor : patch < needPatch;
 	if (!older) return undefined;
-	return `merchant-gateway needs Node.js ${MIN_NODE_VERSION} or later, and this is Node.js ${version.replace(/^v/, "")}.`;
+	const current = version.replace(/^v/, "");
+	return `merchant-gateway needs Node.js ${MIN_NODE_VERSION} or later, and this is Node.js ${current}.`;
 }

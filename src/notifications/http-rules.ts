@@ -19,6 +19,17 @@ export class HttpRuleError extends InvalidNotificationError {
 	}
 }
 
+/** How long a body may take to arrive, and the handler's timer to measure it with. */
+export interface BodyTimeout {
+	ms: number;
+	start: (onExpiry: () => void, delayMs: number) => () => void;
+}
+
+/** What a body reader rejects with once the body took longer than `ms`. */
+export function bodyTimedOut(ms: number): HttpRuleError {
+	return new HttpRuleError(408, `The body did not arrive within ${ms} ms.`, "body");
+}
+
 /**
  * `application/json`, with no charset or a UTF-8 one (the only encoding JSON
  * allows on the wire, RFC 8259). Case and spacing do not matter.

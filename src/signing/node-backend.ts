@@ -52,7 +52,8 @@ function asksForPassphrase(error: unknown): boolean {
 function privateKeyError(error: unknown, passphrase: string | undefined, encrypted: () => boolean): InvalidKeyError {
 	if (passphrase === undefined && asksForPassphrase(error))
 		return new InvalidKeyError("passphrase_required", "The private key is encrypted: pass its passphrase.");
-	if (passphrase !== undefined && (/DECRYPT/i.test(errorCode(error) + String((error as Error)?.message)) || encrypted())) {
+	const decryptFailed = /DECRYPT/i.test(errorCode(error) + String((error as Error)?.message));
+	if (passphrase !== undefined && (decryptFailed || encrypted())) {
 		return new InvalidKeyError("wrong_passphrase", "The private key could not be decrypted: the passphrase is wrong.");
 	}
 	return new InvalidKeyError("unrecognized_format", "The private key is not a PKCS#1, PKCS#8 or encrypted PKCS#8 key in PEM or base64 DER.");
