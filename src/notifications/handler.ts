@@ -76,8 +76,9 @@ export interface NotificationHandlerOptions {
 	startTimer?: ((onExpiry: () => void, delayMs: number) => () => void) | undefined;
 	/**
 	 * Told about every request that did not end in "100": typed SDK errors
-	 * (`SignatureVerificationError`, `InvalidNotificationError`) or whatever your
-	 * callback or store threw. Plug your logger here; the SDK logs nothing itself.
+	 * (`SignatureVerificationError`, `InvalidNotificationError`), whatever your
+	 * callback or store threw, or a `TimeoutError` DOMException when your callback
+	 * outlived `callbackTimeoutMs`. Plug your logger here; the SDK logs nothing itself.
 	 * @default undefined
 	 */
 	onError?: ((error: unknown, info: NotificationErrorInfo) => void) | undefined;
