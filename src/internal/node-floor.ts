@@ -12,8 +12,8 @@ interface RuntimeProcess {
 /** The version when this is Node.js itself (Bun and Deno also fill `process.versions.node`), else undefined. */
 export function nodeVersion(): string | undefined {
 	const versions = (globalThis as { process?: RuntimeProcess }).process?.versions;
-	if (typeof versions?.node !== "string" || versions.bun !== undefined || versions.deno !== undefined) return undefined;
-	return versions.node;
+	if (typeof versions?.node !== "string") return undefined;
+	return versions.bun === undefined && versions.deno === undefined ? versions.node : undefined;
 }
 
 function parts(version: string): number[] {

@@ -196,7 +196,7 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 	const processed: Reply = { status: 200, body: JSON.stringify(acknowledge("Processed.")) };
 	const duplicate: Reply = { status: 200, body: JSON.stringify(acknowledge("Already processed.")) };
 	const stillRunning = failure(503, "The notification is still being processed; it will be retried.");
-	/** Events being processed in this process: later deliveries join them until the handler stops waiting (`waitMs`). */
+	/** Events being processed in this process: later deliveries join them until the handler stops waiting. */
 	const inFlight = new Map<string, Promise<Reply>>();
 
 	function report(error: unknown, status: number, eventId: string | undefined): void {
@@ -265,7 +265,8 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		const context: NotificationContext = { eventId, signVersion: event.signVersion, signal: controller.signal };
 		let result: unknown;
 		try {
-			result = event.type === "transaction" ? onTransaction(event.transaction, context) : onRefund(event.refund, context);
+			if (event.type === "transaction") result = onTransaction(event.transaction, context);
+			else result = onRefund(event.refund, context);
 		} catch (error) {
 			return failed(eventId, error);
 		}

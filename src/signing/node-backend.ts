@@ -84,7 +84,8 @@ export function createNodeBackend(): CryptoBackend {
 			}
 			// Only PKCS#8 DER can be encrypted.
 			const der = { key: source.bytes as Buffer, format: "der", type: "pkcs8" } as const;
-			throw privateKeyError(firstError, passphrase, () => failsAskingForPassphrase(() => crypto.createPrivateKey(der)));
+			const encrypted = () => failsAskingForPassphrase(() => crypto.createPrivateKey(der));
+			throw privateKeyError(firstError, passphrase, encrypted);
 		},
 		importPublicKey(source: KeySource): ParsedKey {
 			const unrecognized = () =>

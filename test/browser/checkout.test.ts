@@ -115,7 +115,7 @@ describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", ()
 		await page.close();
 	});
 
-	/** The shop serves a DIRECT_POST form page; the browser posts it to the sandbox. Resolves with the sandbox's answer. */
+	/** The shop serves a DIRECT_POST form page and the browser posts it: the page, and the sandbox's answer. */
 	async function submitDirectPost(html: string) {
 		const path = `/direct-post-${shopPages.size}`;
 		shopPages.set(path, html);
@@ -137,7 +137,7 @@ describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", ()
 		errorUrl: `${shop.url}/error`,
 	});
 
-	test.each(["2.0", "2.1"] as const)("a %s DIRECT_POST form with line breaks is accepted from the browser and shows the hosted page", async (signVersion) => {
+	test.each(["2.0", "2.1"] as const)("a %s DIRECT_POST form with line breaks, posted by the browser, is accepted", async (signVersion) => {
 		const orderRef = `browser-direct-${signVersion}-${Date.now()}`;
 		const client = new GatewayClient({
 			baseUrl: sandbox.url,
@@ -152,12 +152,13 @@ describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", ()
 		await page.waitForURL(`${sandbox.url}/pay/**`);
 		expect(await page.textContent("[data-testid=amount]")).toBe("19.99 EUR");
 		const description = await page.textContent(".description");
-		expect(description?.split(/\r\n|\r|\n/)).toEqual(["Two tickets", "Row 5, seats 11-12", "Doors open 19:30", "Bring this order"]);
+		const lines = ["Two tickets", "Row 5, seats 11-12", "Doors open 19:30", "Bring this order"];
+		expect(description?.split(/\r\n|\r|\n/)).toEqual(lines);
 		expect(sandbox.sandbox.transactions().some((t) => t.ref === orderRef)).toBe(true);
 		await page.close();
 	});
 
-	test("a refused DIRECT_POST form (signed with a key the gateway does not know) gets an HTML page, not JSON", async () => {
+	test("a refused DIRECT_POST form (signed with an unknown key) gets an HTML page, not JSON", async () => {
 		const impostor = new GatewayClient({
 			baseUrl: sandbox.url,
 			merchantId: "browser-shop",
@@ -165,7 +166,8 @@ describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", ()
 			gatewayPublicKey: keys.gatewayPublic,
 			allowLoopbackHttp: true,
 		});
-		const { page, answer } = await submitDirectPost(impostor.checkout.directPost(directPostParams(`browser-forged-${Date.now()}`)).html);
+		const forged = impostor.checkout.directPost(directPostParams(`browser-forged-${Date.now()}`));
+		const { page, answer } = await submitDirectPost(forged.html);
 		expect(answer.status()).toBe(401);
 		expect(answer.headers()["content-type"]).toMatch(/^text\/html/);
 		expect(await page.textContent("h1")).toBe("Checkout refused");

@@ -65,12 +65,14 @@ describe("checkout.directPost", () => {
 		expect(form.fields.metadata).toBe('{"note":"a\\nb"}');
 		// The strings survive form URL-encoding unchanged and verify (the browser test posts them from Chromium).
 		const submitted = Object.fromEntries(new URLSearchParams(new URLSearchParams(form.fields).toString()));
-		expect(openVerified(submitted, { publicKey: keys.merchantPublic }).fields.orderDescription).toBe("one\r\ntwo\r\nthree\r\nfour\r\n\r\nsix");
+		const verified = openVerified(submitted, { publicKey: keys.merchantPublic });
+		expect(verified.fields.orderDescription).toBe("one\r\ntwo\r\nthree\r\nfour\r\n\r\nsix");
 	});
 
-	test("2.0: a value that outgrows its limit once its line breaks are CR LF is refused before signing, naming why", () => {
+	test("2.0: a value that outgrows its limit once its line breaks are CR LF is refused, saying why", () => {
 		const description = `${"x".repeat(2990)}\n${"y".repeat(9)}`;
-		expect(() => makeClient().checkout.directPost(checkoutParams({ orderDescription: description.slice(0, 2999) }))).not.toThrow();
+		const fits = checkoutParams({ orderDescription: description.slice(0, 2999) });
+		expect(() => makeClient().checkout.directPost(fits)).not.toThrow();
 		let error: unknown;
 		try {
 			makeClient().checkout.directPost(checkoutParams({ orderDescription: description }));
@@ -79,10 +81,14 @@ describe("checkout.directPost", () => {
 		}
 		expect(error).toBeInstanceOf(RequestValidationError);
 		expect((error as RequestValidationError).issues).toEqual([
-			{ field: "orderDescription", message: "must be 1 to 3000 characters (a form post sends each line break as CR LF, two characters)" },
+			{
+				field: "orderDescription",
+				message: "must be 1 to 3000 characters (a form post sends each line break as CR LF, two characters)",
+			},
 		]);
 		// Under 2.1 the line break is an escape inside the signed payload: nothing grows.
-		expect(() => makeClient({ signVersion: "2.1" }).checkout.directPost(checkoutParams({ orderDescription: description }))).not.toThrow();
+		const escaped = checkoutParams({ orderDescription: description });
+		expect(() => makeClient({ signVersion: "2.1" }).checkout.directPost(escaped)).not.toThrow();
 	});
 
 	test("validation applies as for create", () => {

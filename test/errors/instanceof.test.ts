@@ -22,7 +22,7 @@ describe("instanceof in one build", () => {
 		expect(mine instanceof TimeoutError).toBe(false);
 	});
 
-	test("a class is never matched by instances of its parent (SDK and user subclasses of InvalidNotificationError)", () => {
+	test("a class never matches instances of its parent (SDK and user subclasses of InvalidNotificationError)", () => {
 		const invalid = new InvalidNotificationError("bad", "field");
 		expect(invalid instanceof HttpRuleError).toBe(false);
 		expect(invalid instanceof MyInvalid).toBe(false);
@@ -55,8 +55,8 @@ describe("instanceof across the built ESM and CJS packages", () => {
 	});
 	afterAll(() => build?.cleanup());
 
-	test("each class recognises its own errors from the other build, exactly, and user subclasses keep ordinary instanceof", () => {
-		// A plain Node process (no test runner in between) loads both builds, as an app mixing import and require would.
+	test("each class recognises its own errors from the other build, exactly; user subclasses stay ordinary", () => {
+		// A plain Node process (no test runner in between) loads both builds, as an app mixing import and require.
 		const script = `
 			import { createRequire } from "node:module";
 			const esm = await import(${JSON.stringify(pathToFileURL(join(build.dir, "index.js")).href)});
@@ -84,7 +84,8 @@ describe("instanceof across the built ESM and CJS packages", () => {
 			}
 			console.log(JSON.stringify(out));
 		`;
-		const output = execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: build.dir, encoding: "utf8" });
+		const args = ["--input-type=module", "-e", script];
+		const output = execFileSync(process.execPath, args, { cwd: build.dir, encoding: "utf8" });
 		const expected = {
 			sameClass: true,
 			timeoutIsTimeout: true,

@@ -44,7 +44,7 @@ afterEach(async () => {
 });
 
 describe("a callback that never settles does not wedge its event", () => {
-	it("with the sandbox as the gateway: a callback that hangs on its first run only is processed on a later delivery", async () => {
+	it("with the sandbox as the gateway: a callback hanging on its first run only is processed on a later delivery", async () => {
 		const time = drivenTime();
 		const signals: AbortSignal[] = [];
 		const firstRun = deferred();
@@ -86,7 +86,7 @@ describe("a callback that never settles does not wedge its event", () => {
 		expect(signals[1]?.aborted).toBe(false);
 	});
 
-	it("answers 503 after callbackTimeoutMs (25 s by default), aborts the signal, then 409 within the lease and a new run after it", async () => {
+	it("503 after callbackTimeoutMs (25 s by default) and the signal aborts; then 409 within the lease, a new run after", async () => {
 		const time = drivenTime();
 		const { onTransaction, gates, signals } = gatedCallback();
 		const onError = vi.fn();
@@ -144,7 +144,7 @@ describe("a callback that never settles does not wedge its event", () => {
 		expect(signals).toHaveLength(2);
 	});
 
-	it("never waits past the lease: with leaseMs under callbackTimeoutMs, deliveries after the lease do not join the old run", async () => {
+	it("never waits past the lease: with a shorter leaseMs, deliveries after the lease do not join the old run", async () => {
 		const time = drivenTime();
 		const { onTransaction, gates, signals } = gatedCallback();
 		const handler = createNotificationHandler({
@@ -172,7 +172,8 @@ describe("a callback that never settles does not wedge its event", () => {
 	it("a run that succeeds after the handler stopped waiting still marks the event processed", async () => {
 		const time = drivenTime();
 		const { onTransaction, gates, signals } = gatedCallback();
-		const handler = createNotificationHandler({ gatewayPublicKey, store: time.store(), startTimer: time.startTimer, onTransaction, onRefund: () => {} });
+		const { startTimer } = time;
+		const handler = createNotificationHandler({ gatewayPublicKey, store: time.store(), startTimer, onTransaction, onRefund: () => {} });
 		const first = handler(ipnRequest(transactionIpn("T-late")));
 		await settle();
 		time.clock.advance(25_000);
@@ -184,13 +185,14 @@ describe("a callback that never settles does not wedge its event", () => {
 		expect(signals).toHaveLength(1);
 	});
 
-	it("a run that fails after the handler stopped waiting leaves the claim alone (it may be the next delivery's) and is reported", async () => {
+	it("a run failing after the handler stopped waiting is reported and leaves the claim (maybe the next one's) alone", async () => {
 		const time = drivenTime();
 		const { onTransaction, gates } = gatedCallback();
 		const base = time.store();
 		const store = { claim: vi.fn(base.claim), confirm: vi.fn(base.confirm), release: vi.fn(base.release) };
 		const onError = vi.fn();
-		const handler = createNotificationHandler({ gatewayPublicKey, store, startTimer: time.startTimer, onTransaction, onRefund: () => {}, onError });
+		const options = { gatewayPublicKey, store, startTimer: time.startTimer, onTransaction, onRefund: () => {}, onError };
+		const handler = createNotificationHandler(options);
 		const first = handler(ipnRequest(transactionIpn("T-late-fail")));
 		await settle();
 		time.clock.advance(60_000);

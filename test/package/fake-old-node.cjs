@@ -4,6 +4,7 @@
 "use strict";
 const version = process.env.FAKE_NODE_VERSION;
 if (version) {
-	Object.defineProperty(process, "versions", { value: Object.assign({}, process.versions, { node: version }), enumerable: true, configurable: true });
+	const versions = Object.assign({}, process.versions, { node: version });
+	Object.defineProperty(process, "versions", { value: versions, enumerable: true, configurable: true });
 }
 if (process.env.FAKE_NO_GET_BUILTIN_MODULE) delete process.getBuiltinModule;

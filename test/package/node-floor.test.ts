@@ -59,7 +59,7 @@ describe("the package's Node.js floor", () => {
 		});
 		afterAll(() => build?.cleanup());
 
-		test("signing, verifying and generateKeyPair() name the Node.js they need; nothing falls back to node-forge", () => {
+		test("signing and generateKeyPair() name the Node.js they need; nothing falls back to node-forge", () => {
 			const script = `
 				const sdk = await import(${JSON.stringify(pathToFileURL(join(build.dir, "index.js")).href)});
 				const outcome = async (work) => {

@@ -383,8 +383,10 @@ test("on a real-time clock, advance() shortens what is still scheduled", async (
 	// Real time is simulated: the sandbox clock follows Date.now, and its timers are setTimeout.
 	vi.useFakeTimers({ toFake: ["Date", "setTimeout", "clearTimeout"] });
 	try {
-		const body = JSON.stringify(sealMessage(cardFields(fixture.receiver.url, "4000000000000044"), { privateKey: keys.merchantPrivate }));
-		const request = new Request("http://sandbox.test/v2/card/api", { method: "POST", headers: { "content-type": "application/json" }, body });
+		const fields = cardFields(fixture.receiver.url, "4000000000000044");
+		const body = JSON.stringify(sealMessage(fields, { privateKey: keys.merchantPrivate }));
+		const headers = { "content-type": "application/json" };
+		const request = new Request("http://sandbox.test/v2/card/api", { method: "POST", headers, body });
 		const transactionId = String(openMessage(await (await sandbox.fetch(request)).json(), gateway).transactionId);
 		sandbox.clock.advance(3_599_990);
 		expect(sandbox.transaction(transactionId)?.status).toBe("pending");
