@@ -53,6 +53,7 @@ describe("createNotificationHandler with Request objects", () => {
 		expect(onTransaction).toHaveBeenCalledWith(vector("transaction-ipn-2.0").input, {
 			eventId: "transaction:01k0svjxa7rxj0wwz0cqb85r6a:successful",
 			signVersion: "2.0",
+			signal: expect.any(AbortSignal),
 		});
 		expect(onRefund).not.toHaveBeenCalled();
 	});
@@ -60,7 +61,11 @@ describe("createNotificationHandler with Request objects", () => {
 	it("hands refunds to onRefund", async () => {
 		const { handler, onTransaction, onRefund } = setup();
 		expect((await handler(ipnRequest(signedBody(refundFields(), "2.1")))).status).toBe(200);
-		expect(onRefund).toHaveBeenCalledWith(refundFields(), { eventId: "refund:01kafr0b2c4d6e8f0g2h4j6k8m:refund_successful", signVersion: "2.1" });
+		expect(onRefund).toHaveBeenCalledWith(refundFields(), {
+			eventId: "refund:01kafr0b2c4d6e8f0g2h4j6k8m:refund_successful",
+			signVersion: "2.1",
+			signal: expect.any(AbortSignal),
+		});
 		expect(onTransaction).not.toHaveBeenCalled();
 	});
 
@@ -349,6 +354,9 @@ describe("createNotificationHandler options", () => {
 		expect(() => createNotificationHandler({ ...base, maxBodyBytes: 0 })).toThrow(ConfigurationError);
 		expect(() => createNotificationHandler({ ...base, leaseMs: -1 })).toThrow(ConfigurationError);
 		expect(() => createNotificationHandler({ ...base, store: {} as never })).toThrow(ConfigurationError);
+		expect(() => createNotificationHandler({ ...base, callbackTimeoutMs: 0 })).toThrow(/callbackTimeoutMs/);
+		expect(() => createNotificationHandler({ ...base, bodyTimeoutMs: 1.5 })).toThrow(/bodyTimeoutMs/);
+		expect(() => createNotificationHandler({ ...base, startTimer: 5 as never })).toThrow(/startTimer/);
 	});
 
 	it("loads the keys up front, so a bad key fails at start-up, not on the first IPN", () => {

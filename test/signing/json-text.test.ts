@@ -9,7 +9,9 @@ function plain(value: TextValue): unknown {
 	if (Array.isArray(value)) return value.map(plain);
 	if (value instanceof TextObject) {
 		const out: Record<string, unknown> = {};
-		value.keys.forEach((key, i) => Object.defineProperty(out, key, { value: plain(value.values[i] as TextValue), enumerable: true }));
+		value.keys.forEach((key, i) => {
+			Object.defineProperty(out, key, { value: plain(value.values[i] as TextValue), enumerable: true });
+		});
 		return out;
 	}
 	return value;
