@@ -1,7 +1,7 @@
 // An IPN receiver in Hono. The handler is a Web `(request) => Response`, so it
 // takes `c.req.raw` as is, on Bun, Deno, Cloudflare Workers or Node.
 //   Bun / Deno / Workers: export default app (as below) and set GATEWAY_PUBLIC_KEY.
-//   node examples/ipn-hono.ts   runs a self-test through app.request() with a throwaway key pair.
+//   npm run example examples/ipn-hono.ts   runs a self-test through app.request() with a throwaway key pair.
 import { Hono } from "hono";
 import { createNotificationHandler, generateKeyPair, STATUS_CODES, sealMessage } from "merchant-gateway";
 

@@ -7,7 +7,17 @@ import { type PublicKeyLike, toPublicKeys } from "../signing/keys.js";
 import type { SignVersion } from "../signing/seal.js";
 import { type Acknowledgement, acknowledge, acknowledgeFailure } from "./acknowledge.js";
 import { confirmClaim, newClaimToken, releaseClaim } from "./claims.js";
-import { DEFAULT_MAX_BODY_BYTES, declaredLength, HttpRuleError, isJsonContentType, joinChunks, ruleStatus, TOO_LARGE } from "./http-rules.js";
+import {
+	type BodyTimeout,
+	bodyTimedOut,
+	DEFAULT_MAX_BODY_BYTES,
+	declaredLength,
+	HttpRuleError,
+	isJsonContentType,
+	joinChunks,
+	ruleStatus,
+	TOO_LARGE,
+} from "./http-rules.js";
 import { type ClaimResult, createMemoryStore, type NotificationStore } from "./store.js";
 import { type NotificationEvent, verifyNotification } from "./verify.js";
 
@@ -17,13 +27,20 @@ export interface NotificationContext {
 	eventId: string;
 	/** The signing version the IPN arrived in (for a reconciled event: the version the query answer was verified in). */
 	signVersion: SignVersion;
+	/**
+	 * Aborts when the handler stops waiting for this run: after `callbackTimeoutMs`, or when the
+	 * claim's `leaseMs` ends if that comes first. The gateway has then been told to retry, and a
+	 * later delivery may run your callback again: stop, and pass the signal on to your database
+	 * and HTTP calls. Its `reason` is a `TimeoutError` DOMException.
+	 */
+	signal: AbortSignal;
 	/** `true` when the event came from `createReconciler` (a verified query) rather than an IPN; absent for IPNs. */
 	reconciled?: true;
 }
 
 /** Where a failure happened and what the gateway was told. */
 export interface NotificationErrorInfo {
-	/** HTTP status of the answer: 4xx for a refused request, 409 or 500 for a retryable failure. */
+	/** HTTP status of the answer: 4xx for a refused request, 409, 500 or 503 for a retryable failure. */
 	status: number;
 	/** The event, when the IPN was verified far enough to know it. */
 	eventId: string | undefined;
@@ -52,9 +69,27 @@ export interface NotificationHandlerOptions {
 	/** How long a claim protects an event being processed, in ms; after a crash the event is processed again once it ends. @default 60000 */
 	leaseMs?: number | undefined;
 	/**
+	 * How long the handler waits for `onTransaction` / `onRefund`, in ms (never past `leaseMs`). Then it
+	 * answers 503 with a non-100 code, inside the gateway's 30 s deadline, so the gateway delivers the
+	 * event again, and aborts the callback's `signal`. @default 25000
+	 */
+	callbackTimeoutMs?: number | undefined;
+	/**
+	 * How long reading a request's body may take, in ms; a slower one gets 408 and its connection closes.
+	 * @default 10000
+	 */
+	bodyTimeoutMs?: number | undefined;
+	/**
+	 * Starts the timer behind `callbackTimeoutMs` and `bodyTimeoutMs`; returns the function that cancels it.
+	 * Tests pass one driven by their own clock (with the store's `now`) to move time instead of waiting.
+	 * @default a real timer (setTimeout, unref'ed where the runtime can)
+	 */
+	startTimer?: ((onExpiry: () => void, delayMs: number) => () => void) | undefined;
+	/**
 	 * Told about every request that did not end in "100": typed SDK errors
-	 * (`SignatureVerificationError`, `InvalidNotificationError`) or whatever your
-	 * callback or store threw. Plug your logger here; the SDK logs nothing itself.
+	 * (`SignatureVerificationError`, `InvalidNotificationError`), whatever your
+	 * callback or store threw, or a `TimeoutError` DOMException when your callback
+	 * outlived `callbackTimeoutMs`. Plug your logger here; the SDK logs nothing itself.
 	 * @default undefined
 	 */
 	onError?: ((error: unknown, info: NotificationErrorInfo) => void) | undefined;
@@ -68,8 +103,18 @@ export interface IncomingNotification {
 	method: string | undefined;
 	contentType: string | null | undefined;
 	contentLength: string | null | undefined;
-	/** The body as text, bytes or an already parsed object, or TOO_LARGE once it passes `limit` bytes. */
-	readBody(limit: number): Promise<unknown>;
+	/**
+	 * The body as text, bytes or an already parsed object, or TOO_LARGE once it passes `limit` bytes.
+	 * Rejects with a 408 HttpRuleError when reading it takes longer than `timeout.ms`.
+	 */
+	readBody(limit: number, timeout: BodyTimeout): Promise<unknown>;
+}
+
+function realTimer(onExpiry: () => void, delayMs: number): () => void {
+	const timer = setTimeout(onExpiry, delayMs);
+	// An IPN still waiting should not keep a process alive that is otherwise done.
+	(timer as { unref?: () => void }).unref?.();
+	return () => clearTimeout(timer);
 }
 
 /** @internal The handler's answer before it becomes a Response. */
@@ -98,8 +143,15 @@ function checkOptions(options: NotificationHandlerOptions): void {
 	if (typeof options?.onRefund !== "function") issues.push({ field: "onRefund", message: "must be a function" });
 	const limit = options?.maxBodyBytes;
 	if (limit !== undefined && (!Number.isSafeInteger(limit) || limit <= 0)) issues.push({ field: "maxBodyBytes", message: "must be a positive integer" });
-	const lease = options?.leaseMs;
-	if (lease !== undefined && (!Number.isSafeInteger(lease) || lease <= 0)) issues.push({ field: "leaseMs", message: "must be a positive integer" });
+	for (const field of ["leaseMs", "callbackTimeoutMs", "bodyTimeoutMs"] as const) {
+		const ms = options?.[field];
+		if (ms === undefined || (Number.isSafeInteger(ms) && ms > 0)) continue;
+		issues.push({ field, message: "must be a positive integer" });
+	}
+	const startTimer = options?.startTimer;
+	if (startTimer !== undefined && typeof startTimer !== "function") {
+		issues.push({ field: "startTimer", message: "must be a function" });
+	}
 	if (options?.signedString !== undefined && typeof options.signedString !== "function") {
 		issues.push({ field: "signedString", message: "must be a function" });
 	}
@@ -119,11 +171,24 @@ function checkOptions(options: NotificationHandlerOptions): void {
  *   duplicate of an event already processed);
  * - 500 + a non-100 code when your callback or the store threw (the gateway
  *   retries; the claim is released so the retry runs your callback again);
+ * - 503 + a non-100 code when your callback has not settled after
+ *   `callbackTimeoutMs` (or its lease ended first): the gateway retries, and
+ *   the callback's `signal` aborts;
  * - 401 for a bad or missing signature, 400 for a malformed body, 413 for a body
- *   over `maxBodyBytes` (not read to the end), 405 for a method other than POST,
- *   415 for a Content-Type other than `application/json` (charset absent or UTF-8);
- * - deliveries of an event that is being processed right now wait for it and
- *   get its answer; when another process holds the claim, 409 (retried later).
+ *   over `maxBodyBytes` (not read to the end), 408 for a body slower than
+ *   `bodyTimeoutMs`, 405 for a method other than POST, 415 for a Content-Type
+ *   other than `application/json` (charset absent or UTF-8);
+ * - deliveries of an event that is being processed right now wait for that run
+ *   and get its answer, until the handler stops waiting for it; later ones, and
+ *   those to another process, get 409 until the claim's lease ends.
+ *
+ * Exactly once, precisely: your callback runs once per event unless a run
+ * outlives its lease. Once `leaseMs` has passed since the claim, the next
+ * delivery claims the event again and runs your callback again, even if the
+ * first run is still going (it may never settle). Stop when `signal` aborts
+ * and keep your writes idempotent (an upsert by `eventId`). A run that succeeds
+ * late still marks the event processed; one that fails late leaves the claim to
+ * lapse.
  *
  * The result is a Web `(request) => Promise<Response>` for Next.js, Hono, Bun,
  * Deno and workers; wrap it with `toNodeListener` for node:http and Express.
@@ -137,11 +202,15 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 	const store = options.store ?? createMemoryStore();
 	const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 	const leaseMs = options.leaseMs ?? 60_000;
+	const waitMs = Math.min(options.callbackTimeoutMs ?? 25_000, leaseMs);
+	const startTimer = options.startTimer ?? realTimer;
+	const bodyTimeout: BodyTimeout = { ms: options.bodyTimeoutMs ?? 10_000, start: startTimer };
 	const { onTransaction, onRefund, onError } = options;
 	// Made here, not at module load: acknowledge() runs the redaction patterns, and importing the SDK should not.
 	const processed: Reply = { status: 200, body: JSON.stringify(acknowledge("Processed.")) };
 	const duplicate: Reply = { status: 200, body: JSON.stringify(acknowledge("Already processed.")) };
-	/** Events being processed in this process: later deliveries join them. */
+	const stillRunning = failure(503, "The notification is still being processed; it will be retried.");
+	/** Events being processed in this process: later deliveries join them until the handler stops waiting. */
 	const inFlight = new Map<string, Promise<Reply>>();
 
 	function report(error: unknown, status: number, eventId: string | undefined): void {
@@ -179,20 +248,61 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 			report(new InvalidNotificationError("The event is being processed elsewhere (its claim has not expired)."), 409, eventId);
 			return reply;
 		}
-		const context: NotificationContext = { eventId, signVersion: event.signVersion };
-		try {
-			if (event.type === "transaction") await onTransaction(event.transaction, context);
-			else await onRefund(event.refund, context);
-		} catch (error) {
-			const releaseProblem = await releaseClaim(store, eventId, token);
-			if (releaseProblem !== undefined) report(releaseProblem, 500, eventId);
-			return refuse(error, eventId);
-		}
+		return runCallback(event, token);
+	}
+
+	async function succeeded(eventId: string, token: string): Promise<Reply> {
 		// The work is done: acknowledging avoids a retry that would run it again. A store that fails to
 		// confirm (only a rare delivery after the lease ends could repeat it) or a lost lease is reported.
-		const confirmProblem = await confirmClaim(store, eventId, token, leaseMs);
-		if (confirmProblem !== undefined) report(confirmProblem, 200, eventId);
+		const problem = await confirmClaim(store, eventId, token, leaseMs);
+		if (problem !== undefined) report(problem, 200, eventId);
 		return processed;
+	}
+
+	async function failed(eventId: string, token: string, error: unknown): Promise<Reply> {
+		const problem = await releaseClaim(store, eventId, token);
+		if (problem !== undefined) report(problem, 500, eventId);
+		return refuse(error, eventId);
+	}
+
+	/** The callback's outcome as a reply, or `stillRunning` once `waitMs` passed without one. */
+	function runCallback(event: NotificationEvent, token: string): Promise<Reply> {
+		const { eventId } = event;
+		const controller = new AbortController();
+		const context: NotificationContext = { eventId, signVersion: event.signVersion, signal: controller.signal };
+		let result: unknown;
+		try {
+			if (event.type === "transaction") result = onTransaction(event.transaction, context);
+			else result = onRefund(event.refund, context);
+		} catch (error) {
+			return failed(eventId, token, error);
+		}
+		if (typeof (result as PromiseLike<unknown> | undefined)?.then !== "function") return succeeded(eventId, token);
+		return new Promise<Reply>((resolve) => {
+			let waiting = true;
+			const cancel = startTimer(() => {
+				waiting = false;
+				const message = `The callback did not settle within ${waitMs} ms; the event will be delivered again.`;
+				const reason = new DOMException(message, "TimeoutError");
+				controller.abort(reason);
+				report(reason, 503, eventId);
+				resolve(stillRunning);
+			}, waitMs);
+			(result as PromiseLike<unknown>).then(
+				() => {
+					cancel();
+					// Late or not, the work is done: the event is confirmed either way.
+					const reply = succeeded(eventId, token);
+					if (waiting) resolve(reply);
+				},
+				(error: unknown) => {
+					cancel();
+					if (waiting) resolve(failed(eventId, token, error));
+					// Too late to release: the claim may be another delivery's by now. It lapses by itself.
+					else report(error, 503, eventId);
+				},
+			);
+		});
 	}
 
 	/** The method, Content-Type and declared length rules: all checked before any byte of the body is read. */
@@ -221,10 +331,11 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		let event: NotificationEvent;
 		try {
 			checkHead(incoming);
-			event = verifyBody(await incoming.readBody(maxBodyBytes));
+			event = verifyBody(await incoming.readBody(maxBodyBytes, bodyTimeout));
 		} catch (error) {
 			const reply = refuse(error);
-			if (reply.status === 413) reply.closeConnection = true;
+			// The rest of the body was not read: the connection cannot carry another request.
+			if (reply.status === 413 || reply.status === 408) reply.closeConnection = true;
 			if (reply.status === 405) reply.allow = "POST";
 			return reply;
 		}
@@ -264,7 +375,7 @@ function toResponse(reply: Reply): Response {
 	return new Response(reply.body, { status: reply.status, headers });
 }
 
-async function readLimited(request: Request, limit: number): Promise<unknown> {
+async function readLimited(request: Request, limit: number, timeout: BodyTimeout): Promise<unknown> {
 	if (request.bodyUsed) {
 		throw new HttpRuleError(500, "The request body was read by other code before the notification handler; pass the untouched request.", "body");
 	}
@@ -272,16 +383,27 @@ async function readLimited(request: Request, limit: number): Promise<unknown> {
 	const reader = request.body.getReader();
 	const chunks: Uint8Array[] = [];
 	let size = 0;
-	for (;;) {
-		const { done, value } = await reader.read();
-		if (done) break;
-		size += value.length;
-		if (size > limit) {
-			// Stop here: the rest is never pulled.
-			reader.cancel().catch(() => {});
-			return TOO_LARGE;
+	let timedOut = false;
+	// Cancelling the stream ends the pending read, which then sees the flag.
+	const cancelTimer = timeout.start(() => {
+		timedOut = true;
+		reader.cancel().catch(() => {});
+	}, timeout.ms);
+	try {
+		for (;;) {
+			const { done, value } = await reader.read();
+			if (timedOut) throw bodyTimedOut(timeout.ms);
+			if (done) break;
+			size += value.length;
+			if (size > limit) {
+				// Stop here: the rest is never pulled.
+				reader.cancel().catch(() => {});
+				return TOO_LARGE;
+			}
+			chunks.push(value);
 		}
-		chunks.push(value);
+	} finally {
+		cancelTimer();
 	}
 	return joinChunks(chunks, size);
 }
@@ -291,6 +413,6 @@ function fromRequest(request: Request): IncomingNotification {
 		method: request.method,
 		contentType: request.headers.get("content-type"),
 		contentLength: request.headers.get("content-length"),
-		readBody: (limit) => readLimited(request, limit),
+		readBody: (limit, timeout) => readLimited(request, limit, timeout),
 	};
 }

@@ -8,7 +8,8 @@ export const TOO_LARGE: unique symbol = Symbol("too large");
 
 /**
  * Thrown by body readers; becomes the status it names. Test with `ruleStatus`,
- * not `instanceof`: SDK errors match by kind, and this one is an InvalidNotificationError.
+ * not `instanceof`: this internal class registers no kind, so across the ESM and
+ * CJS builds it is only recognised as an InvalidNotificationError.
  */
 export class HttpRuleError extends InvalidNotificationError {
 	readonly httpStatus: number;
@@ -16,6 +17,17 @@ export class HttpRuleError extends InvalidNotificationError {
 		super(message, field);
 		this.httpStatus = httpStatus;
 	}
+}
+
+/** How long a body may take to arrive, and the handler's timer to measure it with. */
+export interface BodyTimeout {
+	ms: number;
+	start: (onExpiry: () => void, delayMs: number) => () => void;
+}
+
+/** What a body reader rejects with once the body took longer than `ms`. */
+export function bodyTimedOut(ms: number): HttpRuleError {
+	return new HttpRuleError(408, `The body did not arrive within ${ms} ms.`, "body");
 }
 
 /**

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { isPlainObject } from "../signing/canonical.js";
 import { HANDLER_CORE, type HandlerCore, type IncomingNotification, type NotificationHandler, type Reply } from "./handler.js";
-import { HttpRuleError, joinChunks, TOO_LARGE } from "./http-rules.js";
+import { type BodyTimeout, bodyTimedOut, HttpRuleError, joinChunks, TOO_LARGE } from "./http-rules.js";
 
 /** A node:http request, possibly after a framework's body parser set `body`. */
 type NodeRequest = IncomingMessage & { body?: unknown };
@@ -10,18 +10,27 @@ type NodeRequest = IncomingMessage & { body?: unknown };
 /** A `(req, res)` listener for node:http and Express-style frameworks (Connect, Polka). */
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 
-function readStream(req: NodeRequest, limit: number): Promise<unknown> {
+function readStream(req: NodeRequest, limit: number, timeout: BodyTimeout): Promise<unknown> {
 	return new Promise((resolve, reject) => {
 		const chunks: Uint8Array[] = [];
 		let size = 0;
 		// A flag instead of removing listeners: cheaper per request, and late events are ignored.
 		let settled = false;
+		// Node itself would wait for a slow body up to server.requestTimeout (300 s by default).
+		const cancelTimer = timeout.start(() => {
+			if (settled) return;
+			settled = true;
+			// The answer closes the connection, so the rest is never read.
+			req.pause();
+			reject(bodyTimedOut(timeout.ms));
+		}, timeout.ms);
 		req.on("data", (chunk: Uint8Array) => {
 			if (settled) return;
 			size += chunk.length;
 			if (size > limit) {
 				// Stop reading; the answer closes the connection, so the rest is never read.
 				settled = true;
+				cancelTimer();
 				req.pause();
 				resolve(TOO_LARGE);
 				return;
@@ -31,11 +40,13 @@ function readStream(req: NodeRequest, limit: number): Promise<unknown> {
 		req.on("end", () => {
 			if (settled) return;
 			settled = true;
+			cancelTimer();
 			resolve(joinChunks(chunks, size));
 		});
 		req.on("error", (error) => {
 			if (settled) return;
 			settled = true;
+			cancelTimer();
 			reject(error);
 		});
 	});
@@ -46,8 +57,8 @@ function readStream(req: NodeRequest, limit: number): Promise<unknown> {
  * left in `req.body`: an object (express.json()), a string (express.text()) or
  * bytes (express.raw()). All verify the same way (see `verifyNotification`).
  */
-function readBody(req: NodeRequest, limit: number): Promise<unknown> {
-	if (!req.readableEnded) return readStream(req, limit);
+function readBody(req: NodeRequest, limit: number, timeout: BodyTimeout): Promise<unknown> {
+	if (!req.readableEnded) return readStream(req, limit, timeout);
 	const parsed = req.body;
 	if (typeof parsed === "string" || parsed instanceof Uint8Array) {
 		return Promise.resolve(parsed.length > limit ? TOO_LARGE : parsed);
@@ -74,8 +85,8 @@ class NodeIncoming implements IncomingNotification {
 		this.contentType = req.headers["content-type"];
 		this.contentLength = req.headers["content-length"];
 	}
-	readBody(limit: number): Promise<unknown> {
-		return readBody(this.#req, limit);
+	readBody(limit: number, timeout: BodyTimeout): Promise<unknown> {
+		return readBody(this.#req, limit, timeout);
 	}
 }
 
@@ -105,7 +116,9 @@ const FALLBACK: Reply = {
  * Adapts a handler from `createNotificationHandler` to node:http and Express
  * style `(req, res)`. It reads `req` itself when the stream is untouched, and
  * otherwise uses `req.body` as left by `express.json()`, `express.text()` or
- * `express.raw()`, so it works behind a body parser too.
+ * `express.raw()`, so it works behind a body parser too. A body slower than
+ * the handler's `bodyTimeoutMs` gets 408 and the connection is closed; also set
+ * the server's own timeouts (see the README: `headersTimeout`, `requestTimeout`).
  *
  * @throws ConfigurationError when `handler` was not made by `createNotificationHandler`.
  */

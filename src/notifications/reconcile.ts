@@ -39,7 +39,10 @@ export interface ReconcilerOptions {
 	gateway: GatewayClient;
 	/** The store your IPN handler uses: a reconciled event and its IPN are claimed under the same event id (D7). */
 	store: NotificationStore;
-	/** The handler's `onTransaction`, called with `context.reconciled === true`; same contract (resolve once stored, throw to retry later). */
+	/**
+	 * The handler's `onTransaction`, called with `context.reconciled === true`; same contract (resolve once
+	 * stored, throw to retry later). `context.signal` aborts when the claim's lease ends before it settles.
+	 */
 	onTransaction: (transaction: Transaction, context: NotificationContext) => unknown;
 	/** The handler's `onRefund`, called with `context.reconciled === true`. */
 	onRefund: (refund: Refund, context: NotificationContext) => unknown;
@@ -254,19 +257,56 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 			outcome.result = claim === "processed" ? "already_processed" : "in_progress";
 			return outcome;
 		}
-		const context: NotificationContext = { eventId, signVersion, reconciled: true };
-		try {
-			if (kind === "transaction") await onTransaction(resource as Transaction, context);
-			else await onRefund(resource as Refund, context);
-		} catch (error) {
+		const settled = await runCallback(resource, { kind, id, eventId }, token);
+		if (settled.timedOut) return fail(settled.error);
+		if (settled.failed) {
 			const releaseProblem = await releaseClaim(store, eventId, token);
 			if (releaseProblem !== undefined) report(releaseProblem, { kind, id, eventId });
-			return fail(error);
+			return fail(settled.error);
 		}
 		const confirmProblem = await confirmClaim(store, eventId, token, leaseMs);
 		if (confirmProblem !== undefined) report(confirmProblem, { kind, id, eventId });
 		outcome.result = "processed";
 		return outcome;
+	}
+
+	/**
+	 * Runs the callback until it settles or its lease ends, whichever comes first. At the lease's
+	 * end its `signal` aborts and the reconciler stops waiting (another worker may claim the event
+	 * now); a run that succeeds later still confirms, one that fails later lets the claim lapse.
+	 */
+	function runCallback(
+		resource: Transaction | Refund,
+		info: ReconcileErrorInfo & { eventId: string },
+		token: string,
+	): Promise<{ failed: boolean; timedOut: boolean; error: unknown }> {
+		const { kind, eventId } = info;
+		const controller = new AbortController();
+		const context: NotificationContext = { eventId, signVersion, signal: controller.signal, reconciled: true };
+		return new Promise((resolve) => {
+			let waiting = true;
+			const timer = setTimeout(() => {
+				waiting = false;
+				const message = `The callback did not settle within its ${leaseMs} ms lease; the event may be processed again.`;
+				const reason = new DOMException(message, "TimeoutError");
+				controller.abort(reason);
+				resolve({ failed: true, timedOut: true, error: reason });
+			}, leaseMs);
+			(timer as { unref?: () => void }).unref?.();
+			const done = (error: unknown, failed: boolean) => {
+				clearTimeout(timer);
+				if (waiting) resolve({ failed, timedOut: false, error });
+				else if (failed) report(error, info);
+				// Late, but the work is done: confirm (the store says the lease was lost, which is reported).
+				else void confirmClaim(store, eventId, token, leaseMs).then((problem) => problem !== undefined && report(problem, info));
+			};
+			const call = () => (kind === "transaction" ? onTransaction(resource as Transaction, context) : onRefund(resource as Refund, context));
+			// A callback that throws synchronously fails like one that rejects.
+			new Promise((run) => run(call())).then(
+				() => done(undefined, false),
+				(error: unknown) => done(error, true),
+			);
+		});
 	}
 
 	return {

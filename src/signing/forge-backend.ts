@@ -123,7 +123,13 @@ export function createForgeBackend(): CryptoBackend {
 					decrypted = null;
 				}
 				if (!decrypted) throw wrongPassphrase();
-				return privateFromAsn1(decrypted);
+				try {
+					return privateFromAsn1(decrypted);
+				} catch (error) {
+					// Bytes that decrypt but are no key: a wrong passphrase whose padding happened to check out.
+					if (error instanceof InvalidKeyError && error.reason === "not_rsa") throw error;
+					throw wrongPassphrase();
+				}
 			}
 			try {
 				return privateFromAsn1(asn1);

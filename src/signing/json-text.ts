@@ -33,7 +33,10 @@ export type TextValue = string | boolean | null | TextNumber | TextObject | Text
 /** Deeper nesting than this is refused rather than risking the call stack. */
 export const MAX_DEPTH = 64;
 
-const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+function isDigit(unit: number): boolean {
+	return unit >= 0x30 && unit <= 0x39;
+}
+
 const ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
 
 /** Reads JSON text keeping what `JSON.parse` loses: member order and number literals. */
@@ -77,17 +80,45 @@ class Reader {
 			if (depth >= MAX_DEPTH) this.fail(`nesting deeper than ${MAX_DEPTH} levels`);
 			return unit === 0x7b ? this.object(depth + 1) : this.array(depth + 1);
 		}
-		if (this.text.startsWith("true", this.#at)) return this.literal("true", true);
-		if (this.text.startsWith("false", this.#at)) return this.literal("false", false);
-		if (this.text.startsWith("null", this.#at)) return this.literal("null", null);
-		NUMBER.lastIndex = this.#at;
-		const number = NUMBER.exec(this.text);
-		if (number === null) this.fail(Number.isNaN(unit) ? "unexpected end" : "unexpected character");
-		this.#at += number[0].length;
-		return new TextNumber(number[0]);
+		if (unit === 0x74) return this.literal("true", true);
+		if (unit === 0x66) return this.literal("false", false);
+		if (unit === 0x6e) return this.literal("null", null);
+		return this.number(unit);
+	}
+
+	/** A number literal, kept as written: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+	number(first: number): TextNumber {
+		const text = this.text;
+		const start = this.#at;
+		let at = first === 0x2d ? start + 1 : start;
+		const digitsFrom = (from: number) => {
+			let end = from;
+			while (isDigit(text.charCodeAt(end))) end++;
+			return end;
+		};
+		let end = digitsFrom(at);
+		if (end === at) this.fail(Number.isNaN(first) ? "unexpected end" : "unexpected character");
+		if (text.charCodeAt(at) === 0x30 && end > at + 1) this.fail("leading zero in a number");
+		at = end;
+		if (text.charCodeAt(at) === 0x2e) {
+			end = digitsFrom(at + 1);
+			if (end === at + 1) this.fail("digits expected after '.'");
+			at = end;
+		}
+		const e = text.charCodeAt(at);
+		if (e === 0x65 || e === 0x45) {
+			const sign = text.charCodeAt(at + 1);
+			const from = sign === 0x2b || sign === 0x2d ? at + 2 : at + 1;
+			end = digitsFrom(from);
+			if (end === from) this.fail("digits expected in the exponent");
+			at = end;
+		}
+		this.#at = at;
+		return new TextNumber(text.slice(start, at));
 	}
 
 	literal<T>(word: string, value: T): T {
+		if (!this.text.startsWith(word, this.#at)) this.fail("unexpected character");
 		this.#at += word.length;
 		return value;
 	}

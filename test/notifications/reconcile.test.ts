@@ -9,6 +9,7 @@ import {
 	createNotificationHandler,
 	createReconciler,
 	GatewayClient,
+	LeaseExpiredError,
 	type NotificationContext,
 	type NotificationStore,
 	type ProcessingError,
@@ -116,7 +117,8 @@ describe("createReconciler", () => {
 				`refund:${refund}:refund_successful`,
 			].sort(),
 		);
-		expect(calls.contexts[0]).toEqual({ eventId: expect.any(String), signVersion: "2.0", reconciled: true });
+		expect(calls.contexts[0]).toEqual({ eventId: expect.any(String), signVersion: "2.0", signal: expect.any(AbortSignal), reconciled: true });
+		expect(calls.contexts.some((c) => c.signal.aborted)).toBe(false);
 		expect(calls.onTransaction.mock.calls.map(([t]) => t.transactionId)).toContain(declined);
 
 		const second = await reconciler.reconcile(input);
@@ -208,6 +210,37 @@ describe("createReconciler", () => {
 		fail = false;
 		expect(await reconciler.reconcile({ transactions: [id] })).toMatchObject({ processed: 1, failed: 0 });
 		expect(onTransaction).toHaveBeenCalledTimes(2);
+	});
+
+	it("a callback that outlives its lease: its signal aborts, the outcome is failed, a late success still confirms", async () => {
+		shop.serve(undefined);
+		const id = await paid();
+		await sandbox.sandbox.whenIdle();
+		let storeNow = Date.UTC(2030, 0, 1);
+		const store = createMemoryStore({ now: () => storeNow });
+		const onError = vi.fn();
+		const runs: { signal: AbortSignal; finish: ReturnType<typeof deferred<void>> }[] = [];
+		const onTransaction = (_t: Transaction, { signal }: NotificationContext) => {
+			const finish = deferred<void>();
+			runs.push({ signal, finish });
+			return finish.promise;
+		};
+		// A 50 ms lease that this callback does not settle within: the reconciler stops waiting when it ends.
+		const reconciler = createReconciler({ gateway, store, onTransaction, onRefund: () => {}, onError, leaseMs: 50 });
+		const first = await reconciler.reconcile({ transactions: [id] });
+		expect(first).toMatchObject({ failed: 1, processed: 0 });
+		expect(first.outcomes[0]?.error).toMatchObject({ name: "TimeoutError", message: expect.stringContaining("50 ms lease") });
+		expect(runs[0]?.signal.aborted).toBe(true);
+		// The store's lease has ended too: the next run claims the event and runs the callback again.
+		storeNow += 51;
+		const second = reconciler.reconcile({ transactions: [id] });
+		while (runs.length < 2) await new Promise((resolve) => setImmediate(resolve));
+		runs[1]?.finish.resolve();
+		expect(await second).toMatchObject({ processed: 1 });
+		// The first run succeeding at last changes nothing but a report.
+		runs[0]?.finish.resolve();
+		while (!onError.mock.calls.some(([error]) => error instanceof LeaseExpiredError)) await new Promise((resolve) => setImmediate(resolve));
+		expect(await reconciler.reconcile({ transactions: [id] })).toMatchObject({ alreadyProcessed: 1 });
 	});
 
 	it("failures stay per id: an unknown transaction, a store that is down", async () => {
