@@ -84,7 +84,8 @@ async function startServer(kind, serverPrefix, urls) {
 		stdio: ["ignore", "inherit", "inherit", "ipc"],
 	};
 	const [command, ...prefixArgs] = serverPrefix;
-	const child = command ? spawn(command, [...prefixArgs, process.execPath, fileURLToPath(import.meta.url)], options) : fork(new URL(import.meta.url), options);
+	const self = fileURLToPath(import.meta.url);
+	const child = command ? spawn(command, [...prefixArgs, process.execPath, self], options) : fork(self, options);
 	const { port } = await new Promise((resolve) => child.once("message", resolve));
 	const counts = () =>
 		new Promise((resolve) => {
@@ -109,17 +110,18 @@ function ipnBodies(count) {
 async function load(server, bodies, seconds) {
 	const { default: autocannon } = await import("autocannon");
 	let next = 0;
+	const setupRequest = (request) => ({ ...request, body: bodies[next++ % bodies.length] });
 	const result = await autocannon({
 		url: `http://127.0.0.1:${server.port}/ipn`,
 		connections: 10,
 		duration: seconds,
-		requests: [
-			{ method: "POST", headers: { "content-type": "application/json" }, setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length] }) },
-		],
+		requests: [{ method: "POST", headers: { "content-type": "application/json" }, setupRequest }],
 	});
 	const after = await server.counts();
-	if (result.non2xx > 0 || result.errors > 0) throw new Error(`${server.kind}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-	if (after.duplicates > 0) throw new Error(`bench setup: ${server.kind} answered ${after.duplicates} deliveries as duplicates`);
+	const { kind } = server;
+	const failures = result.non2xx + result.errors;
+	if (failures > 0) throw new Error(`${kind}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+	if (after.duplicates > 0) throw new Error(`bench setup: ${kind} answered ${after.duplicates} duplicates`);
 	// Requests cut off when the load generator stopped were received but never answered: the rate counts answers.
 	return (result.requests.total - result.non2xx) / seconds;
 }
@@ -133,7 +135,8 @@ async function latencies(kind, urls, count) {
 	for (let i = 0; i < count + 100; i++) {
 		const eventId = `${prefix}${i}`;
 		const start = performance.now();
-		if ((await store.claim(eventId, 60_000, `t${i}`)) !== "claimed") throw new Error(`bench setup: ${kind} did not grant a new claim`);
+		const claim = await store.claim(eventId, 60_000, `t${i}`);
+		if (claim !== "claimed") throw new Error(`bench setup: ${kind} did not grant a new claim`);
 		const claimed = performance.now();
 		if ((await store.confirm(eventId, `t${i}`)) === "lease_lost") throw new Error(`bench setup: ${kind} lost a claim`);
 		const end = performance.now();
@@ -144,8 +147,12 @@ async function latencies(kind, urls, count) {
 		}
 	}
 	await close();
-	const quantile = (values, q) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))];
-	return { claimMedian: quantile(claims, 0.5), claimP99: quantile(claims, 0.99), cycleMedian: quantile(cycles, 0.5), cycleP99: quantile(cycles, 0.99) };
+	const quantile = (values, q) => {
+		const sorted = [...values].sort((a, b) => a - b);
+		return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+	};
+	const [claimMedian, claimP99] = [quantile(claims, 0.5), quantile(claims, 0.99)];
+	return { claimMedian, claimP99, cycleMedian: quantile(cycles, 0.5), cycleP99: quantile(cycles, 0.99) };
 }
 
 async function main() {
@@ -155,7 +162,8 @@ async function main() {
 		servers.redisAvailability();
 		if (!servers.postgresAvailability().ok || !servers.redisAvailability().ok) throw new Error("missing server binaries");
 	} catch (error) {
-		console.log(`  skipped: ${error.message} (install the Debian packages redis-server and postgresql; Node 22.18+ for the TypeScript helper)`);
+		const needs = "install the Debian packages redis-server and postgresql; Node 22.18+ for the TypeScript helper";
+		console.log(`  skipped: ${error.message} (${needs})`);
 		return;
 	}
 	// The database servers start after the pin: they share the load generator's CPU, the handlers get the other.
@@ -169,7 +177,9 @@ async function main() {
 		await setup.close();
 		const bodies = ipnBodies(200);
 		const handlers = [];
-		for (const kind of ["memory", "redis", "postgres", "postgres-async"]) handlers.push(await startServer(kind, pin.serverPrefix, urls));
+		for (const kind of ["memory", "redis", "postgres", "postgres-async"]) {
+			handlers.push(await startServer(kind, pin.serverPrefix, urls));
+		}
 		for (const server of handlers) await load(server, bodies, 1);
 		// Rounds in rotating order (memory, redis, postgres; redis, postgres, memory; ...): each store's
 		// rate is compared with the memory store's in the same round, and the figure is the median ratio.
@@ -192,13 +202,14 @@ async function main() {
 		]) {
 			const shares = rounds.map((r) => r[kind] / r.memory);
 			const share = median(shares);
-			console.log(
-				`  ${name}: ${median(rounds.map((r) => r[kind])).toFixed(0)} req/s vs memory store ${memoryRps.toFixed(0)} req/s; ` +
-					`per round ${shares.map((s) => s.toFixed(2)).join(" ")}; median ${share.toFixed(2)}x the memory store's rate (goal >= ${goalShare}x)`,
-			);
+			const rates = `${median(rounds.map((r) => r[kind])).toFixed(0)} req/s vs memory store ${memoryRps.toFixed(0)} req/s`;
+			const perRound = shares.map((s) => s.toFixed(2)).join(" ");
+			const verdict = `median ${share.toFixed(2)}x the memory store's rate (goal >= ${goalShare}x)`;
+			console.log(`  ${name}: ${rates}; per round ${perRound}; ${verdict}`);
 			// As a time ratio, like every other figure: per-request time with this store over the memory store's.
 			const memoryNs = 1e9 / memoryRps;
-			report(`IPN handler, ${name} vs memory store (req/s)`, { baselineNs: memoryNs, candidateNs: memoryNs / share, ratio: 1 / share, goal: 1 / goalShare });
+			const figure = { baselineNs: memoryNs, candidateNs: memoryNs / share, ratio: 1 / share, goal: 1 / goalShare };
+			report(`IPN handler, ${name} vs memory store (req/s)`, figure);
 		}
 		for (const [kind, name] of [
 			["memory", "memory store"],
@@ -207,13 +218,14 @@ async function main() {
 			["postgres-async", "PostgreSQL store (synchronous_commit off)"],
 		]) {
 			const l = await latencies(kind, urls, 2000);
-			console.log(
-				`  ${name} latency (sequential, loopback): claim median ${l.claimMedian.toFixed(3)} ms, p99 ${l.claimP99.toFixed(3)} ms; ` +
-					`claim+confirm median ${l.cycleMedian.toFixed(3)} ms, p99 ${l.cycleP99.toFixed(3)} ms`,
-			);
+			const ms = (value) => `${value.toFixed(3)} ms`;
+			const claim = `claim median ${ms(l.claimMedian)}, p99 ${ms(l.claimP99)}`;
+			const cycle = `claim+confirm median ${ms(l.cycleMedian)}, p99 ${ms(l.cycleP99)}`;
+			console.log(`  ${name} latency (sequential, loopback): ${claim}; ${cycle}`);
 			if (kind !== "memory") {
 				// Against the 5 ms budget: the ratio is p99 / 5 ms.
-				report(`${name} claim p99 vs 5 ms budget`, { baselineNs: 5e6, candidateNs: l.claimP99 * 1e6, ratio: l.claimP99 / 5, goal: 1 });
+				const figure = { baselineNs: 5e6, candidateNs: l.claimP99 * 1e6, ratio: l.claimP99 / 5, goal: 1 };
+				report(`${name} claim p99 vs 5 ms budget`, figure);
 			}
 		}
 	} finally {

@@ -12,10 +12,8 @@ export class LeaseExpiredError extends GatewayError {
 	readonly eventId: string;
 
 	constructor(eventId: string, leaseMs: number) {
-		super(
-			`The callback for ${eventId} finished after its ${leaseMs} ms lease had ended; another worker may have run it too. ` +
-				"Make leaseMs longer than the slowest callback.",
-		);
+		const what = `The callback for ${eventId} finished after its ${leaseMs} ms lease had ended`;
+		super(`${what}; another worker may have run it too. Make leaseMs longer than the slowest callback.`);
 		this.eventId = eventId;
 	}
 }

@@ -27,7 +27,7 @@ export function newClaimToken(): string {
  * done and must be acknowledged; returns what the caller should report instead: the
  * store's error, or a LeaseExpiredError when the claim had been lost. Undefined when all went well.
  */
-export async function confirmClaim(store: NotificationStore, eventId: string, token: string, leaseMs: number): Promise<unknown> {
+export async function confirmClaim(store: NotificationStore, eventId: string, token: string, leaseMs: number) {
 	try {
 		const confirmed = store.confirm(eventId, token);
 		const result: unknown = typeof confirmed === "object" ? await confirmed : confirmed;

@@ -234,7 +234,7 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 	}
 
 	/** Runs the callback for a claim taken by this delivery (or awaits an asynchronous store's answer first). */
-	async function processClaim(event: NotificationEvent, claimed: ClaimResult | Promise<ClaimResult>, token: string): Promise<Reply> {
+	async function processClaim(event: NotificationEvent, claimed: ClaimResult | Promise<ClaimResult>, token: string) {
 		const { eventId } = event;
 		let claim: ClaimResult;
 		try {

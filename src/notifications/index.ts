@@ -17,8 +17,10 @@ export {
 	type ReconcileOutcome,
 	type ReconcileProgress,
 	type ReconcileReport,
+	type ReconcileRunOptions,
 	type Reconciler,
 	type ReconcilerOptions,
 } from "./reconcile.js";
-export { type ClaimResult, type ConfirmResult, createMemoryStore, type MemoryStoreOptions, type NotificationStore } from "./store.js";
+export type { ClaimResult, ConfirmResult, MemoryStoreOptions, NotificationStore } from "./store.js";
+export { createMemoryStore } from "./store.js";
 export { type NotificationEvent, type RefundNotification, type TransactionNotification, type VerifyNotificationOptions, verifyNotification } from "./verify.js";

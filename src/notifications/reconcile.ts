@@ -52,9 +52,12 @@ export interface ReconcilerOptions {
 	concurrency?: number | undefined;
 	/** Times one id's query is tried again after `RateLimitError` (on top of the client's own retries). @default 5 */
 	rateLimitRetries?: number | undefined;
-	/** First wait after `RateLimitError` when the gateway gave no Retry-After, in ms; doubles per retry, up to 60 s. Every worker waits. @default 1000 */
+	/**
+	 * First wait after `RateLimitError` when the gateway gave no Retry-After, in ms; doubles per retry, up to
+	 * 60 s. Every worker waits. @default 1000
+	 */
 	rateLimitDelayMs?: number | undefined;
-	/** Transaction statuses that are not final (not handed on, reported as `pending`). @default DEFAULT_PENDING_STATUSES */
+	/** Transaction statuses that are not final (not handed on: `pending`). @default DEFAULT_PENDING_STATUSES */
 	pendingStatuses?: readonly string[] | undefined;
 	/** Told about every failure (also in the report) and about callbacks that outlived their lease. @default undefined */
 	onError?: ((error: unknown, info: ReconcileErrorInfo) => void) | undefined;
@@ -102,6 +105,12 @@ export interface ReconcileReport extends ReconcileProgress {
 	outcomes: ReconcileOutcome[];
 }
 
+/** Options of one `reconcile` run. */
+export interface ReconcileRunOptions {
+	/** Called after each id, with the counts so far. @default undefined */
+	onProgress?: ((progress: ReconcileProgress) => void) | undefined;
+}
+
 export interface Reconciler {
 	/**
 	 * Queries each id (verified), and hands every result in a final status that was
@@ -109,7 +118,7 @@ export interface Reconciler {
 	 * IPN would be. Never creates anything. Resolves when every id is done; one id's
 	 * failure is in the report, not thrown.
 	 */
-	reconcile(input: ReconcileInput, options?: { onProgress?: ((progress: ReconcileProgress) => void) | undefined }): Promise<ReconcileReport>;
+	reconcile(input: ReconcileInput, options?: ReconcileRunOptions): Promise<ReconcileReport>;
 }
 
 const MAX_RATE_LIMIT_DELAY_MS = 60_000;
@@ -117,12 +126,14 @@ const MAX_RATE_LIMIT_DELAY_MS = 60_000;
 /** The ids of one kind; a string or a bare list is refused (a list could be of either kind). */
 function ids(input: ReconcileInput, field: "transactions" | "refunds"): Iterable<string> {
 	if (typeof input !== "object" || input === null || Array.isArray(input)) {
-		throw new ConfigurationError([{ field: "input", message: "must be an object { transactions?: ids, refunds?: ids }" }], "reconcile input");
+		const message = "must be an object { transactions?: ids, refunds?: ids }";
+		throw new ConfigurationError([{ field: "input", message }], "reconcile input");
 	}
 	const value = input[field];
 	if (value === undefined) return [];
 	if (typeof value === "string" || typeof (value as Iterable<string>)[Symbol.iterator] !== "function") {
-		throw new ConfigurationError([{ field, message: "must be an array (or other iterable) of id strings" }], "reconcile input");
+		const message = "must be an array (or other iterable) of id strings";
+		throw new ConfigurationError([{ field, message }], "reconcile input");
 	}
 	return value;
 }
@@ -137,8 +148,9 @@ function checkOptions(options: ReconcilerOptions): FieldIssue[] {
 	if (typeof store?.claim !== "function" || typeof store.confirm !== "function" || typeof store.release !== "function") {
 		issues.push({ field: "store", message: "must have claim, confirm and release methods (the IPN handler's store)" });
 	}
-	if (typeof options?.onTransaction !== "function") issues.push({ field: "onTransaction", message: "must be a function" });
-	if (typeof options?.onRefund !== "function") issues.push({ field: "onRefund", message: "must be a function" });
+	for (const field of ["onTransaction", "onRefund"] as const) {
+		if (typeof options?.[field] !== "function") issues.push({ field, message: "must be a function" });
+	}
 	const integers: [keyof ReconcilerOptions, number][] = [
 		["leaseMs", 1],
 		["concurrency", 1],
@@ -223,7 +235,8 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 	}
 
 	async function reconcileOne(kind: "transaction" | "refund", id: string): Promise<ReconcileOutcome> {
-		const outcome: ReconcileOutcome = { kind, id, result: "failed", status: undefined, eventId: undefined, error: undefined };
+		const unknown = { status: undefined, eventId: undefined, error: undefined };
+		const outcome: ReconcileOutcome = { kind, id, result: "failed", ...unknown };
 		const fail = (error: unknown): ReconcileOutcome => {
 			outcome.result = "failed";
 			outcome.error = error;
@@ -293,14 +306,20 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 				resolve({ failed: true, timedOut: true, error: reason });
 			}, leaseMs);
 			(timer as { unref?: () => void }).unref?.();
+			const reportProblem = (problem: unknown) => {
+				if (problem !== undefined) report(problem, info);
+			};
 			const done = (error: unknown, failed: boolean) => {
 				clearTimeout(timer);
 				if (waiting) resolve({ failed, timedOut: false, error });
 				else if (failed) report(error, info);
 				// Late, but the work is done: confirm (the store says the lease was lost, which is reported).
-				else void confirmClaim(store, eventId, token, leaseMs).then((problem) => problem !== undefined && report(problem, info));
+				else void confirmClaim(store, eventId, token, leaseMs).then(reportProblem);
 			};
-			const call = () => (kind === "transaction" ? onTransaction(resource as Transaction, context) : onRefund(resource as Refund, context));
+			const call = () => {
+				if (kind === "transaction") return onTransaction(resource as Transaction, context);
+				return onRefund(resource as Refund, context);
+			};
 			// A callback that throws synchronously fails like one that rejects.
 			new Promise((run) => run(call())).then(
 				() => done(undefined, false),
@@ -315,7 +334,8 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 			for (const id of new Set(ids(input, "transactions"))) work.push(["transaction", id]);
 			for (const id of new Set(ids(input, "refunds"))) work.push(["refund", id]);
 			const { onProgress } = reconcileOptions;
-			const summary: ReconcileReport = { total: work.length, done: 0, processed: 0, alreadyProcessed: 0, inProgress: 0, pending: 0, failed: 0, outcomes: [] };
+			const counts = { done: 0, processed: 0, alreadyProcessed: 0, inProgress: 0, pending: 0, failed: 0 };
+			const summary: ReconcileReport = { total: work.length, ...counts, outcomes: [] };
 			const counter = {
 				processed: "processed",
 				already_processed: "alreadyProcessed",

@@ -40,7 +40,7 @@ export type ConfirmResult = "confirmed" | "lease_lost";
  */
 export interface NotificationStore {
 	claim(eventId: string, leaseMs: number, token?: string): ClaimResult | Promise<ClaimResult>;
-	// biome-ignore lint/suspicious/noConfusingVoidType: stores written before ConfirmResult existed return void or Promise<void>.
+	// biome-ignore lint/suspicious/noConfusingVoidType: stores written before ConfirmResult return (a promise of) void.
 	confirm(eventId: string, token?: string): void | ConfirmResult | Promise<void | ConfirmResult>;
 	release(eventId: string, token?: string): void | Promise<void>;
 }

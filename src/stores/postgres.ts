@@ -21,9 +21,15 @@ export interface PgPoolLike {
 export interface PostgresStoreOptions {
 	/** A `pg` Pool. The store never ends it. Give it an `error` listener: `pg` emits one when an idle connection drops. */
 	pool: PgPoolLike;
-	/** The table, optionally schema-qualified (`billing.ipn_events`); letters, digits and `_`. @default "merchant_gateway_events" */
+	/**
+	 * The table, optionally schema-qualified (`billing.ipn_events`); letters, digits and `_`.
+	 * @default "merchant_gateway_events"
+	 */
 	table?: string | undefined;
-	/** How long a processed event's done marker counts, in milliseconds; `cleanup()` deletes it after that. @default 604_800_000 (7 days) */
+	/**
+	 * How long a processed event's done marker counts, in milliseconds; `cleanup()` deletes it after that.
+	 * @default 604_800_000 (7 days)
+	 */
 	ttlMs?: number | undefined;
 }
 
@@ -37,7 +43,7 @@ export interface PostgresStore extends NotificationStore {
 	claim(eventId: string, leaseMs: number, token?: string): Promise<ClaimResult>;
 	confirm(eventId: string, token?: string): Promise<ConfirmResult>;
 	release(eventId: string, token?: string): Promise<void>;
-	/** Creates the table and its index if absent (the SQL of `postgresStoreSchema`); safe to run from every instance at once. */
+	/** Creates the table and its index if absent (`postgresStoreSchema`'s SQL); safe from every instance at once. */
 	migrate(): Promise<void>;
 	/**
 	 * Deletes rows whose lease or retention has ended: done markers older than
@@ -49,7 +55,7 @@ export interface PostgresStore extends NotificationStore {
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 const DEFAULT_TABLE = "merchant_gateway_events";
-const TABLE_RULE = "must be a name of letters, digits and _ (not starting with a digit, at most 63), optionally schema-qualified";
+const TABLE_RULE = "must be a name of letters, digits and _ (not a digit first, at most 63), maybe schema-qualified";
 
 function quoted(table: string): { qualified: string; indexName: string } {
 	const parts = table.split(".");
@@ -69,7 +75,7 @@ function validTable(table: unknown): table is string {
  * end in `expires_at`) and `done` once confirmed (until the retention's end).
  */
 export function postgresStoreSchema(table: string = DEFAULT_TABLE): string {
-	if (!validTable(table)) throw new ConfigurationError([{ field: "table", message: TABLE_RULE }], "postgresStoreSchema argument");
+	if (!validTable(table)) throw new ConfigurationError([{ field: "table", message: TABLE_RULE }], "table name");
 	const { qualified, indexName } = quoted(table);
 	return `CREATE TABLE IF NOT EXISTS ${qualified} (
   event_id   text        PRIMARY KEY,
@@ -157,9 +163,11 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
 	async function query(statement: { name: string; text: string } | string, values?: unknown[]) {
 		try {
-			return await pool.query(typeof statement === "string" ? { text: statement } : { ...statement, values: values ?? [] });
+			const query = typeof statement === "string" ? { text: statement } : { ...statement, values: values ?? [] };
+			return await pool.query(query);
 		} catch (error) {
-			const hint = (error as { code?: unknown })?.code === "42P01" ? ` Create the table first: await store.migrate().` : "";
+			const missingTable = (error as { code?: unknown })?.code === "42P01";
+			const hint = missingTable ? " Create the table first: await store.migrate()." : "";
 			throw new NotificationStoreError(`PostgreSQL: ${driverMessage(error)}.${hint}`, { cause: error });
 		}
 	}

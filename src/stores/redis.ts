@@ -67,6 +67,7 @@ interface Script {
 
 const script = (source: string): Script => ({ source, sha1: createHash("sha1").update(source).digest("hex") });
 const CLAIM_RESULTS: readonly (ClaimResult | undefined)[] = [undefined, "claimed", "processed", "in_progress"];
+const NOT_CONNECTED = "Redis: the client is not connected";
 
 type Evaluate = (script: Script, key: string, args: string[]) => Promise<unknown>;
 
@@ -79,7 +80,7 @@ function evaluator(client: NodeRedisClientLike | IoRedisClientLike): Evaluate | 
 	if (typeof (client as NodeRedisClientLike).evalSha === "function") {
 		const redis = client as NodeRedisClientLike;
 		return async (s, key, args) => {
-			if (redis.isReady === false) throw new NotificationStoreError("Redis: the client is not connected (isReady is false).");
+			if (redis.isReady === false) throw new NotificationStoreError(`${NOT_CONNECTED} (isReady is false).`);
 			const options = { keys: [key], arguments: args };
 			try {
 				return await redis.evalSha(s.sha1, options);
@@ -93,7 +94,7 @@ function evaluator(client: NodeRedisClientLike | IoRedisClientLike): Evaluate | 
 		const redis = client as IoRedisClientLike;
 		return async (s, key, args) => {
 			if (redis.status !== undefined && redis.status !== "ready") {
-				throw new NotificationStoreError(`Redis: the client is not connected (status "${redis.status}").`);
+				throw new NotificationStoreError(`${NOT_CONNECTED} (status "${redis.status}").`);
 			}
 			try {
 				return await redis.evalsha(s.sha1, 1, key, ...args);
@@ -152,7 +153,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
 	return {
 		async claim(eventId, leaseMs, token) {
-			const answer = await call(claim, eventId, [`claim:${token ?? ""}`, String(leaseMs), token === undefined ? "0" : "1"]);
+			const own = token === undefined ? "0" : "1";
+			const answer = await call(claim, eventId, [`claim:${token ?? ""}`, String(leaseMs), own]);
 			const result = CLAIM_RESULTS[Number(answer)];
 			if (result === undefined) throw new NotificationStoreError(`Redis: the claim script answered ${String(answer)}.`);
 			return result;

@@ -313,7 +313,7 @@ describe("createNotificationHandler and its store", () => {
 		expect(b.onTransaction).toHaveBeenCalledTimes(1);
 	});
 
-	it("a slow process whose lease ended in the store cannot release the claim of the process that took over", async () => {
+	it("a slow process whose lease ended in the store cannot release the claim of the one that took over", async () => {
 		// The shared store's clock (another server's) has passed A's lease before A's own timer fired: A still
 		// waits for its callback when it fails, and releases with its token, which no longer holds the claim.
 		let storeNow = 0;
@@ -326,7 +326,8 @@ describe("createNotificationHandler and its store", () => {
 		storeNow += 1001;
 		// B takes over the expired claim and is still working when A fails and releases.
 		const working = deferred();
-		const b = setup({ store: shared, leaseMs: 60_000, startTimer: timerNotYetFired, onTransaction: () => working.promise });
+		const onTransaction = () => working.promise;
+		const b = setup({ store: shared, leaseMs: 60_000, startTimer: timerNotYetFired, onTransaction });
 		const bAnswer = b.handler(ipnRequest(transactionIpn("T-takeover")));
 		for (let i = 0; i < 5; i++) await tick();
 		slow.reject(new Error("A failed late"));
@@ -341,7 +342,7 @@ describe("createNotificationHandler and its store", () => {
 		expect(c.onTransaction).not.toHaveBeenCalled();
 	});
 
-	it("a callback that outlives its lease: 503 at the lease's end, and its late success reported as LeaseExpiredError", async () => {
+	it("a callback that outlives its lease: 503 at the lease's end; its late success is a LeaseExpiredError", async () => {
 		const clock = new ControllableClock(Date.UTC(2030, 0, 1));
 		const shared = createMemoryStore({ now: () => clock.nowMs() });
 		const startTimer = (onExpiry: () => void, delayMs: number) => clock.schedule(clock.nowMs() + delayMs, onExpiry);
@@ -358,7 +359,8 @@ describe("createNotificationHandler and its store", () => {
 		const late = a.onError.mock.calls.filter(([error]) => error instanceof LeaseExpiredError);
 		expect(late).toHaveLength(1);
 		const [error, info] = late[0] ?? [];
-		expect(error).toMatchObject({ eventId: "transaction:T-late:successful", message: expect.stringContaining("1000 ms lease") });
+		const message = expect.stringContaining("1000 ms lease");
+		expect(error).toMatchObject({ eventId: "transaction:T-late:successful", message });
 		expect(info).toEqual({ status: 200, eventId: "transaction:T-late:successful" });
 		expect(b.onError).not.toHaveBeenCalled();
 	});

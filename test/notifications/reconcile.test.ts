@@ -75,7 +75,8 @@ describe("createReconciler", () => {
 			...overrides,
 		});
 	const card = (number: string): CardParams => {
-		const { merchantId: _m, paymentMethod: _p, ...params } = cardFields(shop.url, number, { orderRef: `reconcile-${Date.now()}-${++order}` });
+		const orderRef = `reconcile-${Date.now()}-${++order}`;
+		const { merchantId: _m, paymentMethod: _p, ...params } = cardFields(shop.url, number, { orderRef });
 		return params as unknown as CardParams;
 	};
 	/** An approved S2S charge: its IPN goes out at once (to wherever the shop routes it). */
@@ -92,10 +93,11 @@ describe("createReconciler", () => {
 		await shop?.close();
 	});
 
-	it("hands each missed final event on once, as the IPN would, and reports pending and already processed ones", async () => {
+	it("hands each missed final event on once, as its IPN would; reports pending and processed ones", async () => {
 		shop.serve(undefined);
 		const successful = [await paid(), await paid()];
-		const declined = ((await gateway.card.charge(card("4000000000000028")).catch((e: unknown) => e)) as ProcessingError).transactionId as string;
+		const refusal = await gateway.card.charge(card("4000000000000028")).catch((e: unknown) => e);
+		const declined = (refusal as ProcessingError).transactionId as string;
 		const pending = (await gateway.card.charge(card("4000000000000044"))).transactionId;
 		const refund = (await gateway.refunds.create({ transactionId: successful[0] as string, amount: 10 })).refundId;
 		await sandbox.sandbox.whenIdle();
@@ -105,10 +107,12 @@ describe("createReconciler", () => {
 		const progress = vi.fn();
 		const input = { transactions: [...successful, declined, pending, successful[1] as string], refunds: [refund] };
 		const first = await reconciler.reconcile(input, { onProgress: progress });
-		expect(first).toMatchObject({ total: 5, done: 5, processed: 4, alreadyProcessed: 0, inProgress: 0, pending: 1, failed: 0 });
+		const counts = { total: 5, done: 5, processed: 4, alreadyProcessed: 0, inProgress: 0, pending: 1, failed: 0 };
+		expect(first).toMatchObject(counts);
 		expect(progress.mock.calls.map(([p]) => p.done)).toEqual([1, 2, 3, 4, 5]);
-		expect(progress.mock.calls.at(-1)?.[0]).toEqual({ total: 5, done: 5, processed: 4, alreadyProcessed: 0, inProgress: 0, pending: 1, failed: 0 });
-		expect(first.outcomes.find((o) => o.id === pending)).toMatchObject({ result: "pending", status: "pending", eventId: undefined });
+		expect(progress.mock.calls.at(-1)?.[0]).toEqual(counts);
+		const stillPending = first.outcomes.find((o) => o.id === pending);
+		expect(stillPending).toMatchObject({ result: "pending", status: "pending", eventId: undefined });
 		expect([...calls.runs.keys()].sort()).toEqual(
 			[
 				`transaction:${successful[0]}:successful`,
@@ -117,7 +121,8 @@ describe("createReconciler", () => {
 				`refund:${refund}:refund_successful`,
 			].sort(),
 		);
-		expect(calls.contexts[0]).toEqual({ eventId: expect.any(String), signVersion: "2.0", signal: expect.any(AbortSignal), reconciled: true });
+		const signal = expect.any(AbortSignal);
+		expect(calls.contexts[0]).toEqual({ eventId: expect.any(String), signVersion: "2.0", signal, reconciled: true });
 		expect(calls.contexts.some((c) => c.signal.aborted)).toBe(false);
 		expect(calls.onTransaction.mock.calls.map(([t]) => t.transactionId)).toContain(declined);
 
@@ -135,7 +140,8 @@ describe("createReconciler", () => {
 	it("an IPN and a reconciliation of one event run the callback once, in either order", async () => {
 		const store = createMemoryStore();
 		const calls = recorder();
-		const options = { gatewayPublicKey: keys.gatewayPublic, store, onTransaction: calls.onTransaction, onRefund: calls.onRefund };
+		const { onTransaction, onRefund } = calls;
+		const options = { gatewayPublicKey: keys.gatewayPublic, store, onTransaction, onRefund };
 		// IPN first: the reconciliation finds it processed.
 		shop.serve(options);
 		const viaIpn = await paid();
@@ -212,7 +218,7 @@ describe("createReconciler", () => {
 		expect(onTransaction).toHaveBeenCalledTimes(2);
 	});
 
-	it("a callback that outlives its lease: its signal aborts, the outcome is failed, a late success still confirms", async () => {
+	it("a callback outliving its lease: its signal aborts, it failed, and a late success still confirms", async () => {
 		shop.serve(undefined);
 		const id = await paid();
 		await sandbox.sandbox.whenIdle();
@@ -229,7 +235,8 @@ describe("createReconciler", () => {
 		const reconciler = createReconciler({ gateway, store, onTransaction, onRefund: () => {}, onError, leaseMs: 50 });
 		const first = await reconciler.reconcile({ transactions: [id] });
 		expect(first).toMatchObject({ failed: 1, processed: 0 });
-		expect(first.outcomes[0]?.error).toMatchObject({ name: "TimeoutError", message: expect.stringContaining("50 ms lease") });
+		const timeout = { name: "TimeoutError", message: expect.stringContaining("50 ms lease") };
+		expect(first.outcomes[0]?.error).toMatchObject(timeout);
 		expect(runs[0]?.signal.aborted).toBe(true);
 		// The store's lease has ended too: the next run claims the event and runs the callback again.
 		storeNow += 51;
@@ -239,7 +246,8 @@ describe("createReconciler", () => {
 		expect(await second).toMatchObject({ processed: 1 });
 		// The first run succeeding at last changes nothing but a report.
 		runs[0]?.finish.resolve();
-		while (!onError.mock.calls.some(([error]) => error instanceof LeaseExpiredError)) await new Promise((resolve) => setImmediate(resolve));
+		const reported = () => onError.mock.calls.some(([error]) => error instanceof LeaseExpiredError);
+		while (!reported()) await new Promise((resolve) => setImmediate(resolve));
 		expect(await reconciler.reconcile({ transactions: [id] })).toMatchObject({ alreadyProcessed: 1 });
 	});
 
@@ -249,7 +257,8 @@ describe("createReconciler", () => {
 		await sandbox.sandbox.whenIdle();
 		const calls = recorder();
 		const unknown = "01JD5Z8Q4V7M1X2C3B4N5P6R7S";
-		const ok = await createReconciler({ gateway, store: createMemoryStore(), onTransaction: calls.onTransaction, onRefund: calls.onRefund }).reconcile({
+		const { onTransaction, onRefund } = calls;
+		const ok = await createReconciler({ gateway, store: createMemoryStore(), onTransaction, onRefund }).reconcile({
 			transactions: [unknown, id],
 		});
 		expect(ok).toMatchObject({ processed: 1, failed: 1 });
@@ -261,16 +270,16 @@ describe("createReconciler", () => {
 			confirm: () => {},
 			release: () => {},
 		};
-		const report = await createReconciler({ gateway, store: down, onTransaction: calls.onTransaction, onRefund: calls.onRefund }).reconcile({
-			transactions: [id],
-		});
+		const failing = createReconciler({ gateway, store: down, onTransaction, onRefund });
+		const report = await failing.reconcile({ transactions: [id] });
 		expect(report).toMatchObject({ failed: 1, processed: 0 });
 		expect(calls.onTransaction).toHaveBeenCalledTimes(1);
 	});
 
 	describe("through a proxy that counts the queries", () => {
 		/** In front of the sandbox: `decide` may answer a request itself (a 429); the rest is forwarded. */
-		async function startProxy(decide: (path: string, n: number) => { status: number; headers: Record<string, string> } | undefined, holdUntil?: number) {
+		type Own = { status: number; headers: Record<string, string> } | undefined;
+		async function startProxy(decide: (path: string, n: number) => Own, holdUntil?: number) {
 			const seen: { path: string; at: number; status: number }[] = [];
 			let inFlight = 0;
 			let maxInFlight = 0;
@@ -283,7 +292,8 @@ describe("createReconciler", () => {
 					const own = decide(path, seen.length + 1);
 					seen.push({ path, at: Date.now(), status: own?.status ?? 200 });
 					if (own) {
-						res.writeHead(own.status, { "content-type": "application/json", ...own.headers }).end('{"status":"error","message":"Too many requests"}');
+						res.writeHead(own.status, { "content-type": "application/json", ...own.headers });
+						res.end('{"status":"error","message":"Too many requests"}');
 						return;
 					}
 					inFlight++;
@@ -294,9 +304,11 @@ describe("createReconciler", () => {
 						if (inFlight >= holdUntil) for (const release of waiting.splice(0)) release();
 						await Promise.race([released, new Promise((resolve) => setTimeout(resolve, 100))]);
 					}
-					const answer = await fetch(`${sandbox.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: Buffer.concat(chunks) });
+					const headers = { "content-type": "application/json" };
+					const answer = await fetch(`${sandbox.url}${path}`, { method: "POST", headers, body: Buffer.concat(chunks) });
 					inFlight--;
-					res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" }).end(await answer.text());
+					res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" });
+					res.end(await answer.text());
 				});
 			});
 			await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -316,7 +328,8 @@ describe("createReconciler", () => {
 			const ids = [await paid(), await paid(), await paid()];
 			await sandbox.sandbox.whenIdle();
 			// The three workers' first queries are all refused with Retry-After: 1.
-			const proxy = await startProxy((_path, n) => (n <= 3 ? { status: 429, headers: { "retry-after": "1" } } : undefined));
+			const limited = { status: 429, headers: { "retry-after": "1" } };
+			const proxy = await startProxy((_path, n) => (n <= 3 ? limited : undefined));
 			try {
 				const calls = recorder();
 				const reconciler = createReconciler({
@@ -366,7 +379,8 @@ describe("createReconciler", () => {
 			const proxy = await startProxy(() => undefined, 3);
 			try {
 				const calls = recorder();
-				const reconciler = createReconciler({ gateway: clientFor(proxy.url), store: createMemoryStore(), ...calls, concurrency: 3 });
+				const store = createMemoryStore();
+				const reconciler = createReconciler({ gateway: clientFor(proxy.url), store, ...calls, concurrency: 3 });
 				expect(await reconciler.reconcile({ transactions: ids })).toMatchObject({ processed: 8 });
 				expect(proxy.maxInFlight()).toBe(3);
 			} finally {
@@ -383,8 +397,9 @@ describe("createReconciler", () => {
 		expect(() => createReconciler({ ...base, store: undefined as never })).toThrow(ConfigurationError);
 		expect(() => createReconciler({ ...base, pendingStatuses: "pending" as never })).toThrow(/pendingStatuses/);
 		const reconciler = createReconciler(base);
-		await expect(reconciler.reconcile(["01JD5Z8Q4V7M1X2C3B4N5P6R7S"] as never)).rejects.toThrow(/input: must be an object/);
-		await expect(reconciler.reconcile({ transactions: "01JD5Z8Q4V7M1X2C3B4N5P6R7S" as never })).rejects.toThrow(/transactions: must be an array/);
+		const id = "01JD5Z8Q4V7M1X2C3B4N5P6R7S";
+		await expect(reconciler.reconcile([id] as never)).rejects.toThrow(/input: must be an object/);
+		await expect(reconciler.reconcile({ transactions: id as never })).rejects.toThrow(/transactions: must be an array/);
 		expect(await reconciler.reconcile({})).toMatchObject({ total: 0, done: 0, outcomes: [] });
 	});
 });

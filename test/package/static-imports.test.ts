@@ -81,7 +81,7 @@ describe("import cost: what `import 'merchant-gateway'` loads", () => {
 		expect([...graph.dynamic.values()].flat().filter((specifier) => /stores|redis|^pg$/.test(specifier))).toEqual([]);
 	});
 
-	it.each(["redis", "postgres"])("the %s store entry imports no driver either: the merchant passes the client in", (name) => {
+	it.each(["redis", "postgres"])("the %s store entry imports no driver: the merchant passes the client in", (name) => {
 		const store = staticGraph(join(root, `src/stores/${name}.ts`));
 		expect([...store.packages].sort()).toEqual(["node:crypto"]);
 		expect(store.dynamic.size).toBe(0);

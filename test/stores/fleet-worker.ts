@@ -12,6 +12,7 @@ import {
 	GatewayClient,
 	type NotificationContext,
 	type NotificationStore,
+	type ReconcileReport,
 	toNodeListener,
 } from "../../src/index.js";
 import { createPostgresStore } from "../../src/stores/postgres.js";
@@ -34,11 +35,13 @@ export interface WorkerConfig {
 	maxCallbackMs: number;
 }
 
+type Counted = "processed" | "alreadyProcessed" | "inProgress" | "failed";
+
 /** What the worker tells the test. */
 export type WorkerMessage =
 	| { type: "ready"; port: number }
 	| { type: "blocked"; eventId: string }
-	| { type: "reconciled"; requestId: number; processed: number; alreadyProcessed: number; inProgress: number; failed: number; errors: string[] };
+	| ({ type: "reconciled"; requestId: number; errors: string[] } & Pick<ReconcileReport, Counted>);
 
 /** What the test asks of the worker. */
 export interface ReconcileRequest {
@@ -71,7 +74,9 @@ async function connect(): Promise<{ store: NotificationStore; effects: EffectLog
 					return Number(seconds) * 1e6 + Number(micros);
 				},
 				record: async (effect) => void (await redis.rPush(`${config.namespace}:effects`, JSON.stringify(effect))),
-				started: async (eventId) => void (await redis.rPush(`${config.namespace}:started`, JSON.stringify({ eventId, pid: process.pid }))),
+				started: async (eventId) => {
+					await redis.rPush(`${config.namespace}:started`, JSON.stringify({ eventId, pid: process.pid }));
+				},
 			},
 		};
 	}
@@ -80,15 +85,18 @@ async function connect(): Promise<{ store: NotificationStore; effects: EffectLog
 	return {
 		store: createPostgresStore({ pool, table: config.namespace }),
 		effects: {
-			now: async () => Number((await pool.query("SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint AS now")).rows[0].now),
-			record: async ({ eventId, pid, source, startedAt }) =>
-				void (await pool.query(`INSERT INTO ${config.namespace}_effects (event_id, pid, source, started_at) VALUES ($1, $2, $3, $4)`, [
-					eventId,
-					pid,
-					source,
-					startedAt,
-				])),
-			started: async (eventId) => void (await pool.query(`INSERT INTO ${config.namespace}_started (event_id, pid) VALUES ($1, $2)`, [eventId, process.pid])),
+			now: async () => {
+				const { rows } = await pool.query("SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint AS now");
+				return Number(rows[0].now);
+			},
+			record: async ({ eventId, pid, source, startedAt }) => {
+				const table = `${config.namespace}_effects`;
+				const insert = `INSERT INTO ${table} (event_id, pid, source, started_at) VALUES ($1, $2, $3, $4)`;
+				await pool.query(insert, [eventId, pid, source, startedAt]);
+			},
+			started: async (eventId) => {
+				await pool.query(`INSERT INTO ${config.namespace}_started (event_id, pid) VALUES ($1, $2)`, [eventId, process.pid]);
+			},
 		},
 	};
 }
@@ -108,7 +116,8 @@ async function callback(context: NotificationContext): Promise<void> {
 		await new Promise(() => {});
 	}
 	await new Promise((resolve) => setTimeout(resolve, Math.random() * config.maxCallbackMs));
-	await effects.record({ eventId: context.eventId, pid: process.pid, source: context.reconciled ? "reconciliation" : "ipn", startedAt });
+	const source = context.reconciled ? "reconciliation" : "ipn";
+	await effects.record({ eventId: context.eventId, pid: process.pid, source, startedAt });
 }
 
 const options = {
@@ -121,7 +130,8 @@ const handler = createNotificationHandler({
 	gatewayPublicKey: config.gatewayPublicKey,
 	...options,
 	onError: (error, info) => {
-		if (info.status === 200) console.error(`fleet worker ${process.pid}: ${(error as Error).name}: ${(error as Error).message}`);
+		const { name, message } = error as Error;
+		if (info.status === 200) console.error(`fleet worker ${process.pid}: ${name}: ${message}`);
 	},
 });
 const gateway = new GatewayClient({
@@ -136,7 +146,8 @@ const reconciler = createReconciler({ gateway, ...options, concurrency: 4 });
 process.on("message", async (message: ReconcileRequest) => {
 	if (message?.type !== "reconcile") return;
 	const report = await reconciler.reconcile({ transactions: message.transactions });
-	const errors = report.outcomes.filter((o) => o.result === "failed").map((o) => String((o.error as Error)?.message ?? o.error));
+	const failures = report.outcomes.filter((o) => o.result === "failed");
+	const errors = failures.map((o) => String((o.error as Error)?.message ?? o.error));
 	const { processed, alreadyProcessed, inProgress, failed } = report;
 	send({ type: "reconciled", requestId: message.requestId, processed, alreadyProcessed, inProgress, failed, errors });
 });

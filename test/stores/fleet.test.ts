@@ -10,7 +10,8 @@ import { GatewayClient } from "../../src/index.js";
 import { createPostgresStore } from "../../src/stores/postgres.js";
 import { keys } from "../helpers/vectors.js";
 import { cardFields, MERCHANT_ID, type SandboxServer, startSandbox } from "../sandbox/helpers.js";
-import { type PostgresServer, postgresAvailability, type RedisServer, redisAvailability, startPostgres, startRedis } from "../support/real-servers.js";
+import type { PostgresServer, RedisServer } from "../support/real-servers.js";
+import { postgresAvailability, redisAvailability, startPostgres, startRedis } from "../support/real-servers.js";
 import { type Fleet, loadBalancer, startFleet, workerBundle } from "./fleet.js";
 
 type CardParams = Parameters<GatewayClient["card"]["charge"]>[0];
@@ -46,9 +47,9 @@ async function redisDatabase(server: RedisServer): Promise<Database> {
 		started: (ns) => list(`${ns}:started`),
 		leaseEnd: async (ns, eventId) => {
 			// TIME and PTTL in one script: the same instant.
-			const [seconds, micros, pttl] = (await redis.eval("local t = redis.call('TIME') return {t[1], t[2], redis.call('PTTL', KEYS[1])}", {
-				keys: [`${ns}:event:${eventId}`],
-			})) as [string, string, number];
+			const script = "local t = redis.call('TIME') return {t[1], t[2], redis.call('PTTL', KEYS[1])}";
+			const answer = await redis.eval(script, { keys: [`${ns}:event:${eventId}`] });
+			const [seconds, micros, pttl] = answer as [string, string, number];
 			expect(pttl).toBeGreaterThan(0);
 			return Number(seconds) * 1e6 + Number(micros) + pttl * 1000;
 		},
@@ -63,7 +64,8 @@ async function postgresDatabase(server: PostgresServer): Promise<Database> {
 		kind: "postgres",
 		prepare: async (ns) => {
 			await createPostgresStore({ pool, table: ns }).migrate();
-			await pool.query(`CREATE TABLE ${ns}_effects (event_id text NOT NULL, pid int NOT NULL, source text NOT NULL, started_at bigint NOT NULL)`);
+			const columns = "event_id text NOT NULL, pid int NOT NULL, source text NOT NULL, started_at bigint NOT NULL";
+			await pool.query(`CREATE TABLE ${ns}_effects (${columns})`);
 			await pool.query(`CREATE TABLE ${ns}_started (event_id text NOT NULL, pid int NOT NULL)`);
 		},
 		effects: async (ns) =>
@@ -74,8 +76,11 @@ async function postgresDatabase(server: PostgresServer): Promise<Database> {
 				startedAt: Number(row.started_at),
 			})),
 		started: async (ns) => (await pool.query(`SELECT event_id AS "eventId", pid FROM ${ns}_started`)).rows,
-		leaseEnd: async (ns, eventId) =>
-			Number((await pool.query(`SELECT (extract(epoch FROM expires_at) * 1000000)::bigint AS t FROM ${ns} WHERE event_id = $1`, [eventId])).rows[0]?.t),
+		leaseEnd: async (ns, eventId) => {
+			const micros = "(extract(epoch FROM expires_at) * 1000000)::bigint";
+			const { rows } = await pool.query(`SELECT ${micros} AS t FROM ${ns} WHERE event_id = $1`, [eventId]);
+			return Number(rows[0]?.t);
+		},
 		close: () => pool.end(),
 	};
 }
@@ -101,7 +106,9 @@ function deferred() {
 	return { promise, resolve };
 }
 
-function fleetSuite(kind: "redis" | "postgres", open: () => Promise<{ database: Database; close: () => Promise<void> }>) {
+type Open = () => Promise<{ database: Database; close: () => Promise<void> }>;
+
+function fleetSuite(kind: "redis" | "postgres", open: Open) {
 	let database: Database;
 	let closeServer: () => Promise<void>;
 	let namespaceCount = 0;
@@ -153,7 +160,8 @@ function fleetSuite(kind: "redis" | "postgres", open: () => Promise<{ database: 
 			options.blockIn,
 		);
 		entry.fleet = fleet;
-		balancer = loadBalancer(fleet, { ...options.balancer, ...(options.blockIn === undefined ? {} : { firstTo: fleet.workers[options.blockIn] }) });
+		const doomed = options.blockIn === undefined ? undefined : fleet.workers[options.blockIn];
+		balancer = loadBalancer(fleet, { ...options.balancer, ...(doomed ? { firstTo: doomed } : {}) });
 		const gateway = new GatewayClient({
 			baseUrl: sandbox.url,
 			merchantId: MERCHANT_ID,
@@ -184,7 +192,7 @@ function fleetSuite(kind: "redis" | "postgres", open: () => Promise<{ database: 
 		expect([...last.values()].filter((d) => d.outcome !== "acknowledged")).toEqual([]);
 	}
 
-	it("forced duplicates to several instances and an instance killed mid-callback: every event's callback completes once", async () => {
+	it("duplicates to several instances, one instance killed mid-callback: each callback completes once", async () => {
 		const leaseMs = 2000;
 		const { namespace, sandbox, fleet, balancer, charge } = await setUp({ leaseMs, blockIn: 1 });
 		const killed = fleet.blocked.then(async ({ worker, eventId }) => {
@@ -217,7 +225,7 @@ function fleetSuite(kind: "redis" | "postgres", open: () => Promise<{ database: 
 		expect(balancer.answers.filter((a) => a.copy).length).toBeGreaterThanOrEqual(ids.length);
 	});
 
-	it("IPN deliveries and reconciliations of 200 events, interleaved across processes: one callback run per event", async () => {
+	it("200 events delivered and reconciled, interleaved across processes: one callback run per event", async () => {
 		// A quarter of the deliveries wait until their transaction was reconciled (reconciliation first),
 		// a quarter are reconciled only after their IPN was acknowledged (IPN first), the rest race at random.
 		const reconciledFirst = new Map<string, ReturnType<typeof deferred>>();

@@ -52,7 +52,9 @@ export interface Fleet {
 	close(): Promise<void>;
 }
 
-export async function startFleet(size: number, config: Omit<WorkerConfig, "blockFirstCallback">, blockIn?: number): Promise<Fleet> {
+type FleetConfig = Omit<WorkerConfig, "blockFirstCallback">;
+
+export async function startFleet(size: number, config: FleetConfig, blockIn?: number): Promise<Fleet> {
 	const bundle = await workerBundle();
 	let reportBlocked: (value: { worker: Worker; eventId: string }) => void = () => {};
 	const blocked = new Promise<{ worker: Worker; eventId: string }>((resolve) => {
@@ -140,7 +142,8 @@ export function loadBalancer(fleet: Fleet, options: BalancerOptions = {}) {
 	};
 	let first = true;
 	const post = async (worker: Worker, body: string, transactionId: string, copy: boolean): Promise<Response> => {
-		const response = await fetch(`http://127.0.0.1:${worker.port}/ipn`, { method: "POST", headers: { "content-type": "application/json" }, body });
+		const headers = { "content-type": "application/json" };
+		const response = await fetch(`http://127.0.0.1:${worker.port}/ipn`, { method: "POST", headers, body });
 		answers.push({ transactionId, status: response.status, copy });
 		// The handler answers 200 only with returnCode "100".
 		if (!copy && response.status === 200) ackOf(transactionId).resolve();

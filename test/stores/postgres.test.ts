@@ -21,11 +21,13 @@ it("postgresStoreSchema and createPostgresStore refuse table names that are not 
 	for (const table of ["1events", "a.b.c", "", "events-x", "x".repeat(64)]) {
 		expect(() => createPostgresStore({ pool, table })).toThrow(/table: must be a name of letters, digits and _/);
 	}
-	expect(() => createPostgresStore({ pool: {} as never, ttlMs: -1 })).toThrow(/pool: must be a pg Pool.*ttlMs: must be a positive integer/);
+	const rules = /pool: must be a pg Pool.*ttlMs: must be a positive integer/;
+	expect(() => createPostgresStore({ pool: {} as never, ttlMs: -1 })).toThrow(rules);
 });
 
 it("an unreachable database: every call fails with NotificationStoreError", async () => {
-	const pool = new pg.Pool({ connectionString: `postgresql://postgres@127.0.0.1:${await freePort()}/postgres`, connectionTimeoutMillis: 2000 });
+	const connectionString = `postgresql://postgres@127.0.0.1:${await freePort()}/postgres`;
+	const pool = new pg.Pool({ connectionString, connectionTimeoutMillis: 2000 });
 	try {
 		const error = await createPostgresStore({ pool })
 			.claim("e", 60_000, "x")
@@ -38,7 +40,8 @@ it("an unreachable database: every call fails with NotificationStoreError", asyn
 });
 
 const available = postgresAvailability();
-describe.skipIf(!available.ok)(`createPostgresStore on a real PostgreSQL${available.reason ? ` (${available.reason})` : ""}`, () => {
+const skipReason = available.reason ? ` (${available.reason})` : "";
+describe.skipIf(!available.ok)(`createPostgresStore on a real PostgreSQL${skipReason}`, () => {
 	let server: PostgresServer;
 	let pool: pg.Pool;
 	beforeAll(async () => {
@@ -52,7 +55,8 @@ describe.skipIf(!available.ok)(`createPostgresStore on a real PostgreSQL${availa
 
 	/** Seconds from the server's now() to the row's expires_at. */
 	async function secondsLeft(table: string, eventId: string): Promise<number> {
-		const { rows } = await pool.query(`SELECT extract(epoch FROM expires_at - now()) AS left FROM ${table} WHERE event_id = $1`, [eventId]);
+		const left = "extract(epoch FROM expires_at - now())";
+		const { rows } = await pool.query(`SELECT ${left} AS left FROM ${table} WHERE event_id = $1`, [eventId]);
 		return Number(rows[0]?.left);
 	}
 
@@ -68,7 +72,8 @@ describe.skipIf(!available.ok)(`createPostgresStore on a real PostgreSQL${availa
 		const stores = Array.from({ length: 4 }, () => createPostgresStore({ pool, table: "concurrent_migration" }));
 		await Promise.all(stores.map((store) => store.migrate()));
 		await stores[0]?.migrate();
-		const { rows } = await pool.query("SELECT count(*)::int AS n FROM pg_indexes WHERE tablename = 'concurrent_migration'");
+		const indexes = "SELECT count(*)::int AS n FROM pg_indexes WHERE tablename = $1";
+		const { rows } = await pool.query(indexes, ["concurrent_migration"]);
 		expect(rows[0].n).toBe(2);
 		expect(await stores[1]?.claim("e", 60_000, "x")).toBe("claimed");
 	});

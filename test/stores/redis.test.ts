@@ -11,7 +11,8 @@ const connectNodeRedis = (url: string) => createClient({ url }).connect();
 const DAY = 24 * 3600 * 1000;
 
 const available = redisAvailability();
-describe.skipIf(!available.ok)(`createRedisStore on a real redis-server${available.reason ? ` (${available.reason})` : ""}`, () => {
+const skipReason = available.reason ? ` (${available.reason})` : "";
+describe.skipIf(!available.ok)(`createRedisStore on a real redis-server${skipReason}`, () => {
 	let server: RedisServer;
 	let redis: Awaited<ReturnType<typeof connectNodeRedis>>;
 	beforeAll(async () => {
@@ -23,7 +24,7 @@ describe.skipIf(!available.ok)(`createRedisStore on a real redis-server${availab
 		await server?.close();
 	});
 
-	it("a claim is a key under keyPrefix whose PX is the lease; a confirm leaves a done marker that lives ttlMs", async () => {
+	it("a claim is a key under keyPrefix, its PX the lease; a confirm leaves a done marker living ttlMs", async () => {
 		const store = createRedisStore({ client: redis, keyPrefix: "shop:ipn:", ttlMs: 3 * DAY });
 		expect(await store.claim("transaction:T1:successful", 60_000, "tok")).toBe("claimed");
 		const leaseLeft = await redis.pTTL("shop:ipn:transaction:T1:successful");
@@ -51,7 +52,7 @@ describe.skipIf(!available.ok)(`createRedisStore on a real redis-server${availab
 		expect(await b.claim("e", 60_000, "y")).toBe("claimed");
 	});
 
-	it.each(["node-redis", "ioredis"])("loads its scripts again after SCRIPT FLUSH (a restarted server) with %s", async (driver) => {
+	it.each(["node-redis", "ioredis"])("loads its scripts again after SCRIPT FLUSH, with %s", async (driver) => {
 		const ioredis = driver === "ioredis" ? new IoRedis(server.port, "127.0.0.1") : undefined;
 		await ioredis?.ping();
 		const store = createRedisStore({ client: ioredis ?? redis, keyPrefix: `flush-${driver}:` });
@@ -84,7 +85,8 @@ describe.skipIf(!available.ok)(`createRedisStore on a real redis-server${availab
 			},
 			eval: async () => "unused",
 		};
-		const error = await Promise.resolve(createRedisStore({ client: failing }).claim("e", 60_000, "x")).catch((e: unknown) => e);
+		const claim = createRedisStore({ client: failing }).claim("e", 60_000, "x");
+		const error = await claim.catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(NotificationStoreError);
 		expect(error).toMatchObject({ message: "Redis: READONLY You can't write against a read only replica." });
 		expect((error as Error).cause).toBeInstanceOf(Error);

@@ -49,7 +49,8 @@ function availability(found: boolean, what: string, pkg: string): Availability {
 	return { ok: false, reason };
 }
 
-export const redisAvailability = (): Availability => availability(onPath("redis-server") !== undefined, "redis-server", "redis-server");
+const hasRedis = () => onPath("redis-server") !== undefined;
+export const redisAvailability = (): Availability => availability(hasRedis(), "redis-server", "redis-server");
 export const postgresAvailability = (): Availability =>
 	availability(postgresBinDir() !== undefined, "PostgreSQL server binaries (initdb, postgres)", "postgresql");
 
@@ -68,7 +69,7 @@ export function freePort(): Promise<number> {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Retries `probe` until it resolves true, or fails after `timeoutMs` with the process's output. */
-async function waitUntil(probe: () => Promise<boolean>, what: string, output: () => string, timeoutMs = 30_000): Promise<void> {
+async function waitUntil(probe: () => Promise<boolean>, what: string, output: () => string, timeoutMs = 30_000) {
 	const deadline = Date.now() + timeoutMs;
 	while (Date.now() < deadline) {
 		if (await probe().catch(() => false)) return;
@@ -235,12 +236,11 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
 	if (user) chownSync(dir, user.uid, user.gid);
 	const spawnOptions = { cwd: dir, ...(user ?? {}) };
 	const data = join(dir, "data");
-	execFileSync(join(bin, "initdb"), ["-D", data, "--auth=trust", "-U", "postgres", "-E", "UTF8", "--no-sync", "--no-instructions"], {
-		...spawnOptions,
-		stdio: "pipe",
-	});
+	const initdbArgs = ["-D", data, "--auth=trust", "-U", "postgres", "-E", "UTF8", "--no-sync", "--no-instructions"];
+	execFileSync(join(bin, "initdb"), initdbArgs, { ...spawnOptions, stdio: "pipe" });
 	const port = await freePort();
-	const settings = options.durable ? [] : ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"];
+	const fast = ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"];
+	const settings = options.durable ? [] : fast;
 	const args = ["-D", data, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-k", dir, ...settings];
 	const managed: Managed = { child: undefined, output: "" };
 	const connectionString = `postgresql://postgres@127.0.0.1:${port}/postgres`;
