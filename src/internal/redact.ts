@@ -11,8 +11,11 @@ const CARD_KEYS = /^(cardNumber|pan|card_number)$/i;
 const PEM = /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(-----END [A-Z0-9 ]+-----|$)/g;
 /** 12 to 19 digits, possibly grouped by spaces or dashes. */
 const DIGIT_RUN = /(?<!\d)\d(?:[ -]?\d){11,18}(?!\d)/g;
-/** A long run of base64 that may be DER key material (signatures are shorter than 700 chars but keys far longer). */
-const LONG_BASE64 = /[A-Za-z0-9+/]{900,}={0,2}/g;
+/**
+ * A long run of base64 that may be DER key material (signatures are shorter than 700 chars but keys far longer),
+ * also inside JSON text that writes "/" as "\/" (PHP's json_encode) and line breaks as "\n".
+ */
+const LONG_BASE64 = /(?:[A-Za-z0-9+]|\\?\/|\\[nr]){900,}={0,2}/g;
 
 export const REDACTED = "[redacted]";
 
@@ -28,6 +31,10 @@ const SECRET_PAIR = /("?)(cardSecurityCode|cvv2?|cvc|securityCode|passphrase|pas
 /** `"cardNumber":"..."` inside JSON or form text, whether or not the digits pass Luhn. */
 const CARD_PAIR = /("?)(cardNumber|card_number|pan)\1(\s*[:=]\s*)"?([\d -]{6,40})"?/gi;
 
+/** The same pairs inside a JSON string that holds JSON text (`"{\"cvv\":\"123\"}"`): quotes escaped. */
+const ESCAPED_SECRET_PAIR = /\\"(cardSecurityCode|cvv2?|cvc|securityCode|passphrase|password|privateKey)\\"(\s*:\s*)(\\"(?:[^"\\]|\\[^"])*\\"|[^\s,}"\\]+)/gi;
+const ESCAPED_CARD_PAIR = /\\"(cardNumber|card_number|pan)\\"(\s*:\s*)(?:\\")?([\d -]{6,40})(?:\\")?/gi;
+
 /**
  * Masks card-like digit runs (Luhn-valid, 12-19 digits), removes security codes
  * and secrets written as `key: value` pairs, and removes PEM blocks and long
@@ -37,6 +44,8 @@ export function redactText(text: string): string {
 	return text
 		.replace(SECRET_PAIR, (_, quote: string, key: string, sep: string) => `${quote}${key}${quote}${sep}"${REDACTED}"`)
 		.replace(CARD_PAIR, (_, quote: string, key: string, sep: string, digits: string) => `${quote}${key}${quote}${sep}"${maskCardNumber(digits)}"`)
+		.replace(ESCAPED_SECRET_PAIR, (_, key: string, sep: string) => `\\"${key}\\"${sep}\\"${REDACTED}\\"`)
+		.replace(ESCAPED_CARD_PAIR, (_, key: string, sep: string, digits: string) => `\\"${key}\\"${sep}\\"${maskCardNumber(digits)}\\"`)
 		.replace(PEM, "[redacted key]")
 		.replace(LONG_BASE64, "[redacted key]")
 		.replace(DIGIT_RUN, (run) => {
