@@ -67,7 +67,7 @@ function serializeList(items: readonly unknown[], path: PathStack): string {
 }
 
 /** PHP's json_encode writes an array whose keys are exactly 0..n-1, in order, as a list (so `{}` as `[]`). */
-function isListKeys(keys: readonly string[]): boolean {
+export function isListKeys(keys: readonly string[]): boolean {
 	for (let i = 0; i < keys.length; i++) if (keys[i] !== String(i)) return false;
 	return true;
 }

@@ -23,7 +23,7 @@ export function adviceFor(form: SignatureFormName, candidate: FlatCandidate | un
 	}
 	const name = candidate.exportName;
 	return [
-		`This gateway signs 2.0 messages in another form than its reference form: ${candidate.description}.`,
+		`The message was signed in another form than the gateway's reference form: ${name}, ${candidate.description}.`,
 		"Configure the SDK with it wherever 2.0 messages are signed or verified (the client signs requests in it too):",
 		`  import { ${name} } from "merchant-gateway";`,
 		`  new GatewayClient({ ...options, signedString: ${name} });`,
