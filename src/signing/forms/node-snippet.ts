@@ -1,7 +1,12 @@
 import { fail, isPlainObject, type PathStack, type SignedStringForm } from "../canonical.js";
 
-// What `a.localeCompare(b, undefined, { numeric: true, sensitivity: "base" })` compares with, made once.
-const snippetOrder = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+let collator: Intl.Collator | undefined;
+
+/** What `a.localeCompare(b, undefined, { numeric: true, sensitivity: "base" })` compares with: made on first use, not at import. */
+function snippetOrder(): Intl.Collator {
+	collator ??= new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+	return collator;
+}
 
 /** `JSON.stringify`, with what it cannot write (a function, a BigInt, a cycle) as a typed error. */
 function stringified(value: unknown, path: PathStack): string {
@@ -48,7 +53,7 @@ function topLevelValue(value: unknown, path: PathStack): string {
 export const nodeSnippetForm: SignedStringForm = (message) => {
 	if (!isPlainObject(message)) fail([], "a signed message must be a plain JSON object");
 	const keys = Object.keys(message).filter((key) => key !== "signature" && message[key] !== undefined);
-	keys.sort(snippetOrder.compare);
+	keys.sort(snippetOrder().compare);
 	let out = "{";
 	for (const key of keys) out += `${out.length > 1 ? "," : ""}${JSON.stringify(key)}:${topLevelValue(message[key], [key])}`;
 	// Outside strings JSON has no "/", so escaping every one in the text escapes those in keys and values.
