@@ -242,6 +242,19 @@ describe("input the doctor refuses, with typed errors", () => {
 		expect(() => diagnoseSignature(input as string, { publicKey: keys.gatewayPublic })).toThrow(MalformedMessageError);
 	});
 
+	it("a parsed object with a cycle: no throw, each form says it cannot make a string", () => {
+		const cyclic: Record<string, unknown> = { status: "successful", signature: Buffer.alloc(256, 1).toString("base64") };
+		cyclic.self = cyclic;
+		const report = diagnoseSignature(cyclic, { publicKey: keys.gatewayPublic });
+		expect(report.verified).toBe(false);
+		expect(report.attempts).toHaveLength(4);
+		for (const attempt of report.attempts) {
+			expect(attempt).toMatchObject({ verified: false, error: expect.any(String) });
+			expect(attempt.signedString).toBeUndefined();
+		}
+		expect(report.attempts[0]?.error).toMatch(/self.*nesting deeper than 64/);
+	});
+
 	it("a key that is not a key", () => {
 		expect(() => diagnoseSignature("{}", { publicKey: "not a key" })).toThrow(InvalidKeyError);
 	});

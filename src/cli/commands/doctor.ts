@@ -74,7 +74,8 @@ message, 2 bad usage.`,
 		if (keyFiles.length === 0) throw usageError("--gateway-key <file> is required");
 		const publicKey = await Promise.all(keyFiles.map((file) => readKeyFile(file, "--gateway-key")));
 		const source = positionals[0] ?? "-";
-		const message = /^https?:\/\//i.test(source) ? source : await readInput(source, io);
+		// A byte-order mark comes from an editor that saved the body, never from the gateway.
+		const message = /^https?:\/\//i.test(source) ? source : (await readInput(source, io)).replace(/^\uFEFF/, "");
 		let report: SignatureDiagnosis;
 		try {
 			report = diagnoseSignature(message, { publicKey });

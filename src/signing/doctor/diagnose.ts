@@ -73,9 +73,11 @@ function readSignature(value: unknown): SignatureState {
 	return bytes && bytes.length > 0 ? { state: "present", bytes } : { state: "malformed" };
 }
 
+/** Why a form could not make a string; the report must still come back, whatever the message held. */
 function describe(error: unknown): string {
 	if (error instanceof GatewayError) return redactText(error.message);
-	throw error;
+	// A cycle or absurd depth in a parsed object: name the error only, never its text (it may quote the message).
+	return `${error instanceof Error ? error.name : "Error"}: this form cannot make a string for this message.`;
 }
 
 interface Trial {
