@@ -19,3 +19,10 @@ test("a signature-sized base64 run is left alone", () => {
 	const signature = "A/b+".repeat(86);
 	expect(redactText(JSON.stringify({ signature }).replaceAll("/", "\\/"))).toContain("A\\/b+");
 });
+
+test("key material right after a \\u escape is removed too", () => {
+	const der = pemBody(keys.merchantPrivate);
+	const text = `{"key":"\\u00e9${der.replaceAll("/", "\\/")}"}`;
+	expect(redactText(text)).not.toContain(der.slice(200, 260).replaceAll("/", "\\/"));
+	expect(redactText(text)).toContain("[redacted key]");
+});
