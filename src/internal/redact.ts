@@ -36,6 +36,8 @@ const CARD_PAIR = /("?)(cardNumber|card_number|pan)\1(\s*[:=]\s*)"?([\d -]{6,40}
 const ESCAPED_SECRET_PAIR = /\\"(cardSecurityCode|cvv2?|cvc|securityCode|passphrase|password|privateKey)\\"(\s*:\s*)(\\"(?:[^"\\]|\\[^"])*\\"|[^\s,}"\\]+)/gi;
 const ESCAPED_CARD_PAIR = /\\"(cardNumber|card_number|pan)\\"(\s*:\s*)(?:\\")?([\d -]{6,40})(?:\\")?/gi;
 
+const escapedPair = (key: string, sep: string, value: string) => `\\"${key}\\"${sep}\\"${value}\\"`;
+
 /**
  * Masks card-like digit runs (Luhn-valid, 12-19 digits), removes security codes
  * and secrets written as `key: value` pairs, and removes PEM blocks and long
@@ -45,8 +47,8 @@ export function redactText(text: string): string {
 	return text
 		.replace(SECRET_PAIR, (_, quote: string, key: string, sep: string) => `${quote}${key}${quote}${sep}"${REDACTED}"`)
 		.replace(CARD_PAIR, (_, quote: string, key: string, sep: string, digits: string) => `${quote}${key}${quote}${sep}"${maskCardNumber(digits)}"`)
-		.replace(ESCAPED_SECRET_PAIR, (_, key: string, sep: string) => `\\"${key}\\"${sep}\\"${REDACTED}\\"`)
-		.replace(ESCAPED_CARD_PAIR, (_, key: string, sep: string, digits: string) => `\\"${key}\\"${sep}\\"${maskCardNumber(digits)}\\"`)
+		.replace(ESCAPED_SECRET_PAIR, (_, key: string, sep: string) => escapedPair(key, sep, REDACTED))
+		.replace(ESCAPED_CARD_PAIR, (_, key: string, sep: string, digits: string) => escapedPair(key, sep, maskCardNumber(digits)))
 		.replace(PEM, "[redacted key]")
 		.replace(LONG_BASE64, "[redacted key]")
 		.replace(DIGIT_RUN, (run) => {

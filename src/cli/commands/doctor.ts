@@ -10,7 +10,8 @@ const SHAPES = {
 } as const;
 
 function attemptLines(attempt: SignatureAttempt): string[] {
-	const verdict = attempt.verified ? `VERIFIES with key ${(attempt.keyIndex ?? 0) + 1}` : attempt.error ? "cannot be made" : "does not verify";
+	const failed = attempt.error ? "cannot be made" : "does not verify";
+	const verdict = attempt.verified ? `VERIFIES with key ${(attempt.keyIndex ?? 0) + 1}` : failed;
 	const lines = [`  ${attempt.form} (${attempt.signVersion}): ${verdict}`, `    ${attempt.description}`];
 	if (attempt.error) lines.push(`    ${attempt.error}`);
 	else if (attempt.sameStringAs) lines.push(`    signed string: the same as ${attempt.sameStringAs}'s`);
@@ -21,19 +22,27 @@ function attemptLines(attempt: SignatureAttempt): string[] {
 /** The report as plain text for a terminal or a support ticket. */
 export function formatDiagnosis(report: SignatureDiagnosis): string {
 	const { message } = report;
+	const readFrom = message.readFrom === "text" ? "the raw text" : "a parsed object";
+	const none = "NO form verifies this message.";
+	const verdict = report.form === undefined ? none : `the ${report.form} form verifies this message.`;
 	const lines = [
-		`Message:   ${SHAPES[message.shape]}, signVersion ${message.signVersion}, read from ${message.readFrom === "text" ? "the raw text" : "a parsed object"}`,
+		`Message:   ${SHAPES[message.shape]}, signVersion ${message.signVersion}, read from ${readFrom}`,
 		`Signature: ${message.signature}`,
 		`Keys:      ${report.keyBits.map((bits, i) => `key ${i + 1} (${bits} bits)`).join(", ")}`,
 		"",
-		report.form === undefined ? "Verdict: NO form verifies this message." : `Verdict: the ${report.form} form verifies this message.`,
+		`Verdict: ${verdict}`,
 		"",
 		"Forms tried (card data and key material redacted):",
 		...report.attempts.flatMap(attemptLines),
 		"",
 	];
 	if (report.advice !== undefined) lines.push("What to do:", ...report.advice.split("\n").map((line) => `  ${line}`));
-	else lines.push("Likely causes, most specific first:", ...report.likelyCauses.map((cause, i) => `  ${i + 1}. ${cause}`));
+	else {
+		lines.push("Likely causes, most specific first:");
+		report.likelyCauses.forEach((cause, i) => {
+			lines.push(`  ${i + 1}. ${cause}`);
+		});
+	}
 	return `${lines.join("\n")}\n`;
 }
 

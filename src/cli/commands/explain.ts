@@ -14,7 +14,14 @@ export interface Explanation {
 
 type Path = Array<string | number>;
 
-const pathText = (path: Path) => path.map((part, i) => (typeof part === "number" ? `[${part}]` : i === 0 ? part : `.${part}`)).join("");
+const PAYLOAD_HEADING = "signVersion: 2.1, the payload text is signed as is (D4)";
+const REDACTION_NOTE = "(card data and key material are redacted here; the signature covers the real values)";
+
+function pathText(path: Path): string {
+	let text = "";
+	for (const part of path) text += typeof part === "number" ? `[${part}]` : text === "" ? part : `.${part}`;
+	return text;
+}
 
 /** A value as the explanation shows it: through the one redaction, so a CVV or card number never appears. */
 function shown(path: Path, value: unknown): string {
@@ -35,7 +42,8 @@ function leafString(value: unknown): string | undefined {
 function walk(value: unknown, path: Path, changed: string[], lists: string[]): void {
 	const leaf = leafString(value);
 	if (leaf !== undefined) {
-		if (JSON.stringify(value) !== JSON.stringify(leaf)) changed.push(`${pathText(path)}: ${shown(path, value)} -> ${shown(path, leaf)}`);
+		const unchanged = JSON.stringify(value) === JSON.stringify(leaf);
+		if (!unchanged) changed.push(`${pathText(path)}: ${shown(path, value)} -> ${shown(path, leaf)}`);
 		return;
 	}
 	if (Array.isArray(value)) {
@@ -44,7 +52,8 @@ function walk(value: unknown, path: Path, changed: string[], lists: string[]): v
 	}
 	if (!isPlainObject(value)) return;
 	const keys = Object.keys(value).filter((key) => value[key] !== undefined);
-	if (isListKeys(keys)) lists.push(`${pathText(path)} ${keys.length === 0 ? "({} -> [])" : `(keys 0..${keys.length - 1})`}`);
+	const asList = keys.length === 0 ? "({} -> [])" : `(keys 0..${keys.length - 1})`;
+	if (isListKeys(keys)) lists.push(`${pathText(path)} ${asList}`);
 	for (const key of keys) walk(value[key], [...path, key], changed, lists);
 }
 
@@ -62,7 +71,7 @@ function explainFlat(fields: Record<string, unknown>): Explanation {
 	for (const key of order) walk(rest[key], [key], changed, lists);
 	const lines = [
 		"signVersion: 2.0, signed in the gateway's reference form (D3)",
-		signature === undefined ? "1. Nothing to remove (no top-level signature)." : '1. Removed the top-level "signature": it is never signed.',
+		signature === undefined ? "1. Nothing to remove (no top-level signature)." : '1. Removed the top-level "signature".',
 		"2. Top-level keys in PHP's natural order (ksort SORT_NATURAL); nested objects keep their own order:",
 		...indent([order.join(", ")]),
 		'3. Every leaf becomes a string as PHP\'s trim() makes it (true -> "1", false and null -> "", floats at 14 digits);',
@@ -77,13 +86,13 @@ function explainFlat(fields: Record<string, unknown>): Explanation {
 
 function explainPayload(fields: Record<string, unknown>): Explanation {
 	if (typeof fields.payload === "string") {
-		const lines = ["signVersion: 2.1, the payload text is signed as is (D4)", "1. The input is a 2.1 message: its payload string is the signed text."];
+		const lines = [PAYLOAD_HEADING, "1. The input is a 2.1 message: its payload is signed."];
 		return { signedString: fields.payload, text: withString(lines, fields.payload) };
 	}
 	const { signature: _signature, signVersion: _version, ...rest } = fields;
 	const signedString = JSON.stringify(rest);
 	const lines = [
-		"signVersion: 2.1, the payload text is signed as is (D4)",
+		PAYLOAD_HEADING,
 		'1. Removed "signature" and "signVersion": they travel beside the payload.',
 		"2. The other fields as compact JSON (JSON.stringify): keys in the object's order, no whitespace,",
 		'   "/" and non-ASCII written as they are. That text is the payload the request carries.',
@@ -94,7 +103,7 @@ function explainPayload(fields: Record<string, unknown>): Explanation {
 function withString(lines: string[], signedString: string): string {
 	const safe = redactText(signedString);
 	lines.push(`Signed string (${utf8Encode(signedString).length} bytes of UTF-8):`, safe);
-	if (safe !== signedString) lines.push("(card data and key material are redacted here; the signature covers the real values)");
+	if (safe !== signedString) lines.push(REDACTION_NOTE);
 	return `${lines.join("\n")}\n`;
 }
 

@@ -9,15 +9,17 @@ const PARSED_ORDER_NOTE =
 export function adviceFor(form: SignatureFormName, candidate: FlatCandidate | undefined, received: ReceivedMessage): string {
 	if (form === "payload-2.1") {
 		return [
-			"Nothing to configure for the signed string: this message is signed in 2.1 (the payload text), which the SDK",
-			'detects. A GatewayClient accepts answers, IPNs and callbacks in its own version only: create it with signVersion: "2.1".',
-			"verifyNotification, createNotificationHandler and decodeCallback accept both versions unless acceptVersions is set.",
+			"Nothing to configure for the signed string: this message is signed in 2.1 (the payload text),",
+			"which the SDK detects. A GatewayClient accepts answers, IPNs and callbacks in its own version only:",
+			'create it with signVersion: "2.1". verifyNotification, createNotificationHandler and decodeCallback',
+			"accept both versions unless acceptVersions is set.",
 		].join("\n");
 	}
 	if (candidate?.exportName === undefined) {
-		const lines = ["Nothing to configure: the SDK's default 2.0 form (the gateway's reference form) verifies this message."];
+		const lines = ["Nothing to configure: the SDK's default 2.0 form (the gateway's reference form) verifies it."];
 		if (received.readFrom === "object") {
-			lines.push("It was verified from a parsed object. In production give the SDK the raw body (text or bytes):", PARSED_ORDER_NOTE);
+			lines.push("It was verified from a parsed object. In production give the SDK the raw body (text or bytes):");
+			lines.push(PARSED_ORDER_NOTE);
 		}
 		return lines.join("\n");
 	}
@@ -45,13 +47,15 @@ export interface CauseEvidence {
 export function likelyCauses(evidence: CauseEvidence): string[] {
 	const { received, signature } = evidence;
 	if (signature === "missing") {
-		return [
-			received.shape === "callback"
-				? "The callback carries no signature. The gateway may send callbacks unsigned (D5): never trust one; " +
-					"confirm the outcome with a verified transaction query (gateway.transactions.retrieve) instead."
-				: `The message carries no signature (no ${received.shape === "wrapped" ? "data.signature" : "signature"} field): ` +
-					"check that the whole body was captured. An unsigned message can never be trusted.",
-		];
+		if (received.shape === "callback") {
+			return [
+				"The callback carries no signature. The gateway may send callbacks unsigned (D5): never trust one; " +
+					"confirm the outcome with a verified transaction query (gateway.transactions.retrieve) instead.",
+			];
+		}
+		const field = received.shape === "wrapped" ? "data.signature" : "signature";
+		const check = "check that the whole body was captured. An unsigned message can never be trusted.";
+		return [`The message carries no signature (no ${field} field): ${check}`];
 	}
 	const causes: string[] = [];
 	if (signature === "malformed") {
@@ -64,7 +68,8 @@ export function likelyCauses(evidence: CauseEvidence): string[] {
 	const lengths = evidence.signatureLengths;
 	if (lengths.length > 0 && !lengths.some((length) => modulusBytes.includes(length))) {
 		causes.push(
-			`The signature has ${lengths.join(" or ")} bytes, but the key(s) given (${evidence.keyBits.join(", ")} bits) make ` +
+			`The signature has ${lengths.join(" or ")} bytes, but the key(s) given ` +
+				`(${evidence.keyBits.join(", ")} bits) make ` +
 				`${modulusBytes.join(" or ")}-byte signatures: the message was signed with another key, or the signature was cut.`,
 		);
 	}
@@ -74,7 +79,8 @@ export function likelyCauses(evidence: CauseEvidence): string[] {
 			"During a key rotation give every current key.",
 	);
 	if (received.readFrom === "object") {
-		causes.push(`The message was parsed before this check (a framework's JSON body parser). ${PARSED_ORDER_NOTE} Give the raw body.`);
+		const parsed = "The message was parsed before this check (a framework's JSON body parser).";
+		causes.push(`${parsed} ${PARSED_ORDER_NOTE} Give the raw body.`);
 	} else if (received.parts.some((part) => part.signVersion === "2.0")) {
 		causes.push(
 			"The text is not the body as the gateway sent it: a proxy, a logger or a copy from a log re-serialized it " +
@@ -88,7 +94,7 @@ export function likelyCauses(evidence: CauseEvidence): string[] {
 		);
 	}
 	if (received.shape === "callback") {
-		causes.push("The callback URL was altered: its payload must be URL-decoded exactly once, and a redirect must not rewrite the query.");
+		causes.push("The callback URL was altered: its payload must be URL-decoded once, and not rewritten by a redirect.");
 	}
 	causes.push(
 		"The gateway signs in a form none of those tried reproduces: ask its support for the exact string it signed " +

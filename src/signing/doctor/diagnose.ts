@@ -87,6 +87,12 @@ interface Trial {
 	make(): string;
 }
 
+/** The 2.1 payload as the verifier takes it: one that is not well-formed Unicode is refused before verifying (D4). */
+function wellFormed(payload: string): string {
+	if (payload.isWellFormed()) return payload;
+	throw new MalformedMessageError("The payload is not well-formed Unicode: refused before verifying (D4).", "payload");
+}
+
 function trialsFor(part: SignedPart): Trial[] {
 	if (part.signVersion === "2.1") {
 		const { payload } = part;
@@ -94,19 +100,21 @@ function trialsFor(part: SignedPart): Trial[] {
 			{
 				form: "payload-2.1",
 				description: PAYLOAD_DESCRIPTION,
-				make: () => {
-					if (!payload.isWellFormed())
-						throw new MalformedMessageError("The payload is not well-formed Unicode; it is refused before verifying (D4).", "payload");
-					return payload;
-				},
+				make: () => wellFormed(payload),
 			},
 		];
 	}
 	const { flat } = part;
-	return FLAT_CANDIDATES.map((candidate) => ({ form: candidate.name, description: candidate.description, make: () => candidate.signedString(flat) }));
+	return FLAT_CANDIDATES.map((c) => ({ form: c.name, description: c.description, make: () => c.signedString(flat) }));
 }
 
-function attempt(trial: Trial, part: SignedPart, signature: SignatureState, keys: PublicKey[], backend: CryptoBackendName | undefined) {
+function attempt(
+	trial: Trial,
+	part: SignedPart,
+	signature: SignatureState,
+	keys: PublicKey[],
+	backend: CryptoBackendName | undefined,
+): { attempt: SignatureAttempt; text: string | undefined } {
 	const base = { form: trial.form, signVersion: part.signVersion, description: trial.description };
 	let text: string;
 	try {
@@ -116,16 +124,17 @@ function attempt(trial: Trial, part: SignedPart, signature: SignatureState, keys
 	}
 	const keyIndex = signature.bytes ? verifyingKeyIndex(text, signature.bytes, keys, backend) : -1;
 	const verified = keyIndex >= 0;
-	return { attempt: { ...base, verified, keyIndex: verified ? keyIndex : undefined, signedString: redactText(text) }, text };
+	const signedString = redactText(text);
+	return { attempt: { ...base, verified, keyIndex: verified ? keyIndex : undefined, signedString }, text };
 }
 
 /** When several variants verify, they make the same string for this message: say which, and how to tell them apart. */
 function withAlternatives(advice: string, verifiedBy: readonly SignatureFormName[]): string {
 	const [form, ...others] = verifiedBy;
 	if (form === "reference" || form === "payload-2.1" || others.length === 0) return advice;
-	return `${advice}\nFor this message ${others.join(", ")} make${others.length === 1 ? "s" : ""} the same string and verif${
-		others.length === 1 ? "ies" : "y"
-	} too: a message with nested objects, null values or non-ASCII text tells them apart.`;
+	const verb = others.length === 1 ? "makes the same string and verifies" : "make the same string and verify";
+	const apart = "a message with nested objects, null values or non-ASCII text tells them apart.";
+	return `${advice}\nFor this message ${others.join(", ")} ${verb} too: ${apart}`;
 }
 
 function overallState(states: SignatureState["state"][]): SignatureState["state"] {

@@ -11,11 +11,26 @@ import { type FlatSource, parseFlatText, parseJsonObject } from "../open.js";
  */
 export type DiagnosableMessage = string | Uint8Array | URL | URLSearchParams | Readonly<Record<string, unknown>>;
 
-/** `flat`: an IPN, a query or checkout answer; `wrapped`: `{status, message, data | payload}`; `callback`: a redirect. */
+/**
+ * `flat`: an IPN, a query or checkout answer; `wrapped`: `{status, message, data | payload}`;
+ * `callback`: a redirect.
+ */
 export type MessageShape = "flat" | "wrapped" | "callback";
 
 /** What one signature covers, in one version. */
-export type SignedPart = { signVersion: "2.0"; flat: FlatSource; signature: unknown } | { signVersion: "2.1"; payload: string; signature: unknown };
+export type SignedPart = FlatPart | PayloadPart;
+
+interface FlatPart {
+	signVersion: "2.0";
+	flat: FlatSource;
+	signature: unknown;
+}
+
+interface PayloadPart {
+	signVersion: "2.1";
+	payload: string;
+	signature: unknown;
+}
 
 export interface ReceivedMessage {
 	shape: MessageShape;
@@ -47,7 +62,9 @@ function readJson(object: Record<string, unknown>, text: string | undefined): Re
 		const shape = "status" in object || "message" in object ? "wrapped" : "flat";
 		return { shape, readFrom, parts: [{ signVersion: "2.1", payload: object.payload, signature: object.signature }] };
 	}
-	if ("payload" in object && object.payload !== undefined) throw new MalformedMessageError("payload must be a JSON string.", "payload");
+	if ("payload" in object && object.payload !== undefined) {
+		throw new MalformedMessageError("payload must be a JSON string.", "payload");
+	}
 	const { shape, part } = flatPart(text === undefined ? object : parseFlatText(text), object);
 	return { shape, readFrom, parts: [part] };
 }
@@ -87,6 +104,8 @@ function decodeText(bytes: Uint8Array): string {
 	}
 }
 
+const UNKNOWN_FORM = "A message to diagnose must be JSON text or bytes, a parsed JSON object, or a callback URL or query.";
+
 /** A 2.1 payload is JSON text; a callback's payload is base64, which never starts with `{`. */
 const looksLikeJson = (text: string) => text.trimStart().startsWith("{");
 
@@ -97,9 +116,11 @@ const looksLikeJson = (text: string) => text.trimStart().startsWith("{");
 export function readReceived(message: unknown): ReceivedMessage {
 	if (message instanceof URL || message instanceof URLSearchParams) return readCallback(message);
 	const value = message instanceof Uint8Array ? decodeText(message) : message;
-	if (typeof value === "string") return /^\s*[[{"]/.test(value) ? readJson(parseJsonObject(value), value) : readCallback(value);
+	if (typeof value === "string") {
+		return /^\s*[[{"]/.test(value) ? readJson(parseJsonObject(value), value) : readCallback(value);
+	}
 	if (!isPlainObject(value)) {
-		throw new MalformedMessageError("A message to diagnose must be JSON text or bytes, a parsed JSON object, or a callback URL or query.");
+		throw new MalformedMessageError(UNKNOWN_FORM);
 	}
 	if (typeof value.payload === "string" && !looksLikeJson(value.payload)) return readCallback(value);
 	return readJson(value, undefined);

@@ -2,7 +2,10 @@ import { fail, isPlainObject, type PathStack, type SignedStringForm } from "../c
 
 let collator: Intl.Collator | undefined;
 
-/** What `a.localeCompare(b, undefined, { numeric: true, sensitivity: "base" })` compares with: made on first use, not at import. */
+/**
+ * What `a.localeCompare(b, undefined, { numeric: true, sensitivity: "base" })` compares with:
+ * made on first use, not at import.
+ */
 function snippetOrder(): Intl.Collator {
 	collator ??= new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
 	return collator;
@@ -55,7 +58,9 @@ export const nodeSnippetForm: SignedStringForm = (message) => {
 	const keys = Object.keys(message).filter((key) => key !== "signature" && message[key] !== undefined);
 	keys.sort(snippetOrder().compare);
 	let out = "{";
-	for (const key of keys) out += `${out.length > 1 ? "," : ""}${JSON.stringify(key)}:${topLevelValue(message[key], [key])}`;
+	for (const key of keys) {
+		out += `${out.length > 1 ? "," : ""}${JSON.stringify(key)}:${topLevelValue(message[key], [key])}`;
+	}
 	// Outside strings JSON has no "/", so escaping every one in the text escapes those in keys and values.
 	return `${out}}`.replaceAll("/", "\\/");
 };
