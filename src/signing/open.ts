@@ -95,7 +95,7 @@ function receivedObject(keys: readonly string[], values: readonly unknown[], tri
 }
 
 /** A 2.0 message as read for verification: the text's tree when the text is at hand, else the object. */
-type FlatSource = TextObject | Record<string, unknown>;
+export type FlatSource = TextObject | Record<string, unknown>;
 
 function member(source: FlatSource, key: string): unknown {
 	if (!(source instanceof TextObject)) return source[key];
@@ -103,7 +103,8 @@ function member(source: FlatSource, key: string): unknown {
 	return index < 0 ? undefined : source.values[index];
 }
 
-function fieldsOf(source: FlatSource, trim: boolean): Record<string, unknown> {
+/** @internal also what the doctor hands a custom form, as `openFlat` does */
+export function fieldsOf(source: FlatSource, trim: boolean): Record<string, unknown> {
 	if (source instanceof TextObject) return receivedObject(source.keys, source.values, trim, true);
 	const keys = Object.keys(source).filter((key) => source[key] !== undefined);
 	return receivedObject(
@@ -130,6 +131,16 @@ function verifyAny(keys: PublicKey[], data: Uint8Array, signatureText: unknown, 
 		if (backend.verify(key.handleFor(backend.name), data, signature)) return;
 	}
 	throw new SignatureVerificationError("mismatch", `The signature does not match the message with any of the ${keys.length} configured public key(s).`);
+}
+
+/**
+ * The index of the first key under which `signature` verifies the UTF-8 bytes of `text`, or -1.
+ * @internal for the doctor, which tries several signed strings against one signature
+ */
+export function verifyingKeyIndex(text: string, signature: Uint8Array, keys: readonly PublicKey[], backendName?: CryptoBackendName): number {
+	const backend = resolveBackend(backendName);
+	const data = utf8Encode(text);
+	return keys.findIndex((key) => backend.verify(key.handleFor(backend.name), data, signature));
 }
 
 function checkVersion(version: SignVersion, accepted: readonly SignVersion[] | undefined): void {
