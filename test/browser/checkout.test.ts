@@ -172,7 +172,7 @@ describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", ()
 		expect(answer.status()).toBe(500);
 		expect(answer.headers()["content-type"]).toMatch(/^text\/html/);
 		expect(await page.textContent("h1")).toBe("Checkout refused");
-		expect(await page.textContent("main")).toContain("Signature verification failed");
+		expect(await page.textContent("main")).toContain("Invalid signature with merchantId: browser-shop");
 		await page.close();
 	});
 

@@ -367,7 +367,7 @@ describe("DIRECT_POST", () => {
 		}
 		// An API client sending JSON still gets JSON.
 		const json = await signedPost(server.url, "/v2/checkout", fields, { privateKey: keys.gatewayPrivate });
-		expect(json.status).toBe(401);
+		expect(json.status).toBe(500);
 		expect(json.json.status).toBe("error");
 	});
 });
