@@ -167,11 +167,29 @@ export function openPayload(payload: string, signature: unknown, options: OpenOp
  * `signedString` form the fields come back as received, strings trimmed the same way.
  * @internal shared by messages and callback URLs
  */
-export function openFlat(source: FlatSource, options: OpenOptions): Record<string, unknown> {
+export function openFlat(source: FlatSource, options: OpenOptions, parsed?: Record<string, unknown>): Record<string, unknown> {
 	checkVersion("2.0", options.acceptVersions);
 	const signed = options.signedString ? options.signedString(fieldsOf(source, false)) : referenceForm(source);
 	verifyAny(toPublicKeys(options.publicKey), utf8Encode(signed), member(source, "signature"), options.backend);
-	return fieldsOf(source, true);
+	if (parsed === undefined) return fieldsOf(source, true);
+	const { signature: _signature, ...fields } = parsed;
+	return trimmedInPlace(fields) as Record<string, unknown>;
+}
+
+/**
+ * Trims every string at every depth, in place: for values the SDK parsed itself from the
+ * text it verified (`JSON.parse` reads the same values as the order-preserving reader,
+ * which refuses duplicate names), so nobody else holds them.
+ */
+function trimmedInPlace(value: unknown): unknown {
+	if (typeof value === "string") return phpTrim(value);
+	if (typeof value !== "object" || value === null) return value;
+	const container = value as Record<string, unknown>;
+	for (const key of Object.keys(container)) {
+		const item = container[key];
+		if (typeof item === "string" || (typeof item === "object" && item !== null)) container[key] = trimmedInPlace(item);
+	}
+	return value;
 }
 
 /** Reads 2.0 JSON text in its own order and with its number literals; the top level must be an object. */
@@ -199,12 +217,15 @@ export function openVerified(message: unknown, options: OpenOptions): OpenedMess
 		throw new MalformedMessageError("payload must be a JSON string.", "payload");
 	}
 	// 2.0 signs nested objects in the signer's order and numbers by their literals: read the text itself.
+	// The values handed out come from `object` when the SDK parsed it from that same text.
 	const source: FlatSource = typeof text === "string" ? parseFlatText(text) : object;
+	const owned = typeof text === "string";
 	const data = member(source, "data");
 	if (object.signature === undefined && (data instanceof TextObject || isPlainObject(data))) {
-		return { fields: openFlat(data, options), signVersion: "2.0", wrapper: { status: object.status, message: object.message } };
+		const fields = openFlat(data, options, owned ? (object.data as Record<string, unknown>) : undefined);
+		return { fields, signVersion: "2.0", wrapper: { status: object.status, message: object.message } };
 	}
-	return { fields: openFlat(source, options), signVersion: "2.0" };
+	return { fields: openFlat(source, options, owned ? object : undefined), signVersion: "2.0" };
 }
 
 /**
