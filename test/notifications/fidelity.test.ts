@@ -7,18 +7,9 @@ import {
 	sealCallbackUrl,
 	verifyNotification,
 } from "../../src/index.js";
+import { sortedStringify } from "../helpers/forms.js";
 import { keys, vector } from "../helpers/vectors.js";
 import { gatewayPublicKey, ipnRequest, transactionFields } from "./fixtures.js";
-
-/** A form some other gateway might use: sorted top-level JSON.stringify, no trimming. */
-const sortedStringify: SignedStringForm = (message) =>
-	JSON.stringify(
-		Object.fromEntries(
-			Object.keys(message)
-				.sort()
-				.map((key) => [key, message[key]]),
-		),
-	);
 
 const PHP_TRIM_SET = [" ", "\t", "\n", "\r", "\0", "\x0B"];
 
