@@ -95,7 +95,7 @@ function receivedObject(keys: readonly string[], values: readonly unknown[], tri
 }
 
 /** A 2.0 message as read for verification: the text's tree when the text is at hand, else the object. */
-type FlatSource = TextObject | Record<string, unknown>;
+export type FlatSource = TextObject | Record<string, unknown>;
 
 function member(source: FlatSource, key: string): unknown {
 	if (!(source instanceof TextObject)) return source[key];
@@ -103,7 +103,8 @@ function member(source: FlatSource, key: string): unknown {
 	return index < 0 ? undefined : source.values[index];
 }
 
-function fieldsOf(source: FlatSource, trim: boolean): Record<string, unknown> {
+/** @internal also what the doctor hands a custom form, as `openFlat` does */
+export function fieldsOf(source: FlatSource, trim: boolean): Record<string, unknown> {
 	if (source instanceof TextObject) return receivedObject(source.keys, source.values, trim, true);
 	const keys = Object.keys(source).filter((key) => source[key] !== undefined);
 	return receivedObject(
@@ -132,6 +133,16 @@ function verifyAny(keys: PublicKey[], data: Uint8Array, signatureText: unknown, 
 	throw new SignatureVerificationError("mismatch", `The signature does not match the message with any of the ${keys.length} configured public key(s).`);
 }
 
+/**
+ * The index of the first key under which `signature` verifies the UTF-8 bytes of `text`, or -1.
+ * @internal for the doctor, which tries several signed strings against one signature
+ */
+export function verifyingKeyIndex(text: string, signature: Uint8Array, keys: readonly PublicKey[], backendName?: CryptoBackendName): number {
+	const backend = resolveBackend(backendName);
+	const data = utf8Encode(text);
+	return keys.findIndex((key) => backend.verify(key.handleFor(backend.name), data, signature));
+}
+
 function checkVersion(version: SignVersion, accepted: readonly SignVersion[] | undefined): void {
 	if (accepted && !accepted.includes(version)) {
 		throw new SignatureVerificationError("version_not_accepted", `Signing version ${version} is not accepted here (accepted: ${accepted.join(", ")}).`);
@@ -156,11 +167,29 @@ export function openPayload(payload: string, signature: unknown, options: OpenOp
  * `signedString` form the fields come back as received, strings trimmed the same way.
  * @internal shared by messages and callback URLs
  */
-export function openFlat(source: FlatSource, options: OpenOptions): Record<string, unknown> {
+export function openFlat(source: FlatSource, options: OpenOptions, parsed?: Record<string, unknown>): Record<string, unknown> {
 	checkVersion("2.0", options.acceptVersions);
 	const signed = options.signedString ? options.signedString(fieldsOf(source, false)) : referenceForm(source);
 	verifyAny(toPublicKeys(options.publicKey), utf8Encode(signed), member(source, "signature"), options.backend);
-	return fieldsOf(source, true);
+	if (parsed === undefined) return fieldsOf(source, true);
+	const { signature: _signature, ...fields } = parsed;
+	return trimmedInPlace(fields) as Record<string, unknown>;
+}
+
+/**
+ * Trims every string at every depth, in place: for values the SDK parsed itself from the
+ * text it verified (`JSON.parse` reads the same values as the order-preserving reader,
+ * which refuses duplicate names), so nobody else holds them.
+ */
+function trimmedInPlace(value: unknown): unknown {
+	if (typeof value === "string") return phpTrim(value);
+	if (typeof value !== "object" || value === null) return value;
+	const container = value as Record<string, unknown>;
+	for (const key of Object.keys(container)) {
+		const item = container[key];
+		if (typeof item === "string" || (typeof item === "object" && item !== null)) container[key] = trimmedInPlace(item);
+	}
+	return value;
 }
 
 /** Reads 2.0 JSON text in its own order and with its number literals; the top level must be an object. */
@@ -188,12 +217,15 @@ export function openVerified(message: unknown, options: OpenOptions): OpenedMess
 		throw new MalformedMessageError("payload must be a JSON string.", "payload");
 	}
 	// 2.0 signs nested objects in the signer's order and numbers by their literals: read the text itself.
+	// The values handed out come from `object` when the SDK parsed it from that same text.
 	const source: FlatSource = typeof text === "string" ? parseFlatText(text) : object;
+	const owned = typeof text === "string";
 	const data = member(source, "data");
 	if (object.signature === undefined && (data instanceof TextObject || isPlainObject(data))) {
-		return { fields: openFlat(data, options), signVersion: "2.0", wrapper: { status: object.status, message: object.message } };
+		const fields = openFlat(data, options, owned ? (object.data as Record<string, unknown>) : undefined);
+		return { fields, signVersion: "2.0", wrapper: { status: object.status, message: object.message } };
 	}
-	return { fields: openFlat(source, options), signVersion: "2.0" };
+	return { fields: openFlat(source, options, owned ? object : undefined), signVersion: "2.0" };
 }
 
 /**

@@ -191,6 +191,11 @@ function isSpace(unit: number): boolean {
 	return unit === 0x20 || (unit >= 0x09 && unit <= 0x0d);
 }
 
+/** ASCII that the natural order compares as is: neither a digit nor a space. */
+function isPlainAscii(unit: number): boolean {
+	return unit < 0x80 && !isDigit(unit) && !isSpace(unit);
+}
+
 /** The code unit at `index`, or 0 past the end (C strings end in NUL). NaN never escapes. */
 function unitAt(text: string, index: number): number {
 	return index < text.length ? text.charCodeAt(index) : 0;
@@ -243,6 +248,10 @@ function compareDigitRuns(a: string, i: number, b: string, j: number): RunCompar
  */
 export function naturalCompare(a: string, b: string): number {
 	if (a.length === 0 || b.length === 0) return Math.sign(a.length - b.length);
+	// Most keys differ in their first character, where no digit, space or surrogate rule applies.
+	const first = a.charCodeAt(0);
+	const other = b.charCodeAt(0);
+	if (first !== other && isPlainAscii(first) && isPlainAscii(other)) return first < other ? -1 : 1;
 	let i = 0;
 	let j = 0;
 	while (unitAt(a, i) === 0x30 && isDigit(unitAt(a, i + 1))) i++;

@@ -354,9 +354,9 @@ describe("DIRECT_POST", () => {
 		const multipart = new FormData();
 		for (const [key, value] of Object.entries(strings)) multipart.append(key, value);
 		const refusals = [
-			// Signed with a key the sandbox does not know for this merchant.
-			{ status: 401, body: new URLSearchParams(sealMessage(strings, { privateKey: keys.gatewayPrivate }) as Record<string, string>) },
-			{ status: 401, body: new URLSearchParams({ ...strings, signature: "not-a-signature" }) },
+			// Signed with a key the sandbox does not know for this merchant: the gateway's HTTP 500 refusal (D12).
+			{ status: 500, body: new URLSearchParams(sealMessage(strings, { privateKey: keys.gatewayPrivate }) as Record<string, string>) },
+			{ status: 500, body: new URLSearchParams({ ...strings, signature: "not-a-signature" }) },
 			{ status: 415, body: multipart },
 		];
 		for (const { status, body } of refusals) {
@@ -367,7 +367,7 @@ describe("DIRECT_POST", () => {
 		}
 		// An API client sending JSON still gets JSON.
 		const json = await signedPost(server.url, "/v2/checkout", fields, { privateKey: keys.gatewayPrivate });
-		expect(json.status).toBe(401);
+		expect(json.status).toBe(500);
 		expect(json.json.status).toBe("error");
 	});
 });
