@@ -76,30 +76,12 @@ function secureUrlProblem(value: string, allowLoopbackHttp: boolean): string | u
 }
 
 /**
- * URLs that passed, per `allowLoopbackHttp`. A merchant sends the same few
- * callback and notification URLs on every request, and parsing them was most
- * of a checkout's validation; a string is immutable, so a hit is the same
- * verdict. Bounded: cleared when full.
- */
-const acceptedUrls = [new Set<string>(), new Set<string>()] as const;
-const ACCEPTED_URLS_LIMIT = 64;
-
-function isSecureUrl(value: string, allowLoopbackHttp: boolean): boolean {
-	const accepted = acceptedUrls[allowLoopbackHttp ? 1 : 0];
-	if (accepted.has(value)) return true;
-	if (secureUrlProblem(value, allowLoopbackHttp) !== undefined) return false;
-	if (accepted.size >= ACCEPTED_URLS_LIMIT) accepted.clear();
-	accepted.add(value);
-	return true;
-}
-
-/**
  * A redirect or notification URL (D10): 1-300 characters, `https:`. Plain
  * `http:` passes only for loopback hosts and only when `allowLoopbackHttp` is set.
  */
 export function secureUrl(allowLoopbackHttp: boolean) {
-	// One check for length and scheme, and no issue context built on success (this runs four times per create).
-	return z.string({ error: typeError("a string") }).refine((value) => isSecureUrl(value, allowLoopbackHttp), {
+	// One check for length and scheme, its message the problem found.
+	return z.string({ error: typeError("a string") }).refine((value) => secureUrlProblem(value, allowLoopbackHttp) === undefined, {
 		error: (issue) => secureUrlProblem(String(issue.input), allowLoopbackHttp),
 	});
 }

@@ -1,14 +1,10 @@
 import type { z } from "zod";
-import { type Acceptor, compileAcceptor } from "./fast-path.js";
 
 /**
  * A module-level schema that is built on its first use. Building zod schemas
  * (and the first use of each zod class) is most of what importing the SDK would
  * otherwise cost, so no schema is built while the package loads. Callers parse
  * with `safeParse` / `parse`; `get()` returns the schema itself.
- *
- * A value the schema's compiled acceptor (fast-path.ts) passes is returned as
- * is, being what zod would return a copy of; every other value goes through zod.
  */
 export interface LazySchema<S extends z.ZodType> {
 	/** The schema, built on the first call. */
@@ -19,26 +15,14 @@ export interface LazySchema<S extends z.ZodType> {
 
 export function lazySchema<S extends z.ZodType>(build: () => S): LazySchema<S> {
 	let schema: S | undefined;
-	let accept: Acceptor | undefined;
 	const get = (): S => {
-		if (schema === undefined) {
-			schema = build();
-			accept = compileAcceptor(schema);
-		}
+		schema ??= build();
 		return schema;
 	};
 	return {
 		get,
-		safeParse: (value) => {
-			const zodSchema = get();
-			if (accept?.(value)) return { success: true, data: value as z.output<S> };
-			return zodSchema.safeParse(value) as z.ZodSafeParseResult<z.output<S>>;
-		},
-		parse: (value) => {
-			const zodSchema = get();
-			if (accept?.(value)) return value as z.output<S>;
-			return zodSchema.parse(value) as z.output<S>;
-		},
+		safeParse: (value) => get().safeParse(value) as z.ZodSafeParseResult<z.output<S>>,
+		parse: (value) => get().parse(value) as z.output<S>,
 	};
 }
 
