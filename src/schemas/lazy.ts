@@ -1,4 +1,5 @@
-import type { z } from "zod";
+import type * as z from "zod/mini";
+import { safeParse } from "./safe-parse.js";
 
 /**
  * A module-level schema that is built on its first use. Building zod schemas
@@ -6,14 +7,15 @@ import type { z } from "zod";
  * otherwise cost, so no schema is built while the package loads. Callers parse
  * with `safeParse` / `parse`; `get()` returns the schema itself.
  */
-export interface LazySchema<S extends z.ZodType> {
+export interface LazySchema<S extends z.core.$ZodType> {
 	/** The schema, built on the first call. */
 	get(): S;
-	safeParse(value: unknown): z.ZodSafeParseResult<z.output<S>>;
+	safeParse(value: unknown): z.core.util.SafeParseResult<z.output<S>>;
+	/** The parsed value, or throws the zod error. */
 	parse(value: unknown): z.output<S>;
 }
 
-export function lazySchema<S extends z.ZodType>(build: () => S): LazySchema<S> {
+export function lazySchema<S extends z.core.$ZodType>(build: () => S): LazySchema<S> {
 	let schema: S | undefined;
 	const get = (): S => {
 		schema ??= build();
@@ -21,8 +23,12 @@ export function lazySchema<S extends z.ZodType>(build: () => S): LazySchema<S> {
 	};
 	return {
 		get,
-		safeParse: (value) => get().safeParse(value) as z.ZodSafeParseResult<z.output<S>>,
-		parse: (value) => get().parse(value) as z.output<S>,
+		safeParse: (value) => safeParse(get(), value),
+		parse: (value) => {
+			const result = safeParse(get(), value);
+			if (!result.success) throw result.error;
+			return result.data;
+		},
 	};
 }
 
