@@ -1,5 +1,6 @@
 import { type FieldIssue, RequestValidationError } from "../errors/request-validation-error.js";
 import { checkoutRequestSchema, toFieldIssues } from "../schemas/requests.js";
+import { safeParse } from "../schemas/safe-parse.js";
 import { type SealedPayload, sealMessage } from "../signing/seal.js";
 import type { ClientContext } from "./context.js";
 
@@ -66,7 +67,7 @@ function withFormLineBreaks(message: Record<string, unknown>): { message: Record
 
 /** A line break that becomes CR LF counts twice toward a field's length, as it will at the gateway: check again. */
 function checkPostedLengths(ctx: ClientContext, path: string, posted: ReturnType<typeof withFormLineBreaks>): void {
-	const result = checkoutRequestSchema(ctx).safeParse(posted.message);
+	const result = safeParse(checkoutRequestSchema(ctx), posted.message);
 	if (result.success) return;
 	const note = " (a form post sends each line break as CR LF, two characters)";
 	const issues = toFieldIssues(result.error).map((issue): FieldIssue => {
