@@ -4,10 +4,13 @@ export { type DecodeCallbackOptions, decodeCallback } from "./callback.js";
 export {
 	createNotificationHandler,
 	type NotificationContext,
+	type NotificationDelivery,
 	type NotificationErrorInfo,
 	type NotificationHandler,
 	type NotificationHandlerOptions,
+	type NotificationReply,
 } from "./handler.js";
+export type { BodyTimeout } from "./http-rules.js";
 export { type NodeListener, toNodeListener } from "./node-listener.js";
 export { type ClaimResult, createMemoryStore, type MemoryStoreOptions, type NotificationStore } from "./store.js";
 export { type NotificationEvent, type RefundNotification, type TransactionNotification, type VerifyNotificationOptions, verifyNotification } from "./verify.js";
