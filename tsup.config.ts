@@ -1,14 +1,14 @@
 import { defineConfig } from "tsup";
 
 /**
- * Two library entries (`merchant-gateway`, `merchant-gateway/testing`) in ESM and
+ * Three library entries (`merchant-gateway`, `merchant-gateway/signing`, `merchant-gateway/testing`) in ESM and
  * CJS with declarations, plus the CLI. ky is ESM-only: the SDK only reaches it
  * through a dynamic `import()`, which works from both module systems, so it can
  * stay external. node-forge is reached the same way.
  */
 export default defineConfig([
 	{
-		entry: { index: "src/index.ts", testing: "src/testing.ts" },
+		entry: { index: "src/index.ts", signing: "src/signing/index.ts", testing: "src/testing.ts" },
 		format: ["esm", "cjs"],
 		dts: true,
 		sourcemap: true,

@@ -1,12 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import {
-	createNotificationHandler,
-	decodeCallback,
-	SignatureVerificationError,
-	type SignedStringForm,
-	sealCallbackUrl,
-	verifyNotification,
-} from "../../src/index.js";
+import { createNotificationHandler, decodeCallback, SignatureVerificationError, type SignedStringForm, verifyNotification } from "../../src/index.js";
+import { sealCallbackUrl } from "../../src/testing.js";
 import { keys, vector } from "../helpers/vectors.js";
 import { gatewayPublicKey, ipnRequest, transactionFields } from "./fixtures.js";
 
