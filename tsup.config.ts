@@ -10,7 +10,8 @@ export default defineConfig([
 	{
 		entry: { index: "src/index.ts", signing: "src/signing/index.ts", testing: "src/testing.ts" },
 		format: ["esm", "cjs"],
-		dts: true,
+		// Declarations marked @internal (the client's context given to resources, key handles) are left out.
+		dts: { compilerOptions: { stripInternal: true } },
 		sourcemap: true,
 		clean: true,
 		target: "node22",
