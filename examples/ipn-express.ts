@@ -6,7 +6,8 @@
 
 import type { AddressInfo } from "node:net";
 import express from "express";
-import { createNotificationHandler, generateKeyPair, sealMessage, toNodeListener } from "merchant-gateway";
+import { createNotificationHandler, toNodeListener } from "merchant-gateway";
+import { generateKeyPair, sealMessage } from "merchant-gateway/signing";
 
 const demo = process.env.GATEWAY_PUBLIC_KEY ? undefined : await generateKeyPair();
 

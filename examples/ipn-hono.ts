@@ -3,7 +3,8 @@
 //   Bun / Deno / Workers: export default app (as below) and set GATEWAY_PUBLIC_KEY.
 //   npm run example examples/ipn-hono.ts   runs a self-test through app.request() with a throwaway key pair.
 import { Hono } from "hono";
-import { createNotificationHandler, generateKeyPair, STATUS_CODES, sealMessage } from "merchant-gateway";
+import { createNotificationHandler, STATUS_CODES } from "merchant-gateway";
+import { generateKeyPair, sealMessage } from "merchant-gateway/signing";
 
 const env = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {};
 const demo = env.GATEWAY_PUBLIC_KEY ? undefined : await generateKeyPair();

@@ -4,7 +4,8 @@
 // gateway, one signed IPN is posted to the server, and the answer is printed.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createNotificationHandler, generateKeyPair, sealMessage, toNodeListener } from "merchant-gateway";
+import { createNotificationHandler, toNodeListener } from "merchant-gateway";
+import { generateKeyPair, sealMessage } from "merchant-gateway/signing";
 
 const demo = process.env.GATEWAY_PUBLIC_KEY ? undefined : await generateKeyPair();
 

@@ -54,5 +54,14 @@ export class GatewayError extends Error {
 	}
 }
 
+/**
+ * Whether `value` is an error the SDK threw (or one of your subclasses of `GatewayError`). Like
+ * `instanceof GatewayError`, it also recognises errors from the other build (ESM or CJS) when a
+ * process loads both, and it narrows the type in a `catch` block.
+ */
+export function isGatewayError(value: unknown): value is GatewayError {
+	return value instanceof GatewayError;
+}
+
 /** Registers the kind of an error subclass; used as `static readonly [errorKind] = "Name"`. */
 export const errorKind: typeof ERROR_KIND = ERROR_KIND;

@@ -3,7 +3,7 @@ export { CheckoutError } from "./checkout-error.js";
 export { ConfigurationError } from "./configuration-error.js";
 export { ConnectionError } from "./connection-error.js";
 export { CryptoBackendError } from "./crypto-backend-error.js";
-export { GatewayError, type GatewayErrorContext } from "./gateway-error.js";
+export { GatewayError, type GatewayErrorContext, isGatewayError } from "./gateway-error.js";
 export { type GatewayFieldError, GatewayValidationError } from "./gateway-validation-error.js";
 export { InvalidKeyError, type InvalidKeyReason } from "./invalid-key-error.js";
 export { InvalidNotificationError } from "./invalid-notification-error.js";

@@ -7,19 +7,10 @@ import { type PublicKeyLike, toPublicKeys } from "../signing/keys.js";
 import type { SignVersion } from "../signing/seal.js";
 import { type Acknowledgement, acknowledge, acknowledgeFailure } from "./acknowledge.js";
 import { confirmClaim, newClaimToken, releaseClaim } from "./claims.js";
-import {
-	type BodyTimeout,
-	bodyTimedOut,
-	DEFAULT_MAX_BODY_BYTES,
-	declaredLength,
-	HttpRuleError,
-	isJsonContentType,
-	joinChunks,
-	ruleStatus,
-	TOO_LARGE,
-} from "./http-rules.js";
+import { type BodyTimeout, bodyTooLarge, DEFAULT_MAX_BODY_BYTES, declaredLength, HttpRuleError, isJsonContentType, ruleStatus } from "./http-rules.js";
 import { type ClaimResult, createMemoryStore, type NotificationStore } from "./store.js";
 import { type NotificationEvent, verifyNotification } from "./verify.js";
+import { deliveryOf, toResponse } from "./web-request.js";
 
 /** What your callback learns besides the resource. */
 export interface NotificationContext {
@@ -95,19 +86,44 @@ export interface NotificationHandlerOptions {
 	onError?: ((error: unknown, info: NotificationErrorInfo) => void) | undefined;
 }
 
-/** A Web-standard IPN route: `(request: Request) => Promise<Response>`. */
-export type NotificationHandler = (request: Request) => Promise<Response>;
+/**
+ * The IPN route. Call it as a Web `(request: Request) => Promise<Response>` (Next.js, Hono, Bun, Deno,
+ * workers), or wrap it with `toNodeListener` for node:http and Express, which calls `handle`.
+ */
+export interface NotificationHandler {
+	(request: Request): Promise<Response>;
+	/**
+	 * The same route, free of any server's request type: answers one delivery described by `delivery`.
+	 * Both the Web form above and `toNodeListener` come down to this call.
+	 */
+	handle(delivery: NotificationDelivery): Promise<NotificationReply>;
+}
 
-/** @internal What a request looks like to the handler core, whatever the server. */
-export interface IncomingNotification {
+/** One IPN delivery as the handler needs it, whatever the server. */
+export interface NotificationDelivery {
+	/** The HTTP method. */
 	method: string | undefined;
+	/** The Content-Type header, when present. */
 	contentType: string | null | undefined;
+	/** The Content-Length header, when present: a body declared over the limit is refused before it is read. */
 	contentLength: string | null | undefined;
 	/**
-	 * The body as text, bytes or an already parsed object, or TOO_LARGE once it passes `limit` bytes.
-	 * Rejects with a 408 HttpRuleError when reading it takes longer than `timeout.ms`.
+	 * Reads the body: text, bytes, or the object a body parser already made. It stops once more than
+	 * `maxBytes` arrived, or once `timeout.ms` passed (measured with `timeout.start`), and rejects then.
 	 */
-	readBody(limit: number, timeout: BodyTimeout): Promise<unknown>;
+	readBody(maxBytes: number, timeout: BodyTimeout): Promise<unknown>;
+}
+
+/** The handler's answer to a delivery, for a server adapter to write. */
+export interface NotificationReply {
+	/** The HTTP status. */
+	status: number;
+	/** The acknowledgement, as JSON text (`application/json; charset=utf-8`, not to be cached). */
+	body: string;
+	/** The body was not read to its end: close the connection after the answer. */
+	closeConnection?: boolean;
+	/** The `Allow` header of a 405 answer. */
+	allow?: string;
 }
 
 function realTimer(onExpiry: () => void, delayMs: number): () => void {
@@ -117,22 +133,7 @@ function realTimer(onExpiry: () => void, delayMs: number): () => void {
 	return () => clearTimeout(timer);
 }
 
-/** @internal The handler's answer before it becomes a Response. */
-export interface Reply {
-	status: number;
-	body: string;
-	/** The body was not read to its end: the connection should close after the answer. */
-	closeConnection?: boolean;
-	allow?: string;
-	/** node:http header list, cached by `toNodeListener` on the reply object (constant replies are shared). */
-	nodeHeaders?: string[];
-}
-
-/** @internal Shared by `createNotificationHandler` and `toNodeListener`, across ESM and CJS builds. */
-export const HANDLER_CORE = Symbol.for("merchant-gateway.notification-handler-core");
-export type HandlerCore = (incoming: IncomingNotification) => Promise<Reply>;
-
-function failure(status: number, description: string): Reply {
+function failure(status: number, description: string): NotificationReply {
 	const body: Acknowledgement = acknowledgeFailure(description, String(status));
 	return { status, body: JSON.stringify(body) };
 }
@@ -192,6 +193,7 @@ function checkOptions(options: NotificationHandlerOptions): void {
  *
  * The result is a Web `(request) => Promise<Response>` for Next.js, Hono, Bun,
  * Deno and workers; wrap it with `toNodeListener` for node:http and Express.
+ * Both end in its `handle` method, which takes a server-neutral delivery.
  *
  * @throws ConfigurationError for bad options; InvalidKeyError for a bad key.
  */
@@ -207,11 +209,11 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 	const bodyTimeout: BodyTimeout = { ms: options.bodyTimeoutMs ?? 10_000, start: startTimer };
 	const { onTransaction, onRefund, onError } = options;
 	// Made here, not at module load: acknowledge() runs the redaction patterns, and importing the SDK should not.
-	const processed: Reply = { status: 200, body: JSON.stringify(acknowledge("Processed.")) };
-	const duplicate: Reply = { status: 200, body: JSON.stringify(acknowledge("Already processed.")) };
+	const processed: NotificationReply = { status: 200, body: JSON.stringify(acknowledge("Processed.")) };
+	const duplicate: NotificationReply = { status: 200, body: JSON.stringify(acknowledge("Already processed.")) };
 	const stillRunning = failure(503, "The notification is still being processed; it will be retried.");
 	/** Events being processed in this process: later deliveries join them until the handler stops waiting. */
-	const inFlight = new Map<string, Promise<Reply>>();
+	const inFlight = new Map<string, Promise<NotificationReply>>();
 
 	function report(error: unknown, status: number, eventId: string | undefined): void {
 		if (!onError) return;
@@ -222,8 +224,8 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		}
 	}
 
-	function refuse(error: unknown, eventId?: string): Reply {
-		let reply: Reply;
+	function refuse(error: unknown, eventId?: string): NotificationReply {
+		let reply: NotificationReply;
 		const status = ruleStatus(error);
 		if (status !== undefined) reply = failure(status, (error as Error).message);
 		else if (error instanceof SignatureVerificationError) reply = failure(401, error.message);
@@ -251,7 +253,7 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		return runCallback(event, token);
 	}
 
-	async function succeeded(eventId: string, token: string): Promise<Reply> {
+	async function succeeded(eventId: string, token: string): Promise<NotificationReply> {
 		// The work is done: acknowledging avoids a retry that would run it again. A store that fails to
 		// confirm (only a rare delivery after the lease ends could repeat it) or a lost lease is reported.
 		const problem = await confirmClaim(store, eventId, token, leaseMs);
@@ -259,14 +261,14 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		return processed;
 	}
 
-	async function failed(eventId: string, token: string, error: unknown): Promise<Reply> {
+	async function failed(eventId: string, token: string, error: unknown): Promise<NotificationReply> {
 		const problem = await releaseClaim(store, eventId, token);
 		if (problem !== undefined) report(problem, 500, eventId);
 		return refuse(error, eventId);
 	}
 
 	/** The callback's outcome as a reply, or `stillRunning` once `waitMs` passed without one. */
-	function runCallback(event: NotificationEvent, token: string): Promise<Reply> {
+	function runCallback(event: NotificationEvent, token: string): Promise<NotificationReply> {
 		const { eventId } = event;
 		const controller = new AbortController();
 		const context: NotificationContext = { eventId, signVersion: event.signVersion, signal: controller.signal };
@@ -278,7 +280,7 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 			return failed(eventId, token, error);
 		}
 		if (typeof (result as PromiseLike<unknown> | undefined)?.then !== "function") return succeeded(eventId, token);
-		return new Promise<Reply>((resolve) => {
+		return new Promise<NotificationReply>((resolve) => {
 			let waiting = true;
 			const cancel = startTimer(() => {
 				waiting = false;
@@ -306,32 +308,31 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 	}
 
 	/** The method, Content-Type and declared length rules: all checked before any byte of the body is read. */
-	function checkHead(incoming: IncomingNotification): void {
-		if (incoming.method !== "POST") throw new HttpRuleError(405, "Only POST is accepted here.", "method");
-		if (!isJsonContentType(incoming.contentType)) {
+	function checkHead(delivery: NotificationDelivery): void {
+		if (delivery.method !== "POST") throw new HttpRuleError(405, "Only POST is accepted here.", "method");
+		if (!isJsonContentType(delivery.contentType)) {
 			throw new HttpRuleError(415, "The Content-Type must be application/json (UTF-8).", "content-type");
 		}
-		const length = declaredLength(incoming.contentLength);
-		if (length !== undefined && length > maxBodyBytes) throw new HttpRuleError(413, `The body is over ${maxBodyBytes} bytes.`, "body");
+		const length = declaredLength(delivery.contentLength);
+		if (length !== undefined && length > maxBodyBytes) throw bodyTooLarge(maxBodyBytes);
 	}
 
 	function verifyBody(body: unknown): NotificationEvent {
-		if (body === TOO_LARGE) throw new HttpRuleError(413, `The body is over ${maxBodyBytes} bytes.`, "body");
 		if (body === "" || (body instanceof Uint8Array && body.length === 0) || body === undefined || body === null) {
 			throw new InvalidNotificationError("The body is empty.", "body");
 		}
 		return verifyNotification(body, verifyOptions);
 	}
 
-	function forget(eventId: string, run: Promise<Reply>): void {
+	function forget(eventId: string, run: Promise<NotificationReply>): void {
 		if (inFlight.get(eventId) === run) inFlight.delete(eventId);
 	}
 
-	const core: HandlerCore = async (incoming) => {
+	async function handle(delivery: NotificationDelivery): Promise<NotificationReply> {
 		let event: NotificationEvent;
 		try {
-			checkHead(incoming);
-			event = verifyBody(await incoming.readBody(maxBodyBytes, bodyTimeout));
+			checkHead(delivery);
+			event = verifyBody(await delivery.readBody(maxBodyBytes, bodyTimeout));
 		} catch (error) {
 			const reply = refuse(error);
 			// The rest of the body was not read: the connection cannot carry another request.
@@ -359,60 +360,8 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		} finally {
 			forget(eventId, run);
 		}
-	};
-
-	const handler: NotificationHandler = async (request) => toResponse(await core(fromRequest(request)));
-	Object.defineProperty(handler, HANDLER_CORE, { value: core });
-	return handler;
-}
-
-const RESPONSE_TYPE = "application/json; charset=utf-8";
-
-function toResponse(reply: Reply): Response {
-	const headers: Record<string, string> = { "content-type": RESPONSE_TYPE, "cache-control": "no-store" };
-	if (reply.allow) headers.allow = reply.allow;
-	if (reply.closeConnection) headers.connection = "close";
-	return new Response(reply.body, { status: reply.status, headers });
-}
-
-async function readLimited(request: Request, limit: number, timeout: BodyTimeout): Promise<unknown> {
-	if (request.bodyUsed) {
-		throw new HttpRuleError(500, "The request body was read by other code before the notification handler; pass the untouched request.", "body");
 	}
-	if (!request.body) return "";
-	const reader = request.body.getReader();
-	const chunks: Uint8Array[] = [];
-	let size = 0;
-	let timedOut = false;
-	// Cancelling the stream ends the pending read, which then sees the flag.
-	const cancelTimer = timeout.start(() => {
-		timedOut = true;
-		reader.cancel().catch(() => {});
-	}, timeout.ms);
-	try {
-		for (;;) {
-			const { done, value } = await reader.read();
-			if (timedOut) throw bodyTimedOut(timeout.ms);
-			if (done) break;
-			size += value.length;
-			if (size > limit) {
-				// Stop here: the rest is never pulled.
-				reader.cancel().catch(() => {});
-				return TOO_LARGE;
-			}
-			chunks.push(value);
-		}
-	} finally {
-		cancelTimer();
-	}
-	return joinChunks(chunks, size);
-}
 
-function fromRequest(request: Request): IncomingNotification {
-	return {
-		method: request.method,
-		contentType: request.headers.get("content-type"),
-		contentLength: request.headers.get("content-length"),
-		readBody: (limit, timeout) => readLimited(request, limit, timeout),
-	};
+	const handler = async (request: Request) => toResponse(await handle(deliveryOf(request)));
+	return Object.assign(handler, { handle });
 }

@@ -4,10 +4,13 @@ export { type DecodeCallbackOptions, decodeCallback } from "./callback.js";
 export {
 	createNotificationHandler,
 	type NotificationContext,
+	type NotificationDelivery,
 	type NotificationErrorInfo,
 	type NotificationHandler,
 	type NotificationHandlerOptions,
+	type NotificationReply,
 } from "./handler.js";
+export type { BodyTimeout } from "./http-rules.js";
 export { type NodeListener, toNodeListener } from "./node-listener.js";
 export {
 	createReconciler,

@@ -19,7 +19,7 @@ interface Scheduled {
 	timer: ReturnType<typeof setTimeout> | undefined;
 }
 
-/** @internal the clock with the scheduler the core uses. */
+/** The clock with the scheduler the core uses; the package does not export it. */
 export class ControllableClock implements SandboxClock {
 	#frozenAt: number | undefined;
 	#offset = 0;

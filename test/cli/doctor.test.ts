@@ -2,7 +2,9 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { flatStringifiedForm, nodeSnippetForm, retiredFirstDraftForm, sealCallbackUrl, sealMessage } from "../../src/index.js";
+import { flatStringifiedForm, nodeSnippetForm, retiredFirstDraftForm } from "../../src/index.js";
+import { sealMessage } from "../../src/signing/index.js";
+import { sealCallbackUrl } from "../../src/testing.js";
 import { keyPath, keys } from "../helpers/vectors.js";
 import { runCliProcess } from "./spawn.js";
 

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { canonicalString, openMessage } from "../../src/index.js";
+import { canonicalString, openMessage } from "../../src/signing/index.js";
 import { keyPath, keys } from "../helpers/vectors.js";
 import { runCliProcess } from "./spawn.js";
 

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { GatewayError, InvalidNotificationError, SignatureVerificationError } from "../../src/errors/index.js";
+import { GatewayError, InvalidNotificationError, isGatewayError, SignatureVerificationError } from "../../src/errors/index.js";
 import { TimeoutError } from "../../src/errors/timeout-error.js";
 import { HttpRuleError } from "../../src/notifications/http-rules.js";
 import { buildPackage } from "../helpers/build.js";
@@ -46,6 +46,16 @@ describe("instanceof in one build", () => {
 		expect({} instanceof GatewayError).toBe(false);
 		expect(new Error("e") instanceof GatewayError).toBe(false);
 	});
+
+	test("isGatewayError narrows SDK errors and subclasses, nothing else", () => {
+		const caught: unknown = new SignatureVerificationError("mismatch", "m");
+		expect(isGatewayError(caught)).toBe(true);
+		if (isGatewayError(caught)) expect(caught.status).toBeUndefined();
+		expect(isGatewayError(new Mine("m"))).toBe(true);
+		for (const other of [new Error("e"), { name: "GatewayError" }, null, undefined, "GatewayError"]) {
+			expect(isGatewayError(other)).toBe(false);
+		}
+	});
 });
 
 describe("instanceof across the built ESM and CJS packages", () => {
@@ -80,6 +90,10 @@ describe("instanceof across the built ESM and CJS packages", () => {
 					mineIsGatewayErrorOfOther: new Mine("m") instanceof from.GatewayError,
 					myInvalidIsInvalidOfOther: new MyInvalid("m") instanceof from.InvalidNotificationError,
 					myInvalidIsTimeoutOfOther: new MyInvalid("m") instanceof from.TimeoutError,
+					guardTimeout: to.isGatewayError(timeout),
+					guardMine: from.isGatewayError(new Mine("m")),
+					guardPlainError: to.isGatewayError(new Error("e")),
+					guardLookalike: to.isGatewayError({ name: "GatewayError", message: "m", status: 500 }),
 				};
 			}
 			console.log(JSON.stringify(out));
@@ -99,6 +113,10 @@ describe("instanceof across the built ESM and CJS packages", () => {
 			mineIsGatewayErrorOfOther: true,
 			myInvalidIsInvalidOfOther: true,
 			myInvalidIsTimeoutOfOther: false,
+			guardTimeout: true,
+			guardMine: true,
+			guardPlainError: false,
+			guardLookalike: false,
 		};
 		expect(JSON.parse(output)).toEqual({ "esm->cjs": expected, "cjs->esm": expected });
 	});

@@ -4,12 +4,12 @@ import {
 	decodeCallback,
 	InvalidNotificationError,
 	MalformedMessageError,
-	openMessage,
 	SignatureVerificationError,
 	type SignedStringForm,
-	sealCallbackUrl,
 	verifyNotification,
 } from "../../src/index.js";
+import { openMessage } from "../../src/signing/index.js";
+import { sealCallbackUrl } from "../../src/testing.js";
 import { sortedStringify } from "../helpers/forms.js";
 import { keys, vector } from "../helpers/vectors.js";
 import { gatewayPublicKey, ipnRequest, transactionFields } from "./fixtures.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { InvalidNotificationError, SignatureVerificationError, sealMessage, verifyNotification } from "../../src/index.js";
+import { InvalidNotificationError, SignatureVerificationError, verifyNotification } from "../../src/index.js";
+import { sealMessage } from "../../src/signing/index.js";
 import { keys, vector } from "../helpers/vectors.js";
 import { gatewayPublicKey, merchantPrivateKey, refundFields, signedBody, transactionFields } from "./fixtures.js";
 

@@ -1,20 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import {
-	canonicalString,
-	diagnoseSignature,
-	flatStringifiedForm,
-	InvalidKeyError,
-	MalformedMessageError,
-	nodeSnippetForm,
-	openCallbackUrl,
-	openMessage,
-	retiredFirstDraftForm,
-	type SignatureFormName,
-	type SignedStringForm,
-	sealCallbackUrl,
-	sealMessage,
-} from "../../src/index.js";
+import { flatStringifiedForm, InvalidKeyError, MalformedMessageError, nodeSnippetForm, retiredFirstDraftForm, type SignedStringForm } from "../../src/index.js";
+import { canonicalString, diagnoseSignature, openCallbackUrl, openMessage, type SignatureFormName, sealMessage } from "../../src/signing/index.js";
+import { sealCallbackUrl } from "../../src/testing.js";
 import { keys, sharedVectorsDir, signerKeys, vectors } from "../helpers/vectors.js";
 import { pemBody } from "./key-fixtures.js";
 

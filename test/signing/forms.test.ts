@@ -1,17 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import {
-	canonicalString,
-	flatStringifiedForm,
-	MalformedMessageError,
-	nodeSnippetForm,
-	openCallbackUrl,
-	openMessage,
-	retiredFirstDraftForm,
-	type SignedStringForm,
-	sealCallbackUrl,
-	sealMessage,
-} from "../../src/index.js";
+import { flatStringifiedForm, MalformedMessageError, nodeSnippetForm, retiredFirstDraftForm, type SignedStringForm } from "../../src/index.js";
+import { canonicalString, openCallbackUrl, openMessage, sealMessage } from "../../src/signing/index.js";
+import { sealCallbackUrl } from "../../src/testing.js";
 import { keys, sharedVectorsDir } from "../helpers/vectors.js";
 
 /** One message on which the four 2.0 forms all differ: case, digits, null, "", nested order, "/", non-ASCII. */

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, test } from "vitest";
-import { InvalidKeyError, loadPrivateKey, useCryptoBackend } from "../../src/index.js";
+import { InvalidKeyError, loadPrivateKey } from "../../src/index.js";
+import { useCryptoBackend } from "../../src/signing/index.js";
 import { pemBody } from "./key-fixtures.js";
 
 // Fixed encryptions of the vectors' merchant key (openssl pkcs8 -topk8 -v2 aes-256-cbc, and openssl rsa -aes256),
