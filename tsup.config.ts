@@ -1,16 +1,25 @@
 import { defineConfig } from "tsup";
 
 /**
- * Two library entries (`merchant-gateway`, `merchant-gateway/testing`) in ESM and
+ * Five library entries (`merchant-gateway`, `merchant-gateway/signing`, `merchant-gateway/testing`, and the
+ * two shared stores `merchant-gateway/stores/redis` and `.../stores/postgres`,
+ * which import no database driver: the merchant passes a client in) in ESM and
  * CJS with declarations, plus the CLI. ky is ESM-only: the SDK only reaches it
  * through a dynamic `import()`, which works from both module systems, so it can
  * stay external. node-forge is reached the same way.
  */
 export default defineConfig([
 	{
-		entry: { index: "src/index.ts", testing: "src/testing.ts" },
+		entry: {
+			index: "src/index.ts",
+			signing: "src/signing/index.ts",
+			testing: "src/testing.ts",
+			"stores/redis": "src/stores/redis.ts",
+			"stores/postgres": "src/stores/postgres.ts",
+		},
 		format: ["esm", "cjs"],
-		dts: true,
+		// Declarations marked @internal (the client's context given to resources, key handles) are left out.
+		dts: { compilerOptions: { stripInternal: true } },
 		sourcemap: true,
 		clean: true,
 		target: "node22",

@@ -5,7 +5,8 @@
 import crypto from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { canonicalString, GatewayClient, loadPrivateKey, loadPublicKey, sealMessage } from "../dist/index.js";
+import { GatewayClient, loadPrivateKey, loadPublicKey } from "../dist/index.js";
+import { canonicalString, sealMessage } from "../dist/signing.js";
 import { median, report } from "./lib.mjs";
 
 const keysUrl = new URL("../test/vectors/keys/", import.meta.url);

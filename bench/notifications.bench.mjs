@@ -14,15 +14,8 @@ import * as crypto from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
-import {
-	canonicalString,
-	createMemoryStore,
-	createNotificationHandler,
-	loadPublicKey,
-	sealMessage,
-	toNodeListener,
-	verifyNotification,
-} from "../dist/index.js";
+import { createMemoryStore, createNotificationHandler, loadPublicKey, toNodeListener, verifyNotification } from "../dist/index.js";
+import { canonicalString, sealMessage } from "../dist/signing.js";
 import { compareFastest, median, pinLoadAndServers, report } from "./lib.mjs";
 import { vector } from "./vectors.mjs";
 

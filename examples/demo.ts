@@ -11,7 +11,6 @@ import {
 	type CardChargeParams,
 	createNotificationHandler,
 	GatewayClient,
-	generateKeyPair,
 	ProcessingError,
 	type Refund,
 	STATUS_CODES,
@@ -19,6 +18,7 @@ import {
 	type Transaction,
 	toNodeListener,
 } from "merchant-gateway";
+import { generateKeyPair } from "merchant-gateway/signing";
 import { startSandboxServer } from "merchant-gateway/testing";
 
 const { values: flags } = parseArgs({ options: { browser: { type: "boolean" }, help: { type: "boolean", short: "h" } } });

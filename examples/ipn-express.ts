@@ -1,12 +1,13 @@
 // An IPN receiver in Express. express.json() in front of it is fine: 2.0
 // signatures cover the canonical form of the parsed fields and 2.1 signatures
 // cover the payload string, so a parsed body verifies like the raw one.
-//   GATEWAY_PUBLIC_KEY="$(cat gateway-public.pem)" PORT=3000 node examples/ipn-express.ts
+//   GATEWAY_PUBLIC_KEY="$(cat gateway-public.pem)" PORT=3000 npm run example examples/ipn-express.ts
 // Without GATEWAY_PUBLIC_KEY it runs a self-test with a throwaway key pair.
 
 import type { AddressInfo } from "node:net";
 import express from "express";
-import { createNotificationHandler, generateKeyPair, sealMessage, toNodeListener } from "merchant-gateway";
+import { createNotificationHandler, toNodeListener } from "merchant-gateway";
+import { generateKeyPair, sealMessage } from "merchant-gateway/signing";
 
 const demo = process.env.GATEWAY_PUBLIC_KEY ? undefined : await generateKeyPair();
 

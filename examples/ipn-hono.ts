@@ -1,9 +1,10 @@
 // An IPN receiver in Hono. The handler is a Web `(request) => Response`, so it
 // takes `c.req.raw` as is, on Bun, Deno, Cloudflare Workers or Node.
 //   Bun / Deno / Workers: export default app (as below) and set GATEWAY_PUBLIC_KEY.
-//   node examples/ipn-hono.ts   runs a self-test through app.request() with a throwaway key pair.
+//   npm run example examples/ipn-hono.ts   runs a self-test through app.request() with a throwaway key pair.
 import { Hono } from "hono";
-import { createNotificationHandler, generateKeyPair, STATUS_CODES, sealMessage } from "merchant-gateway";
+import { createNotificationHandler, STATUS_CODES } from "merchant-gateway";
+import { generateKeyPair, sealMessage } from "merchant-gateway/signing";
 
 const env = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {};
 const demo = env.GATEWAY_PUBLIC_KEY ? undefined : await generateKeyPair();

@@ -1,10 +1,11 @@
 // An IPN receiver on plain node:http.
-//   GATEWAY_PUBLIC_KEY="$(cat gateway-public.pem)" PORT=3000 node examples/ipn-node-http.ts
+//   GATEWAY_PUBLIC_KEY="$(cat gateway-public.pem)" PORT=3000 npm run example examples/ipn-node-http.ts
 // Without GATEWAY_PUBLIC_KEY it runs a self-test: a throwaway key pair plays the
 // gateway, one signed IPN is posted to the server, and the answer is printed.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createNotificationHandler, generateKeyPair, sealMessage, toNodeListener } from "merchant-gateway";
+import { createNotificationHandler, toNodeListener } from "merchant-gateway";
+import { generateKeyPair, sealMessage } from "merchant-gateway/signing";
 
 const demo = process.env.GATEWAY_PUBLIC_KEY ? undefined : await generateKeyPair();
 
@@ -40,6 +41,9 @@ const server = createServer((req, res) => {
 	if (req.url === "/ipn") return ipn(req, res);
 	res.writeHead(404).end();
 });
+// Node waits up to 300 s for a request by default; an IPN is a few KiB (the handler's bodyTimeoutMs is 10 s).
+server.headersTimeout = 10_000;
+server.requestTimeout = 15_000;
 server.listen(demo ? 0 : Number(process.env.PORT ?? 3000), "127.0.0.1");
 await new Promise((resolve) => server.once("listening", resolve));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/ipn`;

@@ -1,7 +1,8 @@
 // A Next.js App Router route handler: save as app/api/ipn/route.ts.
 // The handler is a Web `(request: Request) => Promise<Response>`, so it is the POST export itself.
-// `node examples/nextjs-ipn-route.ts` runs a self-test with a throwaway key pair.
-import { createNotificationHandler, generateKeyPair, STATUS_CODES, sealMessage } from "merchant-gateway";
+// `npm run example examples/nextjs-ipn-route.ts` runs a self-test with a throwaway key pair.
+import { createNotificationHandler, STATUS_CODES } from "merchant-gateway";
+import { generateKeyPair, sealMessage } from "merchant-gateway/signing";
 
 // node:crypto verifies fastest; the SDK also runs on the edge runtime (node-forge backend).
 export const runtime = "nodejs";

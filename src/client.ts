@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { ConfigurationError } from "./errors/configuration-error.js";
 import { CardResource } from "./resources/card.js";
 import { CheckoutResource } from "./resources/checkout.js";
@@ -26,14 +26,18 @@ const privateKeyLike = () =>
 	);
 const publicKeyLike = () =>
 	z.custom<PublicKeyLike>((value) => isKeyInput(value) || PublicKey.isPublicKey(value), "must be PEM text, base64 DER, DER bytes or a PublicKey");
-const hook = () => z.custom<(event: never) => void>((value) => typeof value === "function", "must be a function").optional();
-const integer = (min: number, max: number) =>
-	z.number().refine((value) => Number.isInteger(value) && value >= min && value <= max, `must be an integer from ${min} to ${max}`);
+const hook = () => z.optional(z.custom<(event: never) => void>((value) => typeof value === "function", "must be a function"));
+const integer = (min: number, max: number, fallback: number) =>
+	z._default(
+		z.number().check(z.refine((value) => Number.isInteger(value) && value >= min && value <= max, `must be an integer from ${min} to ${max}`)),
+		fallback,
+	);
+const flag = (fallback: boolean) => z._default(z.boolean({ error: "must be a boolean" }), fallback);
 
 /** Everything `new GatewayClient(options)` accepts. Validated at construction; built by the first one (lazy.ts). */
 export const clientOptionsSchema = lazySchema(() =>
 	z
-		.object({
+		.strictObject({
 			/** The gateway's base URL, such as `https://gateway.example` (paths `/v2/...` are appended). https only; http only for loopback hosts with `allowLoopbackHttp`. */
 			baseUrl: z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") }),
 			/**
@@ -42,64 +46,64 @@ export const clientOptionsSchema = lazySchema(() =>
 			 */
 			merchantId: z
 				.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
-				.refine((value) => value.length >= 1 && value.length <= 50, "must be 1 to 50 characters"),
+				.check(z.refine((value) => value.length >= 1 && value.length <= 50, "must be 1 to 50 characters")),
 			/**
 			 * Also send `merchantId` in transaction queries, refunds and refund queries,
 			 * whose spec tables have none (D11). @default false
 			 */
-			alwaysSendMerchantId: z.boolean({ error: "must be a boolean" }).default(false),
+			alwaysSendMerchantId: flag(false),
 			/** The merchant private key that signs requests (D1): PEM, base64 DER, DER bytes or a `PrivateKey`. */
 			privateKey: privateKeyLike(),
 			/** The gateway's public key(s) that verify answers; several during a key rotation (any one may verify). */
 			gatewayPublicKey: z.union(
-				[publicKeyLike(), z.array(publicKeyLike()).min(1, "must list at least one key")],
+				[publicKeyLike(), z.array(publicKeyLike()).check(z.minLength(1, "must list at least one key"))],
 				requiredOr("must be PEM text, base64 DER, DER bytes or a PublicKey, or a non-empty list of them"),
 			),
 			/** The account's signing version; omitting it means 2.0, as in the spec. @default "2.0" */
-			signVersion: z.enum(["2.0", "2.1"], { error: 'must be "2.0" or "2.1"' }).default("2.0"),
+			signVersion: z._default(z.enum(["2.0", "2.1"], { error: 'must be "2.0" or "2.1"' }), "2.0"),
 			/** Timeout of each attempt in milliseconds (connection, answer and body). @default 30000 */
-			timeoutMs: integer(1, 2_147_483_647).default(30_000),
+			timeoutMs: integer(1, 2_147_483_647, 30_000),
 			/** Retries of the two QUERY endpoints on network errors, timeouts, 408, 429 and 5xx. Creates are never retried. @default 2 */
-			maxRetries: integer(0, 10).default(2),
+			maxRetries: integer(0, 10, 2),
 			/** First backoff delay in milliseconds; doubles per retry, with jitter, capped at 8 s. Retry-After wins. @default 250 */
-			retryBaseDelayMs: integer(0, 60_000).default(250),
+			retryBaseDelayMs: integer(0, 60_000, 250),
 			/** Longest answer read, in bytes after decompression; past it the client stops reading. @default 1048576 (1 MiB) */
-			maxResponseBytes: integer(1, 2_147_483_647).default(1_048_576),
+			maxResponseBytes: integer(1, 2_147_483_647, 1_048_576),
 			/** A fetch implementation to use instead of the global one. @default globalThis.fetch */
-			fetch: z.custom<FetchLike>((value) => typeof value === "function", "must be a function").optional(),
+			fetch: z.optional(z.custom<FetchLike>((value) => typeof value === "function", "must be a function")),
 			/** Observability callbacks; every payload is redacted. @default none */
-			hooks: z
-				.object({ onRequest: hook(), onResponse: hook(), onRetry: hook(), onError: hook() }, { error: "must be an object of hook functions" })
-				.strict()
-				.optional(),
+			hooks: z.optional(
+				z.strictObject({ onRequest: hook(), onResponse: hook(), onRetry: hook(), onError: hook() }, { error: "must be an object of hook functions" }),
+			),
 			/** A console-like logger (`debug`, `info`, `warn`, `error`); lines are redacted. @default none */
-			logger: z.custom<Logger>((value) => typeof value === "object" && value !== null, "must be an object with debug/info/warn/error methods").optional(),
+			logger: z.optional(z.custom<Logger>((value) => typeof value === "object" && value !== null, "must be an object with debug/info/warn/error methods")),
 			/** Lowest level logged. @default "info" */
-			logLevel: z.enum(["debug", "info", "warn", "error", "silent"], { error: "must be debug, info, warn, error or silent" }).default("info"),
+			logLevel: z._default(z.enum(["debug", "info", "warn", "error", "silent"], { error: "must be debug, info, warn, error or silent" }), "info"),
 			/** Accept `http:` for loopback hosts in baseUrl and the callback/notification/cancel/error URLs (local development only, D10). @default false */
-			allowLoopbackHttp: z.boolean({ error: "must be a boolean" }).default(false),
+			allowLoopbackHttp: flag(false),
 			/** Require a signature on creation answers (checkout, card charge, refund). Query answers are always verified. @default true */
-			requireSignedResponses: z.boolean({ error: "must be a boolean" }).default(true),
+			requireSignedResponses: flag(true),
 			/** How a 2.0 message becomes its signed string, for a gateway that differs from the reference form. @default canonicalString */
-			signedString: z.custom<SignedStringForm>((value) => typeof value === "function", "must be a function").optional(),
+			signedString: z.optional(z.custom<SignedStringForm>((value) => typeof value === "function", "must be a function")),
 		})
-		.strict()
-		.superRefine((options, ctx) => {
-			let url: URL;
-			try {
-				url = new URL(options.baseUrl);
-			} catch {
-				ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "must be an absolute URL" });
-				return;
-			}
-			const loopbackHttp = url.protocol === "http:" && options.allowLoopbackHttp === true && isLoopbackHost(url.hostname);
-			if (url.protocol !== "https:" && !loopbackHttp) {
-				ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "must be an https URL (http only for loopback hosts with allowLoopbackHttp)" });
-			}
-			if (url.search || url.hash || url.username || url.password) {
-				ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "must not carry a query, fragment or credentials" });
-			}
-		}),
+		.check(
+			z.superRefine((options, ctx) => {
+				let url: URL;
+				try {
+					url = new URL(options.baseUrl);
+				} catch {
+					ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "must be an absolute URL" });
+					return;
+				}
+				const loopbackHttp = url.protocol === "http:" && options.allowLoopbackHttp === true && isLoopbackHost(url.hostname);
+				if (url.protocol !== "https:" && !loopbackHttp) {
+					ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "must be an https URL (http only for loopback hosts with allowLoopbackHttp)" });
+				}
+				if (url.search || url.hash || url.username || url.password) {
+					ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "must not carry a query, fragment or credentials" });
+				}
+			}),
+		),
 );
 
 /** Options of `new GatewayClient(...)`. Checked against `clientOptionsSchema` at compile time and at construction. */

@@ -17,7 +17,22 @@ export type {
 	RefundApproval,
 	RefundCreated,
 } from "./schemas/responses.js";
-export * from "./signing/index.js";
+// What merchants configure: their keys, the signing version, the gateway's signed-string form. The rest
+// of signing is in `merchant-gateway/signing`.
+export type { SignedStringForm } from "./signing/canonical.js";
+export { flatStringifiedForm, nodeSnippetForm, retiredFirstDraftForm } from "./signing/forms/index.js";
+export {
+	type KeyInput,
+	type LoadPrivateKeyOptions,
+	type LoadPublicKeyOptions,
+	loadPrivateKey,
+	loadPublicKey,
+	PrivateKey,
+	type PrivateKeyLike,
+	PublicKey,
+	type PublicKeyLike,
+} from "./signing/keys.js";
+export type { SignVersion } from "./signing/seal.js";
 export {
 	codeOfStatus,
 	type KnownRefundStatus,

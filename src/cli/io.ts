@@ -21,11 +21,12 @@ export const EXIT = {
 
 /** A failure the command reports on stderr with its exit code. */
 export class CliError extends Error {
-	constructor(
-		message: string,
-		readonly exitCode: number = EXIT.failure,
-	) {
+	readonly exitCode: number;
+
+	// A declared field rather than a parameter property: the CLI's sources also run under Node's type stripping.
+	constructor(message: string, exitCode: number = EXIT.failure) {
 		super(message);
+		this.exitCode = exitCode;
 	}
 }
 

@@ -1,5 +1,13 @@
 /** `npx merchant-gateway <command>`: the package's bin. */
-import { runCli } from "./run.js";
+import { nodeTooOld } from "../internal/node-floor.js";
+
+// Before anything else is loaded: an old Node.js hears which version it needs, not a later, stranger failure.
+const tooOld = nodeTooOld(process.versions.node);
+if (tooOld) {
+	process.stderr.write(`${tooOld}\n`);
+	process.exit(1);
+}
+const { runCli } = await import("./run.js");
 
 const stopped = new Promise<void>((resolve) => {
 	for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve());

@@ -1,13 +1,14 @@
 import { SDK_VERSION } from "../transport/version.js";
 import type { Command } from "./command.js";
 import { decodeCallbackCommand } from "./commands/decode-callback.js";
+import { doctor } from "./commands/doctor.js";
 import { keygen } from "./commands/keygen.js";
 import { sandbox } from "./commands/sandbox.js";
 import { sign } from "./commands/sign.js";
 import { verifyIpn } from "./commands/verify-ipn.js";
 import { CliError, type CliIo, EXIT } from "./io.js";
 
-const commands: readonly Command[] = [sandbox, keygen, decodeCallbackCommand, verifyIpn, sign];
+const commands: readonly Command[] = [sandbox, keygen, decodeCallbackCommand, verifyIpn, sign, doctor];
 
 const usage = `Usage: merchant-gateway <command> [options]
 

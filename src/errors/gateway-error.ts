@@ -14,7 +14,11 @@ export interface GatewayErrorContext {
  * Base class of every error the SDK throws.
  *
  * `instanceof` works across the ESM and CJS builds (a process may load both):
- * classes are matched by a registered symbol and their kind, not by identity.
+ * each SDK class is recognised by its own brand, the kind it registers under a
+ * shared symbol, found anywhere in the value's prototype chain. So a subclass's
+ * instance is also an instance of its SDK parents, but never the reverse. Your
+ * own subclasses (`class Mine extends GatewayError {}`) register no kind and
+ * keep the ordinary `instanceof`: only `new Mine()` is a `Mine`.
  */
 export class GatewayError extends Error {
 	static readonly [ERROR_KIND]: string = "GatewayError";
@@ -36,6 +40,8 @@ export class GatewayError extends Error {
 	}
 
 	static override [Symbol.hasInstance](value: unknown): boolean {
+		// A class without a kind of its own (a user's subclass, an internal one) is matched by identity, as usual.
+		if (!Object.hasOwn(this, ERROR_KIND)) return Function.prototype[Symbol.hasInstance].call(this, value);
 		if (typeof value !== "object" || value === null) return false;
 		const wanted = (this as unknown as Record<symbol, string>)[ERROR_KIND];
 		for (let proto = Object.getPrototypeOf(value); proto !== null; proto = Object.getPrototypeOf(proto)) {
@@ -46,6 +52,15 @@ export class GatewayError extends Error {
 		}
 		return false;
 	}
+}
+
+/**
+ * Whether `value` is an error the SDK threw (or one of your subclasses of `GatewayError`). Like
+ * `instanceof GatewayError`, it also recognises errors from the other build (ESM or CJS) when a
+ * process loads both, and it narrows the type in a `catch` block.
+ */
+export function isGatewayError(value: unknown): value is GatewayError {
+	return value instanceof GatewayError;
 }
 
 /** Registers the kind of an error subclass; used as `static readonly [errorKind] = "Name"`. */

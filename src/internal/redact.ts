@@ -11,8 +11,12 @@ const CARD_KEYS = /^(cardNumber|pan|card_number)$/i;
 const PEM = /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(-----END [A-Z0-9 ]+-----|$)/g;
 /** 12 to 19 digits, possibly grouped by spaces or dashes. */
 const DIGIT_RUN = /(?<!\d)\d(?:[ -]?\d){11,18}(?!\d)/g;
-/** A long run of base64 that may be DER key material (signatures are shorter than 700 chars but keys far longer). */
-const LONG_BASE64 = /[A-Za-z0-9+/]{900,}={0,2}/g;
+/**
+ * A long run of base64 that may be DER key material (signatures are shorter than 700 chars but keys far longer),
+ * also inside JSON text that writes "/" as "\/" (PHP's json_encode) and line breaks as "\n". Tried only where a
+ * run starts, so a shorter run costs one pass instead of one per character.
+ */
+const LONG_BASE64 = /(?<![A-Za-z0-9+/]|\\(?=[/nr]))(?:[A-Za-z0-9+]|\\?\/|\\[nr]){900,}={0,2}/g;
 
 export const REDACTED = "[redacted]";
 

@@ -6,21 +6,32 @@ import type { SignedStringForm } from "../signing/canonical.js";
 import { type PublicKeyLike, toPublicKeys } from "../signing/keys.js";
 import type { SignVersion } from "../signing/seal.js";
 import { type Acknowledgement, acknowledge, acknowledgeFailure } from "./acknowledge.js";
-import { DEFAULT_MAX_BODY_BYTES, declaredLength, HttpRuleError, isJsonContentType, joinChunks, ruleStatus, TOO_LARGE } from "./http-rules.js";
+import { confirmClaim, newClaimToken, releaseClaim } from "./claims.js";
+import { type BodyTimeout, bodyTooLarge, DEFAULT_MAX_BODY_BYTES, declaredLength, HttpRuleError, isJsonContentType, ruleStatus } from "./http-rules.js";
 import { type ClaimResult, createMemoryStore, type NotificationStore } from "./store.js";
 import { type NotificationEvent, verifyNotification } from "./verify.js";
+import { deliveryOf, toResponse } from "./web-request.js";
 
 /** What your callback learns besides the resource. */
 export interface NotificationContext {
 	/** Event identity (D7), already de-duplicated by the store. */
 	eventId: string;
-	/** The signing version the IPN arrived in. */
+	/** The signing version the IPN arrived in (for a reconciled event: the version the query answer was verified in). */
 	signVersion: SignVersion;
+	/**
+	 * Aborts when the handler stops waiting for this run: after `callbackTimeoutMs`, or when the
+	 * claim's `leaseMs` ends if that comes first. The gateway has then been told to retry, and a
+	 * later delivery may run your callback again: stop, and pass the signal on to your database
+	 * and HTTP calls. Its `reason` is a `TimeoutError` DOMException.
+	 */
+	signal: AbortSignal;
+	/** `true` when the event came from `createReconciler` (a verified query) rather than an IPN; absent for IPNs. */
+	reconciled?: true;
 }
 
 /** Where a failure happened and what the gateway was told. */
 export interface NotificationErrorInfo {
-	/** HTTP status of the answer: 4xx for a refused request, 409 or 500 for a retryable failure. */
+	/** HTTP status of the answer: 4xx for a refused request, 409, 500 or 503 for a retryable failure. */
 	status: number;
 	/** The event, when the IPN was verified far enough to know it. */
 	eventId: string | undefined;
@@ -49,42 +60,80 @@ export interface NotificationHandlerOptions {
 	/** How long a claim protects an event being processed, in ms; after a crash the event is processed again once it ends. @default 60000 */
 	leaseMs?: number | undefined;
 	/**
+	 * How long the handler waits for `onTransaction` / `onRefund`, in ms (never past `leaseMs`). Then it
+	 * answers 503 with a non-100 code, inside the gateway's 30 s deadline, so the gateway delivers the
+	 * event again, and aborts the callback's `signal`. @default 25000
+	 */
+	callbackTimeoutMs?: number | undefined;
+	/**
+	 * How long reading a request's body may take, in ms; a slower one gets 408 and its connection closes.
+	 * @default 10000
+	 */
+	bodyTimeoutMs?: number | undefined;
+	/**
+	 * Starts the timer behind `callbackTimeoutMs` and `bodyTimeoutMs`; returns the function that cancels it.
+	 * Tests pass one driven by their own clock (with the store's `now`) to move time instead of waiting.
+	 * @default a real timer (setTimeout, unref'ed where the runtime can)
+	 */
+	startTimer?: ((onExpiry: () => void, delayMs: number) => () => void) | undefined;
+	/**
 	 * Told about every request that did not end in "100": typed SDK errors
-	 * (`SignatureVerificationError`, `InvalidNotificationError`) or whatever your
-	 * callback or store threw. Plug your logger here; the SDK logs nothing itself.
+	 * (`SignatureVerificationError`, `InvalidNotificationError`), whatever your
+	 * callback or store threw, or a `TimeoutError` DOMException when your callback
+	 * outlived `callbackTimeoutMs`. Plug your logger here; the SDK logs nothing itself.
 	 * @default undefined
 	 */
 	onError?: ((error: unknown, info: NotificationErrorInfo) => void) | undefined;
 }
 
-/** A Web-standard IPN route: `(request: Request) => Promise<Response>`. */
-export type NotificationHandler = (request: Request) => Promise<Response>;
+/**
+ * The IPN route. Call it as a Web `(request: Request) => Promise<Response>` (Next.js, Hono, Bun, Deno,
+ * workers), or wrap it with `toNodeListener` for node:http and Express, which calls `handle`.
+ */
+export interface NotificationHandler {
+	(request: Request): Promise<Response>;
+	/**
+	 * The same route, free of any server's request type: answers one delivery described by `delivery`.
+	 * Both the Web form above and `toNodeListener` come down to this call.
+	 */
+	handle(delivery: NotificationDelivery): Promise<NotificationReply>;
+}
 
-/** @internal What a request looks like to the handler core, whatever the server. */
-export interface IncomingNotification {
+/** One IPN delivery as the handler needs it, whatever the server. */
+export interface NotificationDelivery {
+	/** The HTTP method. */
 	method: string | undefined;
+	/** The Content-Type header, when present. */
 	contentType: string | null | undefined;
+	/** The Content-Length header, when present: a body declared over the limit is refused before it is read. */
 	contentLength: string | null | undefined;
-	/** The body as text, bytes or an already parsed object, or TOO_LARGE once it passes `limit` bytes. */
-	readBody(limit: number): Promise<unknown>;
+	/**
+	 * Reads the body: text, bytes, or the object a body parser already made. It stops once more than
+	 * `maxBytes` arrived, or once `timeout.ms` passed (measured with `timeout.start`), and rejects then.
+	 */
+	readBody(maxBytes: number, timeout: BodyTimeout): Promise<unknown>;
 }
 
-/** @internal The handler's answer before it becomes a Response. */
-export interface Reply {
+/** The handler's answer to a delivery, for a server adapter to write. */
+export interface NotificationReply {
+	/** The HTTP status. */
 	status: number;
+	/** The acknowledgement, as JSON text (`application/json; charset=utf-8`, not to be cached). */
 	body: string;
-	/** The body was not read to its end: the connection should close after the answer. */
+	/** The body was not read to its end: close the connection after the answer. */
 	closeConnection?: boolean;
+	/** The `Allow` header of a 405 answer. */
 	allow?: string;
-	/** node:http header list, cached by `toNodeListener` on the reply object (constant replies are shared). */
-	nodeHeaders?: string[];
 }
 
-/** @internal Shared by `createNotificationHandler` and `toNodeListener`, across ESM and CJS builds. */
-export const HANDLER_CORE = Symbol.for("merchant-gateway.notification-handler-core");
-export type HandlerCore = (incoming: IncomingNotification) => Promise<Reply>;
+function realTimer(onExpiry: () => void, delayMs: number): () => void {
+	const timer = setTimeout(onExpiry, delayMs);
+	// An IPN still waiting should not keep a process alive that is otherwise done.
+	(timer as { unref?: () => void }).unref?.();
+	return () => clearTimeout(timer);
+}
 
-function failure(status: number, description: string): Reply {
+function failure(status: number, description: string): NotificationReply {
 	const body: Acknowledgement = acknowledgeFailure(description, String(status));
 	return { status, body: JSON.stringify(body) };
 }
@@ -95,8 +144,15 @@ function checkOptions(options: NotificationHandlerOptions): void {
 	if (typeof options?.onRefund !== "function") issues.push({ field: "onRefund", message: "must be a function" });
 	const limit = options?.maxBodyBytes;
 	if (limit !== undefined && (!Number.isSafeInteger(limit) || limit <= 0)) issues.push({ field: "maxBodyBytes", message: "must be a positive integer" });
-	const lease = options?.leaseMs;
-	if (lease !== undefined && (!Number.isSafeInteger(lease) || lease <= 0)) issues.push({ field: "leaseMs", message: "must be a positive integer" });
+	for (const field of ["leaseMs", "callbackTimeoutMs", "bodyTimeoutMs"] as const) {
+		const ms = options?.[field];
+		if (ms === undefined || (Number.isSafeInteger(ms) && ms > 0)) continue;
+		issues.push({ field, message: "must be a positive integer" });
+	}
+	const startTimer = options?.startTimer;
+	if (startTimer !== undefined && typeof startTimer !== "function") {
+		issues.push({ field: "startTimer", message: "must be a function" });
+	}
 	if (options?.signedString !== undefined && typeof options.signedString !== "function") {
 		issues.push({ field: "signedString", message: "must be a function" });
 	}
@@ -116,14 +172,28 @@ function checkOptions(options: NotificationHandlerOptions): void {
  *   duplicate of an event already processed);
  * - 500 + a non-100 code when your callback or the store threw (the gateway
  *   retries; the claim is released so the retry runs your callback again);
+ * - 503 + a non-100 code when your callback has not settled after
+ *   `callbackTimeoutMs` (or its lease ended first): the gateway retries, and
+ *   the callback's `signal` aborts;
  * - 401 for a bad or missing signature, 400 for a malformed body, 413 for a body
- *   over `maxBodyBytes` (not read to the end), 405 for a method other than POST,
- *   415 for a Content-Type other than `application/json` (charset absent or UTF-8);
- * - deliveries of an event that is being processed right now wait for it and
- *   get its answer; when another process holds the claim, 409 (retried later).
+ *   over `maxBodyBytes` (not read to the end), 408 for a body slower than
+ *   `bodyTimeoutMs`, 405 for a method other than POST, 415 for a Content-Type
+ *   other than `application/json` (charset absent or UTF-8);
+ * - deliveries of an event that is being processed right now wait for that run
+ *   and get its answer, until the handler stops waiting for it; later ones, and
+ *   those to another process, get 409 until the claim's lease ends.
+ *
+ * Exactly once, precisely: your callback runs once per event unless a run
+ * outlives its lease. Once `leaseMs` has passed since the claim, the next
+ * delivery claims the event again and runs your callback again, even if the
+ * first run is still going (it may never settle). Stop when `signal` aborts
+ * and keep your writes idempotent (an upsert by `eventId`). A run that succeeds
+ * late still marks the event processed; one that fails late leaves the claim to
+ * lapse.
  *
  * The result is a Web `(request) => Promise<Response>` for Next.js, Hono, Bun,
  * Deno and workers; wrap it with `toNodeListener` for node:http and Express.
+ * Both end in its `handle` method, which takes a server-neutral delivery.
  *
  * @throws ConfigurationError for bad options; InvalidKeyError for a bad key.
  */
@@ -134,12 +204,16 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 	const store = options.store ?? createMemoryStore();
 	const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 	const leaseMs = options.leaseMs ?? 60_000;
+	const waitMs = Math.min(options.callbackTimeoutMs ?? 25_000, leaseMs);
+	const startTimer = options.startTimer ?? realTimer;
+	const bodyTimeout: BodyTimeout = { ms: options.bodyTimeoutMs ?? 10_000, start: startTimer };
 	const { onTransaction, onRefund, onError } = options;
 	// Made here, not at module load: acknowledge() runs the redaction patterns, and importing the SDK should not.
-	const processed: Reply = { status: 200, body: JSON.stringify(acknowledge("Processed.")) };
-	const duplicate: Reply = { status: 200, body: JSON.stringify(acknowledge("Already processed.")) };
-	/** Events being processed in this process: later deliveries join them. */
-	const inFlight = new Map<string, Promise<Reply>>();
+	const processed: NotificationReply = { status: 200, body: JSON.stringify(acknowledge("Processed.")) };
+	const duplicate: NotificationReply = { status: 200, body: JSON.stringify(acknowledge("Already processed.")) };
+	const stillRunning = failure(503, "The notification is still being processed; it will be retried.");
+	/** Events being processed in this process: later deliveries join them until the handler stops waiting. */
+	const inFlight = new Map<string, Promise<NotificationReply>>();
 
 	function report(error: unknown, status: number, eventId: string | undefined): void {
 		if (!onError) return;
@@ -150,8 +224,8 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		}
 	}
 
-	function refuse(error: unknown, eventId?: string): Reply {
-		let reply: Reply;
+	function refuse(error: unknown, eventId?: string): NotificationReply {
+		let reply: NotificationReply;
 		const status = ruleStatus(error);
 		if (status !== undefined) reply = failure(status, (error as Error).message);
 		else if (error instanceof SignatureVerificationError) reply = failure(401, error.message);
@@ -162,7 +236,7 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 	}
 
 	/** Runs the callback for a claim taken by this delivery (or awaits an asynchronous store's answer first). */
-	async function processClaim(event: NotificationEvent, claimed: ClaimResult | Promise<ClaimResult>): Promise<Reply> {
+	async function processClaim(event: NotificationEvent, claimed: ClaimResult | Promise<ClaimResult>, token: string) {
 		const { eventId } = event;
 		let claim: ClaimResult;
 		try {
@@ -176,59 +250,93 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 			report(new InvalidNotificationError("The event is being processed elsewhere (its claim has not expired)."), 409, eventId);
 			return reply;
 		}
-		const context: NotificationContext = { eventId, signVersion: event.signVersion };
-		try {
-			if (event.type === "transaction") await onTransaction(event.transaction, context);
-			else await onRefund(event.refund, context);
-		} catch (error) {
-			try {
-				await store.release(eventId);
-			} catch (releaseError) {
-				report(releaseError, 500, eventId);
-			}
-			return refuse(error, eventId);
-		}
-		try {
-			const confirmed = store.confirm(eventId);
-			if (confirmed) await confirmed;
-		} catch (error) {
-			// The work is done: acknowledging avoids a retry that would run it again. Only a
-			// rare extra delivery after the lease ends could repeat it, so the error is reported.
-			report(error, 200, eventId);
-		}
+		return runCallback(event, token);
+	}
+
+	async function succeeded(eventId: string, token: string): Promise<NotificationReply> {
+		// The work is done: acknowledging avoids a retry that would run it again. A store that fails to
+		// confirm (only a rare delivery after the lease ends could repeat it) or a lost lease is reported.
+		const problem = await confirmClaim(store, eventId, token, leaseMs);
+		if (problem !== undefined) report(problem, 200, eventId);
 		return processed;
 	}
 
+	async function failed(eventId: string, token: string, error: unknown): Promise<NotificationReply> {
+		const problem = await releaseClaim(store, eventId, token);
+		if (problem !== undefined) report(problem, 500, eventId);
+		return refuse(error, eventId);
+	}
+
+	/** The callback's outcome as a reply, or `stillRunning` once `waitMs` passed without one. */
+	function runCallback(event: NotificationEvent, token: string): Promise<NotificationReply> {
+		const { eventId } = event;
+		const controller = new AbortController();
+		const context: NotificationContext = { eventId, signVersion: event.signVersion, signal: controller.signal };
+		let result: unknown;
+		try {
+			if (event.type === "transaction") result = onTransaction(event.transaction, context);
+			else result = onRefund(event.refund, context);
+		} catch (error) {
+			return failed(eventId, token, error);
+		}
+		if (typeof (result as PromiseLike<unknown> | undefined)?.then !== "function") return succeeded(eventId, token);
+		return new Promise<NotificationReply>((resolve) => {
+			let waiting = true;
+			const cancel = startTimer(() => {
+				waiting = false;
+				const message = `The callback did not settle within ${waitMs} ms; the event will be delivered again.`;
+				const reason = new DOMException(message, "TimeoutError");
+				controller.abort(reason);
+				report(reason, 503, eventId);
+				resolve(stillRunning);
+			}, waitMs);
+			(result as PromiseLike<unknown>).then(
+				() => {
+					cancel();
+					// Late or not, the work is done: the event is confirmed either way.
+					const reply = succeeded(eventId, token);
+					if (waiting) resolve(reply);
+				},
+				(error: unknown) => {
+					cancel();
+					if (waiting) resolve(failed(eventId, token, error));
+					// Too late to release: the claim may be another delivery's by now. It lapses by itself.
+					else report(error, 503, eventId);
+				},
+			);
+		});
+	}
+
 	/** The method, Content-Type and declared length rules: all checked before any byte of the body is read. */
-	function checkHead(incoming: IncomingNotification): void {
-		if (incoming.method !== "POST") throw new HttpRuleError(405, "Only POST is accepted here.", "method");
-		if (!isJsonContentType(incoming.contentType)) {
+	function checkHead(delivery: NotificationDelivery): void {
+		if (delivery.method !== "POST") throw new HttpRuleError(405, "Only POST is accepted here.", "method");
+		if (!isJsonContentType(delivery.contentType)) {
 			throw new HttpRuleError(415, "The Content-Type must be application/json (UTF-8).", "content-type");
 		}
-		const length = declaredLength(incoming.contentLength);
-		if (length !== undefined && length > maxBodyBytes) throw new HttpRuleError(413, `The body is over ${maxBodyBytes} bytes.`, "body");
+		const length = declaredLength(delivery.contentLength);
+		if (length !== undefined && length > maxBodyBytes) throw bodyTooLarge(maxBodyBytes);
 	}
 
 	function verifyBody(body: unknown): NotificationEvent {
-		if (body === TOO_LARGE) throw new HttpRuleError(413, `The body is over ${maxBodyBytes} bytes.`, "body");
 		if (body === "" || (body instanceof Uint8Array && body.length === 0) || body === undefined || body === null) {
 			throw new InvalidNotificationError("The body is empty.", "body");
 		}
 		return verifyNotification(body, verifyOptions);
 	}
 
-	function forget(eventId: string, run: Promise<Reply>): void {
+	function forget(eventId: string, run: Promise<NotificationReply>): void {
 		if (inFlight.get(eventId) === run) inFlight.delete(eventId);
 	}
 
-	const core: HandlerCore = async (incoming) => {
+	async function handle(delivery: NotificationDelivery): Promise<NotificationReply> {
 		let event: NotificationEvent;
 		try {
-			checkHead(incoming);
-			event = verifyBody(await incoming.readBody(maxBodyBytes));
+			checkHead(delivery);
+			event = verifyBody(await delivery.readBody(maxBodyBytes, bodyTimeout));
 		} catch (error) {
 			const reply = refuse(error);
-			if (reply.status === 413) reply.closeConnection = true;
+			// The rest of the body was not read: the connection cannot carry another request.
+			if (reply.status === 413 || reply.status === 408) reply.closeConnection = true;
 			if (reply.status === 405) reply.allow = "POST";
 			return reply;
 		}
@@ -236,64 +344,24 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		const running = inFlight.get(eventId);
 		if (running) return running;
 		let claimed: ClaimResult | Promise<ClaimResult>;
+		const token = newClaimToken();
 		try {
-			claimed = store.claim(eventId, leaseMs);
+			claimed = store.claim(eventId, leaseMs, token);
 		} catch (error) {
 			return refuse(error, eventId);
 		}
 		// A duplicate seen by a synchronous store (the memory store) needs no in-flight entry: nothing runs for it.
 		if (claimed === "processed") return duplicate;
 		// Registered before any await, so a concurrent delivery of this event joins this run instead of claiming again.
-		const run = processClaim(event, claimed);
+		const run = processClaim(event, claimed, token);
 		inFlight.set(eventId, run);
 		try {
 			return await run;
 		} finally {
 			forget(eventId, run);
 		}
-	};
-
-	const handler: NotificationHandler = async (request) => toResponse(await core(fromRequest(request)));
-	Object.defineProperty(handler, HANDLER_CORE, { value: core });
-	return handler;
-}
-
-const RESPONSE_TYPE = "application/json; charset=utf-8";
-
-function toResponse(reply: Reply): Response {
-	const headers: Record<string, string> = { "content-type": RESPONSE_TYPE, "cache-control": "no-store" };
-	if (reply.allow) headers.allow = reply.allow;
-	if (reply.closeConnection) headers.connection = "close";
-	return new Response(reply.body, { status: reply.status, headers });
-}
-
-async function readLimited(request: Request, limit: number): Promise<unknown> {
-	if (request.bodyUsed) {
-		throw new HttpRuleError(500, "The request body was read by other code before the notification handler; pass the untouched request.", "body");
 	}
-	if (!request.body) return "";
-	const reader = request.body.getReader();
-	const chunks: Uint8Array[] = [];
-	let size = 0;
-	for (;;) {
-		const { done, value } = await reader.read();
-		if (done) break;
-		size += value.length;
-		if (size > limit) {
-			// Stop here: the rest is never pulled.
-			reader.cancel().catch(() => {});
-			return TOO_LARGE;
-		}
-		chunks.push(value);
-	}
-	return joinChunks(chunks, size);
-}
 
-function fromRequest(request: Request): IncomingNotification {
-	return {
-		method: request.method,
-		contentType: request.headers.get("content-type"),
-		contentLength: request.headers.get("content-length"),
-		readBody: (limit) => readLimited(request, limit),
-	};
+	const handler = async (request: Request) => toResponse(await handle(deliveryOf(request)));
+	return Object.assign(handler, { handle });
 }

@@ -1,14 +1,13 @@
 import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
+import type { NotificationReply } from "./handler.js";
 
 /** The default body limit: an IPN is a few KiB, so 64 KiB is generous. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 
-/** Marks a body that went over the limit while it was being read. */
-export const TOO_LARGE: unique symbol = Symbol("too large");
-
 /**
  * Thrown by body readers; becomes the status it names. Test with `ruleStatus`,
- * not `instanceof`: SDK errors match by kind, and this one is an InvalidNotificationError.
+ * not `instanceof`: this internal class registers no kind, so across the ESM and
+ * CJS builds it is only recognised as an InvalidNotificationError.
  */
 export class HttpRuleError extends InvalidNotificationError {
 	readonly httpStatus: number;
@@ -16,6 +15,24 @@ export class HttpRuleError extends InvalidNotificationError {
 		super(message, field);
 		this.httpStatus = httpStatus;
 	}
+}
+
+/** How long a body may take to arrive, and the handler's timer to measure it with. */
+export interface BodyTimeout {
+	/** How long the whole body may take, in ms (the handler's `bodyTimeoutMs`). */
+	ms: number;
+	/** Starts the timer (the handler's `startTimer`); returns the function that cancels it. */
+	start: (onExpiry: () => void, delayMs: number) => () => void;
+}
+
+/** What the handler and the body readers throw for a body over `maxBytes`, declared or arriving. */
+export function bodyTooLarge(maxBytes: number): HttpRuleError {
+	return new HttpRuleError(413, `The body is over ${maxBytes} bytes.`, "body");
+}
+
+/** What a body reader rejects with once the body took longer than `ms`. */
+export function bodyTimedOut(ms: number): HttpRuleError {
+	return new HttpRuleError(408, `The body did not arrive within ${ms} ms.`, "body");
 }
 
 /**
@@ -61,4 +78,12 @@ export function ruleStatus(error: unknown): number | undefined {
 	return error instanceof InvalidNotificationError && typeof (error as Partial<HttpRuleError>).httpStatus === "number"
 		? (error as HttpRuleError).httpStatus
 		: undefined;
+}
+
+/** The headers of every answer, Web or node:http. */
+export function replyHeaders(reply: NotificationReply): Record<string, string> {
+	const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" };
+	if (reply.allow) headers.allow = reply.allow;
+	if (reply.closeConnection) headers.connection = "close";
+	return headers;
 }

@@ -4,10 +4,26 @@ export { type DecodeCallbackOptions, decodeCallback } from "./callback.js";
 export {
 	createNotificationHandler,
 	type NotificationContext,
+	type NotificationDelivery,
 	type NotificationErrorInfo,
 	type NotificationHandler,
 	type NotificationHandlerOptions,
+	type NotificationReply,
 } from "./handler.js";
+export type { BodyTimeout } from "./http-rules.js";
 export { type NodeListener, toNodeListener } from "./node-listener.js";
-export { type ClaimResult, createMemoryStore, type MemoryStoreOptions, type NotificationStore } from "./store.js";
+export {
+	createReconciler,
+	DEFAULT_PENDING_STATUSES,
+	type ReconcileErrorInfo,
+	type ReconcileInput,
+	type ReconcileOutcome,
+	type ReconcileProgress,
+	type ReconcileReport,
+	type ReconcileRunOptions,
+	type Reconciler,
+	type ReconcilerOptions,
+} from "./reconcile.js";
+export type { ClaimResult, ConfirmResult, MemoryStoreOptions, NotificationStore } from "./store.js";
+export { createMemoryStore } from "./store.js";
 export { type NotificationEvent, type RefundNotification, type TransactionNotification, type VerifyNotificationOptions, verifyNotification } from "./verify.js";

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod/mini";
 import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
 
 const SHOWN_ISSUES = 5;
@@ -14,7 +14,7 @@ function pathOf(issue: z.core.$ZodIssue): string {
  * Turns zod issues into one `InvalidNotificationError` naming each field and its
  * rule. zod's messages state the expected and received types, never the value.
  */
-export function notificationIssues(what: string, error: z.ZodError): InvalidNotificationError {
+export function notificationIssues(what: string, error: z.core.$ZodError): InvalidNotificationError {
 	const issues = error.issues;
 	const first = issues[0];
 	const listed = issues

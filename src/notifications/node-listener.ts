@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { isPlainObject } from "../signing/canonical.js";
-import { HANDLER_CORE, type HandlerCore, type IncomingNotification, type NotificationHandler, type Reply } from "./handler.js";
-import { HttpRuleError, joinChunks, TOO_LARGE } from "./http-rules.js";
+import type { NotificationDelivery, NotificationHandler, NotificationReply } from "./handler.js";
+import { type BodyTimeout, bodyTimedOut, bodyTooLarge, HttpRuleError, joinChunks, replyHeaders } from "./http-rules.js";
 
 /** A node:http request, possibly after a framework's body parser set `body`. */
 type NodeRequest = IncomingMessage & { body?: unknown };
@@ -10,20 +10,29 @@ type NodeRequest = IncomingMessage & { body?: unknown };
 /** A `(req, res)` listener for node:http and Express-style frameworks (Connect, Polka). */
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 
-function readStream(req: NodeRequest, limit: number): Promise<unknown> {
+function readStream(req: NodeRequest, limit: number, timeout: BodyTimeout): Promise<unknown> {
 	return new Promise((resolve, reject) => {
 		const chunks: Uint8Array[] = [];
 		let size = 0;
 		// A flag instead of removing listeners: cheaper per request, and late events are ignored.
 		let settled = false;
+		// Node itself would wait for a slow body up to server.requestTimeout (300 s by default).
+		const cancelTimer = timeout.start(() => {
+			if (settled) return;
+			settled = true;
+			// The answer closes the connection, so the rest is never read.
+			req.pause();
+			reject(bodyTimedOut(timeout.ms));
+		}, timeout.ms);
 		req.on("data", (chunk: Uint8Array) => {
 			if (settled) return;
 			size += chunk.length;
 			if (size > limit) {
 				// Stop reading; the answer closes the connection, so the rest is never read.
 				settled = true;
+				cancelTimer();
 				req.pause();
-				resolve(TOO_LARGE);
+				reject(bodyTooLarge(limit));
 				return;
 			}
 			chunks.push(chunk);
@@ -31,11 +40,13 @@ function readStream(req: NodeRequest, limit: number): Promise<unknown> {
 		req.on("end", () => {
 			if (settled) return;
 			settled = true;
+			cancelTimer();
 			resolve(joinChunks(chunks, size));
 		});
 		req.on("error", (error) => {
 			if (settled) return;
 			settled = true;
+			cancelTimer();
 			reject(error);
 		});
 	});
@@ -46,11 +57,11 @@ function readStream(req: NodeRequest, limit: number): Promise<unknown> {
  * left in `req.body`: an object (express.json()), a string (express.text()) or
  * bytes (express.raw()). All verify the same way (see `verifyNotification`).
  */
-function readBody(req: NodeRequest, limit: number): Promise<unknown> {
-	if (!req.readableEnded) return readStream(req, limit);
+function readBody(req: NodeRequest, limit: number, timeout: BodyTimeout): Promise<unknown> {
+	if (!req.readableEnded) return readStream(req, limit, timeout);
 	const parsed = req.body;
 	if (typeof parsed === "string" || parsed instanceof Uint8Array) {
-		return Promise.resolve(parsed.length > limit ? TOO_LARGE : parsed);
+		return parsed.length > limit ? Promise.reject(bodyTooLarge(limit)) : Promise.resolve(parsed);
 	}
 	if (isPlainObject(parsed)) return Promise.resolve(parsed);
 	return Promise.reject(
@@ -62,8 +73,8 @@ function readBody(req: NodeRequest, limit: number): Promise<unknown> {
 	);
 }
 
-/** A class, not an object literal with a closure: one allocation per request. */
-class NodeIncoming implements IncomingNotification {
+/** A node:http request as the handler sees it. */
+class NodeDelivery implements NotificationDelivery {
 	readonly method: string | undefined;
 	readonly contentType: string | undefined;
 	readonly contentLength: string | undefined;
@@ -74,48 +85,41 @@ class NodeIncoming implements IncomingNotification {
 		this.contentType = req.headers["content-type"];
 		this.contentLength = req.headers["content-length"];
 	}
-	readBody(limit: number): Promise<unknown> {
-		return readBody(this.#req, limit);
+	readBody(limit: number, timeout: BodyTimeout): Promise<unknown> {
+		return readBody(this.#req, limit, timeout);
 	}
 }
 
-/** The header list of a reply, built once per reply object: the common answers are shared constants. */
-function headersOf(reply: Reply): string[] {
-	if (reply.nodeHeaders) return reply.nodeHeaders;
-	const headers = ["content-type", "application/json; charset=utf-8", "cache-control", "no-store", "content-length", String(Buffer.byteLength(reply.body))];
-	if (reply.allow) headers.push("allow", reply.allow);
-	if (reply.closeConnection) headers.push("connection", "close");
-	reply.nodeHeaders = headers;
-	return headers;
-}
-
-function send(res: ServerResponse, reply: Reply): void {
+function send(res: ServerResponse, reply: NotificationReply): void {
 	if (res.headersSent) return;
-	// A flat [name, value, ...] list: node:http writes it as is, without validating an object's keys one by one.
-	res.writeHead(reply.status, headersOf(reply));
+	res.writeHead(reply.status, { ...replyHeaders(reply), "content-length": String(Buffer.byteLength(reply.body)) });
 	res.end(reply.body);
 }
 
-const FALLBACK: Reply = {
+/** The answer when the handler itself failed, which it is written never to do. */
+const FALLBACK: NotificationReply = {
 	status: 500,
 	body: JSON.stringify({ returnCode: "500", description: "The notification could not be processed; it will be retried." }),
 };
 
 /**
  * Adapts a handler from `createNotificationHandler` to node:http and Express
- * style `(req, res)`. It reads `req` itself when the stream is untouched, and
- * otherwise uses `req.body` as left by `express.json()`, `express.text()` or
- * `express.raw()`, so it works behind a body parser too.
+ * style `(req, res)`: each request goes to the handler's `handle` method. It
+ * reads `req` itself when the stream is untouched, and otherwise uses
+ * `req.body` as left by `express.json()`, `express.text()` or `express.raw()`,
+ * so it works behind a body parser too. A body over the handler's
+ * `maxBodyBytes` gets 413 and one slower than its `bodyTimeoutMs` gets 408,
+ * both without reading the rest, and the connection is closed; also set the
+ * server's own timeouts (see the README: `headersTimeout`, `requestTimeout`).
  *
  * @throws ConfigurationError when `handler` was not made by `createNotificationHandler`.
  */
 export function toNodeListener(handler: NotificationHandler): NodeListener {
-	const core = (handler as unknown as { [HANDLER_CORE]?: HandlerCore } | undefined)?.[HANDLER_CORE];
-	if (typeof core !== "function") {
+	if (typeof handler?.handle !== "function") {
 		throw new ConfigurationError([{ field: "handler", message: "must be a handler made by createNotificationHandler" }], "toNodeListener argument");
 	}
 	return (req, res) => {
-		core(new NodeIncoming(req)).then(
+		handler.handle(new NodeDelivery(req)).then(
 			(reply) => send(res, reply),
 			() => send(res, FALLBACK),
 		);

@@ -9,23 +9,40 @@ import { ConfigurationError } from "../errors/configuration-error.js";
 export type ClaimResult = "claimed" | "processed" | "in_progress";
 
 /**
+ * What `confirm` found:
+ * - `"confirmed"`: the caller's claim still held and is now the event's done marker;
+ * - `"lease_lost"`: it no longer held (its lease ended, or another claim replaced it, so the
+ *   event may have been processed twice); the event is marked processed all the same.
+ */
+export type ConfirmResult = "confirmed" | "lease_lost";
+
+/**
  * Remembers which events were processed, so each runs your code once (D7).
- * Implement it over Redis, SQL or similar to share it between processes; every
- * method may return a promise.
+ * `createRedisStore` (`merchant-gateway/stores/redis`) and `createPostgresStore`
+ * (`merchant-gateway/stores/postgres`) share it between processes; every method
+ * may return a promise.
  *
  * - `claim` must be atomic: of concurrent claims of one id, only one may get
- *   `"claimed"` (Redis `SET id processing NX PX leaseMs`; SQL `INSERT ... ON
- *   CONFLICT DO NOTHING`, taking over a row whose lease expired).
+ *   `"claimed"` (Redis: a script or `SET NX PX`; SQL: `INSERT ... ON CONFLICT`,
+ *   taking over a row whose lease or retention ended).
  * - A lease that expires without `confirm` (the process died mid-way) lets a
  *   later delivery claim the event again.
  * - `confirm` marks the event processed for good (or for a retention time far
  *   longer than the gateway retries); `release` forgets the claim so the next
  *   delivery processes it again.
+ * - `token` identifies one claim: the handler and the reconciler make a new one for
+ *   every claim and pass the same one to its `confirm` or `release`. `release` must
+ *   forget only a claim made with the caller's token (compare and delete in one atomic
+ *   step), so a slow process whose lease ended cannot delete the claim of the process
+ *   that took over. A claim with the token of a claim still held is that same claim
+ *   (a retried command): `"claimed"` again, with its lease renewed. Callers that pass no
+ *   token all share one (the absent token), as before tokens existed.
  */
 export interface NotificationStore {
-	claim(eventId: string, leaseMs: number): ClaimResult | Promise<ClaimResult>;
-	confirm(eventId: string): void | Promise<void>;
-	release(eventId: string): void | Promise<void>;
+	claim(eventId: string, leaseMs: number, token?: string): ClaimResult | Promise<ClaimResult>;
+	// biome-ignore lint/suspicious/noConfusingVoidType: stores written before ConfirmResult return (a promise of) void.
+	confirm(eventId: string, token?: string): void | ConfirmResult | Promise<void | ConfirmResult>;
+	release(eventId: string, token?: string): void | Promise<void>;
 }
 
 export interface MemoryStoreOptions {
@@ -41,6 +58,8 @@ interface Entry {
 	processed: boolean;
 	/** Lease end while processing; forget-after time once processed. */
 	until: number;
+	/** The claim's token (undefined for callers that pass none). */
+	token: string | undefined;
 }
 
 function positiveInteger(field: string, value: number | undefined, fallback: number): number {
@@ -52,8 +71,9 @@ function positiveInteger(field: string, value: number | undefined, fallback: num
 /**
  * The default store: one process's memory, with a time to live and a size
  * bound. It forgets everything on restart and is not shared between processes
- * or serverless instances: use your own `NotificationStore` there (and, as the
- * gateway may always deliver twice, keep your own writes idempotent too).
+ * or serverless instances: use `createRedisStore` or `createPostgresStore` there
+ * (and, as a crash can always come between your write and the confirm, keep your
+ * own writes idempotent too).
  */
 export function createMemoryStore(options: MemoryStoreOptions = {}): NotificationStore {
 	const ttlMs = positiveInteger("ttlMs", options.ttlMs, 7 * 24 * 3600 * 1000);
@@ -73,23 +93,34 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Notificatio
 	}
 
 	return {
-		claim(eventId, leaseMs) {
+		claim(eventId, leaseMs, token) {
 			const time = now();
 			const entry = entries.get(eventId);
-			if (entry && entry.until > time) return entry.processed ? "processed" : "in_progress";
-			put(eventId, { processed: false, until: time + leaseMs });
+			if (entry && entry.until > time) {
+				if (entry.processed) return "processed";
+				if (token === undefined || entry.token !== token) return "in_progress";
+				// The same claim again: renewed where it stands, so its age still counts from the first claim.
+				entry.until = time + leaseMs;
+				return "claimed";
+			}
+			put(eventId, { processed: false, until: time + leaseMs, token });
 			return "claimed";
 		},
-		confirm(eventId) {
+		confirm(eventId, token) {
+			const time = now();
 			const entry = entries.get(eventId);
 			if (entry) {
+				const held = !entry.processed && entry.token === token && entry.until > time;
 				entry.processed = true;
-				entry.until = now() + ttlMs;
-			} else put(eventId, { processed: true, until: now() + ttlMs });
+				entry.until = time + ttlMs;
+				return held ? "confirmed" : "lease_lost";
+			}
+			put(eventId, { processed: true, until: time + ttlMs, token });
+			return "lease_lost";
 		},
-		release(eventId) {
+		release(eventId, token) {
 			const entry = entries.get(eventId);
-			if (entry && !entry.processed) entries.delete(eventId);
+			if (entry && !entry.processed && entry.token === token) entries.delete(eventId);
 		},
 	};
 }

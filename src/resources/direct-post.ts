@@ -1,3 +1,6 @@
+import { type FieldIssue, RequestValidationError } from "../errors/request-validation-error.js";
+import { checkoutRequestSchema, toFieldIssues } from "../schemas/requests.js";
+import { safeParse } from "../schemas/safe-parse.js";
 import { type SealedPayload, sealMessage } from "../signing/seal.js";
 import type { ClientContext } from "./context.js";
 
@@ -40,6 +43,42 @@ function asFormValues(fields: Record<string, unknown>): Record<string, string> {
 	return out;
 }
 
+const LINE_BREAK = /\r\n?|\n/g;
+
+/**
+ * Browsers submit every line break in a form value as CR LF (HTML's form
+ * encoding normalises CR and LF alike), and a 2.0 signature covers the strings
+ * as posted: so the strings are signed with CR LF. Nested values travel as JSON
+ * text, whose line breaks are escaped, so only top-level strings change.
+ */
+function withFormLineBreaks(message: Record<string, unknown>): { message: Record<string, unknown>; changed: string[] } {
+	const changed: string[] = [];
+	const out: Record<string, unknown> = {};
+	for (const [key, value] of Object.entries(message)) {
+		let posted = value;
+		if (typeof value === "string" && (value.includes("\n") || value.includes("\r"))) {
+			posted = value.replace(LINE_BREAK, "\r\n");
+			if (posted !== value) changed.push(key);
+		}
+		Object.defineProperty(out, key, { value: posted, enumerable: true, writable: true, configurable: true });
+	}
+	return { message: out, changed };
+}
+
+/** A line break that becomes CR LF counts twice toward a field's length, as it will at the gateway: check again. */
+function checkPostedLengths(ctx: ClientContext, path: string, posted: ReturnType<typeof withFormLineBreaks>): void {
+	const result = safeParse(checkoutRequestSchema(ctx), posted.message);
+	if (result.success) return;
+	const note = " (a form post sends each line break as CR LF, two characters)";
+	const issues = toFieldIssues(result.error).map((issue): FieldIssue => {
+		if (!posted.changed.includes(issue.field)) return issue;
+		return { ...issue, message: issue.message + note };
+	});
+	const error = new RequestValidationError(issues, path);
+	ctx.observer.error({ method: "POST", path, error });
+	throw error;
+}
+
 export function directPostForm(ctx: ClientContext, path: string, message: Record<string, unknown>, options: DirectPostOptions | undefined): DirectPostForm {
 	const action = ctx.baseUrl + path;
 	let fields: Record<string, string>;
@@ -47,7 +86,10 @@ export function directPostForm(ctx: ClientContext, path: string, message: Record
 		const sealed: SealedPayload = sealMessage(message, { privateKey: ctx.privateKey, signVersion: "2.1" });
 		fields = { payload: sealed.payload, signVersion: sealed.signVersion, signature: sealed.signature };
 	} else {
-		fields = sealMessage(asFormValues(message), { privateKey: ctx.privateKey, signVersion: "2.0", signedString: ctx.signedString }) as Record<string, string>;
+		const posted = withFormLineBreaks(message);
+		if (posted.changed.length > 0) checkPostedLengths(ctx, path, posted);
+		const signed = sealMessage(asFormValues(posted.message), { privateKey: ctx.privateKey, signVersion: "2.0", signedString: ctx.signedString });
+		fields = signed as Record<string, string>;
 	}
 	const inputs = Object.entries(fields)
 		.map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)

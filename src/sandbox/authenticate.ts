@@ -30,9 +30,19 @@ export interface Authenticated {
 
 const MAX_BODY_BYTES = 1_048_576;
 
+function mediaType(request: SandboxRequest): string {
+	return (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+/** Sent the way a browser submits a form: its refusal should be a page the buyer can read, not JSON. */
+export function isBrowserForm(request: SandboxRequest): boolean {
+	const type = mediaType(request);
+	return type === "application/x-www-form-urlencoded" || type === "multipart/form-data";
+}
+
 /** Reads a JSON body, or a form body where `allowForm` says so. */
 export async function readEnvelope(request: SandboxRequest, allowForm: boolean): Promise<Envelope | ApiReply> {
-	const type = (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+	const type = mediaType(request);
 	const text = await request.text();
 	if (text.length > MAX_BODY_BYTES) return badRequest("The request body is larger than 1 MiB.", 413);
 	if (type === "application/json" || (type === "" && text.trimStart().startsWith("{"))) {

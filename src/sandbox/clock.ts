@@ -19,7 +19,7 @@ interface Scheduled {
 	timer: ReturnType<typeof setTimeout> | undefined;
 }
 
-/** @internal the clock with the scheduler the core uses. */
+/** The clock with the scheduler the core uses; the package does not export it. */
 export class ControllableClock implements SandboxClock {
 	#frozenAt: number | undefined;
 	#offset = 0;
@@ -60,13 +60,16 @@ export class ControllableClock implements SandboxClock {
 
 	/**
 	 * Runs `run` once the clock reaches `at`: immediately on a move past it, or by
-	 * a real timer when the clock follows real time.
+	 * a real timer when the clock follows real time. Returns a function that cancels it.
 	 */
-	schedule(at: number, run: () => void): void {
-		if (this.#closed) return;
+	schedule(at: number, run: () => void): () => void {
+		if (this.#closed) return () => {};
 		const task: Scheduled = { at, run, timer: undefined };
 		this.#tasks.add(task);
 		this.#arm(task);
+		return () => {
+			if (this.#tasks.delete(task) && task.timer) clearTimeout(task.timer);
+		};
 	}
 
 	/** Stops every pending task and timer. */

@@ -76,7 +76,7 @@ function sandboxFacade(core: SandboxCore): Sandbox {
 		if (!record) return undefined;
 		core.expireIfUnpaid(record);
 		return {
-			...(transactionFields(record, core.merchantOf(record)) as Transaction),
+			...(transactionFields(record, core.merchantOf(record)) as unknown as Transaction),
 			attempts: record.attempts.map((a) => ({ ...a })),
 			provider: record.provider?.name,
 			expiresAt: record.expiresAt ? gatewayTime(record.expiresAt) : undefined,
@@ -86,7 +86,7 @@ function sandboxFacade(core: SandboxCore): Sandbox {
 	const refundView = (id: string): Refund | undefined => {
 		const refund = core.refund(id);
 		const record = refund && core.transaction(refund.transactionId);
-		return refund && record ? (refundFields(refund, record) as Refund) : undefined;
+		return refund && record ? (refundFields(refund, record) as unknown as Refund) : undefined;
 	};
 	const decide = (id: string, approve: boolean, message?: string): Refund => {
 		core.decideRefund(id, approve, message);

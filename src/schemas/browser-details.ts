@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { text, typeError } from "./fields.js";
 
 /**
@@ -7,13 +7,14 @@ import { text, typeError } from "./fields.js";
  * normalized. The optional keys keep the names the spec lists (camelCase).
  */
 
-const digits = (what: string) =>
-	z
-		.union([z.string(), z.number()], { error: typeError(`${what} (digits, as text or a number)`) })
-		.transform(String)
-		.refine((value) => /^\d+$/.test(value), `must be ${what} (digits)`);
+/** A string or a number, as text. */
+const textOrNumber = (error: ReturnType<typeof typeError>) => z.pipe(z.union([z.string(), z.number()], { error }), z.transform(String));
 
-const nonEmptyText = () => z.string({ error: typeError("a string") }).min(1, "must not be empty");
+const digits = (what: string) =>
+	textOrNumber(typeError(`${what} (digits, as text or a number)`)).check(z.refine((value) => /^\d+$/.test(value), `must be ${what} (digits)`));
+
+const nonEmptyText = () => z.string({ error: typeError("a string") }).check(z.minLength(1, "must not be empty"));
+const integer = () => z.optional(z.number({ error: typeError("an integer") }).check(z.int("must be an integer")));
 
 /** The normalized object the gateway receives (built per request schema, see requests.ts). */
 function browserDetailsObject() {
@@ -33,43 +34,34 @@ function browserDetailsObject() {
 		/** Browser language, such as `en-US`. */
 		language: nonEmptyText(),
 		/** `"true"` or `"false"` as text; a boolean is converted. */
-		java_enabled: z
-			.union([z.enum(["true", "false"]), z.boolean()], { error: typeError('"true" or "false"') })
-			.transform((value) => String(value) as "true" | "false"),
+		java_enabled: z.pipe(
+			z.union([z.enum(["true", "false"]), z.boolean()], { error: typeError('"true" or "false"') }),
+			z.transform((value) => String(value) as "true" | "false"),
+		),
 		/** The browser's User-Agent. */
 		user_agent: nonEmptyText(),
 		/** UTC offset in hours, as text; a number is converted. */
-		time_zone: z
-			.union([z.string(), z.number()], { error: typeError("a UTC offset in hours") })
-			.transform(String)
-			.refine((value) => /^[+-]?\d{1,2}(\.\d{1,2})?$/.test(value), "must be a UTC offset in hours, such as -5 or +5.5"),
+		time_zone: textOrNumber(typeError("a UTC offset in hours")).check(
+			z.refine((value) => /^[+-]?\d{1,2}(\.\d{1,2})?$/.test(value), "must be a UTC offset in hours, such as -5 or +5.5"),
+		),
 		/** IANA time zone name, such as `Europe/Lisbon`. */
 		time_zone_name: nonEmptyText(),
 		/** Ordered preferred languages. Omitted: nothing is substituted. */
-		languages: z.array(z.string(), { error: typeError("an array of strings") }).optional(),
-		platform: text(0, 255).optional(),
-		cookieEnabled: z.boolean({ error: typeError("a boolean") }).optional(),
-		online: z.boolean({ error: typeError("a boolean") }).optional(),
+		languages: z.optional(z.array(z.string(), { error: typeError("an array of strings") })),
+		platform: z.optional(text(0, 255)),
+		cookieEnabled: z.optional(z.boolean({ error: typeError("a boolean") })),
+		online: z.optional(z.boolean({ error: typeError("a boolean") })),
 		/** Logical CPU cores. */
-		hardwareConcurrency: z
-			.number({ error: typeError("an integer") })
-			.int("must be an integer")
-			.optional(),
+		hardwareConcurrency: integer(),
 		/** Approximate memory in GB; may be unavailable. */
-		deviceMemory: z.number({ error: typeError("a number") }).optional(),
+		deviceMemory: z.optional(z.number({ error: typeError("a number") })),
 		/** Available screen width. */
-		availWidth: z
-			.number({ error: typeError("an integer") })
-			.int("must be an integer")
-			.optional(),
+		availWidth: integer(),
 		/** Available screen height. */
-		availHeight: z
-			.number({ error: typeError("an integer") })
-			.int("must be an integer")
-			.optional(),
+		availHeight: integer(),
 		/** Page where the request originated. */
-		currentUrl: text(0, 2048).optional(),
-		hostname: text(0, 255).optional(),
+		currentUrl: z.optional(text(0, 2048)),
+		hostname: z.optional(text(0, 255)),
 	});
 }
 
@@ -101,32 +93,37 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** Records a refusal of the transformed value (zod/mini hands a transform the parse payload itself). */
+function refuse(ctx: z.core.ParsePayload, message: string, path: PropertyKey[] = []): void {
+	ctx.issues.push({ code: "custom", message, input: ctx.value, path });
+}
+
 /** JSON text -> object, then camelCase spellings -> snake_case names. */
 function normalizedInput() {
 	const snakeNames = camelToSnake();
-	return z.unknown().transform((value, ctx): Record<string, unknown> => {
+	return z.transform((value: unknown, ctx): Record<string, unknown> => {
 		let object = value;
 		if (value === undefined) {
-			ctx.addIssue({ code: "custom", message: "is required" });
+			refuse(ctx, "is required");
 			return z.NEVER;
 		}
 		if (typeof value === "string") {
 			try {
 				object = JSON.parse(value);
 			} catch {
-				ctx.addIssue({ code: "custom", message: "must be a JSON object or the JSON text of one (the text is not valid JSON)" });
+				refuse(ctx, "must be a JSON object or the JSON text of one (the text is not valid JSON)");
 				return z.NEVER;
 			}
 		}
 		if (!isPlainObject(object)) {
-			ctx.addIssue({ code: "custom", message: "must be a JSON object or the JSON text of one" });
+			refuse(ctx, "must be a JSON object or the JSON text of one");
 			return z.NEVER;
 		}
 		const out: Record<string, unknown> = {};
 		for (const [key, item] of Object.entries(object)) {
 			const name = snakeNames.get(key) ?? key;
 			if (name !== key && Object.hasOwn(object, name)) {
-				ctx.addIssue({ code: "custom", message: `is given both as ${name} and ${key}`, path: [name] });
+				refuse(ctx, `is given both as ${name} and ${key}`, [name]);
 				continue;
 			}
 			Object.defineProperty(out, name, { value: item, enumerable: true, writable: true, configurable: true });
@@ -136,4 +133,4 @@ function normalizedInput() {
 }
 
 /** The `browserDetails` field: object or JSON text in, normalized object out. */
-export const browserDetailsSchema = () => normalizedInput().pipe(browserDetailsObject()) as unknown as z.ZodType<BrowserDetails, BrowserDetailsInput>;
+export const browserDetailsSchema = () => z.pipe(normalizedInput(), browserDetailsObject()) as unknown as z.ZodMiniType<BrowserDetails, BrowserDetailsInput>;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { luhnValid } from "../internal/luhn.js";
 import { hasAtMostTwoDecimals } from "../money/amount.js";
 import { isCountryCode, isCurrencyCode } from "./iso.js";
@@ -31,26 +31,28 @@ function withinLength(value: string, min: number, max: number): boolean {
 /** A string of `min` to `max` characters. `min` 1 also means "not empty". */
 export function text(min: number, max: number) {
 	const rule = min <= 1 ? (min === 1 ? `must be 1 to ${max} characters` : `must be at most ${max} characters`) : `must be ${min} to ${max} characters`;
-	return z.string({ error: typeError("a string") }).refine((value) => withinLength(value, min, max), rule);
+	return z.string({ error: typeError("a string") }).check(z.refine((value) => withinLength(value, min, max), rule));
 }
 
 /** A JSON number with at most 2 decimals on its shortest decimal form (D9), at least `minimum`. */
 export function amount(minimum: number) {
-	return z.number({ error: typeError("a number") }).superRefine((value, ctx) => {
-		if (!Number.isFinite(value)) {
-			ctx.addIssue({ code: "custom", message: "must be a finite number" });
-			return;
-		}
-		if (value < minimum) ctx.addIssue({ code: "custom", message: `must be at least ${minimum}` });
-		if (!hasAtMostTwoDecimals(Math.abs(value))) ctx.addIssue({ code: "custom", message: "must have at most 2 decimal places" });
-	});
+	return z.number({ error: typeError("a number") }).check(
+		z.superRefine((value, ctx) => {
+			if (!Number.isFinite(value)) {
+				ctx.addIssue({ code: "custom", message: "must be a finite number" });
+				return;
+			}
+			if (value < minimum) ctx.addIssue({ code: "custom", message: `must be at least ${minimum}` });
+			if (!hasAtMostTwoDecimals(Math.abs(value))) ctx.addIssue({ code: "custom", message: "must have at most 2 decimal places" });
+		}),
+	);
 }
 
 export const currencyCode = () =>
-	z.string({ error: typeError("a string") }).refine(isCurrencyCode, "must be an ISO 4217 currency code such as EUR (three capital letters)");
+	z.string({ error: typeError("a string") }).check(z.refine(isCurrencyCode, "must be an ISO 4217 currency code such as EUR (three capital letters)"));
 
 export const countryCode = () =>
-	z.string({ error: typeError("a string") }).refine(isCountryCode, "must be an ISO 3166-1 alpha-2 country code such as US (two capital letters)");
+	z.string({ error: typeError("a string") }).check(z.refine(isCountryCode, "must be an ISO 3166-1 alpha-2 country code such as US (two capital letters)"));
 
 /** Loopback hosts as D10 lists them: `localhost`, `127.0.0.0/8`, `[::1]`. */
 export function isLoopbackHost(hostname: string): boolean {
@@ -76,73 +78,59 @@ function secureUrlProblem(value: string, allowLoopbackHttp: boolean): string | u
 }
 
 /**
- * URLs that passed, per `allowLoopbackHttp`. A merchant sends the same few
- * callback and notification URLs on every request, and parsing them was most
- * of a checkout's validation; a string is immutable, so a hit is the same
- * verdict. Bounded: cleared when full.
- */
-const acceptedUrls = [new Set<string>(), new Set<string>()] as const;
-const ACCEPTED_URLS_LIMIT = 64;
-
-function isSecureUrl(value: string, allowLoopbackHttp: boolean): boolean {
-	const accepted = acceptedUrls[allowLoopbackHttp ? 1 : 0];
-	if (accepted.has(value)) return true;
-	if (secureUrlProblem(value, allowLoopbackHttp) !== undefined) return false;
-	if (accepted.size >= ACCEPTED_URLS_LIMIT) accepted.clear();
-	accepted.add(value);
-	return true;
-}
-
-/**
  * A redirect or notification URL (D10): 1-300 characters, `https:`. Plain
  * `http:` passes only for loopback hosts and only when `allowLoopbackHttp` is set.
  */
 export function secureUrl(allowLoopbackHttp: boolean) {
-	// One check for length and scheme, and no issue context built on success (this runs four times per create).
-	return z.string({ error: typeError("a string") }).refine((value) => isSecureUrl(value, allowLoopbackHttp), {
-		error: (issue) => secureUrlProblem(String(issue.input), allowLoopbackHttp),
-	});
+	// One check for length and scheme, its message the problem found.
+	const problem = (value: string) => secureUrlProblem(value, allowLoopbackHttp);
+	return z
+		.string({ error: typeError("a string") })
+		.check(z.refine((value) => problem(value) === undefined, { error: (issue) => problem(String(issue.input)) }));
 }
 
 /** An absolute http(s) URL of at most `max` characters (websiteUrl, transaction documents). */
 export function webUrl(max: number) {
 	const base = max === Number.MAX_SAFE_INTEGER ? nonEmpty() : text(1, max);
-	return base.refine((value) => {
-		const url = parseUrl(value);
-		return url !== undefined && (url.protocol === "https:" || url.protocol === "http:");
-	}, "must be an absolute http or https URL");
+	return base.check(
+		z.refine((value) => {
+			const url = parseUrl(value);
+			return url !== undefined && (url.protocol === "https:" || url.protocol === "http:");
+		}, "must be an absolute http or https URL"),
+	);
 }
 
 /** An ISO 8601 date-time with a time zone (`Z` or an offset). */
 export function isoDateTime() {
 	const dateTime = z.iso.datetime({ offset: true });
-	return z
-		.string({ error: typeError("a string") })
-		.refine((value) => dateTime.safeParse(value).success, "must be an ISO 8601 date-time with a time zone, such as 2026-11-21T10:00:00Z");
+	const rule = "must be an ISO 8601 date-time with a time zone, such as 2026-11-21T10:00:00Z";
+	return z.string({ error: typeError("a string") }).check(z.refine((value) => dateTime.safeParse(value).success, rule));
 }
 
 export function ipAddress() {
 	const ipv4 = z.ipv4();
 	const ipv6 = z.ipv6();
-	return z
-		.string({ error: typeError("a string") })
-		.refine((value) => ipv4.safeParse(value).success || ipv6.safeParse(value).success, "must be an IPv4 or IPv6 address");
+	const isIp = (value: string) => ipv4.safeParse(value).success || ipv6.safeParse(value).success;
+	return z.string({ error: typeError("a string") }).check(z.refine(isIp, "must be an IPv4 or IPv6 address"));
 }
 
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
 /** A gateway id (ULID: 26 Crockford base32 characters). */
-export const ulid = () => z.string({ error: typeError("a string") }).refine((value) => ULID.test(value), "must be a ULID (26 characters of Crockford base32)");
+export const ulid = () =>
+	z.string({ error: typeError("a string") }).check(z.refine((value) => ULID.test(value), "must be a ULID (26 characters of Crockford base32)"));
 
 const COLOR = /^(#[0-9a-f]{3,8}|rgba?\(\s*[\d.%\s,/]+\)|[a-z]{3,30})$/i;
 /** Up to three colors joined by `---`; each a name, a HEX code or rgb()/rgba(). */
 export const colorMode = () =>
-	text(1, 255).refine((value) => {
-		const parts = value.split("---");
-		return parts.length <= 3 && parts.every((part) => COLOR.test(part.trim()));
-	}, "must be up to 3 colors (names, HEX or RGBA) separated by ---");
+	text(1, 255).check(
+		z.refine((value) => {
+			const parts = value.split("---");
+			return parts.length <= 3 && parts.every((part) => COLOR.test(part.trim()));
+		}, "must be up to 3 colors (names, HEX or RGBA) separated by ---"),
+	);
 
 export const percent = () =>
-	z.number({ error: typeError("a number") }).refine((value) => Number.isFinite(value) && value >= 0 && value <= 100, "must be a number from 0 to 100");
+	z.number({ error: typeError("a number") }).check(z.refine((value) => Number.isFinite(value) && value >= 0 && value <= 100, "must be a number from 0 to 100"));
 
 /**
  * A plain object the JSON text can carry as is: zod's plain-object test, no
@@ -150,14 +138,14 @@ export const percent = () =>
  * by key (a record schema's copy was a sixth of a checkout's validation).
  */
 function isJsonObject(value: unknown): value is Record<string, unknown> {
-	return z.core.util.isPlainObject(value) && Object.getOwnPropertySymbols(value).length === 0 && !Object.hasOwn(value, "__proto__");
+	return z.util.isPlainObject(value) && Object.getOwnPropertySymbols(value).length === 0 && !Object.hasOwn(value, "__proto__");
 }
 
 /** A free key-value JSON object (not an array, not null, not a class instance). */
 export const metadata = () => z.custom<Record<string, unknown>>(isJsonObject, { error: typeError("a JSON object") });
 
 /** A non-empty string with no length limit in the spec. */
-export const nonEmpty = () => z.string({ error: typeError("a string") }).min(1, "must not be empty");
+export const nonEmpty = () => z.string({ error: typeError("a string") }).check(z.minLength(1, "must not be empty"));
 
 export const transactionDocuments = () =>
 	z.array(z.object({ type: nonEmpty(), url: webUrl(Number.MAX_SAFE_INTEGER) }, { error: typeError("an object with type and url") }), {
@@ -168,14 +156,17 @@ export const transactionDocuments = () =>
 export const paymentTypeList = () => z.array(nonEmpty(), { error: typeError("an array of strings") });
 
 export const cardNumber = () =>
-	z.string({ error: typeError("a string") }).superRefine((value, ctx) => {
-		if (!/^\d{12,19}$/.test(value)) {
-			ctx.addIssue({ code: "custom", message: "must be 12 to 19 digits, without spaces" });
-			return;
-		}
-		if (!luhnValid(value)) ctx.addIssue({ code: "custom", message: "fails the Luhn check digit" });
-	});
+	z.string({ error: typeError("a string") }).check(
+		z.superRefine((value, ctx) => {
+			if (!/^\d{12,19}$/.test(value)) {
+				ctx.addIssue({ code: "custom", message: "must be 12 to 19 digits, without spaces" });
+				return;
+			}
+			if (!luhnValid(value)) ctx.addIssue({ code: "custom", message: "fails the Luhn check digit" });
+		}),
+	);
 
-export const cardMonth = () => z.string({ error: typeError("a string") }).regex(/^(0[1-9]|1[0-2])$/, "must be two digits from 01 to 12");
-export const cardYear = () => z.string({ error: typeError("a string") }).regex(/^\d{2}$/, "must be two digits, such as 29");
-export const cardSecurityCode = () => z.string({ error: typeError("a string") }).regex(/^\d{3,4}$/, "must be 3 or 4 digits");
+const digitsString = (pattern: RegExp, rule: string) => z.string({ error: typeError("a string") }).check(z.regex(pattern, rule));
+export const cardMonth = () => digitsString(/^(0[1-9]|1[0-2])$/, "must be two digits from 01 to 12");
+export const cardYear = () => digitsString(/^\d{2}$/, "must be two digits, such as 29");
+export const cardSecurityCode = () => digitsString(/^\d{3,4}$/, "must be 3 or 4 digits");

@@ -1,43 +1,33 @@
-import type { z } from "zod";
-import { type Acceptor, compileAcceptor } from "./fast-path.js";
+import type * as z from "zod/mini";
+import { safeParse } from "./safe-parse.js";
 
 /**
  * A module-level schema that is built on its first use. Building zod schemas
  * (and the first use of each zod class) is most of what importing the SDK would
  * otherwise cost, so no schema is built while the package loads. Callers parse
  * with `safeParse` / `parse`; `get()` returns the schema itself.
- *
- * A value the schema's compiled acceptor (fast-path.ts) passes is returned as
- * is, being what zod would return a copy of; every other value goes through zod.
  */
-export interface LazySchema<S extends z.ZodType> {
+export interface LazySchema<S extends z.core.$ZodType> {
 	/** The schema, built on the first call. */
 	get(): S;
-	safeParse(value: unknown): z.ZodSafeParseResult<z.output<S>>;
+	safeParse(value: unknown): z.core.util.SafeParseResult<z.output<S>>;
+	/** The parsed value, or throws the zod error. */
 	parse(value: unknown): z.output<S>;
 }
 
-export function lazySchema<S extends z.ZodType>(build: () => S): LazySchema<S> {
+export function lazySchema<S extends z.core.$ZodType>(build: () => S): LazySchema<S> {
 	let schema: S | undefined;
-	let accept: Acceptor | undefined;
 	const get = (): S => {
-		if (schema === undefined) {
-			schema = build();
-			accept = compileAcceptor(schema);
-		}
+		schema ??= build();
 		return schema;
 	};
 	return {
 		get,
-		safeParse: (value) => {
-			const zodSchema = get();
-			if (accept?.(value)) return { success: true, data: value as z.output<S> };
-			return zodSchema.safeParse(value) as z.ZodSafeParseResult<z.output<S>>;
-		},
+		safeParse: (value) => safeParse(get(), value),
 		parse: (value) => {
-			const zodSchema = get();
-			if (accept?.(value)) return value as z.output<S>;
-			return zodSchema.parse(value) as z.output<S>;
+			const result = safeParse(get(), value);
+			if (!result.success) throw result.error;
+			return result.data;
 		},
 	};
 }

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import type { FieldIssue } from "../errors/request-validation-error.js";
 import { browserDetailsSchema } from "./browser-details.js";
 import {
@@ -73,18 +73,18 @@ function commonShape(allowLoopbackHttp: boolean) {
 		/** Shown on the checkout screen (1-3000). */
 		orderDescription: text(1, 3000),
 		/** Free key-value object returned in IPN and query responses. Omitted: absent. */
-		metadata: metadata().optional(),
+		metadata: z.optional(metadata()),
 		/** Supporting documents, `[{ type, url }]`. Omitted: absent. */
-		transactionDocuments: transactionDocuments().optional(),
+		transactionDocuments: z.optional(transactionDocuments()),
 		/**
 		 * Percent of the processing fee the merchant pays (0-100); 0 means the buyer pays 100%.
 		 * Omitted: the percentage configured for the merchant account.
 		 */
-		feeBySeller: percent().optional(),
+		feeBySeller: z.optional(percent()),
 		/** Merchant website URL (max 300); its host is what the allowed-domain check validates. Omitted: callbackUrl. */
-		websiteUrl: webUrl(300).optional(),
+		websiteUrl: z.optional(webUrl(300)),
 		/** Session expiry, ISO 8601 with a time zone. Omitted: 24 hours after the request. */
-		expiresAt: isoDateTime().optional(),
+		expiresAt: z.optional(isoDateTime()),
 	};
 }
 
@@ -94,41 +94,41 @@ function checkoutShape(allowLoopbackHttp: boolean) {
 		/** Payment method(s) to display, such as `checkout` or `card`. */
 		paymentMethod: text(1, 255),
 		/** `API` (JSON answer with a payment link) or `DIRECT_POST` (browser form post). Omitted: API for JSON requests, DIRECT_POST for a form post. */
-		connectionMode: z.enum(["API", "DIRECT_POST"], { error: typeError('"API" or "DIRECT_POST"') }).optional(),
+		connectionMode: z.optional(z.enum(["API", "DIRECT_POST"], { error: typeError('"API" or "DIRECT_POST"') })),
 		/** Payment method types to exclude. Omitted: nothing excluded. */
-		paymentFilter: paymentTypeList().optional(),
+		paymentFilter: z.optional(paymentTypeList()),
 		/** Ordered payment method types controlling display order. Omitted: the merchant account's order. */
-		paymentSorter: paymentTypeList().optional(),
+		paymentSorter: z.optional(paymentTypeList()),
 		/** Max 255. Omitted: empty; the buyer fills it in on the checkout page (as every billing field). */
-		billingFirstName: text(0, 255).optional(),
+		billingFirstName: z.optional(text(0, 255)),
 		/** Max 255. Omitted: empty; the buyer fills it in. */
-		billingLastName: text(0, 255).optional(),
+		billingLastName: z.optional(text(0, 255)),
 		/** Max 255. Omitted: empty; the buyer fills it in. */
-		billingEmail: text(0, 255).optional(),
+		billingEmail: z.optional(text(0, 255)),
 		/** Max 255. Omitted: empty; the buyer fills it in. */
-		billingStreet1: text(0, 255).optional(),
+		billingStreet1: z.optional(text(0, 255)),
 		/** Max 255. Omitted: empty; the buyer fills it in. */
-		billingStreet2: text(0, 255).optional(),
+		billingStreet2: z.optional(text(0, 255)),
 		/** Max 255. Omitted: empty; the buyer fills it in. */
-		billingCity: text(0, 255).optional(),
+		billingCity: z.optional(text(0, 255)),
 		/** 2-255 characters. Omitted: empty; the buyer fills it in. */
-		billingState: text(2, 255).optional(),
+		billingState: z.optional(text(2, 255)),
 		/** ISO 3166-1 alpha-2, such as `US`. Omitted: empty; the buyer fills it in. */
-		billingCountry: countryCode().optional(),
+		billingCountry: z.optional(countryCode()),
 		/** Max 25. Omitted: empty; the buyer fills it in. */
-		billingPostalCode: text(0, 25).optional(),
+		billingPostalCode: z.optional(text(0, 25)),
 		/** Max 10. Omitted: empty; the buyer fills it in. */
-		billingPhoneCountryCode: text(0, 10).optional(),
+		billingPhoneCountryCode: z.optional(text(0, 10)),
 		/** At most 20 characters on checkout. Omitted: empty; the buyer fills it in. */
-		billingPhoneNumber: text(0, 20).optional(),
+		billingPhoneNumber: z.optional(text(0, 20)),
 		/** Overrides the brand name on the hosted page (1-255). Omitted: the company name registered for the merchant. */
-		brandName: text(1, 255).optional(),
+		brandName: z.optional(text(1, 255)),
 		/** Up to 3 colors joined by `---` (names, HEX or RGBA; 1-255). Omitted: the service's default theme. */
-		colorMode: colorMode().optional(),
+		colorMode: z.optional(colorMode()),
 		/** Overrides the logo on the hosted page (1-255). Omitted: the merchant logo registered for the merchant. */
-		logoSource: text(1, 255).optional(),
+		logoSource: z.optional(text(1, 255)),
 		/** Customer IP (IPv4 or IPv6). Omitted: the IP of the incoming request (the merchant server's with API mode). */
-		customerIp: ipAddress().optional(),
+		customerIp: z.optional(ipAddress()),
 	};
 }
 
@@ -136,9 +136,9 @@ function cardChargeShape(allowLoopbackHttp: boolean) {
 	return {
 		...commonShape(allowLoopbackHttp),
 		/** Forced to `card`: any sent value is overridden by the gateway and by this schema. */
-		paymentMethod: z.string({ error: typeError("a string") }).optional(),
+		paymentMethod: z.optional(z.string({ error: typeError("a string") })),
 		/** Not a field of S2S: forced to `API`; any sent value is overridden. */
-		connectionMode: z.string({ error: typeError("a string") }).optional(),
+		connectionMode: z.optional(z.string({ error: typeError("a string") })),
 		/** Card number: 12 to 19 digits passing the Luhn check. Never logged (masked to first 6 and last 4). */
 		cardNumber: cardNumber(),
 		/** Expiry month, `01` to `12`. */
@@ -152,15 +152,15 @@ function cardChargeShape(allowLoopbackHttp: boolean) {
 		billingEmail: text(1, 255),
 		billingStreet1: text(1, 255),
 		/** Omitted: empty. */
-		billingStreet2: text(0, 255).optional(),
+		billingStreet2: z.optional(text(0, 255)),
 		billingCity: text(1, 255),
 		/** 2-255 characters; required when billingCountry is US or CA. */
-		billingState: text(2, 255).optional(),
+		billingState: z.optional(text(2, 255)),
 		/** ISO 3166-1 alpha-2, such as `US`. */
 		billingCountry: countryCode(),
 		billingPostalCode: text(1, 25),
 		/** Mandatory for one particular direct provider and for hosted-page processors. Omitted: empty. */
-		billingPhoneCountryCode: text(0, 10).optional(),
+		billingPhoneCountryCode: z.optional(text(0, 10)),
 		/** At most 30 characters on S2S. */
 		billingPhoneNumber: text(1, 30),
 		/** The buyer's IP address (IPv4 or IPv6). */
@@ -176,7 +176,7 @@ function transactionQueryShape() {
 		 * Not in the spec's table (D11): the gateway finds the merchant through the
 		 * transaction. Sent only when the client's `alwaysSendMerchantId` asks.
 		 */
-		merchantId: merchantId().optional(),
+		merchantId: z.optional(merchantId()),
 		/** The transaction's id (ULID). */
 		transactionId: ulid(),
 	};
@@ -185,53 +185,57 @@ function transactionQueryShape() {
 function refundShape() {
 	return {
 		/** Not in the spec's table (D11); sent only when the client's `alwaysSendMerchantId` asks. */
-		merchantId: merchantId().optional(),
+		merchantId: z.optional(merchantId()),
 		/** The transaction to refund (ULID), from its IPN or a transaction query. */
 		transactionId: ulid(),
 		/** Minimum 0.10, at most 2 decimals; the maximum is the remaining refundable amount (checked by the gateway). */
 		amount: amount(0.1),
 		/** Refund reason (max 1000). Omitted: empty, nothing stored. */
-		reason: text(0, 1000).optional(),
+		reason: z.optional(text(0, 1000)),
 	};
 }
 
 function refundQueryShape() {
 	return {
 		/** Not in the spec's table (D11); sent only when the client's `alwaysSendMerchantId` asks. */
-		merchantId: merchantId().optional(),
+		merchantId: z.optional(merchantId()),
 		/** The refund's id (ULID), from the refund response or refund IPN. */
 		refundId: ulid(),
 	};
 }
 
 /** billingState is conditional on S2S: required when billingCountry is US or CA. */
-function requireStateForUsCa(value: { billingCountry?: string | undefined; billingState?: string | undefined }, ctx: z.RefinementCtx): void {
-	if ((value.billingCountry === "US" || value.billingCountry === "CA") && value.billingState === undefined) {
-		ctx.addIssue({ code: "custom", path: ["billingState"], message: "is required when billingCountry is US or CA" });
-	}
+interface StateAndCountry {
+	billingCountry?: string | undefined;
+	billingState?: string | undefined;
 }
+const requireStateForUsCa = () =>
+	z.superRefine((value: StateAndCountry, ctx) => {
+		if ((value.billingCountry === "US" || value.billingCountry === "CA") && value.billingState === undefined) {
+			ctx.addIssue({ code: "custom", path: ["billingState"], message: "is required when billingCountry is US or CA" });
+		}
+	});
 
 /** The gateway overrides both on S2S; the schema does the same so the signed message says what happens. */
 const forceCardApi = <T extends object>(value: T) => ({ ...value, paymentMethod: "card" as const, connectionMode: "API" as const });
 
 function build(allowLoopbackHttp: boolean) {
-	const checkoutObject = z.object(checkoutShape(allowLoopbackHttp));
-	const cardObject = z.object(cardChargeShape(allowLoopbackHttp));
-	const transactionQueryObject = z.object(transactionQueryShape());
-	const refundObject = z.object(refundShape());
-	const refundQueryObject = z.object(refundQueryShape());
+	const checkout = checkoutShape(allowLoopbackHttp);
+	const card = cardChargeShape(allowLoopbackHttp);
+	const refund = refundShape();
+	const forcedCardFields = { merchantId: true, paymentMethod: true, connectionMode: true } as const;
 	return {
-		checkout: checkoutObject,
-		cardCharge: cardObject.superRefine(requireStateForUsCa).transform(forceCardApi),
-		transactionQuery: transactionQueryObject,
-		refund: refundObject,
-		refundQuery: refundQueryObject,
+		checkout: z.object(checkout),
+		cardCharge: z.pipe(z.object(card).check(requireStateForUsCa()), z.transform(forceCardApi)),
+		transactionQuery: z.object(transactionQueryShape()),
+		refund: z.object(refund),
+		refundQuery: z.object(refundQueryShape()),
 		// What merchants pass: no merchantId (from the client's configuration), no
 		// signature; for S2S no paymentMethod or connectionMode (forced). Strict, so a
 		// misspelled optional field is an error rather than silently dropped.
-		checkoutParams: checkoutObject.omit({ merchantId: true }).strict(),
-		cardChargeParams: cardObject.omit({ merchantId: true, paymentMethod: true, connectionMode: true }).strict().superRefine(requireStateForUsCa),
-		refundParams: refundObject.omit({ merchantId: true }).strict(),
+		checkoutParams: z.omit(z.strictObject(checkout), { merchantId: true }),
+		cardChargeParams: z.omit(z.strictObject(card), forcedCardFields).check(requireStateForUsCa()),
+		refundParams: z.omit(z.strictObject(refund), { merchantId: true }),
 	};
 }
 
@@ -268,10 +272,7 @@ export const refundParamsSchema = (options?: RequestSchemaOptions): Schemas["ref
 
 /** `signature`: base64, at most 750 characters (the envelope field, outside the message schemas). */
 export const signatureSchema = lazySchema(() =>
-	z
-		.string({ error: typeError("a string") })
-		.min(1, "must not be empty")
-		.max(750, "must be at most 750 characters"),
+	z.string({ error: typeError("a string") }).check(z.minLength(1, "must not be empty"), z.maxLength(750, "must be at most 750 characters")),
 );
 /** `signVersion`: omitted means 2.0. */
 export const signVersionSchema = lazySchema(() => z.enum(["2.0", "2.1"], { error: typeError('"2.0" or "2.1"') }));

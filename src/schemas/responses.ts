@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import { type LazyOutput, lazySchema } from "./lazy.js";
 import type { Assert, SameShape } from "./type-equality.js";
 
@@ -8,7 +8,8 @@ import type { Assert, SameShape } from "./type-equality.js";
  * schemas only decide which error class to throw. Built on first use (lazy.ts).
  */
 
-const id = () => z.string().min(1);
+const id = () => z.string().check(z.minLength(1));
+const absentOrNull = <S extends z.core.$ZodType>(schema: S) => z.optional(z.nullable(schema));
 const text = () => z.string();
 /** Statuses the gateway may extend (D8): any string. */
 const anyStatus = () => z.string();
@@ -18,8 +19,8 @@ export const checkoutCreatedFieldsSchema = lazySchema(() =>
 	z.object({
 		status: z.literal("created"),
 		transactionId: id(),
-		paymentLink: z.string().min(1),
-		message: text().nullable().optional(),
+		paymentLink: id(),
+		message: absentOrNull(text()),
 	}),
 );
 
@@ -31,7 +32,7 @@ export const checkoutSessionSchema = lazySchema(() =>
 		/** Signed URL to redirect the buyer to. */
 		paymentLink: z.string(),
 		/** The gateway's message. */
-		message: text().nullable(),
+		message: z.nullable(text()),
 	}),
 );
 /** The result of `checkout.create`. */
@@ -50,18 +51,18 @@ export const cardChargeDataSchema = lazySchema(() =>
 	z.object({
 		transactionId: id(),
 		/** 3DS page, present when status is `redirect`. */
-		url: z.string().min(1).optional(),
+		url: z.optional(id()),
 	}),
 );
 
-const chargeBase = () => ({ transactionId: id(), message: text().nullable() });
+const chargeBase = () => ({ transactionId: id(), message: z.nullable(text()) });
 /** The result of `card.charge`: a union on `outcome`. */
 export const cardChargeResultSchema = lazySchema(() =>
 	z.discriminatedUnion("outcome", [
 		/** Charged, no 3DS needed. Confirm through the IPN or a transaction query before shipping. */
 		z.object({ outcome: z.literal("success"), ...chargeBase() }),
 		/** 3DS required: send the buyer's browser to `redirectUrl`; the IPN brings the result. */
-		z.object({ outcome: z.literal("redirect"), ...chargeBase(), redirectUrl: z.string().min(1) }),
+		z.object({ outcome: z.literal("redirect"), ...chargeBase(), redirectUrl: id() }),
 		/** Accepted, result not known yet: wait for the IPN or query the transaction. */
 		z.object({ outcome: z.literal("pending"), ...chargeBase() }),
 	]),
@@ -101,7 +102,7 @@ export type _CardChargeRedirectMatch = Assert<SameShape<CardChargeRedirect, Extr
 export type _CardChargePendingMatch = Assert<SameShape<CardChargePending, Extract<InferredCharge, { outcome: "pending" }>>>;
 
 /** The verified `data` of a refund creation answer. */
-export const refundCreatedDataSchema = lazySchema(() => z.object({ refundId: id(), refundNumber: z.string().min(1) }));
+export const refundCreatedDataSchema = lazySchema(() => z.object({ refundId: id(), refundNumber: id() }));
 
 /** The result of `refunds.create`. */
 export const refundCreatedSchema = lazySchema(() =>
@@ -116,7 +117,7 @@ export const refundCreatedSchema = lazySchema(() =>
 		 */
 		approval: z.enum(["processed", "pending_approval"]),
 		/** The gateway's message: null when auto-processed. */
-		message: text().nullable(),
+		message: z.nullable(text()),
 	}),
 );
 /** The result of `refunds.create`. */
@@ -138,17 +139,17 @@ export type RefundApproval = RefundCreated["approval"];
 export type _RefundCreatedMatch = Assert<SameShape<RefundCreated, LazyOutput<typeof refundCreatedSchema>>>;
 
 /** The wrapper of S2S, refund and refund query answers (`status`, `message`). */
-export const wrapperSchema = lazySchema(() => z.object({ status: anyStatus(), message: text().nullable().optional() }));
+export const wrapperSchema = lazySchema(() => z.object({ status: anyStatus(), message: absentOrNull(text()) }));
 
 /** 422 validation error: `errors` of `{ field, message[] }` (a single string is tolerated). */
 export const validationErrorBodySchema = lazySchema(() =>
 	z.object({
-		message: text().nullable().optional(),
+		message: absentOrNull(text()),
 		errors: z.array(
 			z.object({
 				field: z.string(),
-				message: z.union([z.array(z.string()), z.string()]).optional(),
-				messages: z.array(z.string()).optional(),
+				message: z.optional(z.union([z.array(z.string()), z.string()])),
+				messages: z.optional(z.array(z.string())),
 			}),
 		),
 	}),
@@ -158,8 +159,8 @@ export const validationErrorBodySchema = lazySchema(() =>
 export const processingErrorBodySchema = lazySchema(() =>
 	z.object({
 		status: z.literal("error"),
-		message: text().nullable().optional(),
-		data: z.object({ transactionId: z.string().nullable().optional() }).nullable().optional(),
+		message: absentOrNull(text()),
+		data: absentOrNull(z.object({ transactionId: absentOrNull(z.string()) })),
 	}),
 );
 
@@ -168,7 +169,7 @@ export const noProviderBodySchema = lazySchema(() =>
 	z.object({
 		status: z.literal("error"),
 		transactionId: z.null(),
-		message: text().nullable().optional(),
+		message: absentOrNull(text()),
 	}),
 );
 
@@ -176,11 +177,11 @@ export const noProviderBodySchema = lazySchema(() =>
 export const checkoutErrorBodySchema = lazySchema(() =>
 	z.object({
 		status: z.literal("error"),
-		transactionId: z.null().optional(),
-		paymentLink: z.null().optional(),
-		message: text().nullable().optional(),
+		transactionId: z.optional(z.null()),
+		paymentLink: z.optional(z.null()),
+		message: absentOrNull(text()),
 	}),
 );
 
 /** Any other error body the gateway may send: `status: "error"` and a message. */
-export const genericErrorBodySchema = lazySchema(() => z.object({ status: z.literal("error"), message: text().nullable().optional() }));
+export const genericErrorBodySchema = lazySchema(() => z.object({ status: z.literal("error"), message: absentOrNull(text()) }));

@@ -1,4 +1,5 @@
 import { CryptoBackendError } from "../errors/crypto-backend-error.js";
+import { nodeVersion } from "../internal/node-floor.js";
 import { createNodeBackend } from "./node-backend.js";
 
 /** Which implementation of RSA-MD5 to use. Both give byte-identical output. */
@@ -34,9 +35,13 @@ const loaded = new Map<CryptoBackendName, CryptoBackend>();
 let preferred: CryptoBackendName | undefined;
 let nodeCryptoAvailable: boolean | undefined;
 
-/** True where `node:crypto` can be reached synchronously (Node 22+, Bun, Deno). Checked once. */
+/**
+ * True where `node:crypto` can be reached synchronously (Node 22.3+, Bun, Deno), and on any
+ * Node.js: an older one gets an error naming the Node it needs, never a silent, slower forge. Checked once.
+ */
 export function hasNodeCrypto(): boolean {
-	nodeCryptoAvailable ??= typeof (globalThis as { process?: { getBuiltinModule?: unknown } }).process?.getBuiltinModule === "function";
+	const getBuiltin = (globalThis as { process?: { getBuiltinModule?: unknown } }).process?.getBuiltinModule;
+	nodeCryptoAvailable ??= typeof getBuiltin === "function" || nodeVersion() !== undefined;
 	return nodeCryptoAvailable;
 }
 

@@ -13,7 +13,8 @@ function firstValue(value: unknown): unknown {
 	return Array.isArray(value) ? value[0] : value;
 }
 
-function readQuery(input: CallbackInput): { payload: unknown; signVersion: unknown; signature: unknown } {
+/** @internal also read by the doctor */
+export function readQuery(input: CallbackInput): { payload: unknown; signVersion: unknown; signature: unknown } {
 	let params: URLSearchParams | undefined;
 	if (input instanceof URLSearchParams) params = input;
 	else if (input instanceof URL) params = input.searchParams;
@@ -35,7 +36,8 @@ function readQuery(input: CallbackInput): { payload: unknown; signVersion: unkno
 	return { payload: firstValue(query.payload), signVersion: firstValue(query.signVersion), signature: firstValue(query.signature) };
 }
 
-function decodePayload(payload: unknown): string {
+/** @internal also read by the doctor */
+export function decodePayload(payload: unknown): string {
 	if (typeof payload !== "string" || payload === "") throw new MalformedMessageError("The callback has no payload parameter.", "payload");
 	const bytes = base64Decode(payload, true);
 	if (!bytes) throw new MalformedMessageError("The callback payload is not valid base64.", "payload");

@@ -10,9 +10,10 @@ import { naturalCompare, phpJsonString, phpNumberString, phpTrim } from "./php.j
 export type SignedStringForm = (message: Readonly<Record<string, unknown>>) => string;
 
 /** Object keys and array indexes from the top down to the value being written, joined only for an error. */
-type PathStack = Array<string | number>;
+export type PathStack = Array<string | number>;
 
-function fail(path: PathStack, rule: string): never {
+/** @internal also used by the other signed-string forms, so they fail alike */
+export function fail(path: PathStack, rule: string): never {
 	let field = "";
 	for (const part of path) field += typeof part === "number" ? `[${part}]` : field === "" ? part : `.${part}`;
 	throw new MalformedMessageError(`Cannot canonicalize ${field || "the message"}: ${rule}.`, field || undefined);
@@ -66,7 +67,7 @@ function serializeList(items: readonly unknown[], path: PathStack): string {
 }
 
 /** PHP's json_encode writes an array whose keys are exactly 0..n-1, in order, as a list (so `{}` as `[]`). */
-function isListKeys(keys: readonly string[]): boolean {
+export function isListKeys(keys: readonly string[]): boolean {
 	for (let i = 0; i < keys.length; i++) if (keys[i] !== String(i)) return false;
 	return true;
 }

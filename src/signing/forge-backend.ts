@@ -126,8 +126,8 @@ export function createForgeBackend(): CryptoBackend {
 				try {
 					return privateFromAsn1(decrypted);
 				} catch (error) {
-					// Decrypted bytes that are no key: what a wrong passphrase gives (or a damaged file).
-					if (error instanceof InvalidKeyError) throw error;
+					// Bytes that decrypt but are no key: a wrong passphrase whose padding happened to check out.
+					if (error instanceof InvalidKeyError && error.reason === "not_rsa") throw error;
 					throw wrongPassphrase();
 				}
 			}

@@ -1,6 +1,20 @@
-export { type CryptoBackendName, loadCryptoBackend, useCryptoBackend } from "./backend.js";
-export { type CallbackInput, openCallbackUrl, sealCallbackUrl } from "./callback-url.js";
+// `merchant-gateway/signing`: the low-level signing API, for code that signs or checks messages itself
+// (the client and the IPN handler already do both). Sealing callback URLs is the gateway's job: see
+// `merchant-gateway/testing`.
+import { type CryptoBackendName, loadCryptoBackend as loadBackend } from "./backend.js";
+
+export { type CryptoBackendName, useCryptoBackend } from "./backend.js";
+export { openCallbackUrl } from "./callback-url.js";
 export { canonicalString, type SignedStringForm } from "./canonical.js";
+export type { SignatureFormName } from "./doctor/candidates.js";
+export {
+	type DiagnoseSignatureOptions,
+	diagnoseSignature,
+	type SignatureAttempt,
+	type SignatureDiagnosis,
+} from "./doctor/diagnose.js";
+export type { DiagnosableMessage } from "./doctor/read-message.js";
+export { flatStringifiedForm, nodeSnippetForm, retiredFirstDraftForm } from "./forms/index.js";
 export { type GeneratedKeyPair, type GenerateKeyPairOptions, generateKeyPair } from "./generate.js";
 export {
 	type KeyInput,
@@ -15,3 +29,11 @@ export {
 } from "./keys.js";
 export { type OpenOptions, openMessage } from "./open.js";
 export { type SealedFlat, type SealedPayload, type SealOptions, type SignVersion, sealMessage } from "./seal.js";
+
+/**
+ * Loads a crypto backend ahead of time (node-forge is imported only then) without making it the
+ * default; `useCryptoBackend` also makes it the default.
+ */
+export async function loadCryptoBackend(name?: CryptoBackendName): Promise<void> {
+	await loadBackend(name);
+}

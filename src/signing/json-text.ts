@@ -32,6 +32,8 @@ export type TextValue = string | boolean | null | TextNumber | TextObject | Text
 
 /** Deeper nesting than this is refused rather than risking the call stack. */
 export const MAX_DEPTH = 64;
+/** Objects with more members than this check for duplicate names with a Set. */
+const SCAN_LIMIT = 32;
 
 function isDigit(unit: number): boolean {
 	return unit >= 0x30 && unit <= 0x39;
@@ -127,7 +129,9 @@ class Reader {
 		this.#at++;
 		const keys: string[] = [];
 		const values: TextValue[] = [];
-		const seen = new Set<string>();
+		// Member names seen so far: a scan of `keys` while the object is small, a Set once it is large,
+		// so a hostile body with thousands of members cannot make the duplicate check quadratic.
+		let seen: Set<string> | undefined;
 		this.skipSpace();
 		if (this.text.charCodeAt(this.#at) === 0x7d) {
 			this.#at++;
@@ -138,8 +142,9 @@ class Reader {
 			if (this.text.charCodeAt(this.#at) !== 0x22) this.fail("expected a member name");
 			const key = this.string();
 			// PHP keeps the first position and the last value; refusing is clearer than either guess.
-			if (seen.has(key)) this.fail("duplicate member name");
-			seen.add(key);
+			if (seen === undefined && keys.length >= SCAN_LIMIT) seen = new Set(keys);
+			if (seen === undefined ? keys.includes(key) : seen.has(key)) this.fail("duplicate member name");
+			seen?.add(key);
 			this.skipSpace();
 			if (this.text.charCodeAt(this.#at++) !== 0x3a) this.fail("expected ':'");
 			keys.push(key);

@@ -112,6 +112,7 @@ abstract class ParsedKeyCache {
 		return handle;
 	}
 
+	/** @internal */
 	protected abstract convert(from: CryptoBackend, handle: unknown, to: CryptoBackend): unknown;
 
 	toJSON(): string {
@@ -134,6 +135,7 @@ export class PrivateKey extends ParsedKeyCache {
 		super(backend, parsed);
 	}
 
+	/** @internal */
 	protected convert(from: CryptoBackend, handle: unknown, to: CryptoBackend): unknown {
 		return to.importPrivateKey({ encoding: "der", bytes: from.exportPrivateKey(handle) }, undefined).handle;
 	}
@@ -152,6 +154,7 @@ export class PublicKey extends ParsedKeyCache {
 		super(backend, parsed);
 	}
 
+	/** @internal */
 	protected convert(from: CryptoBackend, handle: unknown, to: CryptoBackend): unknown {
 		return to.importPublicKey({ encoding: "der", bytes: from.exportPublicKey(handle) }).handle;
 	}

@@ -1,6 +1,7 @@
 import type * as NodeCrypto from "node:crypto";
 import { CryptoBackendError } from "../errors/crypto-backend-error.js";
 import { InvalidKeyError } from "../errors/invalid-key-error.js";
+import { nodeTooOld, nodeVersion } from "../internal/node-floor.js";
 import type { CryptoBackend, KeySource, ParsedKey } from "./backend.js";
 
 type KeyObject = NodeCrypto.KeyObject;
@@ -13,8 +14,20 @@ type KeyObject = NodeCrypto.KeyObject;
 function nodeCrypto(): typeof NodeCrypto {
 	const getBuiltin = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
 	const crypto = getBuiltin?.("node:crypto") as typeof NodeCrypto | undefined;
-	if (!crypto) throw new CryptoBackendError("node:crypto is not available in this runtime; use the forge backend.");
-	return crypto;
+	if (crypto) return crypto;
+	const node = nodeVersion();
+	// On Node.js, process.getBuiltinModule is missing only before 22.3: say so rather than suggest forge.
+	const tooOld = node === undefined ? undefined : nodeTooOld(node);
+	throw new CryptoBackendError(tooOld ?? "node:crypto is not available in this runtime; use the forge backend.");
+}
+
+function failsAskingForPassphrase(read: () => unknown): boolean {
+	try {
+		read();
+		return false;
+	} catch (error) {
+		return asksForPassphrase(error);
+	}
 }
 
 function describe(key: KeyObject): ParsedKey {
@@ -25,12 +38,22 @@ function errorCode(error: unknown): string {
 	return typeof error === "object" && error !== null && "code" in error ? String((error as { code: unknown }).code) : "";
 }
 
-function privateKeyError(error: unknown, passphrase: string | undefined): InvalidKeyError {
+/** OpenSSL 3 reports a PEM key read without passphrase as an interrupted password prompt. */
+function asksForPassphrase(error: unknown): boolean {
 	const code = errorCode(error);
-	// OpenSSL 3 reports a PEM key read without passphrase as an interrupted password prompt.
-	if (passphrase === undefined && (code === "ERR_MISSING_PASSPHRASE" || code === "ERR_OSSL_CRYPTO_INTERRUPTED_OR_CANCELLED"))
+	return code === "ERR_MISSING_PASSPHRASE" || code === "ERR_OSSL_CRYPTO_INTERRUPTED_OR_CANCELLED";
+}
+
+/**
+ * `encrypted`: the key asks for a passphrase when read without one. Once it has
+ * one, any failure is a wrong passphrase: about 1 in 256 wrong ones decrypt to
+ * bytes with valid padding, which OpenSSL then reports as a decoding error.
+ */
+function privateKeyError(error: unknown, passphrase: string | undefined, encrypted: () => boolean): InvalidKeyError {
+	if (passphrase === undefined && asksForPassphrase(error))
 		return new InvalidKeyError("passphrase_required", "The private key is encrypted: pass its passphrase.");
-	if (passphrase !== undefined && /DECRYPT/i.test(code + String((error as Error)?.message))) {
+	const decryptFailed = /DECRYPT/i.test(errorCode(error) + String((error as Error)?.message));
+	if (passphrase !== undefined && (decryptFailed || encrypted())) {
 		return new InvalidKeyError("wrong_passphrase", "The private key could not be decrypted: the passphrase is wrong.");
 	}
 	return new InvalidKeyError("unrecognized_format", "The private key is not a PKCS#1, PKCS#8 or encrypted PKCS#8 key in PEM or base64 DER.");
@@ -47,7 +70,8 @@ export function createNodeBackend(): CryptoBackend {
 				try {
 					return describe(crypto.createPrivateKey({ key: source.text, format: "pem", ...secret }));
 				} catch (error) {
-					throw privateKeyError(error, passphrase);
+					const encrypted = () => failsAskingForPassphrase(() => crypto.createPrivateKey(source.text));
+					throw privateKeyError(error, passphrase, encrypted);
 				}
 			}
 			let firstError: unknown;
@@ -58,7 +82,10 @@ export function createNodeBackend(): CryptoBackend {
 					firstError ??= error;
 				}
 			}
-			throw privateKeyError(firstError, passphrase);
+			// Only PKCS#8 DER can be encrypted.
+			const der = { key: source.bytes as Buffer, format: "der", type: "pkcs8" } as const;
+			const encrypted = () => failsAskingForPassphrase(() => crypto.createPrivateKey(der));
+			throw privateKeyError(firstError, passphrase, encrypted);
 		},
 		importPublicKey(source: KeySource): ParsedKey {
 			const unrecognized = () =>

@@ -60,39 +60,17 @@ export function parseJsonObject(message: unknown, what = "message", field?: stri
 	return value;
 }
 
-/** Where a value sits, for an error: `metadata.items[0]`. */
-function pathOf(parent: string, key: string | number): string {
-	return typeof key === "number" ? `${parent}[${key}]` : parent === "" ? key : `${parent}.${key}`;
-}
-
-/**
- * A number literal as handed out. Refused when no JavaScript number signs as the literal did:
- * an integer between 2^53 and 2^63 (PHP's int64 keeps every digit, a double does not), a
- * whole float from 10^14 to 10^21 written as a float (`1.0e+17` signs as `1.0E+17`, the
- * number as digits) or a float negative zero. The nearest number would sign differently.
- */
-function receivedNumber(literal: string, path: string): number {
-	const value = Number(literal);
-	if (phpNumberString(String(value)) !== phpNumberString(literal)) {
-		const cases = "an integer beyond 2^53, a whole float of 10^14 or more, or a float negative zero";
-		const rule = `holds a number that no JavaScript number can hand out as signed (${cases})`;
-		throw new MalformedMessageError(`The field ${path} ${rule}.`, path);
-	}
-	return value;
-}
-
 /**
  * Builds what a verifier hands out: plain JavaScript values, every string trimmed with
- * PHP's set at every depth (what the reference form signed), numbers from their literals
- * (checked when handed out). Keys are never trimmed: the reference form signs them as they are.
+ * PHP's set at every depth (what the reference form signed), numbers from their literals.
+ * Keys are never trimmed: the reference form signs them as they are.
  */
-function received(value: unknown, trim: boolean, path: string): unknown {
+function received(value: unknown, trim: boolean): unknown {
 	if (typeof value === "string") return trim ? phpTrim(value) : value;
 	if (typeof value !== "object" || value === null) return value;
-	// `trim` is set when the fields are handed out; untrimmed ones only feed a custom signedString form.
-	if (value instanceof TextNumber) return trim ? receivedNumber(value.literal, path) : Number(value.literal);
-	if (Array.isArray(value)) return value.map((item, i) => received(item, trim, pathOf(path, i)));
-	if (value instanceof TextObject) return receivedObject(value.keys, value.values, trim, false, path);
+	if (value instanceof TextNumber) return Number(value.literal);
+	if (Array.isArray(value)) return value.map((item) => received(item, trim));
+	if (value instanceof TextObject) return receivedObject(value.keys, value.values, trim, false);
 	const object = value as Record<string, unknown>;
 	const keys = Object.keys(object);
 	return receivedObject(
@@ -100,16 +78,15 @@ function received(value: unknown, trim: boolean, path: string): unknown {
 		keys.map((key) => object[key]),
 		trim,
 		false,
-		path,
 	);
 }
 
-function receivedObject(keys: readonly string[], values: readonly unknown[], trim: boolean, dropSignature: boolean, path = "") {
+function receivedObject(keys: readonly string[], values: readonly unknown[], trim: boolean, dropSignature: boolean) {
 	const out: Record<string, unknown> = {};
 	for (let i = 0; i < keys.length; i++) {
 		const key = keys[i] as string;
 		if (dropSignature && key === "signature") continue;
-		const value = received(values[i], trim, pathOf(path, key));
+		const value = received(values[i], trim);
 		// Assigning "__proto__" would set the prototype: define it as the data it is.
 		if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
 		else out[key] = value;
@@ -117,8 +94,31 @@ function receivedObject(keys: readonly string[], values: readonly unknown[], tri
 	return out;
 }
 
+/**
+ * Refuses a 2.0 text holding a number that no JavaScript number hands out as signed: an
+ * integer between 2^53 and 2^63 (PHP's int64 keeps every digit, a double does not), a whole
+ * float from 10^14 to 10^21 written as a float (`1.0e+17` signs as `1.0E+17`, the number as
+ * digits) or a float negative zero. The nearest number would sign differently.
+ */
+function checkNumbers(value: TextValue, path: string): void {
+	if (value instanceof TextNumber) {
+		if (phpNumberString(String(Number(value.literal))) === phpNumberString(value.literal)) return;
+		const cases = "an integer beyond 2^53, a whole float of 10^14 or more, or a float negative zero";
+		const rule = `holds a number that no JavaScript number can hand out as signed (${cases})`;
+		throw new MalformedMessageError(`The field ${path} ${rule}.`, path);
+	}
+	if (Array.isArray(value)) {
+		for (let i = 0; i < value.length; i++) checkNumbers(value[i] as TextValue, `${path}[${i}]`);
+	} else if (value instanceof TextObject) {
+		for (let i = 0; i < value.keys.length; i++) {
+			const key = value.keys[i] as string;
+			checkNumbers(value.values[i] as TextValue, path === "" ? key : `${path}.${key}`);
+		}
+	}
+}
+
 /** A 2.0 message as read for verification: the text's tree when the text is at hand, else the object. */
-type FlatSource = TextObject | Record<string, unknown>;
+export type FlatSource = TextObject | Record<string, unknown>;
 
 function member(source: FlatSource, key: string): unknown {
 	if (!(source instanceof TextObject)) return source[key];
@@ -126,7 +126,8 @@ function member(source: FlatSource, key: string): unknown {
 	return index < 0 ? undefined : source.values[index];
 }
 
-function fieldsOf(source: FlatSource, trim: boolean): Record<string, unknown> {
+/** @internal also what the doctor hands a custom form, as `openFlat` does */
+export function fieldsOf(source: FlatSource, trim: boolean): Record<string, unknown> {
 	if (source instanceof TextObject) return receivedObject(source.keys, source.values, trim, true);
 	const keys = Object.keys(source).filter((key) => source[key] !== undefined);
 	return receivedObject(
@@ -155,6 +156,16 @@ function verifyAny(keys: PublicKey[], data: Uint8Array, signatureText: unknown, 
 	throw new SignatureVerificationError("mismatch", `The signature does not match the message with any of the ${keys.length} configured public key(s).`);
 }
 
+/**
+ * The index of the first key under which `signature` verifies the UTF-8 bytes of `text`, or -1.
+ * @internal for the doctor, which tries several signed strings against one signature
+ */
+export function verifyingKeyIndex(text: string, signature: Uint8Array, keys: readonly PublicKey[], backendName?: CryptoBackendName): number {
+	const backend = resolveBackend(backendName);
+	const data = utf8Encode(text);
+	return keys.findIndex((key) => backend.verify(key.handleFor(backend.name), data, signature));
+}
+
 function checkVersion(version: SignVersion, accepted: readonly SignVersion[] | undefined): void {
 	if (accepted && !accepted.includes(version)) {
 		throw new SignatureVerificationError("version_not_accepted", `Signing version ${version} is not accepted here (accepted: ${accepted.join(", ")}).`);
@@ -179,11 +190,30 @@ export function openPayload(payload: string, signature: unknown, options: OpenOp
  * `signedString` form the fields come back as received, strings trimmed the same way.
  * @internal shared by messages and callback URLs
  */
-export function openFlat(source: FlatSource, options: OpenOptions): Record<string, unknown> {
+export function openFlat(source: FlatSource, options: OpenOptions, parsed?: Record<string, unknown>): Record<string, unknown> {
 	checkVersion("2.0", options.acceptVersions);
 	const signed = options.signedString ? options.signedString(fieldsOf(source, false)) : referenceForm(source);
 	verifyAny(toPublicKeys(options.publicKey), utf8Encode(signed), member(source, "signature"), options.backend);
-	return fieldsOf(source, true);
+	if (source instanceof TextObject) checkNumbers(source, "");
+	if (parsed === undefined) return fieldsOf(source, true);
+	const { signature: _signature, ...fields } = parsed;
+	return trimmedInPlace(fields) as Record<string, unknown>;
+}
+
+/**
+ * Trims every string at every depth, in place: for values the SDK parsed itself from the
+ * text it verified (`JSON.parse` reads the same values as the order-preserving reader,
+ * which refuses duplicate names), so nobody else holds them.
+ */
+function trimmedInPlace(value: unknown): unknown {
+	if (typeof value === "string") return phpTrim(value);
+	if (typeof value !== "object" || value === null) return value;
+	const container = value as Record<string, unknown>;
+	for (const key of Object.keys(container)) {
+		const item = container[key];
+		if (typeof item === "string" || (typeof item === "object" && item !== null)) container[key] = trimmedInPlace(item);
+	}
+	return value;
 }
 
 /** Reads 2.0 JSON text in its own order and with its number literals; the top level must be an object. */
@@ -211,12 +241,15 @@ export function openVerified(message: unknown, options: OpenOptions): OpenedMess
 		throw new MalformedMessageError("payload must be a JSON string.", "payload");
 	}
 	// 2.0 signs nested objects in the signer's order and numbers by their literals: read the text itself.
+	// The values handed out come from `object` when the SDK parsed it from that same text.
 	const source: FlatSource = typeof text === "string" ? parseFlatText(text) : object;
+	const owned = typeof text === "string";
 	const data = member(source, "data");
 	if (object.signature === undefined && (data instanceof TextObject || isPlainObject(data))) {
-		return { fields: openFlat(data, options), signVersion: "2.0", wrapper: { status: object.status, message: object.message } };
+		const fields = openFlat(data, options, owned ? (object.data as Record<string, unknown>) : undefined);
+		return { fields, signVersion: "2.0", wrapper: { status: object.status, message: object.message } };
 	}
-	return { fields: openFlat(source, options), signVersion: "2.0" };
+	return { fields: openFlat(source, options, owned ? object : undefined), signVersion: "2.0" };
 }
 
 /**

@@ -33,6 +33,15 @@ function unicodeEscape(unit: number): string {
 	return `\\u${unit.toString(16).padStart(4, "0")}`;
 }
 
+/** `json_encode`'s escape for each ASCII code unit; undefined means written as is (DEL included). */
+const ASCII_ESCAPES: ReadonlyArray<string | undefined> = Array.from(
+	{ length: 0x80 },
+	(_, unit) => SHORT_ESCAPES[unit] ?? (unit < 0x20 ? unicodeEscape(unit) : undefined),
+);
+
+/** A character `json_encode` escapes: controls, `"`, `\\`, `/` and everything above U+007F. */
+const NEEDS_ESCAPE = /[\u0000-\u001f"\\/\u0080-\uffff]/;
+
 /**
  * A JSON string literal as PHP's `json_encode` writes it with default flags: `/` as `\/`,
  * the short escapes, other control characters and every code unit above U+007F (astral
@@ -41,16 +50,15 @@ function unicodeEscape(unit: number): string {
  * which `json_encode` refuses.
  */
 export function phpJsonString(value: string): string | undefined {
+	if (!NEEDS_ESCAPE.test(value)) return `"${value}"`;
 	let out = '"';
 	let from = 0;
 	for (let i = 0; i < value.length; i++) {
 		const unit = value.charCodeAt(i);
 		let escaped: string | undefined;
-		if (unit >= 0x80) {
-			if (unit >= 0xd800 && unit <= 0xdfff && !isPairedSurrogate(value, i)) return undefined;
-			escaped = unicodeEscape(unit);
-		} else if (unit < 0x20) escaped = SHORT_ESCAPES[unit] ?? unicodeEscape(unit);
-		else escaped = SHORT_ESCAPES[unit];
+		if (unit < 0x80) escaped = ASCII_ESCAPES[unit];
+		else if (unit >= 0xd800 && unit <= 0xdfff && !isPairedSurrogate(value, i)) return undefined;
+		else escaped = unicodeEscape(unit);
 		if (escaped === undefined) continue;
 		out += value.slice(from, i) + escaped;
 		from = i + 1;
@@ -104,23 +112,16 @@ interface Decimal {
 /** Reads a `toPrecision` / `toString` result of a positive number into a Decimal, trailing zeros dropped. */
 function readDecimal(text: string): Decimal {
 	const e = text.indexOf("e");
-	const end = e < 0 ? text.length : e;
-	let digits = "";
-	let point = 0;
-	let seenDot = false;
-	for (let i = 0; i < end; i++) {
-		const unit = text.charCodeAt(i);
-		if (unit === 0x2e) seenDot = true;
-		else if (digits === "" && unit === 0x30) {
-			if (seenDot) point--;
-		} else {
-			digits += text[i];
-			if (!seenDot) point++;
-		}
-	}
-	let last = digits.length;
-	while (last > 1 && digits.charCodeAt(last - 1) === 0x30) last--;
-	return { digits: digits.slice(0, last) || "0", point: point + (e < 0 ? 0 : Number(text.slice(e + 1))) };
+	const mantissa = e < 0 ? text : text.slice(0, e);
+	const dot = mantissa.indexOf(".");
+	const integerPart = dot < 0 ? mantissa : mantissa.slice(0, dot);
+	const allDigits = dot < 0 ? mantissa : integerPart + mantissa.slice(dot + 1);
+	let first = 0;
+	while (first < allDigits.length - 1 && allDigits.charCodeAt(first) === 0x30) first++;
+	let end = allDigits.length;
+	while (end > first + 1 && allDigits.charCodeAt(end - 1) === 0x30) end--;
+	const exponent = e < 0 ? 0 : Number(text.slice(e + 1));
+	return { digits: allDigits.slice(first, end), point: integerPart.length - first + exponent };
 }
 
 const MIN_NORMAL = 2 ** -1022;
@@ -191,6 +192,11 @@ function isSpace(unit: number): boolean {
 	return unit === 0x20 || (unit >= 0x09 && unit <= 0x0d);
 }
 
+/** ASCII that the natural order compares as is: neither a digit nor a space. */
+function isPlainAscii(unit: number): boolean {
+	return unit < 0x80 && !isDigit(unit) && !isSpace(unit);
+}
+
 /** The code unit at `index`, or 0 past the end (C strings end in NUL). NaN never escapes. */
 function unitAt(text: string, index: number): number {
 	return index < text.length ? text.charCodeAt(index) : 0;
@@ -243,11 +249,20 @@ function compareDigitRuns(a: string, i: number, b: string, j: number): RunCompar
  */
 export function naturalCompare(a: string, b: string): number {
 	if (a.length === 0 || b.length === 0) return Math.sign(a.length - b.length);
+	// Most keys differ in their first character, where no digit, space or surrogate rule applies.
+	const first = a.charCodeAt(0);
+	const other = b.charCodeAt(0);
+	if (first !== other && isPlainAscii(first) && isPlainAscii(other)) return first < other ? -1 : 1;
 	let i = 0;
 	let j = 0;
 	while (unitAt(a, i) === 0x30 && isDigit(unitAt(a, i + 1))) i++;
 	while (unitAt(b, j) === 0x30 && isDigit(unitAt(b, j + 1))) j++;
 	for (;;) {
+		// Equal characters that no rule treats specially compare equal: step over them together.
+		while (i < a.length && a.charCodeAt(i) === b.charCodeAt(j) && isPlainAscii(a.charCodeAt(i))) {
+			i++;
+			j++;
+		}
 		while (isSpace(unitAt(a, i))) i++;
 		while (isSpace(unitAt(b, j))) j++;
 		let ca = unitAt(a, i);

@@ -23,6 +23,8 @@ describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", ()
 	let shop: { url: string; close(): Promise<void> };
 	const ipns: Transaction[] = [];
 	const verifiedCallbacks: CallbackResult[] = [];
+	/** Pages the shop serves as they are, such as DIRECT_POST forms. */
+	const shopPages = new Map<string, string>();
 	let gateway: GatewayClient;
 
 	beforeAll(async () => {
@@ -38,6 +40,8 @@ describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", ()
 			const url = new URL(req.url ?? "/", "http://shop.local");
 			if (url.pathname === "/ipn") return ipnRoute(req, res);
 			res.setHeader("content-type", "text/html; charset=utf-8");
+			const page = shopPages.get(url.pathname);
+			if (page !== undefined) return void res.end(page);
 			if (url.pathname === "/return") {
 				try {
 					const result = decodeCallback(url, { gatewayPublicKey: keys.gatewayPublic });
@@ -108,6 +112,67 @@ describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", ()
 		await sandbox.sandbox.whenIdle();
 		expect(ipns.find((t) => t.transactionId === transactionId)?.status).toBe("successful");
 		expect(sandbox.sandbox.deliveries().find((d) => d.eventId === `transaction:${transactionId}:successful`)?.outcome).toBe("acknowledged");
+		await page.close();
+	});
+
+	/** The shop serves a DIRECT_POST form page and the browser posts it: the page, and the sandbox's answer. */
+	async function submitDirectPost(html: string) {
+		const path = `/direct-post-${shopPages.size}`;
+		shopPages.set(path, html);
+		const page = await browser.newPage();
+		const [answer] = await Promise.all([page.waitForResponse((response) => response.url() === `${sandbox.url}/v2/checkout`), page.goto(`${shop.url}${path}`)]);
+		return { page, answer };
+	}
+
+	const directPostParams = (orderRef: string) => ({
+		orderRef,
+		amount: 19.99,
+		currency: "EUR",
+		paymentMethod: "checkout" as const,
+		// Line breaks as a textarea gives them (LF), a lone CR, and CR LF: the browser posts each as CR LF.
+		orderDescription: "Two tickets\nRow 5, seats 11-12\rDoors open 19:30\r\nBring this order",
+		callbackUrl: `${shop.url}/return`,
+		notificationUrl: `${shop.url}/ipn`,
+		cancelUrl: `${shop.url}/cancel`,
+		errorUrl: `${shop.url}/error`,
+	});
+
+	test.each(["2.0", "2.1"] as const)("a %s DIRECT_POST form with line breaks, posted by the browser, is accepted", async (signVersion) => {
+		const orderRef = `browser-direct-${signVersion}-${Date.now()}`;
+		const client = new GatewayClient({
+			baseUrl: sandbox.url,
+			merchantId: "browser-shop",
+			privateKey: keys.merchantPrivate,
+			gatewayPublicKey: keys.gatewayPublic,
+			allowLoopbackHttp: true,
+			signVersion,
+		});
+		const { page, answer } = await submitDirectPost(client.checkout.directPost(directPostParams(orderRef)).html);
+		expect(answer.status()).toBe(303);
+		await page.waitForURL(`${sandbox.url}/pay/**`);
+		expect(await page.textContent("[data-testid=amount]")).toBe("19.99 EUR");
+		const description = await page.textContent(".description");
+		const lines = ["Two tickets", "Row 5, seats 11-12", "Doors open 19:30", "Bring this order"];
+		expect(description?.split(/\r\n|\r|\n/)).toEqual(lines);
+		expect(sandbox.sandbox.transactions().some((t) => t.ref === orderRef)).toBe(true);
+		await page.close();
+	});
+
+	test("a refused DIRECT_POST form (signed with an unknown key) gets an HTML page, not JSON", async () => {
+		const impostor = new GatewayClient({
+			baseUrl: sandbox.url,
+			merchantId: "browser-shop",
+			privateKey: keys.gatewayPrivate,
+			gatewayPublicKey: keys.gatewayPublic,
+			allowLoopbackHttp: true,
+		});
+		const forged = impostor.checkout.directPost(directPostParams(`browser-forged-${Date.now()}`));
+		const { page, answer } = await submitDirectPost(forged.html);
+		// The gateway answers a request it cannot verify with HTTP 500 (D12); a browser gets a page.
+		expect(answer.status()).toBe(500);
+		expect(answer.headers()["content-type"]).toMatch(/^text\/html/);
+		expect(await page.textContent("h1")).toBe("Checkout refused");
+		expect(await page.textContent("main")).toContain("Invalid signature with merchantId: browser-shop");
 		await page.close();
 	});
 

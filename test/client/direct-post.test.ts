@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+import { RequestValidationError } from "../../src/errors/request-validation-error.js";
 import { escapeHtml } from "../../src/resources/direct-post.js";
 import { checkoutRequestSchema, decodeCheckoutForm } from "../../src/schemas/requests.js";
 import { openVerified } from "../../src/signing/open.js";
@@ -54,6 +55,40 @@ describe("checkout.directPost", () => {
 		expect(form.html).toContain('<script nonce="abc123">document.getElementById("merchant-gateway-direct-post").submit();</script>');
 		expect(form.html).toContain(`action="${BASE_URL}/v2/checkout"`);
 		expect(formFields(form.html)).toEqual(form.fields);
+	});
+
+	test("2.0: line breaks are signed as the browser posts them, CR LF (LF, lone CR and CR LF alike)", () => {
+		const params = checkoutParams({ orderDescription: "one\ntwo\rthree\r\nfour\n\nsix", metadata: { note: "a\nb" } });
+		const form = makeClient().checkout.directPost(params);
+		expect(form.fields.orderDescription).toBe("one\r\ntwo\r\nthree\r\nfour\r\n\r\nsix");
+		// Nested values travel as JSON text, whose line breaks are escapes, untouched by a form post.
+		expect(form.fields.metadata).toBe('{"note":"a\\nb"}');
+		// The strings survive form URL-encoding unchanged and verify (the browser test posts them from Chromium).
+		const submitted = Object.fromEntries(new URLSearchParams(new URLSearchParams(form.fields).toString()));
+		const verified = openVerified(submitted, { publicKey: keys.merchantPublic });
+		expect(verified.fields.orderDescription).toBe("one\r\ntwo\r\nthree\r\nfour\r\n\r\nsix");
+	});
+
+	test("2.0: a value that outgrows its limit once its line breaks are CR LF is refused, saying why", () => {
+		const description = `${"x".repeat(2990)}\n${"y".repeat(9)}`;
+		const fits = checkoutParams({ orderDescription: description.slice(0, 2999) });
+		expect(() => makeClient().checkout.directPost(fits)).not.toThrow();
+		let error: unknown;
+		try {
+			makeClient().checkout.directPost(checkoutParams({ orderDescription: description }));
+		} catch (caught) {
+			error = caught;
+		}
+		expect(error).toBeInstanceOf(RequestValidationError);
+		expect((error as RequestValidationError).issues).toEqual([
+			{
+				field: "orderDescription",
+				message: "must be 1 to 3000 characters (a form post sends each line break as CR LF, two characters)",
+			},
+		]);
+		// Under 2.1 the line break is an escape inside the signed payload: nothing grows.
+		const escaped = checkoutParams({ orderDescription: description });
+		expect(() => makeClient({ signVersion: "2.1" }).checkout.directPost(escaped)).not.toThrow();
 	});
 
 	test("validation applies as for create", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decodeCallback, InvalidNotificationError, SignatureVerificationError, sealCallbackUrl } from "../../src/index.js";
+import { decodeCallback, InvalidNotificationError, SignatureVerificationError } from "../../src/index.js";
+import { sealCallbackUrl } from "../../src/testing.js";
 import { keys, vector } from "../helpers/vectors.js";
 import { gatewayPublicKey } from "./fixtures.js";
 

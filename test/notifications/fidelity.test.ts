@@ -2,28 +2,20 @@ import { describe, expect, it, vi } from "vitest";
 import {
 	createNotificationHandler,
 	decodeCallback,
+	InvalidNotificationError,
 	MalformedMessageError,
-	openMessage,
 	SignatureVerificationError,
 	type SignedStringForm,
-	sealCallbackUrl,
 	verifyNotification,
 } from "../../src/index.js";
 import { referenceForm } from "../../src/signing/canonical.js";
+import { openMessage } from "../../src/signing/index.js";
 import { parseFlatText } from "../../src/signing/open.js";
 import { signText } from "../../src/signing/seal.js";
+import { sealCallbackUrl } from "../../src/testing.js";
+import { sortedStringify } from "../helpers/forms.js";
 import { keys, vector } from "../helpers/vectors.js";
 import { gatewayPublicKey, ipnRequest, transactionFields } from "./fixtures.js";
-
-/** A form some other gateway might use: sorted top-level JSON.stringify, no trimming. */
-const sortedStringify: SignedStringForm = (message) =>
-	JSON.stringify(
-		Object.fromEntries(
-			Object.keys(message)
-				.sort()
-				.map((key) => [key, message[key]]),
-		),
-	);
 
 const PHP_TRIM_SET = [" ", "\t", "\n", "\r", "\0", "\x0B"];
 
@@ -95,6 +87,16 @@ describe("a custom 2.0 signed-string form (signedString option)", () => {
 	it("the handler refuses a signedString that is not a function", () => {
 		const options = { gatewayPublicKey, onTransaction: vi.fn(), onRefund: vi.fn(), signedString: "php" as unknown as SignedStringForm };
 		expect(() => createNotificationHandler(options)).toThrow(/signedString: must be a function/);
+	});
+});
+
+describe("2.1 payloads must be well-formed Unicode (D4)", () => {
+	it("a payload with a lone surrogate is refused before verifying, as malformed, not as a bad signature", () => {
+		const signature = JSON.parse(vector("transaction-ipn-2.1").message as string).signature;
+		const body = JSON.stringify({ payload: '{"ref":"\ud800"}', signVersion: "2.1", signature });
+		expect(() => openMessage(body, { publicKey: gatewayPublicKey })).toThrow(MalformedMessageError);
+		expect(() => openMessage(body, { publicKey: gatewayPublicKey })).toThrow(/not well-formed Unicode/);
+		expect(() => verifyNotification(body, { gatewayPublicKey })).toThrow(InvalidNotificationError);
 	});
 });
 

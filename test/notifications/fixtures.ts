@@ -1,6 +1,7 @@
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type SignVersion, sealMessage } from "../../src/index.js";
+import type { SignVersion } from "../../src/index.js";
+import { sealMessage } from "../../src/signing/index.js";
 import { keys, vector } from "../helpers/vectors.js";
 
 export const gatewayPublicKey = keys.gatewayPublic;

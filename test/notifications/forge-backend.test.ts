@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { createNotificationHandler, decodeCallback, useCryptoBackend, verifyNotification } from "../../src/index.js";
+import { createNotificationHandler, decodeCallback, verifyNotification } from "../../src/index.js";
+import { useCryptoBackend } from "../../src/signing/index.js";
 import { vector } from "../helpers/vectors.js";
 import { gatewayPublicKey, ipnRequest, transactionIpn } from "./fixtures.js";
 

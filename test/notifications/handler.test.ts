@@ -5,10 +5,12 @@ import {
 	createNotificationHandler,
 	InvalidKeyError,
 	InvalidNotificationError,
+	LeaseExpiredError,
 	type NotificationHandlerOptions,
 	type NotificationStore,
 	SignatureVerificationError,
 } from "../../src/index.js";
+import { ControllableClock } from "../../src/sandbox/clock.js";
 import { keys, vector } from "../helpers/vectors.js";
 import { deferred, gatewayPublicKey, ipnRequest, merchantPrivateKey, refundFields, signedBody, tick, transactionFields, transactionIpn } from "./fixtures.js";
 
@@ -53,6 +55,7 @@ describe("createNotificationHandler with Request objects", () => {
 		expect(onTransaction).toHaveBeenCalledWith(vector("transaction-ipn-2.0").input, {
 			eventId: "transaction:01k0svjxa7rxj0wwz0cqb85r6a:successful",
 			signVersion: "2.0",
+			signal: expect.any(AbortSignal),
 		});
 		expect(onRefund).not.toHaveBeenCalled();
 	});
@@ -60,7 +63,11 @@ describe("createNotificationHandler with Request objects", () => {
 	it("hands refunds to onRefund", async () => {
 		const { handler, onTransaction, onRefund } = setup();
 		expect((await handler(ipnRequest(signedBody(refundFields(), "2.1")))).status).toBe(200);
-		expect(onRefund).toHaveBeenCalledWith(refundFields(), { eventId: "refund:01kafr0b2c4d6e8f0g2h4j6k8m:refund_successful", signVersion: "2.1" });
+		expect(onRefund).toHaveBeenCalledWith(refundFields(), {
+			eventId: "refund:01kafr0b2c4d6e8f0g2h4j6k8m:refund_successful",
+			signVersion: "2.1",
+			signal: expect.any(AbortSignal),
+		});
 		expect(onTransaction).not.toHaveBeenCalled();
 	});
 
@@ -277,12 +284,15 @@ describe("createNotificationHandler and its store", () => {
 			},
 		});
 		await handler(ipnRequest(transactionIpn("T-store")));
-		expect(store.claim).toHaveBeenCalledWith("transaction:T-store:successful", 12_345);
-		expect(store.release).toHaveBeenCalledWith("transaction:T-store:successful");
+		expect(store.claim).toHaveBeenCalledWith("transaction:T-store:successful", 12_345, expect.any(String));
+		const [, , token] = store.claim.mock.calls[0] ?? [];
+		expect(store.release).toHaveBeenCalledWith("transaction:T-store:successful", token);
 		expect(store.confirm).not.toHaveBeenCalled();
 		fail = false;
 		await handler(ipnRequest(transactionIpn("T-store")));
-		expect(store.confirm).toHaveBeenCalledWith("transaction:T-store:successful");
+		const [, , retryToken] = store.claim.mock.calls[1] ?? [];
+		expect(retryToken).not.toBe(token);
+		expect(store.confirm).toHaveBeenCalledWith("transaction:T-store:successful", retryToken);
 	});
 
 	it("an event claimed by another process gets 409 until its lease ends (crash recovery)", async () => {
@@ -301,6 +311,58 @@ describe("createNotificationHandler and its store", () => {
 		now += 60_001;
 		expect((await b.handler(ipnRequest(transactionIpn("T-crash")))).status).toBe(200);
 		expect(b.onTransaction).toHaveBeenCalledTimes(1);
+	});
+
+	it("a slow process whose lease ended in the store cannot release the claim of the one that took over", async () => {
+		// The shared store's clock (another server's) has passed A's lease before A's own timer fired: A still
+		// waits for its callback when it fails, and releases with its token, which no longer holds the claim.
+		let storeNow = 0;
+		const shared = createMemoryStore({ now: () => storeNow });
+		const timerNotYetFired = () => () => {};
+		const slow = deferred();
+		const a = setup({ store: shared, leaseMs: 1000, startTimer: timerNotYetFired, onTransaction: () => slow.promise });
+		const aAnswer = a.handler(ipnRequest(transactionIpn("T-takeover")));
+		for (let i = 0; i < 5; i++) await tick();
+		storeNow += 1001;
+		// B takes over the expired claim and is still working when A fails and releases.
+		const working = deferred();
+		const onTransaction = () => working.promise;
+		const b = setup({ store: shared, leaseMs: 60_000, startTimer: timerNotYetFired, onTransaction });
+		const bAnswer = b.handler(ipnRequest(transactionIpn("T-takeover")));
+		for (let i = 0; i < 5; i++) await tick();
+		slow.reject(new Error("A failed late"));
+		expect((await aAnswer).status).toBe(500);
+		// B's claim survived A's release: a third process is told the event is in progress, not handed it.
+		const c = setup({ store: shared, leaseMs: 60_000 });
+		expect((await c.handler(ipnRequest(transactionIpn("T-takeover")))).status).toBe(409);
+		expect(c.onTransaction).not.toHaveBeenCalled();
+		working.resolve();
+		expect((await bAnswer).status).toBe(200);
+		expect((await c.handler(ipnRequest(transactionIpn("T-takeover")))).status).toBe(200);
+		expect(c.onTransaction).not.toHaveBeenCalled();
+	});
+
+	it("a callback that outlives its lease: 503 at the lease's end; its late success is a LeaseExpiredError", async () => {
+		const clock = new ControllableClock(Date.UTC(2030, 0, 1));
+		const shared = createMemoryStore({ now: () => clock.nowMs() });
+		const startTimer = (onExpiry: () => void, delayMs: number) => clock.schedule(clock.nowMs() + delayMs, onExpiry);
+		const slow = deferred();
+		const a = setup({ store: shared, leaseMs: 1000, startTimer, onTransaction: () => slow.promise });
+		const aAnswer = a.handler(ipnRequest(transactionIpn("T-late")));
+		for (let i = 0; i < 5; i++) await tick();
+		clock.advance(1000);
+		expect((await aAnswer).status).toBe(503);
+		const b = setup({ store: shared, leaseMs: 1000, startTimer });
+		expect((await b.handler(ipnRequest(transactionIpn("T-late")))).status).toBe(200);
+		slow.resolve();
+		for (let i = 0; i < 5; i++) await tick();
+		const late = a.onError.mock.calls.filter(([error]) => error instanceof LeaseExpiredError);
+		expect(late).toHaveLength(1);
+		const [error, info] = late[0] ?? [];
+		const message = expect.stringContaining("1000 ms lease");
+		expect(error).toMatchObject({ eventId: "transaction:T-late:successful", message });
+		expect(info).toEqual({ status: 200, eventId: "transaction:T-late:successful" });
+		expect(b.onError).not.toHaveBeenCalled();
 	});
 
 	it("a store that fails to claim gets 500 and the callback is not run", async () => {
@@ -349,6 +411,9 @@ describe("createNotificationHandler options", () => {
 		expect(() => createNotificationHandler({ ...base, maxBodyBytes: 0 })).toThrow(ConfigurationError);
 		expect(() => createNotificationHandler({ ...base, leaseMs: -1 })).toThrow(ConfigurationError);
 		expect(() => createNotificationHandler({ ...base, store: {} as never })).toThrow(ConfigurationError);
+		expect(() => createNotificationHandler({ ...base, callbackTimeoutMs: 0 })).toThrow(/callbackTimeoutMs/);
+		expect(() => createNotificationHandler({ ...base, bodyTimeoutMs: 1.5 })).toThrow(/bodyTimeoutMs/);
+		expect(() => createNotificationHandler({ ...base, startTimer: 5 as never })).toThrow(/startTimer/);
 	});
 
 	it("loads the keys up front, so a bad key fails at start-up, not on the first IPN", () => {

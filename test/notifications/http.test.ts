@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import express from "express";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ConfigurationError, createNotificationHandler, type NotificationHandlerOptions, toNodeListener } from "../../src/index.js";
+import { ConfigurationError, createNotificationHandler, type NotificationHandler, type NotificationHandlerOptions, toNodeListener } from "../../src/index.js";
 import { vector } from "../helpers/vectors.js";
 import { gatewayPublicKey, listen, refundFields, signedBody, tick, transactionFields, transactionIpn } from "./fixtures.js";
 
@@ -129,8 +129,31 @@ describe("toNodeListener on node:http, driven by fetch", () => {
 		expect(await rawExchange(url, head, Buffer.concat(Array(10).fill(chunk)))).toBe("HTTP/1.1 413 Payload Too Large");
 	});
 
+	it("hands each request to the handler's handle method, an ordinary call", async () => {
+		const { options, onTransaction } = callbacks();
+		const handler = createNotificationHandler(options);
+		const server = await listen(toNodeListener(handler));
+		closers.push(server.close);
+		const handle = vi.spyOn(handler, "handle");
+		expect(await post(`${server.url}/ipn`, transactionIpn("T-handle"))).toMatchObject({ status: 200 });
+		expect(handle).toHaveBeenCalledTimes(1);
+		expect(handle.mock.calls[0]?.[0]).toMatchObject({ method: "POST", contentType: "application/json" });
+		expect(onTransaction).toHaveBeenCalledTimes(1);
+	});
+
+	it("handle answers a delivery described without any server", async () => {
+		const { options, onTransaction } = callbacks();
+		const handler = createNotificationHandler(options);
+		const body = transactionIpn("T-neutral", "2.1");
+		const delivery = { method: "POST", contentType: "application/json", contentLength: undefined, readBody: async () => body };
+		expect(await handler.handle(delivery)).toMatchObject({ status: 200, body: expect.stringContaining('"returnCode":"100"') });
+		const tooLarge = await handler.handle({ ...delivery, contentLength: "70000" });
+		expect(tooLarge).toMatchObject({ status: 413, closeConnection: true });
+		expect(onTransaction).toHaveBeenCalledTimes(1);
+	});
+
 	it("refuses a handler it did not make", () => {
-		expect(() => toNodeListener(async () => new Response())).toThrow(ConfigurationError);
+		expect(() => toNodeListener((async () => new Response()) as unknown as NotificationHandler)).toThrow(ConfigurationError);
 	});
 });
 

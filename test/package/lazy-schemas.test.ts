@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { lazySchema } from "../../src/schemas/lazy.js";
 
 // Importing the package must not build zod schemas (the first use of each zod
@@ -14,7 +14,7 @@ describe("lazySchema", () => {
 		let builds = 0;
 		const lazy = lazySchema(() => {
 			builds++;
-			return z.object({ id: z.string().min(1) });
+			return z.object({ id: z.string().check(z.minLength(1)) });
 		});
 		expect(builds).toBe(0);
 		expect(lazy.safeParse({ id: "a" })).toEqual({ success: true, data: { id: "a" } });
@@ -24,11 +24,11 @@ describe("lazySchema", () => {
 	});
 
 	it("reports failures exactly as the schema does", () => {
-		const lazy = lazySchema(() => z.object({ id: z.string().min(1, "must not be empty") }));
+		const lazy = lazySchema(() => z.object({ id: z.string().check(z.minLength(1, "must not be empty")) }));
 		const result = lazy.safeParse({ id: "" });
 		expect(result.success).toBe(false);
 		expect(result.error?.issues.map((issue) => [issue.path.join("."), issue.message])).toEqual([["id", "must not be empty"]]);
-		expect(() => lazy.parse({})).toThrow(z.ZodError);
+		expect(() => lazy.parse({})).toThrow(z.core.$ZodError);
 	});
 });
 

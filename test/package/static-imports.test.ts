@@ -57,7 +57,7 @@ describe("import cost: what `import 'merchant-gateway'` loads", () => {
 	const graph = staticGraph(join(root, "src/index.ts"));
 
 	it("finds the signing core in the static graph (the walk works)", () => {
-		expect([...graph.files].map((file) => relative(root, file))).toEqual(expect.arrayContaining(["src/signing/index.ts", "src/signing/canonical.ts"]));
+		expect([...graph.files].map((file) => relative(root, file))).toEqual(expect.arrayContaining(["src/signing/keys.ts", "src/signing/canonical.ts"]));
 	});
 
 	it.each(LAZY_ONLY)("never loads %s statically", (name) => {
@@ -72,6 +72,19 @@ describe("import cost: what `import 'merchant-gateway'` loads", () => {
 
 	it("does not import node:crypto statically (edge bundles must not break on it)", () => {
 		expect([...graph.packages].filter((name) => name === "node:crypto" || name === "crypto")).toEqual([]);
+	});
+
+	it("loads neither store nor any database driver (merchants who use neither never install or load them)", () => {
+		const files = [...graph.files].map((file) => relative(root, file));
+		expect(files.filter((file) => file.startsWith("src/stores/"))).toEqual([]);
+		expect([...graph.packages].filter((name) => ["redis", "ioredis", "pg", "@redis/client"].includes(name))).toEqual([]);
+		expect([...graph.dynamic.values()].flat().filter((specifier) => /stores|redis|^pg$/.test(specifier))).toEqual([]);
+	});
+
+	it.each(["redis", "postgres"])("the %s store entry imports no driver: the merchant passes the client in", (name) => {
+		const store = staticGraph(join(root, `src/stores/${name}.ts`));
+		expect([...store.packages].sort()).toEqual(["node:crypto"]);
+		expect(store.dynamic.size).toBe(0);
 	});
 
 	it("the pattern sees through multi-line imports and skips type-only ones", () => {

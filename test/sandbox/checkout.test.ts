@@ -1,5 +1,5 @@
 import { decodeTime } from "ulid";
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import type { SandboxEvent } from "../../src/sandbox/options.js";
 import { openCallbackUrl } from "../../src/signing/callback-url.js";
 import { openMessage } from "../../src/signing/open.js";
@@ -346,6 +346,30 @@ describe("DIRECT_POST", () => {
 		expect(refused.status).toBe(422);
 		expect(refused.text).toContain("<code>amount</code>");
 	});
+
+	test("a browser form that cannot be read or verified also gets an HTML page, never JSON", async () => {
+		const server = await sandbox();
+		const fields = checkoutFields(fixture.receiver.url);
+		const strings = Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, String(value)]));
+		const multipart = new FormData();
+		for (const [key, value] of Object.entries(strings)) multipart.append(key, value);
+		const refusals = [
+			// Signed with a key the sandbox does not know for this merchant: the gateway's HTTP 500 refusal (D12).
+			{ status: 500, body: new URLSearchParams(sealMessage(strings, { privateKey: keys.gatewayPrivate }) as Record<string, string>) },
+			{ status: 500, body: new URLSearchParams({ ...strings, signature: "not-a-signature" }) },
+			{ status: 415, body: multipart },
+		];
+		for (const { status, body } of refusals) {
+			const response = await fetch(`${server.url}/v2/checkout`, { method: "POST", body, redirect: "manual" });
+			expect(response.status).toBe(status);
+			expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+			expect(await response.text()).toContain("<h1>Checkout refused</h1>");
+		}
+		// An API client sending JSON still gets JSON.
+		const json = await signedPost(server.url, "/v2/checkout", fields, { privateKey: keys.gatewayPrivate });
+		expect(json.status).toBe(500);
+		expect(json.json.status).toBe("error");
+	});
 });
 
 test("the transaction query answers the full resource in the account's form, and 404 for another merchant's transaction", async () => {
@@ -387,14 +411,33 @@ test("D11: a query without merchantId is verified with the key of its transactio
 });
 
 test("on a real-time clock, advance() shortens what is still scheduled", async () => {
-	const server = await sandbox({ pendingDelayMs: 3_600_000 });
-	const reply = await signedPost(server.url, "/v2/card/api", cardFields(fixture.receiver.url, "4000000000000044"));
-	const transactionId = String(openMessage(reply.json, gateway).transactionId);
-	server.sandbox.clock.advance(3_599_000);
-	expect(server.sandbox.transaction(transactionId)?.status).toBe("pending");
-	// About a second of real time remains (less what the request took; 10 ms proved too tight
-	// on a loaded machine): the re-armed timer settles it without another advance.
-	await expect.poll(() => server.sandbox.transaction(transactionId)?.status, { timeout: 10_000 }).toBe("successful");
+	const { createSandbox } = await import("../../src/sandbox/sandbox.js");
+	const sandbox = await createSandbox({
+		gatewayKeys: { privateKey: keys.gatewayPrivate, publicKey: keys.gatewayPublic },
+		merchants: [{ merchantId: MERCHANT_ID, publicKey: keys.merchantPublic }],
+		pendingDelayMs: 3_600_000,
+		// The IPNs of this test are not its subject: their deliveries fail at once, with no retry.
+		ipn: { retryDelaysMs: [], fetch: async () => Response.error() },
+	});
+	// Real time is simulated: the sandbox clock follows Date.now, and its timers are setTimeout.
+	vi.useFakeTimers({ toFake: ["Date", "setTimeout", "clearTimeout"] });
+	try {
+		const fields = cardFields(fixture.receiver.url, "4000000000000044");
+		const body = JSON.stringify(sealMessage(fields, { privateKey: keys.merchantPrivate }));
+		const headers = { "content-type": "application/json" };
+		const request = new Request("http://sandbox.test/v2/card/api", { method: "POST", headers, body });
+		const transactionId = String(openMessage(await (await sandbox.fetch(request)).json(), gateway).transactionId);
+		sandbox.clock.advance(3_599_990);
+		expect(sandbox.transaction(transactionId)?.status).toBe("pending");
+		// 10 ms of real time remain: the re-armed timer settles it without another advance.
+		vi.advanceTimersByTime(9);
+		expect(sandbox.transaction(transactionId)?.status).toBe("pending");
+		vi.advanceTimersByTime(1);
+		expect(sandbox.transaction(transactionId)?.status).toBe("successful");
+	} finally {
+		vi.useRealTimers();
+		sandbox.close();
+	}
 });
 
 test("sandbox options are checked at creation, naming the option", async () => {

@@ -51,10 +51,10 @@ describe("usage", () => {
 		expect(none.err).toContain("Usage: merchant-gateway <command>");
 		const help = await run(["--help"]);
 		expect(help.code).toBe(0);
-		for (const name of ["sandbox", "keygen", "decode-callback", "verify-ipn", "sign"]) expect(help.out).toContain(name);
+		for (const name of ["sandbox", "keygen", "decode-callback", "verify-ipn", "sign", "doctor"]) expect(help.out).toContain(name);
 	});
 
-	test.each(["sandbox", "keygen", "decode-callback", "verify-ipn", "sign"])("%s --help prints its usage and exits 0", async (name) => {
+	test.each(["sandbox", "keygen", "decode-callback", "verify-ipn", "sign", "doctor"])("%s --help prints its usage and exits 0", async (name) => {
 		const result = await run([name, "--help"]);
 		expect(result.code).toBe(0);
 		expect(result.out).toContain(`Usage: merchant-gateway ${name}`);

@@ -8,18 +8,9 @@ import { startSandboxServer } from "../../src/sandbox/server.js";
 import { referenceForm } from "../../src/signing/canonical.js";
 import { parseFlatText } from "../../src/signing/open.js";
 import { signText } from "../../src/signing/seal.js";
+import { sortedStringify } from "../helpers/forms.js";
 import { keys } from "../helpers/vectors.js";
 import { MERCHANT_ID, merchant } from "./helpers.js";
-
-/** A form another gateway might use: the top-level keys sorted, JSON.stringify, nothing trimmed. */
-const sortedStringify: SignedStringForm = (message) =>
-	JSON.stringify(
-		Object.fromEntries(
-			Object.keys(message)
-				.sort()
-				.map((key) => [key, message[key]]),
-		),
-	);
 
 type Server = Awaited<ReturnType<typeof startSandboxServer>>;
 

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { CryptoBackendError, loadCryptoBackend, openMessage, sealMessage, useCryptoBackend } from "../../src/index.js";
+import { CryptoBackendError } from "../../src/index.js";
+import { loadCryptoBackend, openMessage, sealMessage, useCryptoBackend } from "../../src/signing/index.js";
 import { keys, vector } from "../helpers/vectors.js";
 
 // Each test file runs in its own process (vitest forks), so node-forge starts unloaded here.
@@ -38,8 +39,7 @@ describe("choosing a crypto backend", () => {
 	});
 
 	it("loadCryptoBackend loads node-forge without changing the default", async () => {
-		const forge = await loadCryptoBackend("forge");
-		expect(forge.name).toBe("forge");
+		await loadCryptoBackend("forge");
 		expect(signWithDefault().nodeSigned).toBe(true);
 		expect(sealMessage(checkout.input, { privateKey: keys.merchantPrivate, backend: "forge" }).signature).toBe(checkout.signature);
 	});

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { MalformedMessageError, openCallbackUrl, SignatureVerificationError, type SignVersion, sealCallbackUrl } from "../../src/index.js";
+import { MalformedMessageError, SignatureVerificationError, type SignVersion } from "../../src/index.js";
+import { openCallbackUrl } from "../../src/signing/index.js";
+import { sealCallbackUrl } from "../../src/testing.js";
 import { keys, vector } from "../helpers/vectors.js";
 
 const gateway = { privateKey: keys.gatewayPrivate };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { canonicalString, MalformedMessageError } from "../../src/index.js";
+import { MalformedMessageError } from "../../src/index.js";
 import { referenceForm } from "../../src/signing/canonical.js";
+import { canonicalString } from "../../src/signing/index.js";
 import { parseFlatText } from "../../src/signing/open.js";
 
 /** The canonical string of `{ v: value }`, minus the wrapper, to look at one value at a time. */

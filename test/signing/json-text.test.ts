@@ -9,7 +9,9 @@ function plain(value: TextValue): unknown {
 	if (Array.isArray(value)) return value.map(plain);
 	if (value instanceof TextObject) {
 		const out: Record<string, unknown> = {};
-		value.keys.forEach((key, i) => Object.defineProperty(out, key, { value: plain(value.values[i] as TextValue), enumerable: true }));
+		value.keys.forEach((key, i) => {
+			Object.defineProperty(out, key, { value: plain(value.values[i] as TextValue), enumerable: true });
+		});
 		return out;
 	}
 	return value;
@@ -68,6 +70,7 @@ describe("parseJsonText: JSON.parse's language, with the text's own order and nu
 
 	it.each([
 		['{"a":1,"a":2}', /duplicate member name at position/],
+		[`{${Array.from({ length: 40 }, (_, i) => `"k${i}":${i}`).join(",")},"k5":1}`, /duplicate member name/],
 		["[".repeat(65) + "]".repeat(65), /nesting deeper than 64 levels/],
 		['{"a":01}', /not valid JSON/],
 		['{"a":"\u0001"}', /control character/],

@@ -1,17 +1,8 @@
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { InvalidKeyReason } from "../../src/errors/invalid-key-error.js";
-import {
-	type CryptoBackendName,
-	generateKeyPair,
-	InvalidKeyError,
-	type KeyInput,
-	loadCryptoBackend,
-	loadPrivateKey,
-	loadPublicKey,
-	openMessage,
-	sealMessage,
-} from "../../src/index.js";
+import { InvalidKeyError, type KeyInput, loadPrivateKey, loadPublicKey } from "../../src/index.js";
+import { type CryptoBackendName, generateKeyPair, loadCryptoBackend, openMessage, sealMessage } from "../../src/signing/index.js";
 import { vector } from "../helpers/vectors.js";
 import { type KeyFixtures, makeKeyFixtures, openssl, pemBody } from "./key-fixtures.js";
 

@@ -1,16 +1,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-	type CryptoBackendName,
-	canonicalString,
-	loadCryptoBackend,
-	loadPrivateKey,
-	loadPublicKey,
-	MalformedMessageError,
-	openMessage,
-	SignatureVerificationError,
-	sealMessage,
-} from "../../src/index.js";
+import { loadPrivateKey, loadPublicKey, MalformedMessageError, SignatureVerificationError } from "../../src/index.js";
+import { type CryptoBackendName, canonicalString, loadCryptoBackend, openMessage, sealMessage } from "../../src/signing/index.js";
 import { naturalCompare } from "../../src/signing/php.js";
 import { signText } from "../../src/signing/seal.js";
 import { keys } from "../helpers/vectors.js";

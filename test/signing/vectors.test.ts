@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { canonicalString, loadCryptoBackend, openCallbackUrl, openMessage, SignatureVerificationError, sealMessage } from "../../src/index.js";
+import { SignatureVerificationError } from "../../src/index.js";
 import { referenceForm } from "../../src/signing/canonical.js";
+import { canonicalString, loadCryptoBackend, openCallbackUrl, openMessage, sealMessage } from "../../src/signing/index.js";
 import { parseFlatText } from "../../src/signing/open.js";
 import { signText } from "../../src/signing/seal.js";
 import { parsedVerifies, signerKeys, type Vector, vectors } from "../helpers/vectors.js";

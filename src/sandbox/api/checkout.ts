@@ -1,4 +1,5 @@
 import { checkoutRequestSchema } from "../../schemas/requests.js";
+import { isBrowserForm } from "../authenticate.js";
 import { type ApiReply, checkoutFailed, fieldError, MESSAGES, ok } from "../replies.js";
 import { isReply, validateFields } from "../validate.js";
 import { type ApiContext, verifiedRequest } from "./context.js";
@@ -11,7 +12,8 @@ export type CheckoutReply = ApiReply | { redirect: string; form: boolean } | { f
 export async function createCheckout(ctx: ApiContext): Promise<CheckoutReply> {
 	const { core } = ctx;
 	const verified = await verifiedRequest(ctx, true);
-	if (isReply(verified)) return verified;
+	// A form that could not be read or verified is still a browser's form post: it gets a page too.
+	if (isReply(verified)) return isBrowserForm(ctx.request) ? { failedForm: verified } : verified;
 	const reply = (answer: ApiReply): CheckoutReply => (verified.form ? { failedForm: answer } : answer);
 	const checked = validateFields(checkoutRequestSchema({ allowLoopbackHttp: core.allowLoopbackHttp }), verified.fields);
 	if (isReply(checked)) return reply(checked);

@@ -1,0 +1,169 @@
+// `merchant-gateway/stores/redis`: the NotificationStore over Redis. It imports no
+// Redis driver: the merchant passes a connected client (node-redis 5+ or ioredis 5+).
+import { createHash } from "node:crypto";
+import { NotificationStoreError } from "../errors/notification-store-error.js";
+import type { ClaimResult, ConfirmResult, NotificationStore } from "../notifications/store.js";
+import { DEFAULT_TTL_MS, driverMessage, OptionIssues } from "./options.js";
+
+/** The Redis store: a `NotificationStore` whose every answer is a promise. */
+export interface RedisStore extends NotificationStore {
+	claim(eventId: string, leaseMs: number, token?: string): Promise<ClaimResult>;
+	confirm(eventId: string, token?: string): Promise<ConfirmResult>;
+	release(eventId: string, token?: string): Promise<void>;
+}
+
+/** What the store calls on a node-redis client (`createClient()` of the `redis` package, v5 or later). */
+export interface NodeRedisClientLike {
+	/** False while the client is not connected (or reconnecting). */
+	readonly isReady?: boolean;
+	evalSha(sha1: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+	eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+}
+
+/** What the store calls on an ioredis client (`new Redis()`, v5 or later). */
+export interface IoRedisClientLike {
+	/** `"ready"` once connected. */
+	readonly status?: string;
+	evalsha(sha1: string, numKeys: number, ...args: string[]): Promise<unknown>;
+	eval(script: string, numKeys: number, ...args: string[]): Promise<unknown>;
+}
+
+export interface RedisStoreOptions {
+	/** A connected client: node-redis (`redis` 5+) or ioredis. The store never connects, closes or configures it. */
+	client: NodeRedisClientLike | IoRedisClientLike;
+	/** Prepended to every event id to make its key. @default "merchant-gateway:event:" */
+	keyPrefix?: string | undefined;
+	/** How long a processed event's done marker lives, in milliseconds (Redis `PX`). @default 604_800_000 (7 days) */
+	ttlMs?: number | undefined;
+}
+
+// One Lua script per step, so each is a single atomic step on the server, whatever else runs.
+// A key holds "claim:<token>" while claimed (with the lease as its PX) and "done" once confirmed.
+const CLAIM = `local v = redis.call('GET', KEYS[1])
+if not v then
+	redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+	return 1
+end
+if v == 'done' then return 2 end
+if ARGV[3] == '1' and v == ARGV[1] then
+	redis.call('PEXPIRE', KEYS[1], ARGV[2])
+	return 1
+end
+return 3`;
+const CONFIRM = `local v = redis.call('GET', KEYS[1])
+redis.call('SET', KEYS[1], 'done', 'PX', ARGV[2])
+if v == ARGV[1] then return 1 end
+return 0`;
+const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then
+	redis.call('DEL', KEYS[1])
+	return 1
+end
+return 0`;
+
+interface Script {
+	source: string;
+	sha1: string;
+}
+
+const script = (source: string): Script => ({ source, sha1: createHash("sha1").update(source).digest("hex") });
+const CLAIM_RESULTS: readonly (ClaimResult | undefined)[] = [undefined, "claimed", "processed", "in_progress"];
+const NOT_CONNECTED = "Redis: the client is not connected";
+
+type Evaluate = (script: Script, key: string, args: string[]) => Promise<unknown>;
+
+function isNoScript(error: unknown): boolean {
+	return error instanceof Error && error.message.startsWith("NOSCRIPT");
+}
+
+/** EVALSHA, and EVAL when the server does not have the script (first use, restart, SCRIPT FLUSH). */
+function evaluator(client: NodeRedisClientLike | IoRedisClientLike): Evaluate | undefined {
+	if (typeof (client as NodeRedisClientLike).evalSha === "function") {
+		const redis = client as NodeRedisClientLike;
+		return async (s, key, args) => {
+			if (redis.isReady === false) throw new NotificationStoreError(`${NOT_CONNECTED} (isReady is false).`);
+			const options = { keys: [key], arguments: args };
+			try {
+				return await redis.evalSha(s.sha1, options);
+			} catch (error) {
+				if (!isNoScript(error)) throw error;
+				return await redis.eval(s.source, options);
+			}
+		};
+	}
+	if (typeof (client as IoRedisClientLike).evalsha === "function") {
+		const redis = client as IoRedisClientLike;
+		return async (s, key, args) => {
+			if (redis.status !== undefined && redis.status !== "ready") {
+				throw new NotificationStoreError(`${NOT_CONNECTED} (status "${redis.status}").`);
+			}
+			try {
+				return await redis.evalsha(s.sha1, 1, key, ...args);
+			} catch (error) {
+				if (!isNoScript(error)) throw error;
+				return await redis.eval(s.source, 1, key, ...args);
+			}
+		};
+	}
+	return undefined;
+}
+
+/**
+ * A `NotificationStore` on Redis, shared by every process that uses the same
+ * server and `keyPrefix`: each event's callback runs once across the fleet (see
+ * the README for the exact guarantee).
+ *
+ * ```ts
+ * import { createClient } from "redis";
+ * import { createRedisStore } from "merchant-gateway/stores/redis";
+ *
+ * const redis = await createClient({ url: process.env.REDIS_URL }).connect();
+ * const store = createRedisStore({ client: redis });
+ * ```
+ *
+ * A claim is a key holding the claim's token for the lease (`PX`); confirm turns
+ * it into a done marker that lives `ttlMs`; release deletes it only if it still
+ * holds the caller's token. Each step is one Lua script (EVALSHA), so it is
+ * atomic on the server. While the client is disconnected every call fails at
+ * once with `NotificationStoreError` (the handler then answers non-100 and runs
+ * no callback), rather than waiting in the client's offline queue.
+ *
+ * @throws ConfigurationError for a missing client or bad options.
+ */
+export function createRedisStore(options: RedisStoreOptions): RedisStore {
+	const issues = new OptionIssues("Redis store options");
+	const evaluate = options?.client ? evaluator(options.client) : undefined;
+	if (!evaluate) issues.add("client", "must be a node-redis (redis 5+) or ioredis client");
+	const keyPrefix = options?.keyPrefix ?? "merchant-gateway:event:";
+	if (typeof keyPrefix !== "string") issues.add("keyPrefix", "must be a string");
+	const ttl = String(issues.positiveInteger("ttlMs", options?.ttlMs, DEFAULT_TTL_MS));
+	issues.done();
+	const run = evaluate as Evaluate;
+	const claim = script(CLAIM);
+	const confirm = script(CONFIRM);
+	const release = script(RELEASE);
+
+	async function call(s: Script, eventId: string, args: string[]): Promise<unknown> {
+		try {
+			return await run(s, keyPrefix + eventId, args);
+		} catch (error) {
+			if (error instanceof NotificationStoreError) throw error;
+			throw new NotificationStoreError(`Redis: ${driverMessage(error)}`, { cause: error });
+		}
+	}
+
+	return {
+		async claim(eventId, leaseMs, token) {
+			const own = token === undefined ? "0" : "1";
+			const answer = await call(claim, eventId, [`claim:${token ?? ""}`, String(leaseMs), own]);
+			const result = CLAIM_RESULTS[Number(answer)];
+			if (result === undefined) throw new NotificationStoreError(`Redis: the claim script answered ${String(answer)}.`);
+			return result;
+		},
+		async confirm(eventId, token) {
+			return Number(await call(confirm, eventId, [`claim:${token ?? ""}`, ttl])) === 1 ? "confirmed" : "lease_lost";
+		},
+		async release(eventId, token) {
+			await call(release, eventId, [`claim:${token ?? ""}`]);
+		},
+	};
+}

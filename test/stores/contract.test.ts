@@ -1,0 +1,200 @@
+// One contract, four stores: the memory store, Redis through node-redis and through
+// ioredis, and PostgreSQL through pg, the last three on real servers. The memory
+// store's time is a clock the test moves; the real stores' time is the server's, so
+// their leases here are either long (a lease that must hold is 60 s) or short with
+// an unbounded wait for the expiry (a lease that must end is 50 ms): no assertion
+// depends on how fast the machine runs.
+import { Redis as IoRedis } from "ioredis";
+import pg from "pg";
+import { createClient } from "redis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMemoryStore, type NotificationStore } from "../../src/index.js";
+import { createPostgresStore } from "../../src/stores/postgres.js";
+import { createRedisStore } from "../../src/stores/redis.js";
+import type { PostgresServer, RedisServer } from "../support/real-servers.js";
+import { postgresAvailability, redisAvailability, startPostgres, startRedis } from "../support/real-servers.js";
+
+interface Harness {
+	/** A store on fresh event ids; `ttlMs` as the store's option. */
+	make(options?: { ttlMs?: number }): NotificationStore;
+	/** Lets `ms` of the store's time pass. */
+	pass(ms: number): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const connectNodeRedis = (url: string) => createClient({ url }).connect();
+
+/** Polls `claim` until it answers `expected`, letting time pass in between; fails only if it never does (60 s). */
+async function eventually(harness: Harness, probe: () => Promise<string>, expected: string): Promise<void> {
+	let last = "";
+	for (let i = 0; i < 1000; i++) {
+		last = await probe();
+		if (last === expected) return;
+		await harness.pass(60);
+	}
+	throw new Error(`still ${last}, expected ${expected}`);
+}
+
+let sequence = 0;
+/** A store whose event ids no other test uses, so one server serves every test. */
+function isolated(store: NotificationStore): NotificationStore {
+	const prefix = `t${++sequence}-`;
+	return {
+		claim: (id, lease, token) => store.claim(prefix + id, lease, token),
+		confirm: (id, token) => store.confirm(prefix + id, token),
+		release: (id, token) => store.release(prefix + id, token),
+	};
+}
+
+function contract(name: string, setup: () => Harness) {
+	describe(`NotificationStore contract: ${name}`, () => {
+		let harness: Harness;
+		beforeAll(() => {
+			harness = setup();
+		});
+
+		it("claims once; others see in_progress while the lease holds, processed after confirm", async () => {
+			const store = harness.make();
+			expect(await store.claim("e", 60_000, "a")).toBe("claimed");
+			expect(await store.claim("e", 60_000, "b")).toBe("in_progress");
+			expect(await store.confirm("e", "a")).toBe("confirmed");
+			expect(await store.claim("e", 60_000, "c")).toBe("processed");
+			await store.release("e", "a");
+			expect(await store.claim("e", 60_000, "d")).toBe("processed");
+		});
+
+		it("release forgets the caller's own claim, so the next delivery processes the event", async () => {
+			const store = harness.make();
+			expect(await store.claim("e", 60_000, "a")).toBe("claimed");
+			await store.release("e", "a");
+			expect(await store.claim("e", 60_000, "b")).toBe("claimed");
+			expect(await store.confirm("e", "b")).toBe("confirmed");
+		});
+
+		it("token mismatch: another token's release changes nothing, its confirm reports lease_lost", async () => {
+			const store = harness.make();
+			expect(await store.claim("e", 60_000, "owner")).toBe("claimed");
+			await store.release("e", "intruder");
+			expect(await store.claim("e", 60_000, "next")).toBe("in_progress");
+			// A confirm by a token that does not hold the claim still records the work as done, and says so.
+			expect(await store.confirm("e", "intruder")).toBe("lease_lost");
+			expect(await store.claim("e", 60_000, "next")).toBe("processed");
+			await store.release("e", "owner");
+			expect(await store.claim("e", 60_000, "next")).toBe("processed");
+		});
+
+		it("a repeated claim with the held claim's token is that same claim (a retried command)", async () => {
+			const store = harness.make();
+			expect(await store.claim("e", 60_000, "a")).toBe("claimed");
+			expect(await store.claim("e", 60_000, "a")).toBe("claimed");
+			expect(await store.claim("e", 60_000, "b")).toBe("in_progress");
+			expect(await store.confirm("e", "a")).toBe("confirmed");
+			expect(await store.claim("e", 60_000, "a")).toBe("processed");
+		});
+
+		it("callers without a token share one, as before tokens existed", async () => {
+			const store = harness.make();
+			expect(await store.claim("e", 60_000)).toBe("claimed");
+			expect(await store.claim("e", 60_000)).toBe("in_progress");
+			await store.release("e");
+			expect(await store.claim("e", 60_000)).toBe("claimed");
+			expect(await store.confirm("e")).toBe("confirmed");
+			expect(await store.claim("e", 60_000)).toBe("processed");
+		});
+
+		it("lease expiry: an expired claim (a crash) is claimed again; the old holder cannot release it", async () => {
+			const store = harness.make();
+			expect(await store.claim("e", 50, "crashed")).toBe("claimed");
+			await eventually(harness, async () => await store.claim("e", 60_000, "rescuer"), "claimed");
+			await store.release("e", "crashed");
+			expect(await store.claim("e", 60_000, "third")).toBe("in_progress");
+			expect(await store.confirm("e", "rescuer")).toBe("confirmed");
+			expect(await store.claim("e", 60_000, "third")).toBe("processed");
+		});
+
+		it("a confirm after the lease ended reports lease_lost (the callback outlived its lease)", async () => {
+			const store = harness.make();
+			expect(await store.claim("e", 50, "slow")).toBe("claimed");
+			expect(await store.claim("probe", 50, "x")).toBe("claimed");
+			// Once the probe's 50 ms lease (taken after e's) has ended, e's has too.
+			await eventually(harness, async () => await store.claim("probe", 50, "y"), "claimed");
+			expect(await store.confirm("e", "slow")).toBe("lease_lost");
+			expect(await store.claim("e", 60_000, "later")).toBe("processed");
+		});
+
+		it("done-marker TTL: a confirmed event is remembered for ttlMs, then forgotten", async () => {
+			const short = harness.make({ ttlMs: 50 });
+			const long = harness.make();
+			for (const store of [short, long]) {
+				expect(await store.claim("e", 60_000, "a")).toBe("claimed");
+				expect(await store.confirm("e", "a")).toBe("confirmed");
+			}
+			await eventually(harness, async () => await short.claim("e", 60_000, "b"), "claimed");
+			// The same time has passed for the store with the default TTL (7 days): still processed.
+			expect(await long.claim("e", 60_000, "b")).toBe("processed");
+		});
+
+		it("100 concurrent claims of one event: exactly one wins", async () => {
+			const store = harness.make();
+			const results = await Promise.all(Array.from({ length: 100 }, (_, i) => store.claim("e", 60_000, `token-${i}`)));
+			expect(results.filter((r) => r === "claimed")).toHaveLength(1);
+			expect(results.filter((r) => r === "in_progress")).toHaveLength(99);
+			const winner = `token-${results.indexOf("claimed")}`;
+			expect(await store.confirm("e", winner)).toBe("confirmed");
+			const after = await Promise.all(Array.from({ length: 100 }, (_, i) => store.claim("e", 60_000, `late-${i}`)));
+			expect(new Set(after)).toEqual(new Set(["processed"]));
+		});
+	});
+}
+
+contract("memory", () => {
+	let now = 1_000_000;
+	return {
+		make: (options = {}) => isolated(createMemoryStore({ now: () => now, ...options })),
+		pass: async (ms) => {
+			now += ms;
+		},
+	};
+});
+
+const redisOk = redisAvailability();
+describe.skipIf(!redisOk.ok)(`Redis stores${redisOk.reason ? ` (${redisOk.reason})` : ""}`, () => {
+	let server: RedisServer;
+	let nodeRedis: Awaited<ReturnType<typeof connectNodeRedis>>;
+	let ioredis: IoRedis;
+	beforeAll(async () => {
+		server = await startRedis({ appendOnly: false });
+		nodeRedis = await connectNodeRedis(server.url);
+		ioredis = new IoRedis(server.port, "127.0.0.1");
+		await ioredis.ping();
+	});
+	afterAll(async () => {
+		await nodeRedis?.close();
+		ioredis?.disconnect();
+		await server?.close();
+	});
+	const real = { pass: sleep };
+	const onClient = (client: Parameters<typeof createRedisStore>[0]["client"]): Harness => ({
+		...real,
+		make: (options) => isolated(createRedisStore({ client, ...options })),
+	});
+	contract("Redis (node-redis)", () => onClient(nodeRedis));
+	contract("Redis (ioredis)", () => onClient(ioredis));
+});
+
+const postgresOk = postgresAvailability();
+describe.skipIf(!postgresOk.ok)(`PostgreSQL store${postgresOk.reason ? ` (${postgresOk.reason})` : ""}`, () => {
+	let server: PostgresServer;
+	let pool: pg.Pool;
+	beforeAll(async () => {
+		server = await startPostgres();
+		pool = new pg.Pool({ connectionString: server.connectionString, max: 20 });
+		await createPostgresStore({ pool }).migrate();
+	});
+	afterAll(async () => {
+		await pool?.end();
+		await server?.close();
+	});
+	const make: Harness["make"] = (options) => isolated(createPostgresStore({ pool, ...options }));
+	contract("PostgreSQL (pg)", () => ({ pass: sleep, make }));
+});

@@ -1,0 +1,108 @@
+// What the contract suite cannot see: the keys and their TTLs on the server, the
+// script cache, a client that is not connected, and the options.
+import { Redis as IoRedis } from "ioredis";
+import { createClient } from "redis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConfigurationError, NotificationStoreError } from "../../src/index.js";
+import { createRedisStore } from "../../src/stores/redis.js";
+import { freePort, type RedisServer, redisAvailability, startRedis } from "../support/real-servers.js";
+
+const connectNodeRedis = (url: string) => createClient({ url }).connect();
+const DAY = 24 * 3600 * 1000;
+
+const available = redisAvailability();
+const skipReason = available.reason ? ` (${available.reason})` : "";
+describe.skipIf(!available.ok)(`createRedisStore on a real redis-server${skipReason}`, () => {
+	let server: RedisServer;
+	let redis: Awaited<ReturnType<typeof connectNodeRedis>>;
+	beforeAll(async () => {
+		server = await startRedis({ appendOnly: false });
+		redis = await connectNodeRedis(server.url);
+	});
+	afterAll(async () => {
+		await redis?.close();
+		await server?.close();
+	});
+
+	it("a claim is a key under keyPrefix, its PX the lease; a confirm leaves a done marker living ttlMs", async () => {
+		const store = createRedisStore({ client: redis, keyPrefix: "shop:ipn:", ttlMs: 3 * DAY });
+		expect(await store.claim("transaction:T1:successful", 60_000, "tok")).toBe("claimed");
+		const leaseLeft = await redis.pTTL("shop:ipn:transaction:T1:successful");
+		expect(leaseLeft).toBeGreaterThan(30_000);
+		expect(leaseLeft).toBeLessThanOrEqual(60_000);
+		expect(await store.confirm("transaction:T1:successful", "tok")).toBe("confirmed");
+		const doneLeft = await redis.pTTL("shop:ipn:transaction:T1:successful");
+		expect(doneLeft).toBeGreaterThan(3 * DAY - 60_000);
+		expect(doneLeft).toBeLessThanOrEqual(3 * DAY);
+	});
+
+	it("the default done marker lives 7 days, under merchant-gateway:event:", async () => {
+		const store = createRedisStore({ client: redis });
+		await store.claim("refund:R1:refund_successful", 60_000, "tok");
+		await store.confirm("refund:R1:refund_successful", "tok");
+		const left = await redis.pTTL("merchant-gateway:event:refund:R1:refund_successful");
+		expect(left).toBeGreaterThan(7 * DAY - 60_000);
+		expect(left).toBeLessThanOrEqual(7 * DAY);
+	});
+
+	it("stores with different key prefixes do not see each other's events", async () => {
+		const a = createRedisStore({ client: redis, keyPrefix: "a:" });
+		const b = createRedisStore({ client: redis, keyPrefix: "b:" });
+		expect(await a.claim("e", 60_000, "x")).toBe("claimed");
+		expect(await b.claim("e", 60_000, "y")).toBe("claimed");
+	});
+
+	it.each(["node-redis", "ioredis"])("loads its scripts again after SCRIPT FLUSH, with %s", async (driver) => {
+		const ioredis = driver === "ioredis" ? new IoRedis(server.port, "127.0.0.1") : undefined;
+		await ioredis?.ping();
+		const store = createRedisStore({ client: ioredis ?? redis, keyPrefix: `flush-${driver}:` });
+		try {
+			expect(await store.claim("e1", 60_000, "x")).toBe("claimed");
+			await redis.scriptFlush();
+			expect(await store.claim("e2", 60_000, "x")).toBe("claimed");
+			expect(await store.confirm("e2", "x")).toBe("confirmed");
+		} finally {
+			ioredis?.disconnect();
+		}
+	});
+
+	it("a client that is not connected fails at once with NotificationStoreError, not after a queue timeout", async () => {
+		const idle = createClient({ url: `redis://127.0.0.1:${await freePort()}` });
+		const lazy = new IoRedis(await freePort(), "127.0.0.1", { lazyConnect: true });
+		for (const client of [idle, lazy]) {
+			const store = createRedisStore({ client });
+			const error = await Promise.resolve(store.claim("e", 60_000, "x")).catch((e: unknown) => e);
+			expect(error).toBeInstanceOf(NotificationStoreError);
+			expect((error as Error).message).toMatch(/^Redis: the client is not connected/);
+		}
+	});
+
+	it("a driver failure becomes NotificationStoreError with the driver's error as cause", async () => {
+		const failing = {
+			isReady: true,
+			evalSha: async () => {
+				throw new Error("READONLY You can't write against a read only replica.");
+			},
+			eval: async () => "unused",
+		};
+		const claim = createRedisStore({ client: failing }).claim("e", 60_000, "x");
+		const error = await claim.catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(NotificationStoreError);
+		expect(error).toMatchObject({ message: "Redis: READONLY You can't write against a read only replica." });
+		expect((error as Error).cause).toBeInstanceOf(Error);
+	});
+
+	it("refuses a missing or foreign client and bad options with ConfigurationError naming each field", () => {
+		expect(() => createRedisStore(undefined as never)).toThrow(ConfigurationError);
+		const error = (() => {
+			try {
+				createRedisStore({ client: { get: () => {} } as never, ttlMs: 0, keyPrefix: 5 as never });
+			} catch (e) {
+				return e as ConfigurationError;
+			}
+		})();
+		expect(error).toBeInstanceOf(ConfigurationError);
+		expect(error?.issues.map((issue) => issue.field)).toEqual(["client", "keyPrefix", "ttlMs"]);
+		expect(error?.message).toContain("client: must be a node-redis (redis 5+) or ioredis client");
+	});
+});
