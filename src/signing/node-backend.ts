@@ -122,10 +122,12 @@ export function createNodeBackend(): CryptoBackend {
 				return crypto.sign("md5", data, handle as KeyObject);
 			} catch (error) {
 				// OpenSSL imports a key whose RSA parts disagree (a damaged file), then refuses to sign with it.
-				if (errorCode(error) === "ERR_OSSL_RSA_LIB") {
-					throw new InvalidKeyError("unrecognized_format", "The private key cannot sign: its RSA parts are inconsistent (the key is damaged).");
+				const code = errorCode(error);
+				if (code === "ERR_OSSL_RSA_LIB") {
+					const damaged = "The private key cannot sign: its RSA parts are inconsistent (the key is damaged).";
+					throw new InvalidKeyError("unrecognized_format", damaged);
 				}
-				throw new CryptoBackendError(`node:crypto could not sign (${errorCode(error) || "no error code"}).`, { cause: error });
+				throw new CryptoBackendError(`node:crypto could not sign (${code || "no error code"}).`, { cause: error });
 			}
 		},
 		verify(handle: unknown, data: Uint8Array, signature: Uint8Array): boolean {

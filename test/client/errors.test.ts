@@ -64,8 +64,10 @@ describe("the spec's Errors table", () => {
 		["an object whose toString and valueOf are not functions", '{"toString":1,"valueOf":[]}'],
 	])("422 errors[] whose field and message are %s -> GatewayValidationError", async (_, odd) => {
 		fixture.reset();
-		const body = `{"status":"error","message":"Validation failed","errors":[{"field":${odd},"message":[${odd},"too large"]}]}`;
-		fixture.next("/v2/refund", () => new Response(body, { status: 422, headers: { "content-type": "application/json" } }));
+		const errors = `[{"field":${odd},"message":[${odd},"too large"]}]`;
+		const body = `{"status":"error","message":"Validation failed","errors":${errors}}`;
+		const headers = { "content-type": "application/json" };
+		fixture.next("/v2/refund", () => new Response(body, { status: 422, headers }));
 		const error = await failure(gateway.refunds.create({ transactionId: ids.transaction, amount: 500 }));
 		expect(error).toBeInstanceOf(GatewayValidationError);
 		const [entry] = (error as GatewayValidationError).errors;

@@ -1,6 +1,6 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import fc from "fast-check";
-import { http } from "msw";
-import { setupServer } from "msw/node";
 import { afterAll, beforeAll, describe } from "vitest";
 import { GatewayClient } from "../../src/client.js";
 import {
@@ -21,22 +21,33 @@ import { loadPrivateKey } from "../../src/signing/keys.js";
 import { cardParams, checkoutParams } from "../client/helpers.js";
 import { checkoutCreated, ids, refund, transaction } from "../fixtures/gateway-messages.js";
 import { keys } from "../helpers/vectors.js";
-import { type ErrorClass, expectCoveredBySigned, expectNoPollution, type Signed, typedOutcomeAsync, violation } from "./support/checks.js";
+import {
+	type ErrorClass,
+	expectCoveredBySigned,
+	expectNoPollution,
+	type Signed,
+	typedOutcomeAsync,
+	violation,
+} from "./support/checks.js";
 import { anything } from "./support/inputs.js";
 import { unicodePiece } from "./support/mutations.js";
 import { fuzzTarget } from "./support/runner.js";
 import { gatewayPublicKey, messageCases, signedMessages, variantOf, type Wrapping } from "./support/signed.js";
 
 /**
- * The client's answer handling, against an in-process gateway (MSW) that answers each call
- * with a fuzzed status, headers and body: mutated signed answers of the endpoint (both
+ * The client's answer handling, against a gateway on a loopback HTTP server that answers each
+ * call with a fuzzed status, headers and body: mutated signed answers of the endpoint (both
  * versions, flat or wrapped), error bodies of every shape (deep nesting, odd types), or
  * text that is no answer at all. Every call may only throw the client's typed errors
  * (below); a create is sent once; what a call returns from a verified answer is content
  * that answer's signature covers.
+ *
+ * A real server rather than MSW: MSW's emulated sockets end a response while undici's parser
+ * may still be paused, and undici then throws an uncatchable assertion (nodejs/undici#5360),
+ * which no real socket reproduced here.
  */
 
-const BASE_URL = "https://gateway.test";
+let baseUrl = "";
 
 const ALLOWED: readonly ErrorClass[] = [
 	AuthenticationError,
@@ -63,7 +74,11 @@ interface EndpointSpec {
 
 const ENDPOINTS: Record<Endpoint, EndpointSpec> = {
 	checkout: { fields: checkoutCreated(), wrapping: "never", kind: "create" },
-	card: { fields: { transactionId: ids.transaction, url: "https://acs.example/3ds?id=1" }, wrapping: "always", kind: "create" },
+	card: {
+		fields: { transactionId: ids.transaction, url: "https://acs.example/3ds?id=1" },
+		wrapping: "always",
+		kind: "create",
+	},
 	transactionQuery: { fields: transaction(ids.transaction), wrapping: "never", kind: "query" },
 	refund: { fields: { refundId: ids.refund, refundNumber: "RF-000045" }, wrapping: "always", kind: "create" },
 	refundQuery: { fields: refund(ids.refund), wrapping: "always", kind: "query" },
@@ -75,7 +90,13 @@ const VERSIONS: readonly Version[] = ["2.0", "2.1"];
 /** Signed answers of each endpoint in each version: mostly the client's version, sometimes the other. */
 const signedAnswers = new Map(
 	Object.entries(ENDPOINTS).flatMap(([endpoint, spec]) =>
-		VERSIONS.map((version) => [`${endpoint} ${version}`, messageCases(signedMessages(variantOf(spec.fields), 12, version), spec.wrapping)] as const),
+		VERSIONS.map(
+			(version) =>
+				[
+					`${endpoint} ${version}`,
+					messageCases(signedMessages(variantOf(spec.fields), 12, version), spec.wrapping),
+				] as const,
+		),
 	),
 );
 
@@ -121,7 +142,10 @@ const errorBody = fc
 		{
 			status: fc.oneof(fc.constantFrom("error", "success", "failed"), oddValue),
 			message: oddValue,
-			errors: fc.oneof(fc.array(fc.record({ field: oddValue, message: oddValue }, { requiredKeys: [] }), { maxLength: 3 }), oddValue),
+			errors: fc.oneof(
+				fc.array(fc.record({ field: oddValue, message: oddValue }, { requiredKeys: [] }), { maxLength: 3 }),
+				oddValue,
+			),
 			data: fc.oneof(fc.record({ transactionId: oddValue }, { requiredKeys: [] }), oddValue),
 			transactionId: fc.oneof(fc.constant(null), oddValue),
 		},
@@ -136,18 +160,42 @@ const garbage = fc.oneof(
 	fc.constantFrom(2000, 70_000).map((size) => `{"message":"${"x".repeat(size)}"}`),
 );
 
+/**
+ * 421 is left out: fetch itself sends a request answered 421 Misdirected Request once more
+ * (the Fetch standard; undici does, creates included), which no client option turns off. A
+ * known finding, reported with the suite; here the re-sent request would land in a later case.
+ */
 const statusFor = (signed: boolean) =>
 	fc.oneof(
 		{ weight: signed ? 12 : 2, arbitrary: fc.constant(200) },
 		{ weight: 4, arbitrary: fc.constantFrom(201, 204, 400, 401, 403, 404, 408, 409, 422, 429, 500, 502, 503, 504) },
-		{ weight: 1, arbitrary: fc.integer({ min: 200, max: 599 }) },
+		{ weight: 1, arbitrary: fc.integer({ min: 200, max: 599 }).filter((status) => status !== 421) },
 	);
 
 const headers = fc.record(
 	{
-		"content-type": fc.constantFrom("application/json", "application/json; charset=utf-8", "text/html", "application/octet-stream", ""),
-		"retry-after": fc.constantFrom("0", "1", "120", "1e400", "9".repeat(400), "Wed, 21 Oct 2015 07:28:00 GMT", "soon", "-1"),
+		"content-type": fc.constantFrom(
+			"application/json",
+			"application/json; charset=utf-8",
+			"text/html",
+			"application/octet-stream",
+			"",
+		),
+		"retry-after": fc.constantFrom(
+			"0",
+			"1",
+			"120",
+			"1e400",
+			"9".repeat(400),
+			"Wed, 21 Oct 2015 07:28:00 GMT",
+			"soon",
+			"-1",
+		),
 		"x-request-id": fc.string({ maxLength: 8 }).map((text) => text.replace(/[^\x20-\x7e]/g, "")),
+		// A body that is not in the encoding named: the fetch's decoder fails while the client reads.
+		"content-encoding": fc.constantFrom("gzip", "br", "deflate", "identity", "x-unknown"),
+		// A 3xx with a Location: fetch refuses to follow (redirect: "error").
+		location: fc.constantFrom("/v2/checkout", "http://127.0.0.1:9/elsewhere"),
 	},
 	{ requiredKeys: [] },
 );
@@ -180,8 +228,14 @@ const answerCases: fc.Arbitrary<AnswerCase> = fc
 	.chain((c) => {
 		const body =
 			c.kind === "signed"
-				? answersFor(c.endpoint, c.version).map((answer) => ({ body: answer.text, origin: answer.origin as Signed | undefined }))
-				: (c.kind === "error" ? errorBody : garbage).map((text) => ({ body: text, origin: undefined as Signed | undefined }));
+				? answersFor(c.endpoint, c.version).map((answer) => ({
+						body: answer.text,
+						origin: answer.origin as Signed | undefined,
+					}))
+				: (c.kind === "error" ? errorBody : garbage).map((text) => ({
+						body: text,
+						origin: undefined as Signed | undefined,
+					}));
 		return fc.tuple(body, statusFor(c.kind === "signed")).map(([answer, status]) => ({ ...c, ...answer, status }));
 	});
 
@@ -193,7 +247,8 @@ function clientFor(c: AnswerCase): GatewayClient {
 	let client = clients.get(id);
 	if (!client) {
 		client = new GatewayClient({
-			baseUrl: BASE_URL,
+			baseUrl,
+			allowLoopbackHttp: true,
 			merchantId: "M-1001",
 			privateKey: merchantKey,
 			gatewayPublicKey,
@@ -233,7 +288,9 @@ function signedPart(endpoint: Endpoint, result: Record<string, unknown>): Record
 		case "checkout":
 			return { transactionId: result.transactionId, paymentLink: result.paymentLink };
 		case "card":
-			return result.redirectUrl === undefined ? { transactionId: result.transactionId } : { transactionId: result.transactionId, url: result.redirectUrl };
+			return result.redirectUrl === undefined
+				? { transactionId: result.transactionId }
+				: { transactionId: result.transactionId, url: result.redirectUrl };
 		case "refund":
 			return { refundId: result.refundId, refundNumber: result.refundNumber };
 		default:
@@ -245,15 +302,23 @@ let current: AnswerCase | undefined;
 let attempts = 0;
 const NULL_BODY = new Set([204, 205, 304]);
 
-const server = setupServer(
-	http.post(`${BASE_URL}/v2/*`, () => {
+const server: Server = createServer((request, response) => {
+	request.resume();
+	request.on("end", () => {
 		attempts++;
 		const answer = current as AnswerCase;
-		return new Response(NULL_BODY.has(answer.status) ? null : answer.body, { status: answer.status, headers: answer.headers });
-	}),
-);
-beforeAll(() => server.listen({ onUnhandledFrame: "error" }));
-afterAll(() => server.close());
+		response.writeHead(answer.status, answer.headers);
+		response.end(NULL_BODY.has(answer.status) ? undefined : answer.body);
+	});
+});
+beforeAll(async () => {
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+	server.closeAllConnections();
+	await new Promise<void>((resolve) => server.close(() => resolve()));
+});
 
 describe("fuzz: gateway answers", () => {
 	fuzzTarget(
@@ -263,12 +328,16 @@ describe("fuzz: gateway answers", () => {
 				current = c;
 				attempts = 0;
 				const outcome = await typedOutcomeAsync(() => call(clientFor(c), c.endpoint), ALLOWED);
-				// Known, reported: fetch itself re-sends a request answered 421 Misdirected Request (Fetch standard, undici).
-				if (attempts !== 1 && !(c.status === 421 && attempts === 2)) violation(`the gateway was called ${attempts} times`);
+				if (attempts !== 1) violation(`the gateway was called ${attempts} times`);
 				if (outcome.ok) {
 					const verifiedOnly = ENDPOINTS[c.endpoint].kind === "query" || c.strict;
 					if (verifiedOnly && !c.origin) violation("returned a result from an answer that was never signed");
-					if (verifiedOnly && c.origin) expectCoveredBySigned(signedPart(c.endpoint, outcome.value as Record<string, unknown>), c.version, c.origin);
+					if (verifiedOnly && c.origin)
+						expectCoveredBySigned(
+							signedPart(c.endpoint, outcome.value as Record<string, unknown>),
+							c.version,
+							c.origin,
+						);
 				}
 				expectNoPollution();
 			}),

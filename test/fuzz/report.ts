@@ -1,6 +1,8 @@
 import type { Reporter, TestModule } from "vitest/node";
 import type { FuzzResult } from "./support/runner.js";
 
+const column = (value: string | number) => String(value).padStart(8);
+
 /** Prints the seed of a long fuzz run first, and a table of cases per second per target at the end. */
 export default class FuzzReporter implements Reporter {
 	readonly #seed: string;
@@ -10,7 +12,10 @@ export default class FuzzReporter implements Reporter {
 	}
 
 	onInit(): void {
-		process.stdout.write(`\nfuzz: seed ${this.#seed} (replay with FUZZ_SEED=${this.#seed}), ${process.env.FUZZ_RUNS ?? "100000"} cases per target\n`);
+		const runs = process.env.FUZZ_RUNS ?? "100000";
+		process.stdout.write(
+			`\nfuzz: seed ${this.#seed} (replay with FUZZ_SEED=${this.#seed}), ${runs} cases per target\n`,
+		);
 	}
 
 	onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
@@ -25,9 +30,10 @@ export default class FuzzReporter implements Reporter {
 		const lines = rows.map((row) => {
 			const perSecond = Math.round(row.cases / (row.ms / 1000));
 			const state = row.failed ? "FAILED" : "ok";
-			return `${row.target.padEnd(width)}  ${String(row.cases).padStart(8)}  ${(row.ms / 1000).toFixed(1).padStart(8)}  ${String(perSecond).padStart(8)}  ${state}`;
+			const seconds = (row.ms / 1000).toFixed(1);
+			return [row.target.padEnd(width), ...[row.cases, seconds, perSecond].map(column), state].join("  ");
 		});
-		const header = `${"target".padEnd(width)}  ${"cases".padStart(8)}  ${"seconds".padStart(8)}  ${"cases/s".padStart(8)}`;
+		const header = [`${"target".padEnd(width)}`, ...["cases", "seconds", "cases/s"].map(column)].join("  ");
 		process.stdout.write(`\nfuzz: seed ${this.#seed}\n${header}\n${lines.join("\n")}\n`);
 	}
 }

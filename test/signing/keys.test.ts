@@ -297,7 +297,8 @@ describe("a damaged key that imports but cannot sign", () => {
 		const jwk = createPrivateKey(fx.pkcs8Pem).export({ format: "jwk" });
 		// The CRT coefficient (q^-1 mod p) grown past p by one leading byte: every other part is intact, so the key parses.
 		const qi = Buffer.concat([Buffer.from([1]), Buffer.from(jwk.qi as string, "base64url")]);
-		const damaged = createPrivateKey({ key: { ...jwk, qi: qi.toString("base64url") }, format: "jwk" }).export({ type: "pkcs8", format: "pem" }) as string;
+		const damagedKey = createPrivateKey({ key: { ...jwk, qi: qi.toString("base64url") }, format: "jwk" });
+		const damaged = damagedKey.export({ type: "pkcs8", format: "pem" }) as string;
 		const privateKey = loadPrivateKey(damaged, { backend: "node" });
 		let refused: unknown;
 		try {
@@ -320,8 +321,10 @@ describe("an encrypted key whose decrypted content is no RSA key", () => {
 		const info = forge.asn1.fromDer(forge.util.createBuffer(pkcs8.toString("binary")));
 		// PrivateKeyInfo with the RSA algorithm, but an empty SEQUENCE where the RSAPrivateKey belongs.
 		const inner = (info.value as Array<typeof info>)[2] as typeof info;
-		inner.value = forge.asn1.toDer(forge.asn1.create(forge.asn1.Class.UNIVERSAL, forge.asn1.Type.SEQUENCE, true, [])).getBytes();
-		const encrypted = forge.pki.encryptedPrivateKeyToPem(forge.pki.encryptPrivateKeyInfo(info, fx.passphrase, { algorithm: "aes256" }));
+		const { asn1 } = forge;
+		inner.value = asn1.toDer(asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [])).getBytes();
+		const encryptedInfo = forge.pki.encryptPrivateKeyInfo(info, fx.passphrase, { algorithm: "aes256" });
+		const encrypted = forge.pki.encryptedPrivateKeyToPem(encryptedInfo);
 		for (const backend of backends) {
 			let refused: unknown;
 			try {

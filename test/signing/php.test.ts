@@ -144,7 +144,8 @@ describe("the reference form against PHP running the gateway's algorithm", () =>
 			const message = withSignature(text, expected.signature);
 			const opened = opening(message, "node");
 			expect(opened, text).toEqual(opening(message, "forge"));
-			// What is handed out signs as PHP signed it (nested order aside: JavaScript objects put integer-like keys first); a number no JavaScript number holds that way is refused.
+			// What is handed out signs as PHP signed it (nested order aside: JavaScript objects put
+			// integer-like keys first); a number that no JavaScript number holds that way is refused.
 			if ("error" in opened) expect(opened.error, text).toMatch(/no JavaScript number can hand out as signed/);
 			else expect(sameSignedContent(canonicalString(opened.fields), expected.canonical), text).toBe(true);
 			const fromParsed = sdk(() => canonicalString(JSON.parse(text)));
