@@ -5,7 +5,7 @@ import { isPlainObject, referenceForm, type SignedStringForm } from "./canonical
 import { base64Decode, utf8Decode, utf8Encode } from "./encoding.js";
 import { parseJsonText, TextNumber, TextObject, type TextValue } from "./json-text.js";
 import { type PublicKey, type PublicKeyLike, toPublicKeys } from "./keys.js";
-import { phpNumberString, phpTrim } from "./php.js";
+import { phpTrim } from "./php.js";
 import type { SignVersion } from "./seal.js";
 
 export interface OpenOptions {
@@ -94,29 +94,6 @@ function receivedObject(keys: readonly string[], values: readonly unknown[], tri
 	return out;
 }
 
-/**
- * Refuses a 2.0 text holding a number that no JavaScript number hands out as signed: an
- * integer between 2^53 and 2^63 (PHP's int64 keeps every digit, a double does not), a whole
- * float from 10^14 to 10^21 written as a float (`1.0e+17` signs as `1.0E+17`, the number as
- * digits) or a float negative zero. The nearest number would sign differently.
- */
-function checkNumbers(value: TextValue, path: string): void {
-	if (value instanceof TextNumber) {
-		if (phpNumberString(String(Number(value.literal))) === phpNumberString(value.literal)) return;
-		const cases = "an integer beyond 2^53, a whole float of 10^14 or more, or a float negative zero";
-		const rule = `holds a number that no JavaScript number can hand out as signed (${cases})`;
-		throw new MalformedMessageError(`The field ${path} ${rule}.`, path);
-	}
-	if (Array.isArray(value)) {
-		for (let i = 0; i < value.length; i++) checkNumbers(value[i] as TextValue, `${path}[${i}]`);
-	} else if (value instanceof TextObject) {
-		for (let i = 0; i < value.keys.length; i++) {
-			const key = value.keys[i] as string;
-			checkNumbers(value.values[i] as TextValue, path === "" ? key : `${path}.${key}`);
-		}
-	}
-}
-
 /** A 2.0 message as read for verification: the text's tree when the text is at hand, else the object. */
 export type FlatSource = TextObject | Record<string, unknown>;
 
@@ -188,13 +165,14 @@ export function openPayload(payload: string, signature: unknown, options: OpenOp
  * Verifies 2.0 flat fields (D3) and returns what was signed: the fields without the
  * signature, strings trimmed as the reference form trims them. With a custom
  * `signedString` form the fields come back as received, strings trimmed the same way.
+ * Numbers come back as JavaScript numbers: a literal that none holds exactly (an integer
+ * beyond 2^53, `1.0e+17`, `-0.0`) verifies from the text and comes back as the nearest one.
  * @internal shared by messages and callback URLs
  */
 export function openFlat(source: FlatSource, options: OpenOptions, parsed?: Record<string, unknown>): Record<string, unknown> {
 	checkVersion("2.0", options.acceptVersions);
 	const signed = options.signedString ? options.signedString(fieldsOf(source, false)) : referenceForm(source);
 	verifyAny(toPublicKeys(options.publicKey), utf8Encode(signed), member(source, "signature"), options.backend);
-	if (source instanceof TextObject) checkNumbers(source, "");
 	if (parsed === undefined) return fieldsOf(source, true);
 	const { signature: _signature, ...fields } = parsed;
 	return trimmedInPlace(fields) as Record<string, unknown>;
