@@ -163,7 +163,8 @@ async function main() {
 	try {
 		servers = await import("../test/support/real-servers.ts");
 		servers.redisAvailability();
-		if (!servers.postgresAvailability().ok || !servers.redisAvailability().ok) throw new Error("missing server binaries");
+		if (!servers.postgresAvailability().ok || !servers.redisAvailability().ok)
+			throw new Error("missing server binaries");
 	} catch (error) {
 		const needs = "install the Debian packages redis-server and postgresql; Node 22.18+ for the TypeScript helper";
 		console.log(`  skipped: ${error.message} (${needs})`);

@@ -88,7 +88,8 @@ function receivedObject(keys: readonly string[], values: readonly unknown[], tri
 		if (dropSignature && key === "signature") continue;
 		const value = received(values[i], trim);
 		// Assigning "__proto__" would set the prototype: define it as the data it is.
-		if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+		if (key === "__proto__")
+			Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
 		else out[key] = value;
 	}
 	return out;
@@ -115,7 +116,12 @@ export function fieldsOf(source: FlatSource, trim: boolean): Record<string, unkn
 	);
 }
 
-function verifyAny(keys: PublicKey[], data: Uint8Array, signatureText: unknown, backendName: CryptoBackendName | undefined): void {
+function verifyAny(
+	keys: PublicKey[],
+	data: Uint8Array,
+	signatureText: unknown,
+	backendName: CryptoBackendName | undefined,
+): void {
 	if (signatureText === undefined || signatureText === null || signatureText === "") {
 		throw new SignatureVerificationError("missing_signature", "The message has no signature; it cannot be trusted.");
 	}
@@ -130,14 +136,22 @@ function verifyAny(keys: PublicKey[], data: Uint8Array, signatureText: unknown, 
 	for (const key of keys) {
 		if (backend.verify(key.handleFor(backend.name), data, signature)) return;
 	}
-	throw new SignatureVerificationError("mismatch", `The signature does not match the message with any of the ${keys.length} configured public key(s).`);
+	throw new SignatureVerificationError(
+		"mismatch",
+		`The signature does not match the message with any of the ${keys.length} configured public key(s).`,
+	);
 }
 
 /**
  * The index of the first key under which `signature` verifies the UTF-8 bytes of `text`, or -1.
  * @internal for the doctor, which tries several signed strings against one signature
  */
-export function verifyingKeyIndex(text: string, signature: Uint8Array, keys: readonly PublicKey[], backendName?: CryptoBackendName): number {
+export function verifyingKeyIndex(
+	text: string,
+	signature: Uint8Array,
+	keys: readonly PublicKey[],
+	backendName?: CryptoBackendName,
+): number {
 	const backend = resolveBackend(backendName);
 	const data = utf8Encode(text);
 	return keys.findIndex((key) => backend.verify(key.handleFor(backend.name), data, signature));
@@ -145,7 +159,10 @@ export function verifyingKeyIndex(text: string, signature: Uint8Array, keys: rea
 
 function checkVersion(version: SignVersion, accepted: readonly SignVersion[] | undefined): void {
 	if (accepted && !accepted.includes(version)) {
-		throw new SignatureVerificationError("version_not_accepted", `Signing version ${version} is not accepted here (accepted: ${accepted.join(", ")}).`);
+		throw new SignatureVerificationError(
+			"version_not_accepted",
+			`Signing version ${version} is not accepted here (accepted: ${accepted.join(", ")}).`,
+		);
 	}
 }
 
@@ -153,7 +170,12 @@ function checkVersion(version: SignVersion, accepted: readonly SignVersion[] | u
  * Verifies a signed 2.1 payload text exactly as received, then parses it (D4).
  * @internal shared by messages and callback URLs
  */
-export function openPayload(payload: string, signature: unknown, options: OpenOptions, what = "payload"): Record<string, unknown> {
+export function openPayload(
+	payload: string,
+	signature: unknown,
+	options: OpenOptions,
+	what = "payload",
+): Record<string, unknown> {
 	checkVersion("2.1", options.acceptVersions);
 	// The signer signed UTF-8 bytes; a lone surrogate has none, so its bytes would be a guess.
 	if (!payload.isWellFormed()) throw new MalformedMessageError(`The ${what} is not well-formed Unicode.`, "payload");
@@ -169,7 +191,11 @@ export function openPayload(payload: string, signature: unknown, options: OpenOp
  * beyond 2^53, `1.0e+17`, `-0.0`) verifies from the text and comes back as the nearest one.
  * @internal shared by messages and callback URLs
  */
-export function openFlat(source: FlatSource, options: OpenOptions, parsed?: Record<string, unknown>): Record<string, unknown> {
+export function openFlat(
+	source: FlatSource,
+	options: OpenOptions,
+	parsed?: Record<string, unknown>,
+): Record<string, unknown> {
 	checkVersion("2.0", options.acceptVersions);
 	const signed = options.signedString ? options.signedString(fieldsOf(source, false)) : referenceForm(source);
 	verifyAny(toPublicKeys(options.publicKey), utf8Encode(signed), member(source, "signature"), options.backend);
@@ -213,7 +239,11 @@ export function openVerified(message: unknown, options: OpenOptions): OpenedMess
 		}
 		const fields = openPayload(object.payload, object.signature, options);
 		const wrapped = "status" in object || "message" in object;
-		return { fields, signVersion: "2.1", wrapper: wrapped ? { status: object.status, message: object.message } : undefined };
+		return {
+			fields,
+			signVersion: "2.1",
+			wrapper: wrapped ? { status: object.status, message: object.message } : undefined,
+		};
 	}
 	if ("payload" in object && object.payload !== undefined) {
 		throw new MalformedMessageError("payload must be a JSON string.", "payload");

@@ -6,7 +6,13 @@ import { SignatureVerificationError } from "../../src/errors/signature-verificat
 import { decodeCallback } from "../../src/notifications/callback.js";
 import { type CallbackInput, openCallbackUrl } from "../../src/signing/callback-url.js";
 import type { Signed } from "./support/checks.js";
-import { expectCoveredBySigned, expectNoPollution, expectSignedContent, typedOutcome, violation } from "./support/checks.js";
+import {
+	expectCoveredBySigned,
+	expectNoPollution,
+	expectSignedContent,
+	typedOutcome,
+	violation,
+} from "./support/checks.js";
 import { anything } from "./support/inputs.js";
 import { member, write } from "./support/json-tree.js";
 import {
@@ -61,7 +67,10 @@ function encodeBase64(bytes: Uint8Array, form: string, junkAt: number): string {
 }
 
 /** How a value is written into the query: percent-encoded, raw (a `+` then reads as a space), or mangled. */
-const valueEncoding = fc.oneof({ weight: 8, arbitrary: fc.constantFrom("component", "raw") }, { weight: 1, arbitrary: fc.constant("doubled") });
+const valueEncoding = fc.oneof(
+	{ weight: 8, arbitrary: fc.constantFrom("component", "raw") },
+	{ weight: 1, arbitrary: fc.constant("doubled") },
+);
 
 /** A URL carries no lone surrogate: the browser would have sent U+FFFD. */
 const component = (text: string) => encodeURIComponent(text.toWellFormed());
@@ -140,15 +149,24 @@ const callbackCases: fc.Arbitrary<CallbackCase> = fc.oneof(
 			.record({
 				message: signedMessages(callbackFields),
 				tree: treeMutations,
-				inner: fc.oneof({ weight: 5, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(treeMutation, { minLength: 1, maxLength: 2 }) }),
+				inner: fc.oneof(
+					{ weight: 5, arbitrary: fc.constant([]) },
+					{ weight: 1, arbitrary: fc.array(treeMutation, { minLength: 1, maxLength: 2 }) },
+				),
 				style,
 				text: textMutations,
 				bytes: byteMutations,
 				base64: base64Form,
 				junkAt: fc.nat(),
 				encoding: valueEncoding,
-				signVersion20: fc.oneof({ weight: 6, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom("2.0", "2.1", "2.10", " 2.0", "") }),
-				edits: fc.oneof({ weight: 6, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(paramEdit, { minLength: 1, maxLength: 2 }) }),
+				signVersion20: fc.oneof(
+					{ weight: 6, arbitrary: fc.constant(undefined) },
+					{ weight: 1, arbitrary: fc.constantFrom("2.0", "2.1", "2.10", " 2.0", "") },
+				),
+				edits: fc.oneof(
+					{ weight: 6, arbitrary: fc.constant([]) },
+					{ weight: 1, arbitrary: fc.array(paramEdit, { minLength: 1, maxLength: 2 }) },
+				),
 				form: inputForm,
 				fragment: fc.constantFrom("", "", "#done", "#?payload=e30"),
 				odd: fc.oneof({ weight: 8, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: anything }),
@@ -191,15 +209,26 @@ const callbackCases: fc.Arbitrary<CallbackCase> = fc.oneof(
 				return { input: (input[c.form] as () => unknown)(), origin: c.message.origin };
 			}),
 	},
-	{ weight: 1, arbitrary: fc.oneof(anything, fc.string({ unit: "binary" })).map((input): CallbackCase => ({ input, origin: undefined })) },
+	{
+		weight: 1,
+		arbitrary: fc
+			.oneof(anything, fc.string({ unit: "binary" }))
+			.map((input): CallbackCase => ({ input, origin: undefined })),
+	},
 );
 
 describe("fuzz: callback redirects", () => {
 	fuzzTarget("openCallbackUrl and decodeCallback: mutated callback URLs, queries and query objects", () =>
 		fc.property(callbackCases, ({ input, origin }) => {
 			const options = { publicKey: gatewayPublicKey };
-			const opened = typedOutcome(() => openCallbackUrl(input as CallbackInput, options), [MalformedMessageError, SignatureVerificationError]);
-			const decoded = typedOutcome(() => decodeCallback(input as CallbackInput, { gatewayPublicKey }), [InvalidNotificationError, SignatureVerificationError]);
+			const opened = typedOutcome(
+				() => openCallbackUrl(input as CallbackInput, options),
+				[MalformedMessageError, SignatureVerificationError],
+			);
+			const decoded = typedOutcome(
+				() => decodeCallback(input as CallbackInput, { gatewayPublicKey }),
+				[InvalidNotificationError, SignatureVerificationError],
+			);
 			if (opened.ok) {
 				if (!origin) violation("accepted a callback that was never signed");
 				expectSignedContent(opened.value.fields, opened.value.signVersion, origin);

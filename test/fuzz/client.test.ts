@@ -21,7 +21,14 @@ import { loadPrivateKey } from "../../src/signing/keys.js";
 import { cardParams, checkoutParams } from "../client/helpers.js";
 import { checkoutCreated, ids, refund, transaction } from "../fixtures/gateway-messages.js";
 import { keys } from "../helpers/vectors.js";
-import { type ErrorClass, expectCoveredBySigned, expectNoPollution, type Signed, typedOutcomeAsync, violation } from "./support/checks.js";
+import {
+	type ErrorClass,
+	expectCoveredBySigned,
+	expectNoPollution,
+	type Signed,
+	typedOutcomeAsync,
+	violation,
+} from "./support/checks.js";
 import { anything } from "./support/inputs.js";
 import { unicodePiece } from "./support/mutations.js";
 import { fuzzTarget } from "./support/runner.js";
@@ -63,7 +70,11 @@ interface EndpointSpec {
 
 const ENDPOINTS: Record<Endpoint, EndpointSpec> = {
 	checkout: { fields: checkoutCreated(), wrapping: "never", kind: "create" },
-	card: { fields: { transactionId: ids.transaction, url: "https://acs.example/3ds?id=1" }, wrapping: "always", kind: "create" },
+	card: {
+		fields: { transactionId: ids.transaction, url: "https://acs.example/3ds?id=1" },
+		wrapping: "always",
+		kind: "create",
+	},
 	transactionQuery: { fields: transaction(ids.transaction), wrapping: "never", kind: "query" },
 	refund: { fields: { refundId: ids.refund, refundNumber: "RF-000045" }, wrapping: "always", kind: "create" },
 	refundQuery: { fields: refund(ids.refund), wrapping: "always", kind: "query" },
@@ -75,7 +86,13 @@ const VERSIONS: readonly Version[] = ["2.0", "2.1"];
 /** Signed answers of each endpoint in each version: mostly the client's version, sometimes the other. */
 const signedAnswers = new Map(
 	Object.entries(ENDPOINTS).flatMap(([endpoint, spec]) =>
-		VERSIONS.map((version) => [`${endpoint} ${version}`, messageCases(signedMessages(variantOf(spec.fields), 12, version), spec.wrapping)] as const),
+		VERSIONS.map(
+			(version) =>
+				[
+					`${endpoint} ${version}`,
+					messageCases(signedMessages(variantOf(spec.fields), 12, version), spec.wrapping),
+				] as const,
+		),
 	),
 );
 
@@ -121,7 +138,10 @@ const errorBody = fc
 		{
 			status: fc.oneof(fc.constantFrom("error", "success", "failed"), oddValue),
 			message: oddValue,
-			errors: fc.oneof(fc.array(fc.record({ field: oddValue, message: oddValue }, { requiredKeys: [] }), { maxLength: 3 }), oddValue),
+			errors: fc.oneof(
+				fc.array(fc.record({ field: oddValue, message: oddValue }, { requiredKeys: [] }), { maxLength: 3 }),
+				oddValue,
+			),
 			data: fc.oneof(fc.record({ transactionId: oddValue }, { requiredKeys: [] }), oddValue),
 			transactionId: fc.oneof(fc.constant(null), oddValue),
 		},
@@ -145,8 +165,23 @@ const statusFor = (signed: boolean) =>
 
 const headers = fc.record(
 	{
-		"content-type": fc.constantFrom("application/json", "application/json; charset=utf-8", "text/html", "application/octet-stream", ""),
-		"retry-after": fc.constantFrom("0", "1", "120", "1e400", "9".repeat(400), "Wed, 21 Oct 2015 07:28:00 GMT", "soon", "-1"),
+		"content-type": fc.constantFrom(
+			"application/json",
+			"application/json; charset=utf-8",
+			"text/html",
+			"application/octet-stream",
+			"",
+		),
+		"retry-after": fc.constantFrom(
+			"0",
+			"1",
+			"120",
+			"1e400",
+			"9".repeat(400),
+			"Wed, 21 Oct 2015 07:28:00 GMT",
+			"soon",
+			"-1",
+		),
 		"x-request-id": fc.string({ maxLength: 8 }).map((text) => text.replace(/[^\x20-\x7e]/g, "")),
 	},
 	{ requiredKeys: [] },
@@ -180,8 +215,14 @@ const answerCases: fc.Arbitrary<AnswerCase> = fc
 	.chain((c) => {
 		const body =
 			c.kind === "signed"
-				? answersFor(c.endpoint, c.version).map((answer) => ({ body: answer.text, origin: answer.origin as Signed | undefined }))
-				: (c.kind === "error" ? errorBody : garbage).map((text) => ({ body: text, origin: undefined as Signed | undefined }));
+				? answersFor(c.endpoint, c.version).map((answer) => ({
+						body: answer.text,
+						origin: answer.origin as Signed | undefined,
+					}))
+				: (c.kind === "error" ? errorBody : garbage).map((text) => ({
+						body: text,
+						origin: undefined as Signed | undefined,
+					}));
 		return fc.tuple(body, statusFor(c.kind === "signed")).map(([answer, status]) => ({ ...c, ...answer, status }));
 	});
 
@@ -233,7 +274,9 @@ function signedPart(endpoint: Endpoint, result: Record<string, unknown>): Record
 		case "checkout":
 			return { transactionId: result.transactionId, paymentLink: result.paymentLink };
 		case "card":
-			return result.redirectUrl === undefined ? { transactionId: result.transactionId } : { transactionId: result.transactionId, url: result.redirectUrl };
+			return result.redirectUrl === undefined
+				? { transactionId: result.transactionId }
+				: { transactionId: result.transactionId, url: result.redirectUrl };
 		case "refund":
 			return { refundId: result.refundId, refundNumber: result.refundNumber };
 		default:
@@ -249,7 +292,10 @@ const server = setupServer(
 	http.post(`${BASE_URL}/v2/*`, () => {
 		attempts++;
 		const answer = current as AnswerCase;
-		return new Response(NULL_BODY.has(answer.status) ? null : answer.body, { status: answer.status, headers: answer.headers });
+		return new Response(NULL_BODY.has(answer.status) ? null : answer.body, {
+			status: answer.status,
+			headers: answer.headers,
+		});
 	}),
 );
 beforeAll(() => server.listen({ onUnhandledFrame: "error" }));
@@ -264,11 +310,17 @@ describe("fuzz: gateway answers", () => {
 				attempts = 0;
 				const outcome = await typedOutcomeAsync(() => call(clientFor(c), c.endpoint), ALLOWED);
 				// Known, reported: fetch itself re-sends a request answered 421 Misdirected Request (Fetch standard, undici).
-				if (attempts !== 1 && !(c.status === 421 && attempts === 2)) violation(`the gateway was called ${attempts} times`);
+				if (attempts !== 1 && !(c.status === 421 && attempts === 2))
+					violation(`the gateway was called ${attempts} times`);
 				if (outcome.ok) {
 					const verifiedOnly = ENDPOINTS[c.endpoint].kind === "query" || c.strict;
 					if (verifiedOnly && !c.origin) violation("returned a result from an answer that was never signed");
-					if (verifiedOnly && c.origin) expectCoveredBySigned(signedPart(c.endpoint, outcome.value as Record<string, unknown>), c.version, c.origin);
+					if (verifiedOnly && c.origin)
+						expectCoveredBySigned(
+							signedPart(c.endpoint, outcome.value as Record<string, unknown>),
+							c.version,
+							c.origin,
+						);
 				}
 				expectNoPollution();
 			}),

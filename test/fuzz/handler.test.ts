@@ -22,15 +22,26 @@ import { gatewayPublicKey, ipnFields, messageCases, signedMessages } from "./sup
 const messages = messageCases(signedMessages(ipnFields));
 
 /** Mostly what the gateway sends, sometimes not. */
-const mostly = <T>(usual: fc.Arbitrary<T>, other: fc.Arbitrary<T>) => fc.oneof({ weight: 9, arbitrary: usual }, { weight: 1, arbitrary: other });
+const mostly = <T>(usual: fc.Arbitrary<T>, other: fc.Arbitrary<T>) =>
+	fc.oneof({ weight: 9, arbitrary: usual }, { weight: 1, arbitrary: other });
 
 const head = fc.record({
 	method: mostly(fc.constant("POST"), fc.constantFrom("PUT", "GET", "DELETE", "PATCH", "OPTIONS")),
 	contentType: mostly(
 		fc.constantFrom("application/json", "application/json; charset=utf-8", 'Application/JSON ; Charset="UTF-8"'),
-		fc.constantFrom("application/json; charset=latin1", "application/json;charset", "application/jsonx", "text/plain", "", undefined),
+		fc.constantFrom(
+			"application/json; charset=latin1",
+			"application/json;charset",
+			"application/jsonx",
+			"text/plain",
+			"",
+			undefined,
+		),
 	),
-	contentLength: mostly(fc.constant(null), fc.constantFrom("0", "1", "65536", "65537", "abc", "-1", "1e3", " 12 ", "99999999999999999999")),
+	contentLength: mostly(
+		fc.constant(null),
+		fc.constantFrom("0", "1", "65536", "65537", "abc", "-1", "1e3", " 12 ", "99999999999999999999"),
+	),
 	bodyAs: fc.constantFrom("text", "bytes", "stream"),
 	chunkAt: fc.array(fc.nat({ max: 1 << 16 }), { maxLength: 3 }),
 	bytes: byteMutations,
@@ -67,7 +78,8 @@ describe("fuzz: notification handler", () => {
 			const reported: unknown[] = [];
 			const handler = createNotificationHandler({
 				gatewayPublicKey,
-				onTransaction: (transaction, context) => void delivered.push({ resource: transaction, signVersion: context.signVersion }),
+				onTransaction: (transaction, context) =>
+					void delivered.push({ resource: transaction, signVersion: context.signVersion }),
 				onRefund: (refund, context) => void delivered.push({ resource: refund, signVersion: context.signVersion }),
 				onError: (error) => void reported.push(error),
 			});
@@ -78,21 +90,29 @@ describe("fuzz: notification handler", () => {
 			if (shape.contentLength !== null) headers.set("content-length", shape.contentLength);
 			const init: RequestInit & { duplex?: "half" } = { method: shape.method, headers };
 			if (withBody) {
-				init.body = shape.bodyAs === "text" ? body.text : shape.bodyAs === "bytes" ? (bytes as Uint8Array<ArrayBuffer>) : streamOf(bytes, shape.chunkAt);
+				init.body =
+					shape.bodyAs === "text"
+						? body.text
+						: shape.bodyAs === "bytes"
+							? (bytes as Uint8Array<ArrayBuffer>)
+							: streamOf(bytes, shape.chunkAt);
 				if (shape.bodyAs === "stream") init.duplex = "half";
 			}
 			let response: Response;
 			try {
 				response = await handler(new Request("http://127.0.0.1/ipn", init));
 			} catch (error) {
-				violation(`the handler threw ${error instanceof Error ? `${error.constructor.name}: ${error.message}` : String(error)}`);
+				violation(
+					`the handler threw ${error instanceof Error ? `${error.constructor.name}: ${error.message}` : String(error)}`,
+				);
 			}
 			if (!STATUSES.has(response.status)) violation(`answered ${response.status}`);
 			const answer = JSON.parse(await response.text()) as { returnCode?: unknown };
 			if (typeof answer.returnCode !== "string") violation("the answer has no returnCode");
 			for (const error of reported) expectAllowed(error, [InvalidNotificationError, SignatureVerificationError]);
 			if (response.status === 200) {
-				if (delivered.length !== 1 || reported.length !== 0) violation(`answered 200 after ${delivered.length} callbacks and ${reported.length} errors`);
+				if (delivered.length !== 1 || reported.length !== 0)
+					violation(`answered 200 after ${delivered.length} callbacks and ${reported.length} errors`);
 				if (!body.origin) violation("delivered an event that was never signed");
 				const [event] = delivered as [(typeof delivered)[0]];
 				expectCoveredBySigned(event.resource, event.signVersion, body.origin);

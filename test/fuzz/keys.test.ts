@@ -14,7 +14,15 @@ import { sealMessage } from "../../src/signing/seal.js";
 import { keyPath, keys } from "../helpers/vectors.js";
 import { expectNoPollution, typedOutcome, violation } from "./support/checks.js";
 import { anything } from "./support/inputs.js";
-import { applyByteMutation, applyTextMutation, type ByteMutation, byteMutation, type TextMutation, textMutation, unicodePiece } from "./support/mutations.js";
+import {
+	applyByteMutation,
+	applyTextMutation,
+	type ByteMutation,
+	byteMutation,
+	type TextMutation,
+	textMutation,
+	unicodePiece,
+} from "./support/mutations.js";
 import { fuzzTarget } from "./support/runner.js";
 
 /**
@@ -52,7 +60,21 @@ function certificateDer(): Uint8Array {
 		const out = join(dir, "cert.der");
 		execFileSync(
 			"openssl",
-			["req", "-x509", "-new", "-key", keyPath("merchant-private"), "-subj", "/CN=fuzz.test", "-days", "2", "-outform", "DER", "-out", out],
+			[
+				"req",
+				"-x509",
+				"-new",
+				"-key",
+				keyPath("merchant-private"),
+				"-subj",
+				"/CN=fuzz.test",
+				"-days",
+				"2",
+				"-outform",
+				"DER",
+				"-out",
+				out,
+			],
 			{
 				stdio: "ignore",
 			},
@@ -100,7 +122,10 @@ function pem(label: string, bytes: Uint8Array, lineBreak: string): string {
 const derEdit = fc.oneof(
 	fc.record({ header: fc.constant(true), mutation: byteMutation.map((m) => ({ ...m, position: m.position % 48 })) }),
 	fc.record({ header: fc.constant(false), mutation: byteMutation }),
-	fc.record({ header: fc.constant(true), mutation: fc.constant({ op: "insert" as const, position: 1, bytes: [0x84, 0xff, 0xff, 0xff, 0xff] }) }),
+	fc.record({
+		header: fc.constant(true),
+		mutation: fc.constant({ op: "insert" as const, position: 1, bytes: [0x84, 0xff, 0xff, 0xff, 0xff] }),
+	}),
 );
 
 const LABELS = [
@@ -136,11 +161,20 @@ const keyCases: fc.Arbitrary<KeyCase> = fc
 			{ weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((bytes) => ({ label: "PRIVATE KEY", der: bytes })) },
 		),
 		legacy: fc.oneof({ weight: 12, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
-		derEdits: fc.oneof({ weight: 2, arbitrary: fc.constant([]) }, { weight: 3, arbitrary: fc.array(derEdit, { minLength: 1, maxLength: 3 }) }),
+		derEdits: fc.oneof(
+			{ weight: 2, arbitrary: fc.constant([]) },
+			{ weight: 3, arbitrary: fc.array(derEdit, { minLength: 1, maxLength: 3 }) },
+		),
 		form: fc.constantFrom("pem", "pem", "base64", "der"),
-		label: fc.oneof({ weight: 6, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom(...LABELS) }),
+		label: fc.oneof(
+			{ weight: 6, arbitrary: fc.constant(undefined) },
+			{ weight: 1, arbitrary: fc.constantFrom(...LABELS) },
+		),
 		lineBreak: fc.constantFrom("\n", "\r\n", "\r", ""),
-		textEdits: fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(textMutation, { minLength: 1, maxLength: 2 }) }),
+		textEdits: fc.oneof(
+			{ weight: 3, arbitrary: fc.constant([]) },
+			{ weight: 1, arbitrary: fc.array(textMutation, { minLength: 1, maxLength: 2 }) },
+		),
 		wrapping: fc.constantFrom("", "", "  \n", "junk before\n", "\n-----BEGIN PUBLIC KEY-----\n"),
 		passphrase,
 		backend: fc.constantFrom<CryptoBackendName>("node", "node", "forge"),
@@ -149,7 +183,10 @@ const keyCases: fc.Arbitrary<KeyCase> = fc
 	})
 	.map((c): KeyCase => {
 		const textEdits = c.textEdits as TextMutation[];
-		const bytes = (c.derEdits as Array<{ mutation: ByteMutation }>).reduce((out, edit) => applyByteMutation(out, edit.mutation), c.source.der);
+		const bytes = (c.derEdits as Array<{ mutation: ByteMutation }>).reduce(
+			(out, edit) => applyByteMutation(out, edit.mutation),
+			c.source.der,
+		);
 		let input: unknown;
 		if (c.odd !== undefined) input = c.odd;
 		else if (c.legacy) input = textEdits.reduce(applyTextMutation, made.legacyEncrypted);
@@ -195,7 +232,10 @@ beforeAll(async () => {
 describe("fuzz: keys", () => {
 	fuzzTarget("loadPrivateKey and loadPublicKey: mutated PEM, base64 DER and DER", () =>
 		fc.property(keyCases, ({ input, passphrase: secret, backend, allowWeakKeys }) => {
-			const privateKey = typedOutcome(() => loadPrivateKey(input as string, { passphrase: secret, backend, allowWeakKeys }), [InvalidKeyError]);
+			const privateKey = typedOutcome(
+				() => loadPrivateKey(input as string, { passphrase: secret, backend, allowWeakKeys }),
+				[InvalidKeyError],
+			);
 			if (!privateKey.ok) expectNoKeyMaterial(privateKey.error.message, input);
 			else {
 				const { bits } = privateKey.value;
@@ -203,12 +243,18 @@ describe("fuzz: keys", () => {
 				// Signing with what was accepted fails, if at all, with InvalidKeyError (a damaged key that imports but cannot sign).
 				typedOutcome(() => sealMessage({ a: "b" }, { privateKey: privateKey.value, backend }), [InvalidKeyError]);
 			}
-			const publicKey = typedOutcome(() => loadPublicKey(input as string, { backend, allowWeakKeys }), [InvalidKeyError]);
+			const publicKey = typedOutcome(
+				() => loadPublicKey(input as string, { backend, allowWeakKeys }),
+				[InvalidKeyError],
+			);
 			if (!publicKey.ok) expectNoKeyMaterial(publicKey.error.message, input);
 			else {
 				const { bits } = publicKey.value;
 				if (bits < 2048 && !allowWeakKeys) violation(`accepted a ${bits}-bit public key`);
-				typedOutcome(() => openMessage(verifyProbe, { publicKey: publicKey.value, backend }), [SignatureVerificationError]);
+				typedOutcome(
+					() => openMessage(verifyProbe, { publicKey: publicKey.value, backend }),
+					[SignatureVerificationError],
+				);
 			}
 			expectNoPollution();
 		}),

@@ -6,7 +6,14 @@ import { MalformedMessageError } from "../../src/errors/malformed-message-error.
 import { SignatureVerificationError } from "../../src/errors/signature-verification-error.js";
 import { verifyNotification } from "../../src/notifications/verify.js";
 import { openMessage, openVerified } from "../../src/signing/open.js";
-import { expectCoveredBySigned, expectNoPollution, expectPlainData, expectSignedContent, typedOutcome, violation } from "./support/checks.js";
+import {
+	expectCoveredBySigned,
+	expectNoPollution,
+	expectPlainData,
+	expectSignedContent,
+	typedOutcome,
+	violation,
+} from "./support/checks.js";
 import { bodies, expectAsReceived } from "./support/inputs.js";
 import { fuzzTarget } from "./support/runner.js";
 import { gatewayFields, gatewayPublicKey, ipnFields, messageCases, signedMessages } from "./support/signed.js";
@@ -26,12 +33,19 @@ const options = { publicKey: gatewayPublicKey };
 describe("fuzz: signed messages", () => {
 	fuzzTarget("openMessage: IPN bodies in 2.0 and 2.1 as text, bytes and objects", () =>
 		fc.property(bodies(messages), (received) => {
-			const outcome = typedOutcome(() => openVerified(received.input, options), [MalformedMessageError, SignatureVerificationError]);
-			const viaPublic = typedOutcome(() => openMessage(received.input, options), [MalformedMessageError, SignatureVerificationError]);
+			const outcome = typedOutcome(
+				() => openVerified(received.input, options),
+				[MalformedMessageError, SignatureVerificationError],
+			);
+			const viaPublic = typedOutcome(
+				() => openMessage(received.input, options),
+				[MalformedMessageError, SignatureVerificationError],
+			);
 			if (outcome.ok !== viaPublic.ok) violation("openMessage and openVerified disagree");
 			if (outcome.ok && viaPublic.ok) {
 				const { fields, signVersion } = outcome.value;
-				if (!isDeepStrictEqual(viaPublic.value, fields)) violation("openMessage hands out other fields than openVerified");
+				if (!isDeepStrictEqual(viaPublic.value, fields))
+					violation("openMessage hands out other fields than openVerified");
 				if (!received.message) violation("accepted a value that was never signed");
 				expectSignedContent(fields, signVersion, received.message.origin);
 				expectAsReceived(received, fields, signVersion);
@@ -42,7 +56,10 @@ describe("fuzz: signed messages", () => {
 
 	fuzzTarget("verifyNotification: IPN bodies in 2.0 and 2.1 as text, bytes and objects", () =>
 		fc.property(bodies(ipns), (received) => {
-			const outcome = typedOutcome(() => verifyNotification(received.input, { gatewayPublicKey }), [InvalidNotificationError, SignatureVerificationError]);
+			const outcome = typedOutcome(
+				() => verifyNotification(received.input, { gatewayPublicKey }),
+				[InvalidNotificationError, SignatureVerificationError],
+			);
 			if (outcome.ok) {
 				const event = outcome.value;
 				if (!received.message) violation("accepted a value that was never signed");
@@ -50,7 +67,8 @@ describe("fuzz: signed messages", () => {
 				expectPlainData(event);
 				expectCoveredBySigned(resource, event.signVersion, received.message.origin);
 				const id = event.type === "transaction" ? event.transaction.transactionId : event.refund.refundId;
-				if (event.eventId !== `${event.type}:${id}:${resource.status}`) violation(`eventId ${event.eventId} does not name the resource`);
+				if (event.eventId !== `${event.type}:${id}:${resource.status}`)
+					violation(`eventId ${event.eventId} does not name the resource`);
 			}
 			expectNoPollution();
 		}),

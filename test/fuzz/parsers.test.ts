@@ -25,7 +25,12 @@ function plain(value: TextValue): unknown {
 	if (value instanceof TextObject) {
 		const out: Record<string, unknown> = {};
 		value.keys.forEach((key, i) => {
-			Object.defineProperty(out, key, { value: plain(value.values[i] as TextValue), enumerable: true, writable: true, configurable: true });
+			Object.defineProperty(out, key, {
+				value: plain(value.values[i] as TextValue),
+				enumerable: true,
+				writable: true,
+				configurable: true,
+			});
 		});
 		return out;
 	}
@@ -40,7 +45,13 @@ const jsonTexts: fc.Arbitrary<string> = fc.oneof(
 	{
 		weight: 1,
 		arbitrary: fc
-			.array(fc.oneof(unicodePiece, fc.constantFrom("{", "}", "[", "]", '"', ":", ",", "1", "-", "e", "true", "nul", " ", "\\u00")), { maxLength: 30 })
+			.array(
+				fc.oneof(
+					unicodePiece,
+					fc.constantFrom("{", "}", "[", "]", '"', ":", ",", "1", "-", "e", "true", "nul", " ", "\\u00"),
+				),
+				{ maxLength: 30 },
+			)
 			.map((parts) => parts.join("")),
 	},
 );
@@ -55,7 +66,10 @@ function sameAsFreshJsonParse(text: string, ours: unknown): boolean {
 	const script =
 		"const v8=require('node:v8');let t='';process.stdin.on('data',d=>t+=d).on('end',()=>" +
 		"process.stdout.write(v8.serialize(JSON.parse(v8.deserialize(Buffer.from(t,'base64')))).toString('base64')))";
-	const output = execFileSync(process.execPath, ["-e", script], { input: serialize(text).toString("base64"), encoding: "utf8" });
+	const output = execFileSync(process.execPath, ["-e", script], {
+		input: serialize(text).toString("base64"),
+		encoding: "utf8",
+	});
 	return isDeepStrictEqual(ours, deserialize(Buffer.from(output, "base64")));
 }
 
@@ -101,7 +115,13 @@ const base64Texts: fc.Arbitrary<string> = fc.oneof(
 	fc
 		.tuple(
 			fc.uint8Array({ minLength: 1, maxLength: 300 }),
-			fc.array(fc.tuple(fc.nat(), fc.constantFrom("\n", "\r\n", " ", "=", "==", "-", "_", "!", "\0", "é", "\ud800", "A", "+", "/")), { maxLength: 4 }),
+			fc.array(
+				fc.tuple(
+					fc.nat(),
+					fc.constantFrom("\n", "\r\n", " ", "=", "==", "-", "_", "!", "\0", "é", "\ud800", "A", "+", "/"),
+				),
+				{ maxLength: 4 },
+			),
 		)
 		.map(([bytes, edits]) =>
 			edits.reduce(
@@ -125,7 +145,10 @@ describe("fuzz: text readers", () => {
 			}
 			if (ours.ok) {
 				if (!expected.ok) violation("accepted a text JSON.parse refuses");
-				else if (!isDeepStrictEqual(plain(ours.value), expected.value) && !sameAsFreshJsonParse(text, plain(ours.value))) {
+				else if (
+					!isDeepStrictEqual(plain(ours.value), expected.value) &&
+					!sameAsFreshJsonParse(text, plain(ours.value))
+				) {
 					violation("read other values than JSON.parse (also in a fresh process)");
 				}
 			} else if (expected.ok && !ALLOWED_REFUSALS.test(ours.error.message)) {
@@ -143,8 +166,16 @@ describe("fuzz: text readers", () => {
 			} catch (error) {
 				violation(`threw ${String(error)}: base64Decode returns undefined for what is not base64`);
 			}
-			const expected = loose ? referenceLoose(text) : STRICT.test(text) ? referenceDecode(text.replace(/=+$/, "")) : undefined;
-			if (expected === undefined ? decoded !== undefined : decoded === undefined || !Buffer.from(decoded).equals(Buffer.from(expected))) {
+			const expected = loose
+				? referenceLoose(text)
+				: STRICT.test(text)
+					? referenceDecode(text.replace(/=+$/, ""))
+					: undefined;
+			if (
+				expected === undefined
+					? decoded !== undefined
+					: decoded === undefined || !Buffer.from(decoded).equals(Buffer.from(expected))
+			) {
 				violation(
 					`decoded ${decoded ? Buffer.from(decoded).toString("hex") : "nothing"}, expected ${expected ? Buffer.from(expected).toString("hex") : "nothing"}`,
 				);

@@ -10,7 +10,9 @@ export default class FuzzReporter implements Reporter {
 	}
 
 	onInit(): void {
-		process.stdout.write(`\nfuzz: seed ${this.#seed} (replay with FUZZ_SEED=${this.#seed}), ${process.env.FUZZ_RUNS ?? "100000"} cases per target\n`);
+		process.stdout.write(
+			`\nfuzz: seed ${this.#seed} (replay with FUZZ_SEED=${this.#seed}), ${process.env.FUZZ_RUNS ?? "100000"} cases per target\n`,
+		);
 	}
 
 	onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {

@@ -27,9 +27,15 @@ function paddedReplays(text: string, count: number): string[] {
 		const key = strings[i % strings.length] as string;
 		const round = Math.floor(i / strings.length);
 		// A distinct padding per round: which trimmable character, and how many of it.
-		const pad = (PHP_TRIM_SET[round % PHP_TRIM_SET.length] as string).repeat(1 + Math.floor(round / PHP_TRIM_SET.length));
+		const pad = (PHP_TRIM_SET[round % PHP_TRIM_SET.length] as string).repeat(
+			1 + Math.floor(round / PHP_TRIM_SET.length),
+		);
 		const padded = i % 2 === 0 ? `${pad}${message[key]}` : `${message[key]}${pad}`;
-		return JSON.stringify({ ...message, [key]: padded, ...(key !== "status" && i % 3 === 0 ? { status: ` ${message.status}` } : {}) });
+		return JSON.stringify({
+			...message,
+			[key]: padded,
+			...(key !== "status" && i % 3 === 0 ? { status: ` ${message.status}` } : {}),
+		});
 	});
 }
 
@@ -72,20 +78,39 @@ describe("a custom 2.0 signed-string form (signedString option)", () => {
 		const onTransaction = vi.fn(async () => {});
 		const strict = createNotificationHandler({ gatewayPublicKey, onTransaction, onRefund: vi.fn() });
 		expect((await strict(ipnRequest(body))).status).toBe(401);
-		const custom = createNotificationHandler({ gatewayPublicKey, onTransaction, onRefund: vi.fn(), signedString: sortedStringify });
+		const custom = createNotificationHandler({
+			gatewayPublicKey,
+			onTransaction,
+			onRefund: vi.fn(),
+			signedString: sortedStringify,
+		});
 		expect((await custom(ipnRequest(body))).status).toBe(200);
 		expect(onTransaction).toHaveBeenCalledTimes(1);
 	});
 
 	it("decodeCallback accepts a callback signed that way only when told the form", () => {
-		const callback = { status: "successful", transactionId: fields.transactionId, ref: "ORD-1", amount: 10.5, currency: "EUR" };
-		const url = sealCallbackUrl("https://shop.example/done", callback, { privateKey: keys.gatewayPrivate, signedString: sortedStringify });
+		const callback = {
+			status: "successful",
+			transactionId: fields.transactionId,
+			ref: "ORD-1",
+			amount: 10.5,
+			currency: "EUR",
+		};
+		const url = sealCallbackUrl("https://shop.example/done", callback, {
+			privateKey: keys.gatewayPrivate,
+			signedString: sortedStringify,
+		});
 		expect(() => decodeCallback(url, { gatewayPublicKey })).toThrow(SignatureVerificationError);
 		expect(decodeCallback(url, { gatewayPublicKey, signedString: sortedStringify })).toEqual(callback);
 	});
 
 	it("the handler refuses a signedString that is not a function", () => {
-		const options = { gatewayPublicKey, onTransaction: vi.fn(), onRefund: vi.fn(), signedString: "php" as unknown as SignedStringForm };
+		const options = {
+			gatewayPublicKey,
+			onTransaction: vi.fn(),
+			onRefund: vi.fn(),
+			signedString: "php" as unknown as SignedStringForm,
+		};
 		expect(() => createNotificationHandler(options)).toThrow(/signedString: must be a function/);
 	});
 });
@@ -103,7 +128,10 @@ describe("2.1 payloads must be well-formed Unicode (D4)", () => {
 describe("a signed number that no JavaScript number holds exactly (literalSensitive)", () => {
 	/** A 2.0 IPN text as the gateway's PHP writes and signs it, with `literal` as a metadata value. */
 	function gatewayText(literal: string): string {
-		const fields = JSON.stringify({ ...transactionFields(), metadata: { orderNumber: 1 } }).replace('"orderNumber":1', `"orderNumber":${literal}`);
+		const fields = JSON.stringify({ ...transactionFields(), metadata: { orderNumber: 1 } }).replace(
+			'"orderNumber":1',
+			`"orderNumber":${literal}`,
+		);
 		const signedString = referenceForm(parseFlatText(fields));
 		return `${fields.slice(0, -1)},"signature":"${signText(signedString, keys.gatewayPrivate)}"}`;
 	}

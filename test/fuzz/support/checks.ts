@@ -19,7 +19,10 @@ function fail(message: string): never {
  * Runs `fn`; returns its result, or `undefined` when it threw one of `allowed`.
  * Anything else thrown (a TypeError, a RangeError, a plain Error, another SDK error) fails the property.
  */
-export function typedOutcome<T>(fn: () => T, allowed: readonly ErrorClass[]): { ok: true; value: T } | { ok: false; error: GatewayError } {
+export function typedOutcome<T>(
+	fn: () => T,
+	allowed: readonly ErrorClass[],
+): { ok: true; value: T } | { ok: false; error: GatewayError } {
 	try {
 		return { ok: true, value: fn() };
 	} catch (error) {
@@ -61,7 +64,8 @@ const BASELINE = new Map(PROTOTYPES.map(([name, proto]) => [name, Reflect.ownKey
 export function expectNoPollution(): void {
 	for (const [name, proto] of PROTOTYPES) {
 		const count = Reflect.ownKeys(proto).length;
-		if (count !== BASELINE.get(name)) fail(`${name} has ${count} own properties, ${BASELINE.get(name)} before: prototype pollution`);
+		if (count !== BASELINE.get(name))
+			fail(`${name} has ${count} own properties, ${BASELINE.get(name)} before: prototype pollution`);
 	}
 }
 
@@ -76,10 +80,12 @@ export function expectPlainData(value: unknown, path = "(out)"): void {
 		});
 		return;
 	}
-	if (proto !== Object.prototype && proto !== null) fail(`${path} has a prototype other than Object.prototype: a __proto__ key became a prototype`);
+	if (proto !== Object.prototype && proto !== null)
+		fail(`${path} has a prototype other than Object.prototype: a __proto__ key became a prototype`);
 	for (const key of Reflect.ownKeys(value)) {
 		const descriptor = Object.getOwnPropertyDescriptor(value, key);
-		if (typeof key === "symbol" || !descriptor || !("value" in descriptor)) fail(`${path} has an accessor or symbol key`);
+		if (typeof key === "symbol" || !descriptor || !("value" in descriptor))
+			fail(`${path} has an accessor or symbol key`);
 		expectPlainData(descriptor.value, `${path}.${key}`);
 	}
 }
@@ -87,7 +93,8 @@ export function expectPlainData(value: unknown, path = "(out)"): void {
 /** Under 2.0 every string handed out is trimmed as the reference form trims it (padding is not signed). */
 export function expectTrimmedStrings(value: unknown, path = "(out)"): void {
 	if (typeof value === "string") {
-		if (phpTrim(value) !== value) fail(`${path} comes back padded (${JSON.stringify(value)}): the signature covers it trimmed`);
+		if (phpTrim(value) !== value)
+			fail(`${path} comes back padded (${JSON.stringify(value)}): the signature covers it trimmed`);
 		return;
 	}
 	if (typeof value !== "object" || value === null) return;
@@ -111,11 +118,13 @@ function leafString(value: unknown): string | undefined {
 export function expectCoveredBy20(value: unknown, signed: unknown, path = "(out)"): void {
 	const leaf = leafString(value);
 	if (leaf !== undefined || typeof value !== "object" || value === null) {
-		if (leaf === undefined || signed !== leaf) fail(`${path} is ${JSON.stringify(value)} but the signature covers ${JSON.stringify(signed)}`);
+		if (leaf === undefined || signed !== leaf)
+			fail(`${path} is ${JSON.stringify(value)} but the signature covers ${JSON.stringify(signed)}`);
 		return;
 	}
 	if (Array.isArray(value)) {
-		if (!Array.isArray(signed) || signed.length !== value.length) fail(`${path} is a list the signature does not cover as such`);
+		if (!Array.isArray(signed) || signed.length !== value.length)
+			fail(`${path} is a list the signature does not cover as such`);
 		value.forEach((item, i) => {
 			expectCoveredBy20(item, signed[i], `${path}[${i}]`);
 		});
@@ -126,27 +135,38 @@ export function expectCoveredBy20(value: unknown, signed: unknown, path = "(out)
 	for (const key of Object.keys(value)) {
 		const slot = Array.isArray(signed) ? (/^(0|[1-9][0-9]*)$/.test(key) ? Number(key) : -1) : key;
 		if (!Object.hasOwn(signed, slot)) fail(`${path}.${key} is handed out but not signed`);
-		expectCoveredBy20((value as Record<string, unknown>)[key], (signed as Record<string | number, unknown>)[slot], `${path}.${key}`);
+		expectCoveredBy20(
+			(value as Record<string, unknown>)[key],
+			(signed as Record<string | number, unknown>)[slot],
+			`${path}.${key}`,
+		);
 	}
 }
 
 /** `value` (a typed result) holds only what the 2.1 payload says, values unchanged. */
 export function expectCoveredBy21(value: unknown, signed: unknown, path = "(out)"): void {
 	if (typeof value !== "object" || value === null) {
-		if (!isDeepStrictEqual(value, signed)) fail(`${path} is ${JSON.stringify(value)} but the payload says ${JSON.stringify(signed)}`);
+		if (!isDeepStrictEqual(value, signed))
+			fail(`${path} is ${JSON.stringify(value)} but the payload says ${JSON.stringify(signed)}`);
 		return;
 	}
 	if (Array.isArray(value)) {
-		if (!Array.isArray(signed) || signed.length !== value.length) fail(`${path} is a list the payload does not hold as such`);
+		if (!Array.isArray(signed) || signed.length !== value.length)
+			fail(`${path} is a list the payload does not hold as such`);
 		value.forEach((item, i) => {
 			expectCoveredBy21(item, signed[i], `${path}[${i}]`);
 		});
 		return;
 	}
-	if (typeof signed !== "object" || signed === null || Array.isArray(signed)) fail(`${path} is an object the payload does not hold as such`);
+	if (typeof signed !== "object" || signed === null || Array.isArray(signed))
+		fail(`${path} is an object the payload does not hold as such`);
 	for (const key of Object.keys(value)) {
 		if (!Object.hasOwn(signed, key)) fail(`${path}.${key} is handed out but not in the payload`);
-		expectCoveredBy21((value as Record<string, unknown>)[key], (signed as Record<string, unknown>)[key], `${path}.${key}`);
+		expectCoveredBy21(
+			(value as Record<string, unknown>)[key],
+			(signed as Record<string, unknown>)[key],
+			`${path}.${key}`,
+		);
 	}
 }
 
@@ -164,12 +184,14 @@ export function expectSignedContent(fields: Record<string, unknown>, version: "2
 	const originText = origin.version === "2.0" ? origin.signedString : origin.payload;
 	if (version === "2.0") {
 		const handedOut = canonicalString(fields);
-		if (!sameSignedContent(handedOut, originText)) fail(`accepted under 2.0, but what it hands out signs as ${handedOut}, not ${originText}`);
+		if (!sameSignedContent(handedOut, originText))
+			fail(`accepted under 2.0, but what it hands out signs as ${handedOut}, not ${originText}`);
 		expectTrimmedStrings(fields);
 		if (Object.hasOwn(fields, "signature")) fail("the signature is handed out as a field");
 		return;
 	}
-	if (!isDeepStrictEqual(fields, JSON.parse(originText))) fail(`accepted under 2.1, but hands out ${JSON.stringify(fields)}, not the payload ${originText}`);
+	if (!isDeepStrictEqual(fields, JSON.parse(originText)))
+		fail(`accepted under 2.1, but hands out ${JSON.stringify(fields)}, not the payload ${originText}`);
 }
 
 /** A typed result (schema applied), verified under `version`, holds only content `origin` signed. */

@@ -60,7 +60,9 @@ export const bodies = (messages: fc.Arbitrary<MessageCase>) =>
 	fc.oneof(
 		{
 			weight: 12,
-			arbitrary: fc.tuple(messages, form, byteMutations).map(([message, chosen, mutations]) => ({ ...body(message, chosen, mutations), message })),
+			arbitrary: fc
+				.tuple(messages, form, byteMutations)
+				.map(([message, chosen, mutations]) => ({ ...body(message, chosen, mutations), message })),
 		},
 		{ weight: 1, arbitrary: anything.map((input) => ({ input, text: undefined, message: undefined })) },
 	);
@@ -75,7 +77,8 @@ export function expectAsReceived(received: Body, fields: Record<string, unknown>
 	if (version === "2.1") {
 		const envelope = text === undefined ? input : JSON.parse(text);
 		const payload = (envelope as { payload?: unknown }).payload;
-		if (typeof payload !== "string" || !isDeepStrictEqual(fields, JSON.parse(payload))) violation("2.1: the fields handed out are not the payload received");
+		if (typeof payload !== "string" || !isDeepStrictEqual(fields, JSON.parse(payload)))
+			violation("2.1: the fields handed out are not the payload received");
 		return;
 	}
 	let signedForm: string;
@@ -90,5 +93,6 @@ export function expectAsReceived(received: Body, fields: Record<string, unknown>
 		signedForm = referenceForm(wrapped ? (object.data as Record<string, unknown>) : object);
 	}
 	const handedOut = canonicalString(fields);
-	if (!sameSignedContent(handedOut, signedForm)) violation(`2.0: what it hands out signs as ${handedOut}, the body received as ${signedForm}`);
+	if (!sameSignedContent(handedOut, signedForm))
+		violation(`2.0: what it hands out signs as ${handedOut}, the body received as ${signedForm}`);
 }

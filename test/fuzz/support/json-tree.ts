@@ -83,7 +83,9 @@ export function write(node: Node, style: Style = COMPACT): string {
 		case "array":
 			return `[${s}${node.items.map((item) => write(item, style)).join(`${s},${s}`)}${s}]`;
 		case "object": {
-			const members = node.members.map((member) => `${writeString(member.key, style.escape)}${s}:${s}${write(member.value, style)}`);
+			const members = node.members.map(
+				(member) => `${writeString(member.key, style.escape)}${s}:${s}${write(member.value, style)}`,
+			);
 			return `{${s}${members.join(`${s},${s}`)}${s}}`;
 		}
 	}

@@ -1,6 +1,17 @@
 import fc from "fast-check";
 import { phpNumberString } from "../../../src/signing/php.js";
-import { clone, type EscapeStyle, fromValue, type Located, locate, type Member, type Node, pick, type Style, write } from "./json-tree.js";
+import {
+	clone,
+	type EscapeStyle,
+	fromValue,
+	type Located,
+	locate,
+	type Member,
+	type Node,
+	pick,
+	type Style,
+	write,
+} from "./json-tree.js";
 
 /**
  * Structure-aware mutations of JSON documents, and byte/character mutations of their text.
@@ -18,9 +29,29 @@ const padding = (set: string[]) => fc.array(fc.constantFrom(...set), { maxLength
 
 /** Awkward text: lone and paired surrogates, combining marks, line separators, NUL, escapes' characters. */
 export const unicodePiece: fc.Arbitrary<string> = fc.oneof(
-	fc.constantFrom("\ud800", "\udc00", "\udbff\udfff", "😀", "e\u0301", "\u2028", "\u2029", "\ufeff", "\u0000", "\\", '"', "/", "\u007f", "日本", "\uffff"),
+	fc.constantFrom(
+		"\ud800",
+		"\udc00",
+		"\udbff\udfff",
+		"😀",
+		"e\u0301",
+		"\u2028",
+		"\u2029",
+		"\ufeff",
+		"\u0000",
+		"\\",
+		'"',
+		"/",
+		"\u007f",
+		"日本",
+		"\uffff",
+	),
 	fc.string({ unit: "binary", maxLength: 4 }),
-	fc.string({ unit: fc.integer({ min: 0xd800, max: 0xdfff }).map((unit) => String.fromCharCode(unit)), minLength: 1, maxLength: 3 }),
+	fc.string({
+		unit: fc.integer({ min: 0xd800, max: 0xdfff }).map((unit) => String.fromCharCode(unit)),
+		minLength: 1,
+		maxLength: 3,
+	}),
 );
 
 /** Number literals, valid or not, that parsers and PHP's conversion get wrong. */
@@ -60,7 +91,9 @@ export const awkwardLiteral: fc.Arbitrary<string> = fc.oneof(
 	),
 	fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }).map(String),
 	fc.double({ noNaN: true, noDefaultInfinity: true }).map((value) => JSON.stringify(value)),
-	fc.tuple(fc.integer({ min: 1, max: 400 }), fc.constantFrom("", "-")).map(([digits, sign]) => `${sign}${"9".repeat(digits)}`),
+	fc
+		.tuple(fc.integer({ min: 1, max: 400 }), fc.constantFrom("", "-"))
+		.map(([digits, sign]) => `${sign}${"9".repeat(digits)}`),
 );
 
 /** Keys that tempt prototype pollution or confuse the envelope. */
@@ -119,22 +152,66 @@ export type TreeMutation =
 	| { op: "huge"; at: number; size: number; what: "string" | "digits" | "items" | "members" }
 	| { op: "renameKey"; at: number; index: number; key: string }
 	| { op: "raw"; at: number; text: string }
-	| { op: "signatureForm"; form: "url" | "unpadded" | "spaces" | "lines" | "plusAsSpace" | "truncated" | "flipped" | "doubled"; at: number };
+	| {
+			op: "signatureForm";
+			form: "url" | "unpadded" | "spaces" | "lines" | "plusAsSpace" | "truncated" | "flipped" | "doubled";
+			at: number;
+	  };
 
 const at = fc.nat({ max: 1000 });
 
 export const treeMutation: fc.Arbitrary<TreeMutation> = fc.oneof(
-	{ weight: 6, arbitrary: fc.record({ op: fc.constant("pad" as const), at, before: padding(TRIMMABLE), after: padding(TRIMMABLE) }) },
-	{ weight: 2, arbitrary: fc.record({ op: fc.constant("padOther" as const), at, before: padding(NOT_TRIMMABLE), after: padding(NOT_TRIMMABLE) }) },
+	{
+		weight: 6,
+		arbitrary: fc.record({
+			op: fc.constant("pad" as const),
+			at,
+			before: padding(TRIMMABLE),
+			after: padding(TRIMMABLE),
+		}),
+	},
+	{
+		weight: 2,
+		arbitrary: fc.record({
+			op: fc.constant("padOther" as const),
+			at,
+			before: padding(NOT_TRIMMABLE),
+			after: padding(NOT_TRIMMABLE),
+		}),
+	},
 	{ weight: 6, arbitrary: fc.record({ op: fc.constant("equivalent" as const), at, choice: fc.nat({ max: 20 }) }) },
 	{ weight: 3, arbitrary: fc.record({ op: fc.constant("replace" as const), at, with: smallNode }) },
 	{ weight: 3, arbitrary: fc.record({ op: fc.constant("number" as const), at, literal: awkwardLiteral }) },
 	{
 		weight: 3,
-		arbitrary: fc.record({ op: fc.constant("unicode" as const), at, inKey: fc.boolean(), position: fc.nat({ max: 64 }), text: unicodePiece }),
+		arbitrary: fc.record({
+			op: fc.constant("unicode" as const),
+			at,
+			inKey: fc.boolean(),
+			position: fc.nat({ max: 64 }),
+			text: unicodePiece,
+		}),
 	},
-	{ weight: 3, arbitrary: fc.record({ op: fc.constant("duplicateKey" as const), at, index: fc.nat({ max: 64 }), copy: fc.boolean(), with: smallNode }) },
-	{ weight: 3, arbitrary: fc.record({ op: fc.constant("addMember" as const), at, key: awkwardKey, with: smallNode, first: fc.boolean() }) },
+	{
+		weight: 3,
+		arbitrary: fc.record({
+			op: fc.constant("duplicateKey" as const),
+			at,
+			index: fc.nat({ max: 64 }),
+			copy: fc.boolean(),
+			with: smallNode,
+		}),
+	},
+	{
+		weight: 3,
+		arbitrary: fc.record({
+			op: fc.constant("addMember" as const),
+			at,
+			key: awkwardKey,
+			with: smallNode,
+			first: fc.boolean(),
+		}),
+	},
 	{ weight: 2, arbitrary: fc.record({ op: fc.constant("remove" as const), at, index: fc.nat({ max: 64 }) }) },
 	{ weight: 2, arbitrary: fc.record({ op: fc.constant("reorder" as const), at, shift: fc.nat({ max: 64 }) }) },
 	{
@@ -167,7 +244,10 @@ export const treeMutation: fc.Arbitrary<TreeMutation> = fc.oneof(
 			),
 		}),
 	},
-	{ weight: 1, arbitrary: fc.record({ op: fc.constant("raw" as const), at, text: fc.string({ unit: "binary", maxLength: 12 }) }) },
+	{
+		weight: 1,
+		arbitrary: fc.record({ op: fc.constant("raw" as const), at, text: fc.string({ unit: "binary", maxLength: 12 }) }),
+	},
 	{
 		weight: 3,
 		arbitrary: fc.record({
@@ -208,7 +288,8 @@ function equivalents(node: Node): Node[] {
 		case "number": {
 			const { literal } = node;
 			const out: Node[] = [{ kind: "string", value: phpNumberString(literal) ?? literal }];
-			if (/^-?[0-9]+$/.test(literal)) out.push(...[`${literal}.0`, `${literal}e0`, `${literal}E+0`, `${literal}.000`].map(numberNode));
+			if (/^-?[0-9]+$/.test(literal))
+				out.push(...[`${literal}.0`, `${literal}e0`, `${literal}E+0`, `${literal}.000`].map(numberNode));
 			else out.push(...[`${literal}0`, `${literal}e-0`].map(numberNode));
 			return out;
 		}
@@ -222,7 +303,9 @@ function equivalents(node: Node): Node[] {
 		case "array":
 			return [{ kind: "object", members: node.items.map((value, i) => ({ key: String(i), value })) }];
 		case "object":
-			return node.members.every((m, i) => m.key === String(i)) ? [{ kind: "array", items: node.members.map((m) => m.value) }] : [];
+			return node.members.every((m, i) => m.key === String(i))
+				? [{ kind: "array", items: node.members.map((m) => m.value) }]
+				: [];
 		case "raw":
 			return [];
 	}
@@ -241,7 +324,10 @@ function huge(size: number, what: "string" | "digits" | "items" | "members"): No
 		case "items":
 			return { kind: "raw", text: `[${"0,".repeat(size / 2)}0]` };
 		case "members":
-			return { kind: "object", members: Array.from({ length: size / 20 }, (_, i) => ({ key: `k${i}`, value: numberNode(String(i)) })) };
+			return {
+				kind: "object",
+				members: Array.from({ length: size / 20 }, (_, i) => ({ key: `k${i}`, value: numberNode(String(i)) })),
+			};
 	}
 }
 
@@ -287,7 +373,8 @@ export function applyTreeMutation(root: { node: Node }, mutation: TreeMutation):
 		case "pad":
 		case "padOther": {
 			const found = target(isString);
-			if (found?.node.kind === "string") found.replace({ kind: "string", value: mutation.before + found.node.value + mutation.after });
+			if (found?.node.kind === "string")
+				found.replace({ kind: "string", value: mutation.before + found.node.value + mutation.after });
 			return;
 		}
 		case "equivalent": {
@@ -311,7 +398,8 @@ export function applyTreeMutation(root: { node: Node }, mutation: TreeMutation):
 				return;
 			}
 			const found = target(isString);
-			if (found?.node.kind === "string") found.replace({ kind: "string", value: insertAt(found.node.value, mutation.position, mutation.text) });
+			if (found?.node.kind === "string")
+				found.replace({ kind: "string", value: insertAt(found.node.value, mutation.position, mutation.text) });
 			return;
 		}
 		case "duplicateKey": {
@@ -330,14 +418,22 @@ export function applyTreeMutation(root: { node: Node }, mutation: TreeMutation):
 			return;
 		}
 		case "remove": {
-			const found = target((node) => (node.kind === "object" && node.members.length > 0) || (node.kind === "array" && node.items.length > 0));
+			const found = target(
+				(node) =>
+					(node.kind === "object" && node.members.length > 0) || (node.kind === "array" && node.items.length > 0),
+			);
 			if (found?.node.kind === "object") found.node.members.splice(mutation.index % found.node.members.length, 1);
 			else if (found?.node.kind === "array") found.node.items.splice(mutation.index % found.node.items.length, 1);
 			return;
 		}
 		case "reorder": {
 			const found = target(isContainer);
-			const list = found?.node.kind === "object" ? found.node.members : found?.node.kind === "array" ? found.node.items : undefined;
+			const list =
+				found?.node.kind === "object"
+					? found.node.members
+					: found?.node.kind === "array"
+						? found.node.items
+						: undefined;
 			if (!list || list.length < 2) return;
 			const turn = mutation.shift % list.length;
 			const reordered = turn === 0 ? [...list].reverse() : [...list.slice(turn), ...list.slice(0, turn)];
@@ -362,9 +458,12 @@ export function applyTreeMutation(root: { node: Node }, mutation: TreeMutation):
 			target(() => true)?.replace({ kind: "raw", text: mutation.text });
 			return;
 		case "signatureForm": {
-			const signature = nodes.map((located) => located.node).find((node) => node.kind === "object" && node.members.some((m) => m.key === "signature"));
+			const signature = nodes
+				.map((located) => located.node)
+				.find((node) => node.kind === "object" && node.members.some((m) => m.key === "signature"));
 			const slot = signature?.kind === "object" ? signature.members.find((m) => m.key === "signature") : undefined;
-			if (slot?.value.kind === "string") slot.value = { kind: "string", value: signatureForm(slot.value.value, mutation.form) };
+			if (slot?.value.kind === "string")
+				slot.value = { kind: "string", value: signatureForm(slot.value.value, mutation.form) };
 			return;
 		}
 	}
@@ -390,7 +489,10 @@ export const textMutation: fc.Arbitrary<TextMutation> = fc.oneof(
 	fc.record({
 		op: fc.constant("insert" as const),
 		position,
-		text: fc.oneof(unicodePiece, fc.constantFrom('"', "\\", "{", "}", "[", "]", ",", ":", " ", "\\u", "\\ud800", "null", "-", "e", ".", "0")),
+		text: fc.oneof(
+			unicodePiece,
+			fc.constantFrom('"', "\\", "{", "}", "[", "]", ",", ":", " ", "\\u", "\\ud800", "null", "-", "e", ".", "0"),
+		),
 	}),
 	fc.record({ op: fc.constant("delete" as const), position, length: fc.integer({ min: 1, max: 16 }) }),
 	fc.record({ op: fc.constant("duplicate" as const), position, length: fc.integer({ min: 1, max: 64 }) }),
@@ -410,7 +512,11 @@ export function applyTextMutation(text: string, mutation: TextMutation): string 
 		case "delete":
 			return text.slice(0, where) + text.slice(where + mutation.length);
 		case "duplicate":
-			return text.slice(0, where + mutation.length) + text.slice(where, where + mutation.length) + text.slice(where + mutation.length);
+			return (
+				text.slice(0, where + mutation.length) +
+				text.slice(where, where + mutation.length) +
+				text.slice(where + mutation.length)
+			);
 		case "truncate":
 			return text.slice(0, where);
 	}
@@ -429,7 +535,16 @@ export const byteMutation: fc.Arbitrary<ByteMutation> = fc.oneof(
 		position,
 		bytes: fc.oneof(
 			// Invalid UTF-8: stray continuation, overlong, an encoded surrogate, past U+10FFFF, a cut sequence; and a BOM.
-			fc.constantFrom<number[]>([0x80], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0xff], [0xef, 0xbb, 0xbf], [0]),
+			fc.constantFrom<number[]>(
+				[0x80],
+				[0xc0, 0xaf],
+				[0xed, 0xa0, 0x80],
+				[0xf4, 0x90, 0x80, 0x80],
+				[0xe2, 0x82],
+				[0xff],
+				[0xef, 0xbb, 0xbf],
+				[0],
+			),
 			fc.array(fc.nat({ max: 255 }), { minLength: 1, maxLength: 4 }),
 		),
 	}),

@@ -16,7 +16,8 @@ const SHORT_SEED = 20_261_121;
 const envRuns = process.env.FUZZ_RUNS === undefined ? undefined : Number(process.env.FUZZ_RUNS);
 const envSeed = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 
-if (envRuns !== undefined && !(Number.isSafeInteger(envRuns) && envRuns > 0)) throw new Error("FUZZ_RUNS must be a positive integer");
+if (envRuns !== undefined && !(Number.isSafeInteger(envRuns) && envRuns > 0))
+	throw new Error("FUZZ_RUNS must be a positive integer");
 if (envSeed !== undefined && !Number.isSafeInteger(envSeed)) throw new Error("FUZZ_SEED must be an integer");
 
 /** A bound on one asynchronous case, only to tell a hang from a slow machine: far above any case's real cost. */
@@ -59,14 +60,16 @@ export function redactKeyMaterial(text: string): string {
 }
 
 function describeError(error: unknown): string {
-	if (error instanceof Error) return `${error.constructor.name}: ${error.message}\n${error.stack?.split("\n").slice(1, 8).join("\n") ?? ""}`;
+	if (error instanceof Error)
+		return `${error.constructor.name}: ${error.message}\n${error.stack?.split("\n").slice(1, 8).join("\n") ?? ""}`;
 	return `a non-Error value: ${fc.stringify(error)}`;
 }
 
 function failureReport<Ts>(target: string, details: fc.RunDetails<Ts>): string {
 	const replay = `FUZZ_SEED=${details.seed} FUZZ_PATH=${details.counterexamplePath ?? ""}`;
 	const command = long ? `${replay} npm run fuzz -- -t "${target}"` : `${replay} npx vitest run -t "${target}"`;
-	if (details.interrupted || details.counterexample === null) return `fuzz ${target}: run interrupted after ${details.numRuns} cases (seed ${details.seed}).`;
+	if (details.interrupted || details.counterexample === null)
+		return `fuzz ${target}: run interrupted after ${details.numRuns} cases (seed ${details.seed}).`;
 	const example = redactKeyMaterial(fc.stringify(details.counterexample));
 	return [
 		`fuzz ${target}: failed after ${details.numRuns} cases and ${details.numShrinks} shrinks (seed ${details.seed}).`,
@@ -95,7 +98,10 @@ export function fuzzTarget<Ts>(target: string, property: () => fc.IRawProperty<T
 			const ms = performance.now() - started;
 			const result: FuzzResult = { target, cases: details.numRuns, ms, seed: details.seed, failed: details.failed };
 			context.task.meta.fuzz = result;
-			if (long) console.log(`fuzz ${target}: ${result.cases} cases in ${(ms / 1000).toFixed(1)} s, ${Math.round(result.cases / (ms / 1000))} cases/s`);
+			if (long)
+				console.log(
+					`fuzz ${target}: ${result.cases} cases in ${(ms / 1000).toFixed(1)} s, ${Math.round(result.cases / (ms / 1000))} cases/s`,
+				);
 			if (details.failed) throw new Error(failureReport(target, details));
 		},
 		timeout,

@@ -51,18 +51,29 @@ function checkedOrigin(origin: Signed, signature: string): Signed {
 export function seal(fields: Record<string, unknown>, version: Version): SignedMessage {
 	if (version === "2.1") {
 		const sealed = sealMessage(fields, { privateKey: gatewayPrivateKey, signVersion: "2.1" });
-		return { document: fromValue(sealed), origin: checkedOrigin({ version: "2.1", payload: sealed.payload }, sealed.signature) };
+		return {
+			document: fromValue(sealed),
+			origin: checkedOrigin({ version: "2.1", payload: sealed.payload }, sealed.signature),
+		};
 	}
 	const sealed = sealMessage(fields, { privateKey: gatewayPrivateKey, signVersion: "2.0" });
-	return { document: fromValue(sealed), origin: checkedOrigin({ version: "2.0", signedString: canonicalString(sealed) }, sealed.signature) };
+	return {
+		document: fromValue(sealed),
+		origin: checkedOrigin({ version: "2.0", signedString: canonicalString(sealed) }, sealed.signature),
+	};
 }
 
 /** JSON text as a document, keeping its member order and number literals. */
 function fromText(value: TextValue): Node {
 	if (typeof value === "string") return { kind: "string", value };
-	if (typeof value === "boolean" || value === null) return { kind: "literal", text: String(value) as "true" | "false" | "null" };
+	if (typeof value === "boolean" || value === null)
+		return { kind: "literal", text: String(value) as "true" | "false" | "null" };
 	if (value instanceof TextNumber) return { kind: "number", literal: value.literal };
-	if (value instanceof TextObject) return { kind: "object", members: value.keys.map((key, i) => ({ key, value: fromText(value.values[i] as TextValue) })) };
+	if (value instanceof TextObject)
+		return {
+			kind: "object",
+			members: value.keys.map((key, i) => ({ key, value: fromText(value.values[i] as TextValue) })),
+		};
 	return { kind: "array", items: value.map(fromText) };
 }
 
@@ -74,23 +85,42 @@ export function documentOf(text: string): Node {
 /** The PHP-made gateway vectors: orders and literals that JavaScript would not write. */
 function vectorSeeds(): SignedMessage[] {
 	const seeds: SignedMessage[] = [];
-	for (const name of ["transaction-ipn-2.0", "refund-ipn-2.0", "refund-query-response-2.0", "transaction-ipn-2.1", "refund-create-response-2.1"]) {
+	for (const name of [
+		"transaction-ipn-2.0",
+		"refund-ipn-2.0",
+		"refund-query-response-2.0",
+		"transaction-ipn-2.1",
+		"refund-create-response-2.1",
+	]) {
 		const v = vector(name);
 		const text = v.message as string;
 		const parsed = JSON.parse(text);
 		const signature = (parsed.signature ?? parsed.data?.signature) as string;
-		const origin: Signed = v.payload === undefined ? { version: "2.0", signedString: v.canonical as string } : { version: "2.1", payload: v.payload };
+		const origin: Signed =
+			v.payload === undefined
+				? { version: "2.0", signedString: v.canonical as string }
+				: { version: "2.1", payload: v.payload };
 		seeds.push({ document: fromText(parseJsonText(text)), origin: checkedOrigin(origin, signature) });
 	}
 	return seeds;
 }
 
-const fieldValue: fc.Arbitrary<unknown> = fc.oneof(awkwardString, awkwardNumber, fc.boolean(), fc.constant(null), jsonObject, fc.constant(ids.transaction));
+const fieldValue: fc.Arbitrary<unknown> = fc.oneof(
+	awkwardString,
+	awkwardNumber,
+	fc.boolean(),
+	fc.constant(null),
+	jsonObject,
+	fc.constant(ids.transaction),
+);
 
 /** A known message, half the time as is, else with up to three fields changed or added (never a string `payload`). */
 export function variantOf(base: Record<string, unknown>): fc.Arbitrary<Record<string, unknown>> {
 	const names = Object.keys(base);
-	const changes = fc.dictionary(fc.constantFrom(...names, "metadata", "extra", "__proto__", "10", "9"), fieldValue, { minKeys: 1, maxKeys: 3 });
+	const changes = fc.dictionary(fc.constantFrom(...names, "metadata", "extra", "__proto__", "10", "9"), fieldValue, {
+		minKeys: 1,
+		maxKeys: 3,
+	});
 	return fc.oneof(
 		fc.constant(base),
 		changes.map((changed) => Object.defineProperties({ ...base }, Object.getOwnPropertyDescriptors(changed))),
@@ -139,7 +169,11 @@ function sealable([fields, v]: [Record<string, unknown>, Version]): boolean {
  * Signing costs a millisecond, verifying a twentieth of that: most cases mutate one of a
  * fixed pool of signed messages (sealed once from a fixed seed), the rest seal new fields.
  */
-export function signedMessages(fields: fc.Arbitrary<Record<string, unknown>>, poolSize = 48, only?: Version): fc.Arbitrary<SignedMessage> {
+export function signedMessages(
+	fields: fc.Arbitrary<Record<string, unknown>>,
+	poolSize = 48,
+	only?: Version,
+): fc.Arbitrary<SignedMessage> {
 	const sealableFields = fc.tuple(fields, only === undefined ? version : fc.constant(only)).filter(sealable);
 	const pool = fc.sample(sealableFields, { numRuns: poolSize, seed: 7 }).map(([f, v]) => seal(f, v));
 	if (only === undefined) pool.push(...vectorSeeds());
@@ -197,7 +231,8 @@ function wrapped(document: Node, origin: Signed, status: Node, message: Node): N
 		{ key: "status", value: status },
 		{ key: "message", value: message },
 	];
-	if (origin.version === "2.0" || document.kind !== "object") return { kind: "object", members: [...head, { key: "data", value: document }] };
+	if (origin.version === "2.0" || document.kind !== "object")
+		return { kind: "object", members: [...head, { key: "data", value: document }] };
 	return { kind: "object", members: [...head, ...document.members] };
 }
 
@@ -221,7 +256,10 @@ const wrapperParts = {
 export type Wrapping = "never" | "sometimes" | "always";
 
 function wrapperOf(wrapping: Wrapping) {
-	const rarely = fc.oneof({ weight: 3, arbitrary: fc.constant(wrapping === "always") }, { weight: 1, arbitrary: fc.constant(wrapping !== "never") });
+	const rarely = fc.oneof(
+		{ weight: 3, arbitrary: fc.constant(wrapping === "always") },
+		{ weight: 1, arbitrary: fc.constant(wrapping !== "never") },
+	);
 	return fc.record({ wrap: rarely, ...wrapperParts });
 }
 
@@ -246,7 +284,10 @@ function mutatePayload(document: Node, mutations: readonly TreeMutation[], chose
 }
 
 /** A signed message, maybe wrapped, then mutated as a document and as text. */
-export function messageCases(messages: fc.Arbitrary<SignedMessage>, wrapping: Wrapping = "sometimes"): fc.Arbitrary<MessageCase> {
+export function messageCases(
+	messages: fc.Arbitrary<SignedMessage>,
+	wrapping: Wrapping = "sometimes",
+): fc.Arbitrary<MessageCase> {
 	return fc
 		.record({
 			message: messages,
@@ -262,7 +303,10 @@ export function messageCases(messages: fc.Arbitrary<SignedMessage>, wrapping: Wr
 			mutatePayload(root.node, payload, payloadStyle);
 			if (w.wrap) root.node = wrapped(root.node, message.origin, w.status, w.message);
 			for (const mutation of tree) applyTreeMutation(root, mutation);
-			const written = text.reduce((out: string, mutation: TextMutation) => applyTextMutation(out, mutation), write(root.node, chosen));
+			const written = text.reduce(
+				(out: string, mutation: TextMutation) => applyTextMutation(out, mutation),
+				write(root.node, chosen),
+			);
 			return { text: written, origin: message.origin };
 		});
 }
