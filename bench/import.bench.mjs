@@ -68,7 +68,7 @@ const esmPackages = packagesIn(
 
 const checkout = vector("checkout-request-2.0");
 const cjsProbe = `
-const sdk = require("merchant-gateway");
+const sdk = require("merchant-gateway/signing");
 const before = Object.keys(require.cache);
 const [input, signature, key] = JSON.parse(process.argv[1]);
 sdk.loadCryptoBackend("forge").then(() => {
