@@ -59,19 +59,28 @@ function baseline(version) {
 		let body;
 		if (version === "2.1") {
 			const payload = JSON.stringify(fields);
-			body = JSON.stringify({ payload, signVersion: "2.1", signature: crypto.sign("md5", Buffer.from(payload), merchantKeyObject).toString("base64") });
+			body = JSON.stringify({
+				payload,
+				signVersion: "2.1",
+				signature: crypto.sign("md5", Buffer.from(payload), merchantKeyObject).toString("base64"),
+			});
 		} else {
-			body = JSON.stringify({ ...fields, signature: crypto.sign("md5", Buffer.from(canonicalString(fields)), merchantKeyObject).toString("base64") });
+			body = JSON.stringify({
+				...fields,
+				signature: crypto.sign("md5", Buffer.from(canonicalString(fields)), merchantKeyObject).toString("base64"),
+			});
 		}
 		const response = await fetch(`${baseUrl}/v2/checkout`, { method: "POST", body, headers });
 		const answer = JSON.parse(await response.text());
 		let out;
 		if (version === "2.1") {
-			if (!crypto.verify("md5", Buffer.from(answer.payload), gatewayKeyObject, Buffer.from(answer.signature, "base64"))) throw new Error("bad signature");
+			if (!crypto.verify("md5", Buffer.from(answer.payload), gatewayKeyObject, Buffer.from(answer.signature, "base64")))
+				throw new Error("bad signature");
 			out = JSON.parse(answer.payload);
 		} else {
 			const { signature, ...rest } = answer;
-			if (!crypto.verify("md5", Buffer.from(canonicalString(rest)), gatewayKeyObject, Buffer.from(signature, "base64"))) throw new Error("bad signature");
+			if (!crypto.verify("md5", Buffer.from(canonicalString(rest)), gatewayKeyObject, Buffer.from(signature, "base64")))
+				throw new Error("bad signature");
 			out = rest;
 		}
 		if (out.status !== "created" || typeof out.paymentLink !== "string") throw new Error("unexpected answer");
@@ -129,7 +138,12 @@ async function pairedCompare(name, baselineFn, candidateFn, { pairs = 1500, warm
 
 for (const version of ["2.0", "2.1"]) {
 	const client = clients[version];
-	await pairedCompare(`client: checkout.create over loopback HTTP (${version})`, baseline(version), () => client.checkout.create(params), { goal: 1.15 });
+	await pairedCompare(
+		`client: checkout.create over loopback HTTP (${version})`,
+		baseline(version),
+		() => client.checkout.create(params),
+		{ goal: 1.15 },
+	);
 }
 
 await new Promise((resolve) => server.close(resolve));

@@ -62,11 +62,13 @@ const seen = [];
 registerHooks({ resolve(specifier, context, next) { const result = next(specifier, context); seen.push(result.url); return result; } });
 await import("merchant-gateway");
 process.stdout.write(JSON.stringify(seen));`;
-const esmPackages = packagesIn(JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", esmProbe], { cwd: root, encoding: "utf8" })));
+const esmPackages = packagesIn(
+	JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", esmProbe], { cwd: root, encoding: "utf8" })),
+);
 
 const checkout = vector("checkout-request-2.0");
 const cjsProbe = `
-const sdk = require("merchant-gateway");
+const sdk = require("merchant-gateway/signing");
 const before = Object.keys(require.cache);
 const [input, signature, key] = JSON.parse(process.argv[1]);
 sdk.loadCryptoBackend("forge").then(() => {
@@ -75,14 +77,23 @@ sdk.loadCryptoBackend("forge").then(() => {
 });`;
 const keyFile = fileURLToPath(new URL("../test/vectors/keys/merchant-private.pem", import.meta.url));
 const cjs = JSON.parse(
-	execFileSync(process.execPath, ["-e", cjsProbe, JSON.stringify([checkout.input, checkout.signature, keyFile])], { cwd: root, encoding: "utf8" }),
+	execFileSync(process.execPath, ["-e", cjsProbe, JSON.stringify([checkout.input, checkout.signature, keyFile])], {
+		cwd: root,
+		encoding: "utf8",
+	}),
 );
 const cjsBefore = packagesIn(cjs.before);
 const cjsAfter = packagesIn(cjs.after);
 
 const checks = [
-	[`ESM import loads only: ${esmPackages.join(", ") || "(no packages)"}`, !esmPackages.includes("node-forge") && !esmPackages.includes("ky")],
-	[`CJS require loads only: ${cjsBefore.join(", ") || "(no packages)"}`, !cjsBefore.includes("node-forge") && !cjsBefore.includes("ky")],
+	[
+		`ESM import loads only: ${esmPackages.join(", ") || "(no packages)"}`,
+		!esmPackages.includes("node-forge") && !esmPackages.includes("ky"),
+	],
+	[
+		`CJS require loads only: ${cjsBefore.join(", ") || "(no packages)"}`,
+		!cjsBefore.includes("node-forge") && !cjsBefore.includes("ky"),
+	],
 	[
 		`CJS loadCryptoBackend("forge") then loads node-forge and signs the vector byte for byte`,
 		cjsAfter.includes("node-forge") && cjs.forgeSignatureMatches === true,

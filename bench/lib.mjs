@@ -22,7 +22,12 @@ export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(v
  * Compares candidate to baseline. Returns { baselineNs, candidateNs, ratio }.
  * Options: iterations per round, rounds, warmup calls, sync (both functions synchronous).
  */
-export async function compare(name, baseline, candidate, { iterations = 200, rounds = 7, warmup = 50, sync = false, goal } = {}) {
+export async function compare(
+	name,
+	baseline,
+	candidate,
+	{ iterations = 200, rounds = 7, warmup = 50, sync = false, goal } = {},
+) {
 	const time = sync ? (fn, n) => timePerCallSync(fn, n) : (fn, n) => timePerCall(fn, n);
 	await time(baseline, warmup);
 	await time(candidate, warmup);
@@ -44,7 +49,8 @@ export const results = [];
 /** Prints one line and keeps it for the summary. */
 export function report(name, { baselineNs, candidateNs, ratio, goal, unit = "us" }) {
 	const scale = unit === "us" ? 1000 : 1;
-	const verdict = goal === undefined ? "" : ratio <= goal ? `  (goal <= ${goal}x: met)` : `  (goal <= ${goal}x: NOT met)`;
+	const verdict =
+		goal === undefined ? "" : ratio <= goal ? `  (goal <= ${goal}x: met)` : `  (goal <= ${goal}x: NOT met)`;
 	const line = `${name.padEnd(58)} ${(candidateNs / scale).toFixed(1).padStart(9)} ${unit} vs ${(baselineNs / scale).toFixed(1).padStart(9)} ${unit}  ratio ${ratio.toFixed(3)}x${verdict}`;
 	results.push({ name, baselineNs, candidateNs, ratio, goal });
 	console.log(line);
@@ -100,7 +106,10 @@ export async function pinLoadAndServers() {
 		// "pid 123's current affinity list: 0,1"
 		const original = execFileSync("taskset", ["-cp", pid], { encoding: "utf8" }).split(":").pop().trim();
 		execFileSync("taskset", ["-cp", "0", pid], { stdio: "ignore" });
-		return { serverPrefix: ["taskset", "-c", "1"], release: () => execFileSync("taskset", ["-cp", original, pid], { stdio: "ignore" }) };
+		return {
+			serverPrefix: ["taskset", "-c", "1"],
+			release: () => execFileSync("taskset", ["-cp", original, pid], { stdio: "ignore" }),
+		};
 	} catch {
 		return unpinned;
 	}

@@ -14,7 +14,13 @@ import * as crypto from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
-import { createMemoryStore, createNotificationHandler, loadPublicKey, toNodeListener, verifyNotification } from "../dist/index.js";
+import {
+	createMemoryStore,
+	createNotificationHandler,
+	loadPublicKey,
+	toNodeListener,
+	verifyNotification,
+} from "../dist/index.js";
 import { canonicalString, sealMessage } from "../dist/signing.js";
 import { compareFastest, median, pinLoadAndServers, report } from "./lib.mjs";
 import { vector } from "./vectors.mjs";
@@ -77,19 +83,28 @@ async function serve(role) {
 	});
 	server.listen(0, "127.0.0.1", () => process.send({ port: server.address().port }));
 	// The parent asks for CPU time and requests served, to compute CPU per request.
-	process.on("message", () => process.send({ cpu: process.cpuUsage(), served, processed: role === "handler" ? processed : undefined }));
+	process.on("message", () =>
+		process.send({ cpu: process.cpuUsage(), served, processed: role === "handler" ? processed : undefined }),
+	);
 	process.on("disconnect", () => process.exit(0));
 }
 
 /** A server in a child process (started through `serverPrefix`, such as taskset, when given), and a way to ask it how much CPU it used. */
 async function startServer(role, serverPrefix) {
-	const options = { env: { ...process.env, NOTIFICATIONS_BENCH_SERVER: role }, stdio: ["ignore", "inherit", "inherit", "ipc"] };
+	const options = {
+		env: { ...process.env, NOTIFICATIONS_BENCH_SERVER: role },
+		stdio: ["ignore", "inherit", "inherit", "ipc"],
+	};
 	const [command, ...prefixArgs] = serverPrefix;
-	const child = command ? spawn(command, [...prefixArgs, process.execPath, fileURLToPath(import.meta.url)], options) : fork(new URL(import.meta.url), options);
+	const child = command
+		? spawn(command, [...prefixArgs, process.execPath, fileURLToPath(import.meta.url)], options)
+		: fork(new URL(import.meta.url), options);
 	const { port } = await new Promise((resolve) => child.once("message", resolve));
 	const usage = () =>
 		new Promise((resolve) => {
-			child.once("message", ({ cpu, served, processed }) => resolve({ cpuUs: cpu.user + cpu.system, served, processed }));
+			child.once("message", ({ cpu, served, processed }) =>
+				resolve({ cpuUs: cpu.user + cpu.system, served, processed }),
+			);
 			child.send("usage");
 		});
 	return { port, usage, stop: () => child.disconnect() };
@@ -105,15 +120,23 @@ async function load(server, bodies, seconds) {
 		connections: 10,
 		duration: seconds,
 		requests: [
-			{ method: "POST", headers: { "content-type": "application/json" }, setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length] }) },
+			{
+				method: "POST",
+				headers: { "content-type": "application/json" },
+				setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length] }),
+			},
 		],
 	});
 	const after = await server.usage();
-	if (result.non2xx > 0 || result.errors > 0) throw new Error(`${result.non2xx} non-2xx answers, ${result.errors} errors`);
+	if (result.non2xx > 0 || result.errors > 0)
+		throw new Error(`${result.non2xx} non-2xx answers, ${result.errors} errors`);
 	const served = after.served - before.served;
 	// The handler must have run its callback for every delivery (none answered as a duplicate).
 	if (after.processed !== undefined)
-		mustHold(after.processed - before.processed === served, `${served - (after.processed - before.processed)} deliveries skipped the callback`);
+		mustHold(
+			after.processed - before.processed === served,
+			`${served - (after.processed - before.processed)} deliveries skipped the callback`,
+		);
 	return { rps: served / seconds, cpuPerRequest: (after.cpuUs - before.cpuUs) / served };
 }
 
@@ -156,14 +179,28 @@ async function main() {
 	// from the SDK's own (schema validation, event id).
 	compareFastest(
 		"verifyNotification 2.0 vs canonicalString+crypto.verify",
-		() => crypto.verify("md5", Buffer.from(canonicalString(parsed20), "utf8"), publicKeyObject, Buffer.from(parsed20.signature, "base64")),
+		() =>
+			crypto.verify(
+				"md5",
+				Buffer.from(canonicalString(parsed20), "utf8"),
+				publicKeyObject,
+				Buffer.from(parsed20.signature, "base64"),
+			),
 		notification20,
 	);
 	compareFastest(
 		"verifyNotification 2.1 vs hand-written parse+verify+parse",
 		() => {
 			const envelope = JSON.parse(text21);
-			if (!crypto.verify("md5", Buffer.from(envelope.payload, "utf8"), publicKeyObject, Buffer.from(envelope.signature, "base64"))) throw new Error("bad");
+			if (
+				!crypto.verify(
+					"md5",
+					Buffer.from(envelope.payload, "utf8"),
+					publicKeyObject,
+					Buffer.from(envelope.signature, "base64"),
+				)
+			)
+				throw new Error("bad");
 			return JSON.parse(envelope.payload);
 		},
 		notification21,
@@ -203,7 +240,12 @@ async function main() {
 	// The times shown are per request at the bare server's median rate and at that rate over the median pair ratio,
 	// so that they agree with the ratio (the two sides' own medians come from different rounds; they are printed above).
 	const bareNs = 1e9 / bareRps;
-	report("IPN handler throughput vs bare server (loopback, req/s)", { baselineNs: bareNs, candidateNs: bareNs / share, ratio: 1 / share, goal: 1.25 });
+	report("IPN handler throughput vs bare server (loopback, req/s)", {
+		baselineNs: bareNs,
+		candidateNs: bareNs / share,
+		ratio: 1 / share,
+		goal: 1.25,
+	});
 }
 
 if (ROLE) await serve(ROLE);

@@ -61,7 +61,12 @@ async function serve(role) {
 			req.on("end", () => {
 				const { payload, signature } = JSON.parse(Buffer.concat(chunks).toString("utf8"));
 				const ok = crypto.verify("md5", Buffer.from(payload, "utf8"), merchantKey, Buffer.from(signature, "base64"));
-				const answer = JSON.stringify({ status: "created", transactionId: "01JD5Z8Q4V7M1X2C3B4N5M6K7J", paymentLink: "http://127.0.0.1/pay/x", message: "ok" });
+				const answer = JSON.stringify({
+					status: "created",
+					transactionId: "01JD5Z8Q4V7M1X2C3B4N5M6K7J",
+					paymentLink: "http://127.0.0.1/pay/x",
+					message: "ok",
+				});
 				const signed = crypto.sign("md5", Buffer.from(answer, "utf8"), gatewayKey).toString("base64");
 				res.writeHead(ok ? 200 : 401, { "content-type": "application/json" });
 				res.end(JSON.stringify({ payload: answer, signVersion: "2.1", signature: signed }));
@@ -98,7 +103,10 @@ function rsaCostUs() {
 
 /** A fresh server in a child process (fresh state, so orderRefs are unique again). */
 async function startServer(role) {
-	const child = fork(new URL(import.meta.url), { env: { ...process.env, SANDBOX_BENCH_SERVER: role }, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+	const child = fork(new URL(import.meta.url), {
+		env: { ...process.env, SANDBOX_BENCH_SERVER: role },
+		stdio: ["ignore", "inherit", "inherit", "ipc"],
+	});
 	const hello = await new Promise((resolve) => child.once("message", resolve));
 	const usage = () =>
 		new Promise((resolve) => {
@@ -118,14 +126,21 @@ async function fire(server, bodies) {
 		url: `http://127.0.0.1:${server.port}/v2/checkout`,
 		connections: 8,
 		amount: bodies.length,
-		requests: [{ method: "POST", headers: { "content-type": "application/json" }, setupRequest: (request) => ({ ...request, body: bodies[next++] }) }],
+		requests: [
+			{
+				method: "POST",
+				headers: { "content-type": "application/json" },
+				setupRequest: (request) => ({ ...request, body: bodies[next++] }),
+			},
+		],
 	});
 	// autocannon reports on whole-second ticks; the last answer's time is the real end.
 	tracker.on("response", () => {
 		lastAnswer = performance.now();
 	});
 	const result = await tracker;
-	if (result.non2xx > 0 || result.errors > 0) throw new Error(`${result.non2xx} non-2xx answers, ${result.errors} errors`);
+	if (result.non2xx > 0 || result.errors > 0)
+		throw new Error(`${result.non2xx} non-2xx answers, ${result.errors} errors`);
 	return { seconds: (lastAnswer - started) / 1000, total: result.requests.total };
 }
 

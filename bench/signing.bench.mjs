@@ -39,10 +39,16 @@ const ipn21Body = ipn21.message;
 const gatewayPem = pem("gateway-public");
 
 // Sanity: the SDK and the baselines do the same work and agree.
-if (sealMessage(checkout.input, { privateKey }).signature !== crypto.sign("md5", checkoutBytes, merchantKeyObject).toString("base64")) {
+if (
+	sealMessage(checkout.input, { privateKey }).signature !==
+	crypto.sign("md5", checkoutBytes, merchantKeyObject).toString("base64")
+) {
 	throw new Error("SDK and raw signatures differ");
 }
-if (!crypto.verify("md5", ipn20Bytes, gatewayKeyObject, ipn20Signature) || !crypto.verify("md5", ipn21Bytes, gatewayKeyObject, ipn21Signature)) {
+if (
+	!crypto.verify("md5", ipn20Bytes, gatewayKeyObject, ipn20Signature) ||
+	!crypto.verify("md5", ipn21Bytes, gatewayKeyObject, ipn21Signature)
+) {
 	throw new Error("raw verification of the vectors failed");
 }
 openMessage(ipn20Body, { publicKey });
@@ -54,7 +60,15 @@ const fast = { iterations: 40, rounds: 301, warmup: 3000 };
 /** The 2.1 protocol floor, hand-written: parse the envelope, base64-decode, verify, parse the payload. */
 function handWritten21(body) {
 	const envelope = JSON.parse(body);
-	if (!crypto.verify("md5", Buffer.from(envelope.payload, "utf8"), gatewayKeyObject, Buffer.from(envelope.signature, "base64"))) throw new Error("bad");
+	if (
+		!crypto.verify(
+			"md5",
+			Buffer.from(envelope.payload, "utf8"),
+			gatewayKeyObject,
+			Buffer.from(envelope.signature, "base64"),
+		)
+	)
+		throw new Error("bad");
 	return JSON.parse(envelope.payload);
 }
 

@@ -21,7 +21,8 @@ import { fork, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
-import { createMemoryStore, createNotificationHandler, sealMessage, toNodeListener } from "../dist/index.js";
+import { createMemoryStore, createNotificationHandler, toNodeListener } from "../dist/index.js";
+import { sealMessage } from "../dist/signing.js";
 import { createPostgresStore } from "../dist/stores/postgres.js";
 import { createRedisStore } from "../dist/stores/redis.js";
 import { median, pinLoadAndServers, report } from "./lib.mjs";
@@ -163,7 +164,8 @@ async function main() {
 	try {
 		servers = await import("../test/support/real-servers.ts");
 		servers.redisAvailability();
-		if (!servers.postgresAvailability().ok || !servers.redisAvailability().ok) throw new Error("missing server binaries");
+		if (!servers.postgresAvailability().ok || !servers.redisAvailability().ok)
+			throw new Error("missing server binaries");
 	} catch (error) {
 		const needs = "install the Debian packages redis-server and postgresql; Node 22.18+ for the TypeScript helper";
 		console.log(`  skipped: ${error.message} (${needs})`);

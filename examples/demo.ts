@@ -21,9 +21,13 @@ import {
 import { generateKeyPair } from "merchant-gateway/signing";
 import { startSandboxServer } from "merchant-gateway/testing";
 
-const { values: flags } = parseArgs({ options: { browser: { type: "boolean" }, help: { type: "boolean", short: "h" } } });
+const { values: flags } = parseArgs({
+	options: { browser: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+});
 if (flags.help) {
-	console.log("Usage: npm run demo [-- --browser]\n  --browser  print the payment and 3DS links and wait for you to complete them in a browser");
+	console.log(
+		"Usage: npm run demo [-- --browser]\n  --browser  print the payment and 3DS links and wait for you to complete them in a browser",
+	);
 	process.exit(0);
 }
 const inBrowser = flags.browser === true;
@@ -72,7 +76,9 @@ const MERCHANT_ID = "demo-shop";
 const merchantKeys = await generateKeyPair();
 
 const sandboxServer = await startSandboxServer({
-	merchants: [{ merchantId: MERCHANT_ID, publicKey: merchantKeys.publicKey, refundApproval: "manual", brandName: "Demo Shop" }],
+	merchants: [
+		{ merchantId: MERCHANT_ID, publicKey: merchantKeys.publicKey, refundApproval: "manual", brandName: "Demo Shop" },
+	],
 	// IPN retries would wait minutes in real time; the demo never needs one, but keep them short.
 	ipn: { timeScale: 0.001 },
 });
@@ -103,7 +109,9 @@ const ipnRoute = toNodeListener(
 
 function page(res: ServerResponse, status: number, title: string, text: string): void {
 	res.writeHead(status, { "content-type": "text/html; charset=utf-8" });
-	res.end(`<!doctype html><meta charset="utf-8"><title>${title}</title><h1>${title}</h1><p>${text}</p><p>You can go back to the terminal.</p>`);
+	res.end(
+		`<!doctype html><meta charset="utf-8"><title>${title}</title><h1>${title}</h1><p>${text}</p><p>You can go back to the terminal.</p>`,
+	);
 }
 
 const merchantServer = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -114,7 +122,12 @@ const merchantServer = createServer((req: IncomingMessage, res: ServerResponse) 
 		try {
 			const result = gateway.callbacks.decode(url);
 			callbacks.push(result);
-			return page(res, 200, result.status === "successful" ? "Thank you!" : "Payment not completed", `Order ${result.ref}: ${result.status}.`);
+			return page(
+				res,
+				200,
+				result.status === "successful" ? "Thank you!" : "Payment not completed",
+				`Order ${result.ref}: ${result.status}.`,
+			);
 		} catch {
 			return page(res, 400, "Invalid callback", "The callback's signature did not verify.");
 		}
@@ -123,7 +136,12 @@ const merchantServer = createServer((req: IncomingMessage, res: ServerResponse) 
 });
 await new Promise<void>((resolve) => merchantServer.listen(0, "127.0.0.1", resolve));
 const shop = `http://127.0.0.1:${(merchantServer.address() as AddressInfo).port}`;
-const merchantUrls = { callbackUrl: `${shop}/return`, notificationUrl: `${shop}/ipn`, cancelUrl: `${shop}/cancel`, errorUrl: `${shop}/error` };
+const merchantUrls = {
+	callbackUrl: `${shop}/return`,
+	notificationUrl: `${shop}/ipn`,
+	cancelUrl: `${shop}/cancel`,
+	errorUrl: `${shop}/error`,
+};
 
 // ---- the buyer: a browser driven over HTTP, or a person ----------------------
 
@@ -145,7 +163,12 @@ async function submitAndFollow(formUrl: string, fields: Record<string, string>):
 }
 
 /** The buyer completes a page; over HTTP with `fields`, or in a real browser. */
-async function buyer(link: string, doing: string, fields: Record<string, string>, expectedLanding: string): Promise<void> {
+async function buyer(
+	link: string,
+	doing: string,
+	fields: Record<string, string>,
+	expectedLanding: string,
+): Promise<void> {
 	const before = landings.length;
 	if (inBrowser) {
 		console.log(`\n     Open this link in your browser and ${doing}:\n     ${link}\n`);
@@ -167,17 +190,31 @@ async function buyer(link: string, doing: string, fields: Record<string, string>
 
 // ---- the flows ----------------------------------------------------------------
 
-async function afterPayment(transactionId: string, amount: number, currency: string, refundAmount: number): Promise<void> {
+async function afterPayment(
+	transactionId: string,
+	amount: number,
+	currency: string,
+	refundAmount: number,
+): Promise<void> {
 	const ipn = await waitFor(transactionIpns, (t) => t.transactionId === transactionId, "the transaction IPN");
 	await sandbox.whenIdle();
-	const acknowledged = sandbox.deliveries().find((d) => d.eventId === `transaction:${transactionId}:${ipn.status}` && d.outcome === "acknowledged");
+	const acknowledged = sandbox
+		.deliveries()
+		.find((d) => d.eventId === `transaction:${transactionId}:${ipn.status}` && d.outcome === "acknowledged");
 	check(ipn.status === "successful", `IPN status ${ipn.status}`);
 	check(acknowledged, "the gateway recorded no acknowledgement");
-	say(`The gateway sent the IPN; the merchant's handler verified its signature and acknowledged it (returnCode "100"): ${ipn.status}.`);
+	say(
+		`The gateway sent the IPN; the merchant's handler verified its signature and acknowledged it (returnCode "100"): ${ipn.status}.`,
+	);
 
 	const callback = await waitFor(callbacks, (c) => c.transactionId === transactionId, "the callback");
-	check(callback.status === "successful" && callback.amount === amount && callback.currency === currency, "callback fields");
-	say(`The buyer's browser came back to the merchant; the callback payload verified: ${callback.status}, ${money(amount, currency)}, order ${callback.ref}.`);
+	check(
+		callback.status === "successful" && callback.amount === amount && callback.currency === currency,
+		"callback fields",
+	);
+	say(
+		`The buyer's browser came back to the merchant; the callback payload verified: ${callback.status}, ${money(amount, currency)}, order ${callback.ref}.`,
+	);
 
 	const transaction = await gateway.transactions.retrieve(transactionId);
 	const paid = transaction.status === "successful" && transaction.statusCode === STATUS_CODES.successful;
@@ -187,9 +224,15 @@ async function afterPayment(transactionId: string, amount: number, currency: str
 			`settlement ${money(transaction.settlementAmount, currency)} expected ${transaction.estimationSettlementAt?.slice(0, 10) ?? "n/a"}.`,
 	);
 
-	const refund = await gateway.refunds.create({ transactionId, amount: refundAmount, reason: "Customer returned one item" });
+	const refund = await gateway.refunds.create({
+		transactionId,
+		amount: refundAmount,
+		reason: "Customer returned one item",
+	});
 	check(refund.approval === "pending_approval", `refund approval ${refund.approval}`);
-	say(`The merchant asked for a partial refund of ${money(refundAmount, currency)} (${refund.refundNumber}); the gateway holds it: "${refund.message}"`);
+	say(
+		`The merchant asked for a partial refund of ${money(refundAmount, currency)} (${refund.refundNumber}); the gateway holds it: "${refund.message}"`,
+	);
 
 	const isHeld = (r: Refund) => r.refundId === refund.refundId && r.status === "refund_under_review";
 	const held = await waitFor(refundIpns, isHeld, "the refund IPN (held)");
@@ -198,14 +241,22 @@ async function afterPayment(transactionId: string, amount: number, currency: str
 	sandbox.approveRefund(refund.refundId);
 	say("The gateway's operator approved the refund (sandbox.approveRefund).");
 
-	const done = await waitFor(refundIpns, (r) => r.refundId === refund.refundId && r.status === "refund_successful", "the refund IPN (approved)");
+	const done = await waitFor(
+		refundIpns,
+		(r) => r.refundId === refund.refundId && r.status === "refund_successful",
+		"the refund IPN (approved)",
+	);
 	await sandbox.whenIdle();
 	check(done.statusCode === STATUS_CODES.refund_successful, `refund status code ${done.statusCode}`);
-	say(`Refund IPN received, verified and acknowledged: ${done.status} (code ${done.statusCode}), ${money(done.refundAmount, currency)}.`);
+	say(
+		`Refund IPN received, verified and acknowledged: ${done.status} (code ${done.statusCode}), ${money(done.refundAmount, currency)}.`,
+	);
 
 	const queried = await gateway.refunds.retrieve(refund.refundId);
 	check(queried.status === "refund_successful" && queried.refundAmount === refundAmount, "queried refund");
-	say(`The merchant queried the refund: ${queried.status}, ${money(queried.refundAmount, currency)} of ${money(transaction.paidAmount, currency)}.`);
+	say(
+		`The merchant queried the refund: ${queried.status}, ${money(queried.refundAmount, currency)} of ${money(transaction.paidAmount, currency)}.`,
+	);
 }
 
 async function hostedCheckout(): Promise<void> {
@@ -306,7 +357,11 @@ async function declinedCard(): Promise<void> {
 	const transactionId = declined.transactionId ?? "";
 	check(transactionId, "the ProcessingError carries the transaction id");
 	say(`The gateway guide's declined card 4000 0000 0000 1018 was refused: ProcessingError (HTTP ${declined.status}).`);
-	const ipn = await waitFor(transactionIpns, (t) => t.transactionId === transactionId, "the IPN of the declined charge");
+	const ipn = await waitFor(
+		transactionIpns,
+		(t) => t.transactionId === transactionId,
+		"the IPN of the declined charge",
+	);
 	check(ipn.status === "failed" && statusFromCode(ipn.statusCode) === "failed", `declined IPN status ${ipn.status}`);
 	const named = statusFromCode(ipn.statusCode);
 	say(`Its IPN arrived, verified: ${ipn.status} (statusFromCode(${ipn.statusCode}) is "${named}").`);
@@ -327,7 +382,9 @@ try {
 	console.log(`\nAll ${stepNumber} steps checked out in ${seconds} s.`);
 } catch (error) {
 	exitCode = 1;
-	console.error(`\nThe demo stopped at step ${stepNumber + 1}: ${error instanceof Error ? error.message : String(error)}`);
+	console.error(
+		`\nThe demo stopped at step ${stepNumber + 1}: ${error instanceof Error ? error.message : String(error)}`,
+	);
 } finally {
 	await sandboxServer.close();
 	await new Promise<void>((resolve) => merchantServer.close(() => resolve()));

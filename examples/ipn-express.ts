@@ -42,7 +42,11 @@ if (demo) {
 		{ transactionId: "01k0svjxa7rxj0wwz0cqb85r6a", ref: "ORD-1", currency: "EUR", amount: 10.5, ...paid },
 		{ privateKey: demo.privateKey },
 	);
-	const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ipnBody) });
+	const response = await fetch(url, {
+		method: "POST",
+		headers: { "content-type": "application/json" },
+		body: JSON.stringify(ipnBody),
+	});
 	console.log(`gateway got ${response.status} ${await response.text()}`);
 	server.close();
 }

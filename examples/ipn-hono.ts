@@ -31,6 +31,10 @@ if (demo && import.meta.main) {
 		{ transactionId: "01k0svjxa7rxj0wwz0cqb85r6a", ref: "ORD-1", currency: "EUR", amount: 10.5, ...paid },
 		{ privateKey: demo.privateKey, signVersion: "2.1" },
 	);
-	const response = await app.request("/ipn", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ipnBody) });
+	const response = await app.request("/ipn", {
+		method: "POST",
+		headers: { "content-type": "application/json" },
+		body: JSON.stringify(ipnBody),
+	});
 	console.log(`gateway got ${response.status} ${await response.text()}`);
 }

@@ -33,7 +33,8 @@ const ipn = toNodeListener(
 			console.log(`${eventId}: ${refund.refundAmount} ${refund.currency} for order ${refund.ref}`);
 		},
 		// Everything that did not end in "100": forged or malformed IPNs, your own errors.
-		onError: (error, { status }) => console.warn(`IPN answered ${status}:`, error instanceof Error ? error.message : error),
+		onError: (error, { status }) =>
+			console.warn(`IPN answered ${status}:`, error instanceof Error ? error.message : error),
 	}),
 );
 
@@ -56,7 +57,11 @@ if (demo) {
 		{ transactionId: "01k0svjxa7rxj0wwz0cqb85r6a", ref: "ORD-1", currency: "EUR", amount: 10.5, ...paid },
 		{ privateKey: demo.privateKey, signVersion: "2.1" },
 	);
-	const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ipnBody) });
+	const response = await fetch(url, {
+		method: "POST",
+		headers: { "content-type": "application/json" },
+		body: JSON.stringify(ipnBody),
+	});
 	console.log(`gateway got ${response.status} ${await response.text()}`);
 	server.close();
 }

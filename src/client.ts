@@ -11,25 +11,45 @@ import { type LazyInput, lazySchema } from "./schemas/lazy.js";
 import { toFieldIssues } from "./schemas/requests.js";
 import type { Assert, SameShape } from "./schemas/type-equality.js";
 import type { SignedStringForm } from "./signing/canonical.js";
-import { PrivateKey, type PrivateKeyLike, PublicKey, type PublicKeyLike, toPrivateKey, toPublicKeys } from "./signing/keys.js";
+import {
+	PrivateKey,
+	type PrivateKeyLike,
+	PublicKey,
+	type PublicKeyLike,
+	toPrivateKey,
+	toPublicKeys,
+} from "./signing/keys.js";
 import { type FetchLike, Transport } from "./transport/http.js";
 import { type ClientHooks, type Logger, Observer } from "./transport/observer.js";
 import { userAgent } from "./transport/version.js";
 
 const isKeyInput = (value: unknown) => typeof value === "string" || value instanceof Uint8Array;
 /** "is required" for a missing option, `rule` for a present one of the wrong kind. */
-const requiredOr = (rule: string) => ({ error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : rule) });
+const requiredOr = (rule: string) => ({
+	error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : rule),
+});
 const privateKeyLike = () =>
 	z.custom<PrivateKeyLike>(
 		(value) => isKeyInput(value) || PrivateKey.isPrivateKey(value),
 		requiredOr("must be PEM text, base64 DER, DER bytes or a loaded PrivateKey"),
 	);
 const publicKeyLike = () =>
-	z.custom<PublicKeyLike>((value) => isKeyInput(value) || PublicKey.isPublicKey(value), "must be PEM text, base64 DER, DER bytes or a PublicKey");
-const hook = () => z.optional(z.custom<(event: never) => void>((value) => typeof value === "function", "must be a function"));
+	z.custom<PublicKeyLike>(
+		(value) => isKeyInput(value) || PublicKey.isPublicKey(value),
+		"must be PEM text, base64 DER, DER bytes or a PublicKey",
+	);
+const hook = () =>
+	z.optional(z.custom<(event: never) => void>((value) => typeof value === "function", "must be a function"));
 const integer = (min: number, max: number, fallback: number) =>
 	z._default(
-		z.number().check(z.refine((value) => Number.isInteger(value) && value >= min && value <= max, `must be an integer from ${min} to ${max}`)),
+		z
+			.number()
+			.check(
+				z.refine(
+					(value) => Number.isInteger(value) && value >= min && value <= max,
+					`must be an integer from ${min} to ${max}`,
+				),
+			),
 		fallback,
 	);
 const flag = (fallback: boolean) => z._default(z.boolean({ error: "must be a boolean" }), fallback);
@@ -73,18 +93,31 @@ export const clientOptionsSchema = lazySchema(() =>
 			fetch: z.optional(z.custom<FetchLike>((value) => typeof value === "function", "must be a function")),
 			/** Observability callbacks; every payload is redacted. @default none */
 			hooks: z.optional(
-				z.strictObject({ onRequest: hook(), onResponse: hook(), onRetry: hook(), onError: hook() }, { error: "must be an object of hook functions" }),
+				z.strictObject(
+					{ onRequest: hook(), onResponse: hook(), onRetry: hook(), onError: hook() },
+					{ error: "must be an object of hook functions" },
+				),
 			),
 			/** A console-like logger (`debug`, `info`, `warn`, `error`); lines are redacted. @default none */
-			logger: z.optional(z.custom<Logger>((value) => typeof value === "object" && value !== null, "must be an object with debug/info/warn/error methods")),
+			logger: z.optional(
+				z.custom<Logger>(
+					(value) => typeof value === "object" && value !== null,
+					"must be an object with debug/info/warn/error methods",
+				),
+			),
 			/** Lowest level logged. @default "info" */
-			logLevel: z._default(z.enum(["debug", "info", "warn", "error", "silent"], { error: "must be debug, info, warn, error or silent" }), "info"),
+			logLevel: z._default(
+				z.enum(["debug", "info", "warn", "error", "silent"], { error: "must be debug, info, warn, error or silent" }),
+				"info",
+			),
 			/** Accept `http:` for loopback hosts in baseUrl and the callback/notification/cancel/error URLs (local development only, D10). @default false */
 			allowLoopbackHttp: flag(false),
 			/** Require a signature on creation answers (checkout, card charge, refund). Query answers are always verified. @default true */
 			requireSignedResponses: flag(true),
 			/** How a 2.0 message becomes its signed string, for a gateway that differs from the reference form. @default canonicalString */
-			signedString: z.optional(z.custom<SignedStringForm>((value) => typeof value === "function", "must be a function")),
+			signedString: z.optional(
+				z.custom<SignedStringForm>((value) => typeof value === "function", "must be a function"),
+			),
 		})
 		.check(
 			z.superRefine((options, ctx) => {
@@ -95,12 +128,21 @@ export const clientOptionsSchema = lazySchema(() =>
 					ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "must be an absolute URL" });
 					return;
 				}
-				const loopbackHttp = url.protocol === "http:" && options.allowLoopbackHttp === true && isLoopbackHost(url.hostname);
+				const loopbackHttp =
+					url.protocol === "http:" && options.allowLoopbackHttp === true && isLoopbackHost(url.hostname);
 				if (url.protocol !== "https:" && !loopbackHttp) {
-					ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "must be an https URL (http only for loopback hosts with allowLoopbackHttp)" });
+					ctx.addIssue({
+						code: "custom",
+						path: ["baseUrl"],
+						message: "must be an https URL (http only for loopback hosts with allowLoopbackHttp)",
+					});
 				}
 				if (url.search || url.hash || url.username || url.password) {
-					ctx.addIssue({ code: "custom", path: ["baseUrl"], message: "must not carry a query, fragment or credentials" });
+					ctx.addIssue({
+						code: "custom",
+						path: ["baseUrl"],
+						message: "must not carry a query, fragment or credentials",
+					});
 				}
 			}),
 		),
@@ -166,7 +208,9 @@ export interface GatewayClientOptions {
 }
 
 type SchemaOptions = LazyInput<typeof clientOptionsSchema>;
-export type _OptionsKeysMatch = Assert<SameShape<Omit<GatewayClientOptions, "hooks" | "logger">, Omit<SchemaOptions, "hooks" | "logger">>>;
+export type _OptionsKeysMatch = Assert<
+	SameShape<Omit<GatewayClientOptions, "hooks" | "logger">, Omit<SchemaOptions, "hooks" | "logger">>
+>;
 export type _OptionsAccepted = Assert<GatewayClientOptions extends SchemaOptions ? true : false>;
 
 /**

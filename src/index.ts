@@ -5,7 +5,13 @@ export * from "./errors/index.js";
 export * from "./notifications/index.js";
 export * from "./resources/index.js";
 export type { BrowserDetails, BrowserDetailsInput } from "./schemas/browser-details.js";
-export type { CardChargeParams, CheckoutParams, OrderParams, RefundParams, TransactionDocumentParam } from "./schemas/params.js";
+export type {
+	CardChargeParams,
+	CheckoutParams,
+	OrderParams,
+	RefundParams,
+	TransactionDocumentParam,
+} from "./schemas/params.js";
 export type { CallbackResult, Refund, Transaction, TransactionDocument } from "./schemas/resources.js";
 export type {
 	CardChargeOutcome,
@@ -45,4 +51,12 @@ export {
 	type TransactionStatus,
 } from "./statuses/catalogue.js";
 export type { FetchLike, RequestOptions } from "./transport/http.js";
-export type { ClientErrorEvent, ClientHooks, ClientRequestEvent, ClientResponseEvent, ClientRetryEvent, Logger, LogLevel } from "./transport/observer.js";
+export type {
+	ClientErrorEvent,
+	ClientHooks,
+	ClientRequestEvent,
+	ClientResponseEvent,
+	ClientRetryEvent,
+	Logger,
+	LogLevel,
+} from "./transport/observer.js";

@@ -15,7 +15,12 @@ type Options = NonNullable<ParseArgsConfig["options"]>;
 /** parseArgs with strict flags, positionals allowed, and parse errors turned into usage errors. */
 export function parse<O extends Options>(args: string[], options: O) {
 	try {
-		return parseArgs({ args, options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+		return parseArgs({
+			args,
+			options: { ...options, help: { type: "boolean", short: "h" } },
+			allowPositionals: true,
+			strict: true,
+		});
 	} catch (error) {
 		throw usageError((error as Error).message);
 	}

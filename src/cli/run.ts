@@ -45,7 +45,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 			io.stderr(`merchant-gateway ${command.name}: ${error.message}\n`);
 			return error.exitCode;
 		}
-		io.stderr(`merchant-gateway ${command.name}: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
+		io.stderr(
+			`merchant-gateway ${command.name}: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`,
+		);
 		return EXIT.failure;
 	}
 }

@@ -46,7 +46,11 @@ export class GatewayError extends Error {
 		const wanted = (this as unknown as Record<symbol, string>)[ERROR_KIND];
 		for (let proto = Object.getPrototypeOf(value); proto !== null; proto = Object.getPrototypeOf(proto)) {
 			const ctor = (proto as { constructor?: unknown }).constructor;
-			if (typeof ctor === "function" && Object.hasOwn(ctor, ERROR_KIND) && (ctor as unknown as Record<symbol, string>)[ERROR_KIND] === wanted) {
+			if (
+				typeof ctor === "function" &&
+				Object.hasOwn(ctor, ERROR_KIND) &&
+				(ctor as unknown as Record<symbol, string>)[ERROR_KIND] === wanted
+			) {
 				return true;
 			}
 		}

@@ -1,7 +1,14 @@
 import { errorKind, GatewayError } from "./gateway-error.js";
 
 /** Why a key was refused. */
-export type InvalidKeyReason = "unrecognized_format" | "not_rsa" | "too_small" | "too_large" | "passphrase_required" | "wrong_passphrase" | "wrong_key_type";
+export type InvalidKeyReason =
+	| "unrecognized_format"
+	| "not_rsa"
+	| "too_small"
+	| "too_large"
+	| "passphrase_required"
+	| "wrong_passphrase"
+	| "wrong_key_type";
 
 /**
  * A key could not be loaded or is not allowed. The message names the rule that

@@ -27,7 +27,11 @@ export class OutcomeUnknownError extends GatewayError {
 		context: GatewayErrorContext,
 		circumstance = "no answer came back",
 	) {
-		const id = ids.orderRef ? `orderRef ${ids.orderRef}` : ids.transactionId ? `transaction ${ids.transactionId}` : "the request";
+		const id = ids.orderRef
+			? `orderRef ${ids.orderRef}`
+			: ids.transactionId
+				? `transaction ${ids.transactionId}`
+				: "the request";
 		const notRetried = "It was not retried (a retry could charge or refund twice).";
 		const reconcile = `Reconcile ${id}: wait for its IPN or query the transaction before trying again.`;
 		super(`${what} may or may not have been processed: ${circumstance}. ${notRetried} ${reconcile}`, context);

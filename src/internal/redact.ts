@@ -122,7 +122,10 @@ function collectSecrets(value: Record<string, unknown>, rules: Array<readonly [R
  */
 export function redactText(text: string, known?: KnownSecrets): string {
 	return (known ? known.remove(text) : text)
-		.replace(SECRET_PAIR, (_, name: string, between: string, value: string) => `${name}${between}${redactedValue(value)}`)
+		.replace(
+			SECRET_PAIR,
+			(_, name: string, between: string, value: string) => `${name}${between}${redactedValue(value)}`,
+		)
 		.replace(CARD_PAIR, maskCardPair)
 		.replace(PEM, "[redacted key]")
 		.replace(LONG_BASE64, "[redacted key]")
@@ -145,7 +148,10 @@ export function redact<T>(value: T, depth = 0): T {
 	const out: Record<string, unknown> = {};
 	for (const [key, item] of Object.entries(value)) {
 		if (SECRET_KEYS.test(key)) continue;
-		const shown = CARD_KEYS.test(key) && (typeof item === "string" || typeof item === "number") ? maskCardNumber(String(item)) : redact(item, depth + 1);
+		const shown =
+			CARD_KEYS.test(key) && (typeof item === "string" || typeof item === "number")
+				? maskCardNumber(String(item))
+				: redact(item, depth + 1);
 		Object.defineProperty(out, key, { value: shown, enumerable: true, writable: true, configurable: true });
 	}
 	return out as T;

@@ -20,11 +20,14 @@ export interface Acknowledgement {
  */
 function cleanDescription(description: unknown): string | undefined {
 	if (description === undefined) return undefined;
-	if (typeof description !== "string") throw new RequestValidationError([{ field: "description", message: "must be a string" }]);
+	if (typeof description !== "string")
+		throw new RequestValidationError([{ field: "description", message: "must be a string" }]);
 	const text = redactText(description);
 	if (text.length <= MAX_DESCRIPTION_LENGTH) return text;
 	// Never split a surrogate pair at the cut.
-	const cut = /[\uD800-\uDBFF]/.test(text.charAt(MAX_DESCRIPTION_LENGTH - 1)) ? MAX_DESCRIPTION_LENGTH - 1 : MAX_DESCRIPTION_LENGTH;
+	const cut = /[\uD800-\uDBFF]/.test(text.charAt(MAX_DESCRIPTION_LENGTH - 1))
+		? MAX_DESCRIPTION_LENGTH - 1
+		: MAX_DESCRIPTION_LENGTH;
 	return text.slice(0, cut);
 }
 
@@ -56,7 +59,9 @@ export function acknowledge(description?: string): Acknowledgement {
  */
 export function acknowledgeFailure(description?: string, returnCode = "500"): Acknowledgement {
 	if (typeof returnCode !== "string" || returnCode === "" || returnCode === "100") {
-		throw new RequestValidationError([{ field: "returnCode", message: 'a failure must use a non-empty returnCode other than "100"' }]);
+		throw new RequestValidationError([
+			{ field: "returnCode", message: 'a failure must use a non-empty returnCode other than "100"' },
+		]);
 	}
 	return build(returnCode, description);
 }

@@ -55,7 +55,9 @@ export function decodeCallback(urlOrQuery: CallbackInput, options: DecodeCallbac
 			);
 		}
 		if (error instanceof MalformedMessageError)
-			throw new InvalidNotificationError(`Not a signed callback: ${error.message}`, error.field ?? "payload", { cause: error });
+			throw new InvalidNotificationError(`Not a signed callback: ${error.message}`, error.field ?? "payload", {
+				cause: error,
+			});
 		throw error;
 	}
 	const parsed = callbackResultSchema.safeParse(fields);

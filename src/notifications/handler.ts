@@ -7,7 +7,15 @@ import { type PublicKeyLike, toPublicKeys } from "../signing/keys.js";
 import type { SignVersion } from "../signing/seal.js";
 import { type Acknowledgement, acknowledge, acknowledgeFailure } from "./acknowledge.js";
 import { confirmClaim, newClaimToken, releaseClaim } from "./claims.js";
-import { type BodyTimeout, bodyTooLarge, DEFAULT_MAX_BODY_BYTES, declaredLength, HttpRuleError, isJsonContentType, ruleStatus } from "./http-rules.js";
+import {
+	type BodyTimeout,
+	bodyTooLarge,
+	DEFAULT_MAX_BODY_BYTES,
+	declaredLength,
+	HttpRuleError,
+	isJsonContentType,
+	ruleStatus,
+} from "./http-rules.js";
 import { type ClaimResult, createMemoryStore, type NotificationStore } from "./store.js";
 import { type NotificationEvent, verifyNotification } from "./verify.js";
 import { deliveryOf, toResponse } from "./web-request.js";
@@ -140,10 +148,12 @@ function failure(status: number, description: string): NotificationReply {
 
 function checkOptions(options: NotificationHandlerOptions): void {
 	const issues: { field: string; message: string }[] = [];
-	if (typeof options?.onTransaction !== "function") issues.push({ field: "onTransaction", message: "must be a function" });
+	if (typeof options?.onTransaction !== "function")
+		issues.push({ field: "onTransaction", message: "must be a function" });
 	if (typeof options?.onRefund !== "function") issues.push({ field: "onRefund", message: "must be a function" });
 	const limit = options?.maxBodyBytes;
-	if (limit !== undefined && (!Number.isSafeInteger(limit) || limit <= 0)) issues.push({ field: "maxBodyBytes", message: "must be a positive integer" });
+	if (limit !== undefined && (!Number.isSafeInteger(limit) || limit <= 0))
+		issues.push({ field: "maxBodyBytes", message: "must be a positive integer" });
 	for (const field of ["leaseMs", "callbackTimeoutMs", "bodyTimeoutMs"] as const) {
 		const ms = options?.[field];
 		if (ms === undefined || (Number.isSafeInteger(ms) && ms > 0)) continue;
@@ -157,7 +167,10 @@ function checkOptions(options: NotificationHandlerOptions): void {
 		issues.push({ field: "signedString", message: "must be a function" });
 	}
 	const store = options?.store;
-	if (store !== undefined && (typeof store?.claim !== "function" || typeof store.confirm !== "function" || typeof store.release !== "function")) {
+	if (
+		store !== undefined &&
+		(typeof store?.claim !== "function" || typeof store.confirm !== "function" || typeof store.release !== "function")
+	) {
 		issues.push({ field: "store", message: "must have claim, confirm and release methods" });
 	}
 	if (issues.length > 0) throw new ConfigurationError(issues, "notification handler options");
@@ -200,7 +213,11 @@ function checkOptions(options: NotificationHandlerOptions): void {
 export function createNotificationHandler(options: NotificationHandlerOptions): NotificationHandler {
 	checkOptions(options);
 	const publicKeys = toPublicKeys(options.gatewayPublicKey);
-	const verifyOptions = { gatewayPublicKey: publicKeys, acceptVersions: options.acceptVersions, signedString: options.signedString };
+	const verifyOptions = {
+		gatewayPublicKey: publicKeys,
+		acceptVersions: options.acceptVersions,
+		signedString: options.signedString,
+	};
 	const store = options.store ?? createMemoryStore();
 	const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 	const leaseMs = options.leaseMs ?? 60_000;
@@ -247,7 +264,11 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		if (claim === "processed") return duplicate;
 		if (claim === "in_progress") {
 			const reply = failure(409, "This event is being processed by another worker; retry later.");
-			report(new InvalidNotificationError("The event is being processed elsewhere (its claim has not expired)."), 409, eventId);
+			report(
+				new InvalidNotificationError("The event is being processed elsewhere (its claim has not expired)."),
+				409,
+				eventId,
+			);
 			return reply;
 		}
 		return runCallback(event, token);

@@ -57,7 +57,8 @@ export function isJsonContentType(header: string | null | undefined): boolean {
 export function declaredLength(header: string | null | undefined): number | undefined {
 	if (header === null || header === undefined || header === "") return undefined;
 	const digits = header.trim();
-	if (!/^\d{1,15}$/.test(digits)) throw new HttpRuleError(400, "The Content-Length header is not a number.", "content-length");
+	if (!/^\d{1,15}$/.test(digits))
+		throw new HttpRuleError(400, "The Content-Length header is not a number.", "content-length");
 	return Number(digits);
 }
 
@@ -82,7 +83,10 @@ export function ruleStatus(error: unknown): number | undefined {
 
 /** The headers of every answer, Web or node:http. */
 export function replyHeaders(reply: NotificationReply): Record<string, string> {
-	const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" };
+	const headers: Record<string, string> = {
+		"content-type": "application/json; charset=utf-8",
+		"cache-control": "no-store",
+	};
 	if (reply.allow) headers.allow = reply.allow;
 	if (reply.closeConnection) headers.connection = "close";
 	return headers;

@@ -26,4 +26,10 @@ export {
 } from "./reconcile.js";
 export type { ClaimResult, ConfirmResult, MemoryStoreOptions, NotificationStore } from "./store.js";
 export { createMemoryStore } from "./store.js";
-export { type NotificationEvent, type RefundNotification, type TransactionNotification, type VerifyNotificationOptions, verifyNotification } from "./verify.js";
+export {
+	type NotificationEvent,
+	type RefundNotification,
+	type TransactionNotification,
+	type VerifyNotificationOptions,
+	verifyNotification,
+} from "./verify.js";

@@ -22,5 +22,8 @@ export function notificationIssues(what: string, error: z.core.$ZodError): Inval
 		.map((issue) => `${pathOf(issue) || "(root)"}: ${issue.message}`)
 		.join("; ");
 	const more = issues.length > SHOWN_ISSUES ? ` (and ${issues.length - SHOWN_ISSUES} more)` : "";
-	return new InvalidNotificationError(`The ${what} is not of the documented shape: ${listed}${more}.`, first ? pathOf(first) || undefined : undefined);
+	return new InvalidNotificationError(
+		`The ${what} is not of the documented shape: ${listed}${more}.`,
+		first ? pathOf(first) || undefined : undefined,
+	);
 }

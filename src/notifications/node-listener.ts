@@ -99,7 +99,10 @@ function send(res: ServerResponse, reply: NotificationReply): void {
 /** The answer when the handler itself failed, which it is written never to do. */
 const FALLBACK: NotificationReply = {
 	status: 500,
-	body: JSON.stringify({ returnCode: "500", description: "The notification could not be processed; it will be retried." }),
+	body: JSON.stringify({
+		returnCode: "500",
+		description: "The notification could not be processed; it will be retried.",
+	}),
 };
 
 /**
@@ -116,7 +119,10 @@ const FALLBACK: NotificationReply = {
  */
 export function toNodeListener(handler: NotificationHandler): NodeListener {
 	if (typeof handler?.handle !== "function") {
-		throw new ConfigurationError([{ field: "handler", message: "must be a handler made by createNotificationHandler" }], "toNodeListener argument");
+		throw new ConfigurationError(
+			[{ field: "handler", message: "must be a handler made by createNotificationHandler" }],
+			"toNodeListener argument",
+		);
 	}
 	return (req, res) => {
 		handler.handle(new NodeDelivery(req)).then(

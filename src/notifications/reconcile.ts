@@ -145,7 +145,11 @@ function checkOptions(options: ReconcilerOptions): FieldIssue[] {
 		issues.push({ field: "gateway", message: "must be a GatewayClient" });
 	}
 	const store = options?.store;
-	if (typeof store?.claim !== "function" || typeof store.confirm !== "function" || typeof store.release !== "function") {
+	if (
+		typeof store?.claim !== "function" ||
+		typeof store.confirm !== "function" ||
+		typeof store.release !== "function"
+	) {
 		issues.push({ field: "store", message: "must have claim, confirm and release methods (the IPN handler's store)" });
 	}
 	for (const field of ["onTransaction", "onRefund"] as const) {

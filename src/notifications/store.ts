@@ -64,7 +64,8 @@ interface Entry {
 
 function positiveInteger(field: string, value: number | undefined, fallback: number): number {
 	if (value === undefined) return fallback;
-	if (!Number.isSafeInteger(value) || value <= 0) throw new ConfigurationError([{ field, message: "must be a positive integer" }], "memory store options");
+	if (!Number.isSafeInteger(value) || value <= 0)
+		throw new ConfigurationError([{ field, message: "must be a positive integer" }], "memory store options");
 	return value;
 }
 

@@ -67,12 +67,16 @@ export function verifyNotification(body: unknown, options: VerifyNotificationOpt
 		const { gatewayPublicKey: publicKey, acceptVersions, signedString } = options;
 		opened = openVerified(body, { publicKey, acceptVersions, signedString });
 	} catch (error) {
-		if (error instanceof MalformedMessageError) throw new InvalidNotificationError(`Not a signed IPN: ${error.message}`, error.field, { cause: error });
+		if (error instanceof MalformedMessageError)
+			throw new InvalidNotificationError(`Not a signed IPN: ${error.message}`, error.field, { cause: error });
 		throw error;
 	}
 	if (opened.wrapper !== undefined) {
 		// IPNs are flat (2.0) or {payload, signVersion, signature} (2.1); a wrapped API response is not an IPN.
-		throw new InvalidNotificationError("Not an IPN: the body is a wrapped API response (status, message, data).", "data");
+		throw new InvalidNotificationError(
+			"Not an IPN: the body is a wrapped API response (status, message, data).",
+			"data",
+		);
 	}
 	const { fields, signVersion } = opened;
 	if (Object.hasOwn(fields, "refundId")) {
@@ -84,5 +88,10 @@ export function verifyNotification(body: unknown, options: VerifyNotificationOpt
 	const parsed = transactionSchema.safeParse(fields);
 	if (!parsed.success) throw notificationIssues("transaction IPN", parsed.error);
 	const transaction = parsed.data;
-	return { type: "transaction", transaction, eventId: transactionEventId(transaction.transactionId, transaction.status), signVersion };
+	return {
+		type: "transaction",
+		transaction,
+		eventId: transactionEventId(transaction.transactionId, transaction.status),
+		signVersion,
+	};
 }

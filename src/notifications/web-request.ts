@@ -10,7 +10,11 @@ export function toResponse(reply: NotificationReply): Response {
 
 async function readLimited(request: Request, limit: number, timeout: BodyTimeout): Promise<unknown> {
 	if (request.bodyUsed) {
-		throw new HttpRuleError(500, "The request body was read by other code before the notification handler; pass the untouched request.", "body");
+		throw new HttpRuleError(
+			500,
+			"The request body was read by other code before the notification handler; pass the untouched request.",
+			"body",
+		);
 	}
 	if (!request.body) return "";
 	const reader = request.body.getReader();

@@ -34,7 +34,9 @@ export function parseBody(text: string): Record<string, unknown> | undefined {
 	if (text === "") return undefined;
 	try {
 		const value: unknown = JSON.parse(text);
-		return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+		return typeof value === "object" && value !== null && !Array.isArray(value)
+			? (value as Record<string, unknown>)
+			: undefined;
 	} catch {
 		return undefined;
 	}
@@ -97,7 +99,11 @@ const NO_S2S_ADVICE = "The account has only hosted-page processors: ask for an S
  * Error answers are unsigned (D6), so their content only picks the class; any
  * text taken from them is redacted, of the request's own card data too.
  */
-export function errorForAnswer(answer: GatewayAnswer, body: Record<string, unknown> | undefined, context: AnswerContext): GatewayError | undefined {
+export function errorForAnswer(
+	answer: GatewayAnswer,
+	body: Record<string, unknown> | undefined,
+	context: AnswerContext,
+): GatewayError | undefined {
 	const { status, secrets } = answer;
 	const { path } = context;
 	const where = { status, path };
@@ -109,17 +115,22 @@ export function errorForAnswer(answer: GatewayAnswer, body: Record<string, unkno
 	if (isSignatureRefusal(status, answer.text)) {
 		// An HTTP 500, but a refusal: nothing was processed (D12).
 		const said = say("no message");
-		const advice = "check the key registered for this merchantId and the signed string (npx merchant-gateway sign --explain, npx merchant-gateway doctor)";
+		const advice =
+			"check the key registered for this merchantId and the signed string (npx merchant-gateway sign --explain, npx merchant-gateway doctor)";
 		const refused = `The gateway refused the request's signature (HTTP ${status}): ${said}.`;
 		return new AuthenticationError(`${refused} Nothing was processed; ${advice}.`, { status, path });
 	}
 	if (status === 429) {
 		const retryAfterMs = parseRetryAfter(answer.headers.get("retry-after"));
 		const seconds = retryAfterMs === undefined ? undefined : Math.ceil(retryAfterMs / 1000);
-		return new RateLimitError(`The gateway is rate limiting requests (HTTP 429)${seconds === undefined ? "" : `; retry after ${seconds} s`}.`, seconds, {
-			status,
-			path,
-		});
+		return new RateLimitError(
+			`The gateway is rate limiting requests (HTTP 429)${seconds === undefined ? "" : `; retry after ${seconds} s`}.`,
+			seconds,
+			{
+				status,
+				path,
+			},
+		);
 	}
 	const success = status >= 200 && status < 300;
 	// On a create, an unreadable 2xx or 5xx answer may follow a processed request (a 4xx one was refused).
@@ -138,7 +149,13 @@ export function errorForAnswer(answer: GatewayAnswer, body: Record<string, unkno
 		const refusedFields = say("The gateway refused the request's fields.");
 		return new GatewayValidationError(refusedFields, fieldErrors(body.errors, secrets), where);
 	}
-	if (status === 422 && context.endpoint === "card" && "transactionId" in body && body.transactionId === null && !("data" in body)) {
+	if (
+		status === 422 &&
+		context.endpoint === "card" &&
+		"transactionId" in body &&
+		body.transactionId === null &&
+		!("data" in body)
+	) {
 		return new NoS2SProviderError(`${say("No S2S provider is configured.")} ${NO_S2S_ADVICE}`, where);
 	}
 	const saysError = body.status === "error";

@@ -40,7 +40,16 @@ export class CardResource {
 		const fields = { merchantId: ctx.merchantId, ...data, paymentMethod: "card", connectionMode: "API" };
 		return call(
 			ctx,
-			{ endpoint: "card", path: PATH, kind: "create", what: "The card charge", ids: { orderRef: data.orderRef }, fields, options, alwaysVerify: false },
+			{
+				endpoint: "card",
+				path: PATH,
+				kind: "create",
+				what: "The card charge",
+				ids: { orderRef: data.orderRef },
+				fields,
+				options,
+				alwaysVerify: false,
+			},
 			(opened, answer) => {
 				const parsed = cardChargeDataSchema.safeParse(opened.fields);
 				if (!parsed.success) throw offSchema(answer, PATH, describeIssues(parsed.error));

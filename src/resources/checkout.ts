@@ -54,11 +54,18 @@ export class CheckoutResource {
 				if (opened.fields.status === "error") {
 					const { message: text } = opened.fields;
 					const message = typeof text === "string" ? redactText(text, answer.secrets) : "no message";
-					throw new CheckoutError(`The checkout session was not created: ${message}`, { status: answer.status, path: PATH });
+					throw new CheckoutError(`The checkout session was not created: ${message}`, {
+						status: answer.status,
+						path: PATH,
+					});
 				}
 				const parsed = checkoutCreatedFieldsSchema.safeParse(opened.fields);
 				if (!parsed.success) throw offSchema(answer, PATH, describeIssues(parsed.error));
-				return { transactionId: parsed.data.transactionId, paymentLink: parsed.data.paymentLink, message: parsed.data.message ?? null };
+				return {
+					transactionId: parsed.data.transactionId,
+					paymentLink: parsed.data.paymentLink,
+					message: parsed.data.message ?? null,
+				};
 			},
 		);
 	}

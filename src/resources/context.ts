@@ -51,20 +51,37 @@ function hasSignature(body: Record<string, unknown>): boolean {
 }
 
 /** Verifies an answer per D6; unsigned creation answers pass only when `requireSignedResponses` is off. */
-export function openAnswer(ctx: ClientContext, body: Record<string, unknown>, answer: GatewayAnswer, spec: CallSpec): OpenedAnswer {
+export function openAnswer(
+	ctx: ClientContext,
+	body: Record<string, unknown>,
+	answer: GatewayAnswer,
+	spec: CallSpec,
+): OpenedAnswer {
 	const context = { status: answer.status, path: spec.path };
 	if (!hasSignature(body)) {
 		if (spec.alwaysVerify || ctx.requireSignedResponses) {
-			throw new SignatureVerificationError("missing_signature", "The gateway's answer is not signed, so it cannot be trusted.", context);
+			throw new SignatureVerificationError(
+				"missing_signature",
+				"The gateway's answer is not signed, so it cannot be trusted.",
+				context,
+			);
 		}
 		const wrapped = typeof body.data === "object" && body.data !== null && ("status" in body || "message" in body);
 		return wrapped
-			? { fields: body.data as Record<string, unknown>, wrapper: { status: body.status, message: body.message }, signed: false }
+			? {
+					fields: body.data as Record<string, unknown>,
+					wrapper: { status: body.status, message: body.message },
+					signed: false,
+				}
 			: { fields: body, wrapper: undefined, signed: false };
 	}
 	try {
 		// The text, not the parsed body: 2.0 signs nested objects in the gateway's order and numbers as written.
-		const opened = openVerified(answer.text, { publicKey: ctx.publicKeys, acceptVersions: [ctx.signVersion], signedString: ctx.signedString });
+		const opened = openVerified(answer.text, {
+			publicKey: ctx.publicKeys,
+			acceptVersions: [ctx.signVersion],
+			signedString: ctx.signedString,
+		});
 		return { fields: opened.fields, wrapper: opened.wrapper, signed: true };
 	} catch (error) {
 		if (error instanceof SignatureVerificationError) {
@@ -79,10 +96,18 @@ export function openAnswer(ctx: ClientContext, body: Record<string, unknown>, an
 }
 
 /** Seals the fields in the account's version, sends them, maps error answers, and opens the success answer. */
-export async function call<T>(ctx: ClientContext, spec: CallSpec, read: (opened: OpenedAnswer, answer: GatewayAnswer) => T): Promise<T> {
+export async function call<T>(
+	ctx: ClientContext,
+	spec: CallSpec,
+	read: (opened: OpenedAnswer, answer: GatewayAnswer) => T,
+): Promise<T> {
 	try {
 		checkRequestOptions(spec.options, spec.path);
-		const sealed = sealMessage(spec.fields, { privateKey: ctx.privateKey, signVersion: ctx.signVersion, signedString: ctx.signedString });
+		const sealed = sealMessage(spec.fields, {
+			privateKey: ctx.privateKey,
+			signVersion: ctx.signVersion,
+			signedString: ctx.signedString,
+		});
 		const answer = await ctx.transport.send({
 			path: spec.path,
 			body: JSON.stringify(sealed),
@@ -103,7 +128,8 @@ export async function call<T>(ctx: ClientContext, spec: CallSpec, read: (opened:
 			throw spec.kind === "create" ? unverifiedCreate(ctx, spec, error) : error;
 		}
 	} catch (error) {
-		if (error instanceof GatewayError || error instanceof Error) ctx.observer.error({ method: "POST", path: spec.path, error });
+		if (error instanceof GatewayError || error instanceof Error)
+			ctx.observer.error({ method: "POST", path: spec.path, error });
 		throw error;
 	}
 }
@@ -143,7 +169,8 @@ function checkRequestOptions(options: RequestOptions | undefined, path: string):
 	if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= 2_147_483_647)) {
 		issues.push({ field: "options.timeoutMs", message: "must be an integer from 1 to 2147483647" });
 	}
-	if (signal !== undefined && !(signal instanceof AbortSignal)) issues.push({ field: "options.signal", message: "must be an AbortSignal" });
+	if (signal !== undefined && !(signal instanceof AbortSignal))
+		issues.push({ field: "options.signal", message: "must be an AbortSignal" });
 	if (issues.length > 0) throw new RequestValidationError(issues, path);
 }
 

@@ -79,7 +79,12 @@ function checkPostedLengths(ctx: ClientContext, path: string, posted: ReturnType
 	throw error;
 }
 
-export function directPostForm(ctx: ClientContext, path: string, message: Record<string, unknown>, options: DirectPostOptions | undefined): DirectPostForm {
+export function directPostForm(
+	ctx: ClientContext,
+	path: string,
+	message: Record<string, unknown>,
+	options: DirectPostOptions | undefined,
+): DirectPostForm {
 	const action = ctx.baseUrl + path;
 	let fields: Record<string, string>;
 	if (ctx.signVersion === "2.1") {
@@ -88,7 +93,11 @@ export function directPostForm(ctx: ClientContext, path: string, message: Record
 	} else {
 		const posted = withFormLineBreaks(message);
 		if (posted.changed.length > 0) checkPostedLengths(ctx, path, posted);
-		const signed = sealMessage(asFormValues(posted.message), { privateKey: ctx.privateKey, signVersion: "2.0", signedString: ctx.signedString });
+		const signed = sealMessage(asFormValues(posted.message), {
+			privateKey: ctx.privateKey,
+			signVersion: "2.0",
+			signedString: ctx.signedString,
+		});
 		fields = signed as Record<string, string>;
 	}
 	const inputs = Object.entries(fields)

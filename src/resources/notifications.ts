@@ -60,7 +60,11 @@ export class CallbacksResource {
 	 */
 	decode(input: CallbackInput): CallbackResult {
 		const { publicKeys, signVersion, signedString } = this.#ctx;
-		const options: DecodeCallbackOptions = { gatewayPublicKey: publicKeys, acceptVersions: [signVersion], signedString };
+		const options: DecodeCallbackOptions = {
+			gatewayPublicKey: publicKeys,
+			acceptVersions: [signVersion],
+			signedString,
+		};
 		return decodeCallback(input, options);
 	}
 
@@ -82,7 +86,10 @@ export class CallbacksResource {
 		}
 		const claimed = unverifiedCallbackFields(input).transactionId;
 		if (typeof claimed !== "string" || claimed.trim() === "") {
-			throw new InvalidNotificationError("The callback is unsigned and names no transactionId, so it cannot be confirmed with a query.", "transactionId");
+			throw new InvalidNotificationError(
+				"The callback is unsigned and names no transactionId, so it cannot be confirmed with a query.",
+				"transactionId",
+			);
 		}
 		const transaction = await this.#transactions.retrieve(claimed.trim(), options);
 		const { status, transactionId, ref, amount, currency } = transaction;

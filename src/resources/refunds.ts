@@ -72,7 +72,16 @@ export class RefundsResource {
 		const fields = validate(ctx, refundQueryRequestSchema(ctx), { ...optionalMerchantId(ctx), refundId }, QUERY_PATH);
 		return call(
 			ctx,
-			{ endpoint: "refundQuery", path: QUERY_PATH, kind: "query", what: "The refund query", ids: {}, fields, options, alwaysVerify: true },
+			{
+				endpoint: "refundQuery",
+				path: QUERY_PATH,
+				kind: "query",
+				what: "The refund query",
+				ids: {},
+				fields,
+				options,
+				alwaysVerify: true,
+			},
 			(opened, answer) => {
 				const parsed = refundSchema.safeParse(opened.fields);
 				if (!parsed.success) throw offSchema(answer, QUERY_PATH, describeIssues(parsed.error));

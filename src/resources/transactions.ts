@@ -23,15 +23,30 @@ export class TransactionsResource {
 	 */
 	async retrieve(transactionId: string, options?: RequestOptions): Promise<Transaction> {
 		const ctx = this.#ctx;
-		const fields = validate(ctx, transactionQueryRequestSchema(ctx), { ...optionalMerchantId(ctx), transactionId }, PATH);
+		const fields = validate(
+			ctx,
+			transactionQueryRequestSchema(ctx),
+			{ ...optionalMerchantId(ctx), transactionId },
+			PATH,
+		);
 		return call(
 			ctx,
-			{ endpoint: "transactionQuery", path: PATH, kind: "query", what: "The transaction query", ids: { transactionId }, fields, options, alwaysVerify: true },
+			{
+				endpoint: "transactionQuery",
+				path: PATH,
+				kind: "query",
+				what: "The transaction query",
+				ids: { transactionId },
+				fields,
+				options,
+				alwaysVerify: true,
+			},
 			(opened, answer) => {
 				const parsed = transactionSchema.safeParse(opened.fields);
 				if (!parsed.success) throw offSchema(answer, PATH, describeIssues(parsed.error));
 				const about = parsed.data.transactionId;
-				if (!sameId(about, transactionId)) throw offSchema(answer, PATH, "the signed answer is about another transaction");
+				if (!sameId(about, transactionId))
+					throw offSchema(answer, PATH, "the signed answer is about another transaction");
 				return parsed.data;
 			},
 		);

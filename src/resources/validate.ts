@@ -5,7 +5,12 @@ import { safeParse } from "../schemas/safe-parse.js";
 import type { ClientContext } from "./context.js";
 
 /** Parses parameters, or throws `RequestValidationError` listing every failing field (never a value) before anything is sent. */
-export function validate<S extends z.core.$ZodType>(ctx: ClientContext, schema: S, params: unknown, path: string): z.output<S> {
+export function validate<S extends z.core.$ZodType>(
+	ctx: ClientContext,
+	schema: S,
+	params: unknown,
+	path: string,
+): z.output<S> {
 	const result = safeParse(schema, params);
 	if (result.success) return result.data;
 	const error = new RequestValidationError(toFieldIssues(result.error), path);

@@ -55,11 +55,15 @@ export async function readEnvelope(request: SandboxRequest, allowForm: boolean):
 	if (type === "application/x-www-form-urlencoded" && allowForm) {
 		const body: Record<string, unknown> = {};
 		for (const [key, value] of new URLSearchParams(text)) {
-			if (!Object.hasOwn(body, key)) Object.defineProperty(body, key, { value, enumerable: true, writable: true, configurable: true });
+			if (!Object.hasOwn(body, key))
+				Object.defineProperty(body, key, { value, enumerable: true, writable: true, configurable: true });
 		}
 		return { body, form: true };
 	}
-	return badRequest(`Content-Type must be application/json${allowForm ? " or application/x-www-form-urlencoded" : ""}.`, 415);
+	return badRequest(
+		`Content-Type must be application/json${allowForm ? " or application/x-www-form-urlencoded" : ""}.`,
+		415,
+	);
 }
 
 /**
@@ -94,7 +98,10 @@ export function authenticate(
 	if (!merchant) return invalidSignature(merchantId, "no merchant account is registered for this merchantId");
 	try {
 		const opened = openVerified(envelope.text ?? envelope.body, { publicKey: merchant.publicKeys, signedString });
-		const fields = envelope.form && opened.signVersion === "2.0" ? decodeCheckoutForm(opened.fields as Record<string, string>) : opened.fields;
+		const fields =
+			envelope.form && opened.signVersion === "2.0"
+				? decodeCheckoutForm(opened.fields as Record<string, string>)
+				: opened.fields;
 		const { signVersion: _version, ...rest } = fields;
 		return { merchant, fields: rest, signVersion: opened.signVersion, form: envelope.form };
 	} catch (error) {

@@ -41,7 +41,12 @@ export function isExpired(card: CardInput, now: Date): boolean {
  * Decides a card charge from the test card table. `providers` are the ones that
  * may take it, in cascade order (never empty: the caller handles "none").
  */
-export function decideCharge(card: CardInput, providers: readonly Provider[], autoCascade: boolean, now: Date): ChargeDecision {
+export function decideCharge(
+	card: CardInput,
+	providers: readonly Provider[],
+	autoCascade: boolean,
+	now: Date,
+): ChargeDecision {
 	const [first, second] = providers;
 	if (!first) throw new Error("decideCharge needs at least one provider");
 	const decline = (message: string, httpStatus: 400 | 500 = 400): ChargeDecision => ({
@@ -69,9 +74,17 @@ export function decideCharge(card: CardInput, providers: readonly Provider[], au
 		case "pending_then_declined":
 			return { kind: "pending", eventually: "declined", provider: first, attempts: [] };
 		case "cascade": {
-			const declined: ProviderAttempt = { provider: first.name, outcome: "declined", message: "Declined by the first provider." };
+			const declined: ProviderAttempt = {
+				provider: first.name,
+				outcome: "declined",
+				message: "Declined by the first provider.",
+			};
 			if (!autoCascade || !second) return decline("Card declined by the issuer.");
-			return { kind: "approved", provider: second, attempts: [declined, { provider: second.name, outcome: "approved", message: null }] };
+			return {
+				kind: "approved",
+				provider: second,
+				attempts: [declined, { provider: second.name, outcome: "approved", message: null }],
+			};
 		}
 	}
 }

@@ -45,7 +45,8 @@ export class ControllableClock implements SandboxClock {
 	}
 
 	advance(ms: number): void {
-		if (!Number.isFinite(ms) || ms < 0) throw new RangeError("clock.advance(ms): ms must be a finite number of milliseconds, 0 or more.");
+		if (!Number.isFinite(ms) || ms < 0)
+			throw new RangeError("clock.advance(ms): ms must be a finite number of milliseconds, 0 or more.");
 		if (this.#frozenAt !== undefined) this.#frozenAt += ms;
 		else this.#offset += ms;
 		this.#moved();
@@ -111,6 +112,7 @@ export class ControllableClock implements SandboxClock {
 
 function toEpoch(time: Date | string | number, name: string): number {
 	const ms = time instanceof Date ? time.getTime() : typeof time === "number" ? time : Date.parse(time);
-	if (!Number.isFinite(ms)) throw new RangeError(`${name} must be a valid date, ISO 8601 string or epoch milliseconds.`);
+	if (!Number.isFinite(ms))
+		throw new RangeError(`${name} must be a valid date, ISO 8601 string or epoch milliseconds.`);
 	return ms;
 }

@@ -6,11 +6,22 @@ import { ControllableClock } from "./clock.js";
 import { computeFees, feeModel } from "./fees.js";
 import { IdSource, randomToken } from "./formats.js";
 import { Notifier } from "./notifier.js";
-import { DEFAULT_BASE_URL, DEFAULT_PROVIDERS, type SandboxEvent, type SandboxMerchantOptions, type SandboxOptions } from "./options.js";
+import {
+	DEFAULT_BASE_URL,
+	DEFAULT_PROVIDERS,
+	type SandboxEvent,
+	type SandboxMerchantOptions,
+	type SandboxOptions,
+} from "./options.js";
 import { GatewaySigner, MESSAGES } from "./replies.js";
 import { callbackFields, refundFields, transactionFields } from "./resources.js";
 import type { MerchantAccount, RefundRecord, SessionRequest, TransactionRecord } from "./state.js";
-import { refundStatuses, type SandboxRefundStatus, type SandboxTransactionStatus, transactionStatuses } from "./statuses.js";
+import {
+	refundStatuses,
+	type SandboxRefundStatus,
+	type SandboxTransactionStatus,
+	transactionStatuses,
+} from "./statuses.js";
 
 const DAY_MS = 86_400_000;
 
@@ -22,7 +33,9 @@ function checkedBaseUrl(value: string): string {
 		url = undefined;
 	}
 	if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || url.search || url.hash) {
-		throw new RangeError("baseUrl must be an absolute http(s) URL without query or fragment, such as https://sandbox.merchant-gateway.test.");
+		throw new RangeError(
+			"baseUrl must be an absolute http(s) URL without query or fragment, such as https://sandbox.merchant-gateway.test.",
+		);
 	}
 	return value.replace(/\/+$/, "");
 }
@@ -65,7 +78,8 @@ export class SandboxCore {
 		this.baseUrl = checkedBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
 		this.allowLoopbackHttp = options.allowLoopbackHttp ?? true;
 		this.pendingDelayMs = options.pendingDelayMs ?? 5_000;
-		if (!Number.isFinite(this.pendingDelayMs) || this.pendingDelayMs < 0) throw new RangeError("pendingDelayMs must be a number of milliseconds, 0 or more.");
+		if (!Number.isFinite(this.pendingDelayMs) || this.pendingDelayMs < 0)
+			throw new RangeError("pendingDelayMs must be a number of milliseconds, 0 or more.");
 		this.#onEvent = options.onEvent;
 		this.notifier = new Notifier(options.ipn ?? {}, this.clock, (attempt) => this.emit({ type: "delivery", attempt }));
 		for (const merchant of options.merchants ?? []) this.addMerchant(merchant);
@@ -85,9 +99,14 @@ export class SandboxCore {
 
 	addMerchant(options: SandboxMerchantOptions): MerchantAccount {
 		const id = options.merchantId;
-		if (typeof id !== "string" || id.length < 1 || id.length > 50) throw new RangeError("merchantId must be 1 to 50 characters.");
+		if (typeof id !== "string" || id.length < 1 || id.length > 50)
+			throw new RangeError("merchantId must be 1 to 50 characters.");
 		if (this.merchants.has(id)) throw new RangeError(`A merchant ${id} is already registered.`);
-		const providers = (options.providers ?? DEFAULT_PROVIDERS).map((p) => ({ name: p.name, kind: p.kind ?? "s2s", fullRefundOnly: p.fullRefundOnly ?? false }));
+		const providers = (options.providers ?? DEFAULT_PROVIDERS).map((p) => ({
+			name: p.name,
+			kind: p.kind ?? "s2s",
+			fullRefundOnly: p.fullRefundOnly ?? false,
+		}));
 		if (providers.length === 0) throw new RangeError("A merchant needs at least one provider.");
 		const feeBySeller = options.feeBySeller ?? 100;
 		if (!(feeBySeller >= 0 && feeBySeller <= 100)) throw new RangeError("feeBySeller must be from 0 to 100.");
@@ -272,7 +291,11 @@ export class SandboxCore {
 				: record.status === "successful" || record.status === "pending"
 					? record.request.callbackUrl
 					: record.request.errorUrl;
-		return sealCallbackUrl(target, callbackFields(record), this.signer.sealOptions(this.merchantOf(record).signVersion));
+		return sealCallbackUrl(
+			target,
+			callbackFields(record),
+			this.signer.sealOptions(this.merchantOf(record).signVersion),
+		);
 	}
 
 	/** paidAmount minus every refund not rejected (refund_failed); held ones reserve their amount. */
@@ -346,7 +369,12 @@ export class SandboxCore {
 	}
 
 	#announce(record: TransactionRecord): void {
-		this.emit({ type: "transaction", transactionId: record.transactionId, status: record.status, statusCode: transactionStatuses[record.status].code });
+		this.emit({
+			type: "transaction",
+			transactionId: record.transactionId,
+			status: record.status,
+			statusCode: transactionStatuses[record.status].code,
+		});
 	}
 
 	#announceRefund(refund: RefundRecord): void {

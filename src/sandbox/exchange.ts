@@ -20,6 +20,7 @@ export interface SandboxReply {
 
 /** A reply as a Web `Response` (the `fetch` and MSW faces). */
 export function toResponse(reply: SandboxReply): Response {
-	const empty = reply.status === 204 || reply.status === 304 || (reply.status >= 300 && reply.status < 400 && reply.body === "");
+	const empty =
+		reply.status === 204 || reply.status === 304 || (reply.status >= 300 && reply.status < 400 && reply.body === "");
 	return new Response(empty ? null : reply.body, { status: reply.status, headers: reply.headers });
 }

@@ -28,7 +28,8 @@ export interface FeeModel {
 }
 
 function checkedPercent(value: number, name: string): number {
-	if (!Number.isFinite(value) || value < 0 || value > 100) throw new RangeError(`fees.${name} must be a percentage from 0 to 100.`);
+	if (!Number.isFinite(value) || value < 0 || value > 100)
+		throw new RangeError(`fees.${name} must be a percentage from 0 to 100.`);
 	return Math.round(value * 100);
 }
 

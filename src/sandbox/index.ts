@@ -13,5 +13,10 @@ export type {
 export { createSandbox, type Sandbox, type SandboxTransaction } from "./sandbox.js";
 export { type SandboxServer, type SandboxServerOptions, startSandboxServer } from "./server.js";
 export type { ProviderAttempt } from "./state.js";
-export { refundStatuses, type SandboxRefundStatus, type SandboxTransactionStatus, transactionStatuses } from "./statuses.js";
+export {
+	refundStatuses,
+	type SandboxRefundStatus,
+	type SandboxTransactionStatus,
+	transactionStatuses,
+} from "./statuses.js";
 export { type TestCard, type TestCardBehaviour, testCards, threeDsPasswords } from "./test-cards.js";

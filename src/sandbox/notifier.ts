@@ -78,7 +78,8 @@ export class Notifier {
 		this.#fetch = custom ? () => custom : undefined;
 		this.#clock = clock;
 		this.#onAttempt = onAttempt;
-		if (!(this.#scale >= 0) || !Number.isFinite(this.#scale)) throw new RangeError("ipn.timeScale must be a finite number, 0 or more.");
+		if (!(this.#scale >= 0) || !Number.isFinite(this.#scale))
+			throw new RangeError("ipn.timeScale must be a finite number, 0 or more.");
 		if (this.#delays?.some((d) => !Number.isFinite(d) || d < 0)) {
 			throw new RangeError("ipn.retryDelaysMs must hold finite delays of 0 ms or more.");
 		}
@@ -207,7 +208,12 @@ export class Notifier {
 			});
 		} catch (error) {
 			return signal.aborted
-				? { outcome: "timeout", httpStatus: undefined, returnCode: undefined, detail: `no answer within ${this.#ackTimeoutMs} ms` }
+				? {
+						outcome: "timeout",
+						httpStatus: undefined,
+						returnCode: undefined,
+						detail: `no answer within ${this.#ackTimeoutMs} ms`,
+					}
 				: { outcome: "network_error", httpStatus: undefined, returnCode: undefined, detail: describe(error) };
 		}
 		let text: string;
@@ -215,7 +221,12 @@ export class Notifier {
 			text = await response.text();
 		} catch {
 			const outcome = signal.aborted ? "timeout" : "network_error";
-			return { outcome, httpStatus: response.status, returnCode: undefined, detail: "the answer's body could not be read in time" };
+			return {
+				outcome,
+				httpStatus: response.status,
+				returnCode: undefined,
+				detail: "the answer's body could not be read in time",
+			};
 		}
 		const returnCode = readReturnCode(text);
 		if (response.status >= 200 && response.status < 300 && returnCode === "100") {

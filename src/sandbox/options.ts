@@ -128,4 +128,7 @@ export interface SandboxOptions {
 export const DEFAULT_BASE_URL = "https://sandbox.merchant-gateway.test";
 /** The gateway's IPN retry schedule (D7, evidence): 10 retries, 30 minutes after the start, then every 5 minutes. */
 export const GATEWAY_RETRY_SCHEDULE = { retries: 10, firstAfterStartMs: 30 * 60_000, everyMs: 5 * 60_000 } as const;
-export const DEFAULT_PROVIDERS: readonly SandboxProvider[] = [{ name: "Sandbox Acquirer A" }, { name: "Sandbox Acquirer B" }];
+export const DEFAULT_PROVIDERS: readonly SandboxProvider[] = [
+	{ name: "Sandbox Acquirer A" },
+	{ name: "Sandbox Acquirer B" },
+];

@@ -43,7 +43,12 @@ export class GatewaySigner {
 	}
 
 	/** A wrapped response (S2S charge, refund creation, refund query): status, message, signed data. */
-	wrapped(status: string, message: string | null, data: Record<string, unknown>, signVersion: SignVersion): Record<string, unknown> {
+	wrapped(
+		status: string,
+		message: string | null,
+		data: Record<string, unknown>,
+		signVersion: SignVersion,
+	): Record<string, unknown> {
 		const sealed = sealMessage(data, this.sealOptions(signVersion));
 		return signVersion === "2.1" ? { status, message, ...sealed } : { status, message, data: sealed };
 	}
@@ -111,7 +116,8 @@ export const noS2SProvider = (): ApiReply => ({
 	json: {
 		status: "error",
 		transactionId: null,
-		message: "No S2S-capable payment provider is configured for this merchant. Add one, or use checkout or iframe instead.",
+		message:
+			"No S2S-capable payment provider is configured for this merchant. Add one, or use checkout or iframe instead.",
 	},
 });
 

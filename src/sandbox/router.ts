@@ -22,7 +22,8 @@ const PAGE_HEADERS = {
 	"content-type": "text/html; charset=utf-8",
 	"cache-control": "no-store",
 	// Nothing but the page's own inline styles (and the merchant's logo) may load.
-	"content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src https: http: data:; frame-ancestors 'none'",
+	"content-security-policy":
+		"default-src 'none'; style-src 'unsafe-inline'; img-src https: http: data:; frame-ancestors 'none'",
 	"x-content-type-options": "nosniff",
 };
 
@@ -40,7 +41,11 @@ function jsonResponse(reply: ApiReply, extra: Record<string, string> = {}): Rout
 
 function pageResponse(reply: PageReply, origin: string): SandboxReply {
 	if (reply.location !== undefined) {
-		return { status: reply.status, headers: { location: new URL(reply.location, origin).href, "cache-control": "no-store" }, body: "" };
+		return {
+			status: reply.status,
+			headers: { location: new URL(reply.location, origin).href, "cache-control": "no-store" },
+			body: "",
+		};
 	}
 	return { status: reply.status, headers: PAGE_HEADERS, body: reply.html ?? "" };
 }
@@ -48,7 +53,9 @@ function pageResponse(reply: PageReply, origin: string): SandboxReply {
 /** A DIRECT_POST form the sandbox refused: the buyer's browser gets a page, not JSON. */
 function formErrorPage(reply: ApiReply): PageReply {
 	const errors = Array.isArray(reply.json.errors) ? (reply.json.errors as { field: string; message: string[] }[]) : [];
-	const items = errors.map((e) => `<li><code>${escapeHtml(e.field)}</code>: ${escapeHtml(e.message.join(", "))}</li>`).join("");
+	const items = errors
+		.map((e) => `<li><code>${escapeHtml(e.field)}</code>: ${escapeHtml(e.message.join(", "))}</li>`)
+		.join("");
 	return html(
 		reply.status,
 		"Checkout refused",
@@ -78,7 +85,10 @@ async function dispatch(core: SandboxCore, request: SandboxRequest, url: URL, or
 			return pageResponse(kind === "pay" ? showCheckoutPage(core, id, url) : showThreeDsPage(core, id, url), origin);
 		}
 		if (request.method === "POST")
-			return pageResponse(kind === "pay" ? await submitCheckoutPage(core, id, request) : await submitThreeDsPage(core, id, request), origin);
+			return pageResponse(
+				kind === "pay" ? await submitCheckoutPage(core, id, request) : await submitThreeDsPage(core, id, request),
+				origin,
+			);
 		return methodNotAllowed("GET, POST");
 	}
 	if (path === "/" && request.method === "GET") {
@@ -91,12 +101,17 @@ async function dispatch(core: SandboxCore, request: SandboxRequest, url: URL, or
 			origin,
 		);
 	}
-	if (path.startsWith("/v2/")) return jsonResponse({ status: 404, json: { status: "error", message: "No such endpoint." } });
+	if (path.startsWith("/v2/"))
+		return jsonResponse({ status: 404, json: { status: "error", message: "No such endpoint." } });
 	return pageResponse(notice(404, "Not found", "Nothing lives at this address."), origin);
 }
 
 /** The one entry point every face uses: a request in, a reply out. */
-export async function handleRequest(core: SandboxCore, request: SandboxRequest, origin?: string): Promise<SandboxReply> {
+export async function handleRequest(
+	core: SandboxCore,
+	request: SandboxRequest,
+	origin?: string,
+): Promise<SandboxReply> {
 	const url = new URL(request.url);
 	const base = origin ?? url.origin;
 	let response: Routed;
@@ -105,7 +120,10 @@ export async function handleRequest(core: SandboxCore, request: SandboxRequest, 
 	} catch (error) {
 		// Details stay out of the answer; the event gets a redacted message.
 		core.emit({ type: "error", message: redactText(error instanceof Error ? error.message : String(error)) });
-		response = jsonResponse({ status: 500, json: { status: "error", message: "The sandbox failed to handle this request." } });
+		response = jsonResponse({
+			status: 500,
+			json: { status: "error", message: "The sandbox failed to handle this request." },
+		});
 	}
 	const { detail, ...reply } = response;
 	const why = detail === undefined ? {} : { detail };

@@ -70,7 +70,9 @@ async function serve(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse
 	try {
 		const body = await readBody(req);
 		if (body === undefined) {
-			res.writeHead(413, { "content-type": "application/json" }).end(JSON.stringify({ status: "error", message: "The request body is larger than 1 MiB." }));
+			res
+				.writeHead(413, { "content-type": "application/json" })
+				.end(JSON.stringify({ status: "error", message: "The request body is larger than 1 MiB." }));
 			return;
 		}
 		const method = req.method ?? "GET";

@@ -37,7 +37,11 @@ const own = from("sandbox");
 
 export const testCards: readonly TestCard[] = [
 	guide("4242424242424242", "approved", "The gateway guide's card: approved at once (expiry 12/30, CVV 123)."),
-	guide("4000000000001018", "declined", "The gateway guide's card: declined, HTTP 400, failed (expiry 12/30, CVV 123)."),
+	guide(
+		"4000000000001018",
+		"declined",
+		"The gateway guide's card: declined, HTTP 400, failed (expiry 12/30, CVV 123).",
+	),
 	own("4000000000000010", "approved", "Approved at once."),
 	own("4111111111111111", "approved", "Approved at once (Visa)."),
 	own("5555555555554444", "approved", "Approved at once (Mastercard)."),

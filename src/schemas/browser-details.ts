@@ -8,10 +8,13 @@ import { text, typeError } from "./fields.js";
  */
 
 /** A string or a number, as text. */
-const textOrNumber = (error: ReturnType<typeof typeError>) => z.pipe(z.union([z.string(), z.number()], { error }), z.transform(String));
+const textOrNumber = (error: ReturnType<typeof typeError>) =>
+	z.pipe(z.union([z.string(), z.number()], { error }), z.transform(String));
 
 const digits = (what: string) =>
-	textOrNumber(typeError(`${what} (digits, as text or a number)`)).check(z.refine((value) => /^\d+$/.test(value), `must be ${what} (digits)`));
+	textOrNumber(typeError(`${what} (digits, as text or a number)`)).check(
+		z.refine((value) => /^\d+$/.test(value), `must be ${what} (digits)`),
+	);
 
 const nonEmptyText = () => z.string({ error: typeError("a string") }).check(z.minLength(1, "must not be empty"));
 const integer = () => z.optional(z.number({ error: typeError("an integer") }).check(z.int("must be an integer")));
@@ -42,7 +45,10 @@ function browserDetailsObject() {
 		user_agent: nonEmptyText(),
 		/** UTC offset in hours, as text; a number is converted. */
 		time_zone: textOrNumber(typeError("a UTC offset in hours")).check(
-			z.refine((value) => /^[+-]?\d{1,2}(\.\d{1,2})?$/.test(value), "must be a UTC offset in hours, such as -5 or +5.5"),
+			z.refine(
+				(value) => /^[+-]?\d{1,2}(\.\d{1,2})?$/.test(value),
+				"must be a UTC offset in hours, such as -5 or +5.5",
+			),
 		),
 		/** IANA time zone name, such as `Europe/Lisbon`. */
 		time_zone_name: nonEmptyText(),
@@ -65,7 +71,9 @@ function browserDetailsObject() {
 	});
 }
 
-type SnakeToCamel<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<SnakeToCamel<Tail>>}` : S;
+type SnakeToCamel<S extends string> = S extends `${infer Head}_${infer Tail}`
+	? `${Head}${Capitalize<SnakeToCamel<Tail>>}`
+	: S;
 type Snake = z.input<ReturnType<typeof browserDetailsObject>>;
 type Camel = { [K in keyof Snake as SnakeToCamel<K & string>]: Snake[K] };
 
@@ -87,7 +95,8 @@ const SNAKE_KEYS = [
 	"time_zone_name",
 ] as const;
 /** camelCase spelling -> snake_case name; made with the first schema, not at module load. */
-const camelToSnake = (): ReadonlyMap<string, string> => new Map(SNAKE_KEYS.map((key) => [key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), key]));
+const camelToSnake = (): ReadonlyMap<string, string> =>
+	new Map(SNAKE_KEYS.map((key) => [key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), key]));
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -133,4 +142,5 @@ function normalizedInput() {
 }
 
 /** The `browserDetails` field: object or JSON text in, normalized object out. */
-export const browserDetailsSchema = () => z.pipe(normalizedInput(), browserDetailsObject()) as unknown as z.ZodMiniType<BrowserDetails, BrowserDetailsInput>;
+export const browserDetailsSchema = () =>
+	z.pipe(normalizedInput(), browserDetailsObject()) as unknown as z.ZodMiniType<BrowserDetails, BrowserDetailsInput>;

@@ -30,7 +30,12 @@ function withinLength(value: string, min: number, max: number): boolean {
 
 /** A string of `min` to `max` characters. `min` 1 also means "not empty". */
 export function text(min: number, max: number) {
-	const rule = min <= 1 ? (min === 1 ? `must be 1 to ${max} characters` : `must be at most ${max} characters`) : `must be ${min} to ${max} characters`;
+	const rule =
+		min <= 1
+			? min === 1
+				? `must be 1 to ${max} characters`
+				: `must be at most ${max} characters`
+			: `must be ${min} to ${max} characters`;
 	return z.string({ error: typeError("a string") }).check(z.refine((value) => withinLength(value, min, max), rule));
 }
 
@@ -43,16 +48,21 @@ export function amount(minimum: number) {
 				return;
 			}
 			if (value < minimum) ctx.addIssue({ code: "custom", message: `must be at least ${minimum}` });
-			if (!hasAtMostTwoDecimals(Math.abs(value))) ctx.addIssue({ code: "custom", message: "must have at most 2 decimal places" });
+			if (!hasAtMostTwoDecimals(Math.abs(value)))
+				ctx.addIssue({ code: "custom", message: "must have at most 2 decimal places" });
 		}),
 	);
 }
 
 export const currencyCode = () =>
-	z.string({ error: typeError("a string") }).check(z.refine(isCurrencyCode, "must be an ISO 4217 currency code such as EUR (three capital letters)"));
+	z
+		.string({ error: typeError("a string") })
+		.check(z.refine(isCurrencyCode, "must be an ISO 4217 currency code such as EUR (three capital letters)"));
 
 export const countryCode = () =>
-	z.string({ error: typeError("a string") }).check(z.refine(isCountryCode, "must be an ISO 3166-1 alpha-2 country code such as US (two capital letters)"));
+	z
+		.string({ error: typeError("a string") })
+		.check(z.refine(isCountryCode, "must be an ISO 3166-1 alpha-2 country code such as US (two capital letters)"));
 
 /** Loopback hosts as D10 lists them: `localhost`, `127.0.0.0/8`, `[::1]`. */
 export function isLoopbackHost(hostname: string): boolean {
@@ -74,7 +84,9 @@ function secureUrlProblem(value: string, allowLoopbackHttp: boolean): string | u
 	if (!url) return "must be an absolute URL";
 	if (url.protocol === "https:") return undefined;
 	if (url.protocol === "http:" && allowLoopbackHttp && isLoopbackHost(url.hostname)) return undefined;
-	return allowLoopbackHttp ? "must be an https URL (http only for localhost, 127.0.0.0/8 or [::1])" : "must be an https URL";
+	return allowLoopbackHttp
+		? "must be an https URL (http only for localhost, 127.0.0.0/8 or [::1])"
+		: "must be an https URL";
 }
 
 /**
@@ -117,7 +129,9 @@ export function ipAddress() {
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
 /** A gateway id (ULID: 26 Crockford base32 characters). */
 export const ulid = () =>
-	z.string({ error: typeError("a string") }).check(z.refine((value) => ULID.test(value), "must be a ULID (26 characters of Crockford base32)"));
+	z
+		.string({ error: typeError("a string") })
+		.check(z.refine((value) => ULID.test(value), "must be a ULID (26 characters of Crockford base32)"));
 
 const COLOR = /^(#[0-9a-f]{3,8}|rgba?\(\s*[\d.%\s,/]+\)|[a-z]{3,30})$/i;
 /** Up to three colors joined by `---`; each a name, a HEX code or rgb()/rgba(). */
@@ -130,7 +144,9 @@ export const colorMode = () =>
 	);
 
 export const percent = () =>
-	z.number({ error: typeError("a number") }).check(z.refine((value) => Number.isFinite(value) && value >= 0 && value <= 100, "must be a number from 0 to 100"));
+	z
+		.number({ error: typeError("a number") })
+		.check(z.refine((value) => Number.isFinite(value) && value >= 0 && value <= 100, "must be a number from 0 to 100"));
 
 /**
  * A plain object the JSON text can carry as is: zod's plain-object test, no
@@ -138,7 +154,11 @@ export const percent = () =>
  * by key (a record schema's copy was a sixth of a checkout's validation).
  */
 function isJsonObject(value: unknown): value is Record<string, unknown> {
-	return z.util.isPlainObject(value) && Object.getOwnPropertySymbols(value).length === 0 && !Object.hasOwn(value, "__proto__");
+	return (
+		z.util.isPlainObject(value) &&
+		Object.getOwnPropertySymbols(value).length === 0 &&
+		!Object.hasOwn(value, "__proto__")
+	);
 }
 
 /** A free key-value JSON object (not an array, not null, not a class instance). */
@@ -148,9 +168,15 @@ export const metadata = () => z.custom<Record<string, unknown>>(isJsonObject, { 
 export const nonEmpty = () => z.string({ error: typeError("a string") }).check(z.minLength(1, "must not be empty"));
 
 export const transactionDocuments = () =>
-	z.array(z.object({ type: nonEmpty(), url: webUrl(Number.MAX_SAFE_INTEGER) }, { error: typeError("an object with type and url") }), {
-		error: typeError("an array of {type, url} objects"),
-	});
+	z.array(
+		z.object(
+			{ type: nonEmpty(), url: webUrl(Number.MAX_SAFE_INTEGER) },
+			{ error: typeError("an object with type and url") },
+		),
+		{
+			error: typeError("an array of {type, url} objects"),
+		},
+	);
 
 /** An ordered list of payment method types. */
 export const paymentTypeList = () => z.array(nonEmpty(), { error: typeError("an array of strings") });
@@ -166,7 +192,8 @@ export const cardNumber = () =>
 		}),
 	);
 
-const digitsString = (pattern: RegExp, rule: string) => z.string({ error: typeError("a string") }).check(z.regex(pattern, rule));
+const digitsString = (pattern: RegExp, rule: string) =>
+	z.string({ error: typeError("a string") }).check(z.regex(pattern, rule));
 export const cardMonth = () => digitsString(/^(0[1-9]|1[0-2])$/, "must be two digits from 01 to 12");
 export const cardYear = () => digitsString(/^\d{2}$/, "must be two digits, such as 29");
 export const cardSecurityCode = () => digitsString(/^\d{3,4}$/, "must be 3 or 4 digits");

@@ -217,7 +217,11 @@ const requireStateForUsCa = () =>
 	});
 
 /** The gateway overrides both on S2S; the schema does the same so the signed message says what happens. */
-const forceCardApi = <T extends object>(value: T) => ({ ...value, paymentMethod: "card" as const, connectionMode: "API" as const });
+const forceCardApi = <T extends object>(value: T) => ({
+	...value,
+	paymentMethod: "card" as const,
+	connectionMode: "API" as const,
+});
 
 function build(allowLoopbackHttp: boolean) {
 	const checkout = checkoutShape(allowLoopbackHttp);
@@ -255,24 +259,32 @@ function schemas(options: RequestSchemaOptions | undefined): Schemas {
 /** POST /v2/checkout: the message the gateway receives. */
 export const checkoutRequestSchema = (options?: RequestSchemaOptions): Schemas["checkout"] => schemas(options).checkout;
 /** POST /v2/card/api: the message the gateway receives; output has paymentMethod `card` and connectionMode `API`. */
-export const cardChargeRequestSchema = (options?: RequestSchemaOptions): Schemas["cardCharge"] => schemas(options).cardCharge;
+export const cardChargeRequestSchema = (options?: RequestSchemaOptions): Schemas["cardCharge"] =>
+	schemas(options).cardCharge;
 /** POST /v2/checkout/query. */
-export const transactionQueryRequestSchema = (options?: RequestSchemaOptions): Schemas["transactionQuery"] => schemas(options).transactionQuery;
+export const transactionQueryRequestSchema = (options?: RequestSchemaOptions): Schemas["transactionQuery"] =>
+	schemas(options).transactionQuery;
 /** POST /v2/refund. */
 export const refundRequestSchema = (options?: RequestSchemaOptions): Schemas["refund"] => schemas(options).refund;
 /** POST /v2/refund/query. */
-export const refundQueryRequestSchema = (options?: RequestSchemaOptions): Schemas["refundQuery"] => schemas(options).refundQuery;
+export const refundQueryRequestSchema = (options?: RequestSchemaOptions): Schemas["refundQuery"] =>
+	schemas(options).refundQuery;
 
 /** @internal what `GatewayClient` validates merchants' parameters with. */
-export const checkoutParamsSchema = (options?: RequestSchemaOptions): Schemas["checkoutParams"] => schemas(options).checkoutParams;
+export const checkoutParamsSchema = (options?: RequestSchemaOptions): Schemas["checkoutParams"] =>
+	schemas(options).checkoutParams;
 /** @internal */
-export const cardChargeParamsSchema = (options?: RequestSchemaOptions): Schemas["cardChargeParams"] => schemas(options).cardChargeParams;
+export const cardChargeParamsSchema = (options?: RequestSchemaOptions): Schemas["cardChargeParams"] =>
+	schemas(options).cardChargeParams;
 /** @internal */
-export const refundParamsSchema = (options?: RequestSchemaOptions): Schemas["refundParams"] => schemas(options).refundParams;
+export const refundParamsSchema = (options?: RequestSchemaOptions): Schemas["refundParams"] =>
+	schemas(options).refundParams;
 
 /** `signature`: base64, at most 750 characters (the envelope field, outside the message schemas). */
 export const signatureSchema = lazySchema(() =>
-	z.string({ error: typeError("a string") }).check(z.minLength(1, "must not be empty"), z.maxLength(750, "must be at most 750 characters")),
+	z
+		.string({ error: typeError("a string") })
+		.check(z.minLength(1, "must not be empty"), z.maxLength(750, "must be at most 750 characters")),
 );
 /** `signVersion`: omitted means 2.0. */
 export const signVersionSchema = lazySchema(() => z.enum(["2.0", "2.1"], { error: typeError('"2.0" or "2.1"') }));
@@ -300,7 +312,8 @@ export function toFieldIssues(error: { readonly issues: readonly z.core.$ZodIssu
 	for (const issue of error.issues) {
 		const base = issue.path.map(String).join(".");
 		if (issue.code === "unrecognized_keys") {
-			for (const key of issue.keys) out.push({ field: base ? `${base}.${key}` : key, message: "is not a field of this request" });
+			for (const key of issue.keys)
+				out.push({ field: base ? `${base}.${key}` : key, message: "is not a field of this request" });
 			continue;
 		}
 		out.push({ field: base, message: issue.message });
@@ -322,7 +335,8 @@ const JSON_FORM_FIELDS = ["metadata", "transactionDocuments", "paymentFilter", "
  */
 export function decodeCheckoutForm(fields: Readonly<Record<string, string>>): Record<string, unknown> {
 	const message: Record<string, unknown> = {};
-	for (const [key, value] of Object.entries(fields)) Object.defineProperty(message, key, { value, enumerable: true, writable: true, configurable: true });
+	for (const [key, value] of Object.entries(fields))
+		Object.defineProperty(message, key, { value, enumerable: true, writable: true, configurable: true });
 	for (const key of NUMERIC_FORM_FIELDS) {
 		const value = fields[key];
 		if (typeof value === "string" && /^-?\d+(\.\d+)?$/.test(value.trim())) message[key] = Number(value);

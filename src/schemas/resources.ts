@@ -244,6 +244,10 @@ export type CallbackResult = LazyOutput<typeof callbackResultSchema>;
 export type _TransactionMatch = Assert<SameShape<Transaction, LazyOutput<typeof transactionSchema>>>;
 export type _RefundMatch = Assert<SameShape<Refund, LazyOutput<typeof refundSchema>>>;
 type InferredTransaction = LazyOutput<typeof transactionSchema>;
-export type _TransactionDocumentMatch = Assert<SameShape<TransactionDocument, NonNullable<InferredTransaction["transactionDocuments"]>[number]>>;
+export type _TransactionDocumentMatch = Assert<
+	SameShape<TransactionDocument, NonNullable<InferredTransaction["transactionDocuments"]>[number]>
+>;
 export type _FeesMatch = Assert<SameShape<TransactionFees, NonNullable<InferredTransaction["fees"]>>>;
-export type _PaymentMethodDetailsMatch = Assert<SameShape<PaymentMethodDetails, NonNullable<InferredTransaction["paymentMethodDetails"]>>>;
+export type _PaymentMethodDetailsMatch = Assert<
+	SameShape<PaymentMethodDetails, NonNullable<InferredTransaction["paymentMethodDetails"]>>
+>;

@@ -97,9 +97,15 @@ export interface CardChargePending extends ChargeBase {
 export type CardChargeResult = CardChargeSuccess | CardChargeRedirect | CardChargePending;
 export type CardChargeOutcome = CardChargeResult["outcome"];
 type InferredCharge = LazyOutput<typeof cardChargeResultSchema>;
-export type _CardChargeSuccessMatch = Assert<SameShape<CardChargeSuccess, Extract<InferredCharge, { outcome: "success" }>>>;
-export type _CardChargeRedirectMatch = Assert<SameShape<CardChargeRedirect, Extract<InferredCharge, { outcome: "redirect" }>>>;
-export type _CardChargePendingMatch = Assert<SameShape<CardChargePending, Extract<InferredCharge, { outcome: "pending" }>>>;
+export type _CardChargeSuccessMatch = Assert<
+	SameShape<CardChargeSuccess, Extract<InferredCharge, { outcome: "success" }>>
+>;
+export type _CardChargeRedirectMatch = Assert<
+	SameShape<CardChargeRedirect, Extract<InferredCharge, { outcome: "redirect" }>>
+>;
+export type _CardChargePendingMatch = Assert<
+	SameShape<CardChargePending, Extract<InferredCharge, { outcome: "pending" }>>
+>;
 
 /** The verified `data` of a refund creation answer. */
 export const refundCreatedDataSchema = lazySchema(() => z.object({ refundId: id(), refundNumber: id() }));
@@ -184,4 +190,6 @@ export const checkoutErrorBodySchema = lazySchema(() =>
 );
 
 /** Any other error body the gateway may send: `status: "error"` and a message. */
-export const genericErrorBodySchema = lazySchema(() => z.object({ status: z.literal("error"), message: absentOrNull(text()) }));
+export const genericErrorBodySchema = lazySchema(() =>
+	z.object({ status: z.literal("error"), message: absentOrNull(text()) }),
+);

@@ -10,7 +10,10 @@ import en from "zod/v4/locales/en.js";
 let english: z.core.$ZodErrorMap | undefined;
 
 /** `safeParse` with zod's English messages where a schema gives none of its own. */
-export function safeParse<S extends z.core.$ZodType>(schema: S, value: unknown): z.core.util.SafeParseResult<z.output<S>> {
+export function safeParse<S extends z.core.$ZodType>(
+	schema: S,
+	value: unknown,
+): z.core.util.SafeParseResult<z.output<S>> {
 	english ??= en().localeError;
 	return z.safeParse(schema, value, { error: english });
 }

@@ -6,7 +6,9 @@ import { createNodeBackend } from "./node-backend.js";
 export type CryptoBackendName = "node" | "forge";
 
 /** Key material as found in the input, before a backend parses it. */
-export type KeySource = { readonly encoding: "pem"; readonly label: string; readonly text: string } | { readonly encoding: "der"; readonly bytes: Uint8Array };
+export type KeySource =
+	| { readonly encoding: "pem"; readonly label: string; readonly text: string }
+	| { readonly encoding: "der"; readonly bytes: Uint8Array };
 
 /** A key parsed by one backend. `handle` is that backend's own key object. */
 export interface ParsedKey {

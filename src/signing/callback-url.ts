@@ -33,12 +33,17 @@ export function readQuery(input: CallbackInput): { payload: unknown; signVersion
 	if (typeof input !== "object" || input === null)
 		throw new MalformedMessageError("A callback must be a URL, a query string, URLSearchParams or a query object.");
 	const query = input as Record<string, unknown>;
-	return { payload: firstValue(query.payload), signVersion: firstValue(query.signVersion), signature: firstValue(query.signature) };
+	return {
+		payload: firstValue(query.payload),
+		signVersion: firstValue(query.signVersion),
+		signature: firstValue(query.signature),
+	};
 }
 
 /** @internal also read by the doctor */
 export function decodePayload(payload: unknown): string {
-	if (typeof payload !== "string" || payload === "") throw new MalformedMessageError("The callback has no payload parameter.", "payload");
+	if (typeof payload !== "string" || payload === "")
+		throw new MalformedMessageError("The callback has no payload parameter.", "payload");
 	const bytes = base64Decode(payload, true);
 	if (!bytes) throw new MalformedMessageError("The callback payload is not valid base64.", "payload");
 	try {
@@ -65,10 +70,14 @@ export function unverifiedCallbackFields(input: CallbackInput): Record<string, u
  * Standard base64, base64url, missing padding and `+` turned into a space are
  * all accepted.
  */
-export function openCallbackUrl(input: CallbackInput, options: OpenOptions): { fields: Record<string, unknown>; signVersion: SignVersion } {
+export function openCallbackUrl(
+	input: CallbackInput,
+	options: OpenOptions,
+): { fields: Record<string, unknown>; signVersion: SignVersion } {
 	const query = readQuery(input);
 	const text = decodePayload(query.payload);
-	if (query.signVersion === "2.1") return { fields: openPayload(text, query.signature, options, "callback payload"), signVersion: "2.1" };
+	if (query.signVersion === "2.1")
+		return { fields: openPayload(text, query.signature, options, "callback payload"), signVersion: "2.1" };
 	if (query.signVersion !== undefined && query.signVersion !== "2.0") {
 		throw new MalformedMessageError(`The callback's signVersion must be "2.0" or "2.1".`, "signVersion");
 	}
@@ -91,7 +100,13 @@ export function sealCallbackUrl(callbackUrl: string, fields: Record<string, unkn
 	const base64Json = (json: string) => encodeURIComponent(base64Encode(utf8Encode(json)));
 	if ((options.signVersion ?? "2.0") === "2.1") {
 		const sealed = sealMessage(fields, { ...options, signVersion: "2.1" });
-		return appendQuery(callbackUrl, `payload=${base64Json(sealed.payload)}&signVersion=2.1&signature=${encodeURIComponent(sealed.signature)}`);
+		return appendQuery(
+			callbackUrl,
+			`payload=${base64Json(sealed.payload)}&signVersion=2.1&signature=${encodeURIComponent(sealed.signature)}`,
+		);
 	}
-	return appendQuery(callbackUrl, `payload=${base64Json(JSON.stringify(sealMessage(fields, { ...options, signVersion: "2.0" })))}`);
+	return appendQuery(
+		callbackUrl,
+		`payload=${base64Json(JSON.stringify(sealMessage(fields, { ...options, signVersion: "2.0" })))}`,
+	);
 }

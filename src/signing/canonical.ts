@@ -48,7 +48,8 @@ function serialize(value: unknown, path: PathStack): string {
 			if (path.length >= MAX_DEPTH) fail(path, `nesting deeper than ${MAX_DEPTH} levels is not allowed`);
 			if (Array.isArray(value)) return serializeList(value, path);
 			if (value instanceof TextObject) return serializeMembers(value.keys, value.values, path);
-			if (!isPlainObject(value)) fail(path, "only plain objects, arrays, strings, numbers, booleans and null can be signed");
+			if (!isPlainObject(value))
+				fail(path, "only plain objects, arrays, strings, numbers, booleans and null can be signed");
 			return serializeMembers(...presentMembers(value), path);
 		default:
 			return fail(path, `a ${typeof value} cannot be signed`);

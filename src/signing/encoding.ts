@@ -38,7 +38,8 @@ function isStrictBase64(text: string): boolean {
 	if (end > 0 && text.charCodeAt(end - 1) === 0x3d) end--;
 	for (let i = 0; i < end; i++) {
 		const unit = text.charCodeAt(i);
-		const alphanumeric = (unit >= 0x41 && unit <= 0x5a) || (unit >= 0x61 && unit <= 0x7a) || (unit >= 0x30 && unit <= 0x39);
+		const alphanumeric =
+			(unit >= 0x41 && unit <= 0x5a) || (unit >= 0x61 && unit <= 0x7a) || (unit >= 0x30 && unit <= 0x39);
 		if (!alphanumeric && unit !== 0x2b && unit !== 0x2f) return false;
 	}
 	return true;

@@ -46,14 +46,16 @@ function certificateKeyOid(asn1: forge.asn1.Asn1): string | undefined {
 	if (!tbs || !Array.isArray(tbs.value)) return undefined;
 	for (const child of tbs.value) {
 		const parts = Array.isArray(child.value) ? child.value : [];
-		if (parts[0]?.type === forge.asn1.Type.SEQUENCE && parts[1]?.type === forge.asn1.Type.BITSTRING) return algorithmOid(child, 0);
+		if (parts[0]?.type === forge.asn1.Type.SEQUENCE && parts[1]?.type === forge.asn1.Type.BITSTRING)
+			return algorithmOid(child, 0);
 	}
 	return undefined;
 }
 
 function certificateKey(asn1: forge.asn1.Asn1): ParsedKey {
 	const oid = certificateKeyOid(asn1);
-	if (oid !== undefined && oid !== RSA_OID) throw new InvalidKeyError("not_rsa", "The certificate's public key is not an RSA key.");
+	if (oid !== undefined && oid !== RSA_OID)
+		throw new InvalidKeyError("not_rsa", "The certificate's public key is not an RSA key.");
 	return rsa(forge.pki.certificateFromAsn1(asn1).publicKey as ForgePublic);
 }
 
@@ -82,8 +84,10 @@ function privateFromAsn1(asn1: forge.asn1.Asn1): ParsedKey {
 	return rsa(forge.pki.privateKeyFromAsn1(asn1) as ForgePrivate);
 }
 
-const passphraseRequired = () => new InvalidKeyError("passphrase_required", "The private key is encrypted: pass its passphrase.");
-const wrongPassphrase = () => new InvalidKeyError("wrong_passphrase", "The private key could not be decrypted: the passphrase is wrong.");
+const passphraseRequired = () =>
+	new InvalidKeyError("passphrase_required", "The private key is encrypted: pass its passphrase.");
+const wrongPassphrase = () =>
+	new InvalidKeyError("wrong_passphrase", "The private key could not be decrypted: the passphrase is wrong.");
 
 /** OpenSSL's legacy encrypted PKCS#1 PEM (`Proc-Type: 4,ENCRYPTED` headers), which node:crypto also reads. */
 const LEGACY_ENCRYPTED = /^Proc-Type:\s*4,\s*ENCRYPTED/m;
@@ -102,18 +106,28 @@ function legacyEncrypted(pem: string, passphrase: string | undefined): ParsedKey
 
 export function createForgeBackend(): CryptoBackend {
 	const unrecognizedPrivate = () =>
-		new InvalidKeyError("unrecognized_format", "The private key is not a PKCS#1, PKCS#8 or encrypted PKCS#8 key in PEM or base64 DER.");
+		new InvalidKeyError(
+			"unrecognized_format",
+			"The private key is not a PKCS#1, PKCS#8 or encrypted PKCS#8 key in PEM or base64 DER.",
+		);
 	const unrecognizedPublic = () =>
-		new InvalidKeyError("unrecognized_format", "The public key is not an SPKI or PKCS#1 public key or an X.509 certificate in PEM or base64 DER.");
+		new InvalidKeyError(
+			"unrecognized_format",
+			"The public key is not an SPKI or PKCS#1 public key or an X.509 certificate in PEM or base64 DER.",
+		);
 
 	return {
 		name: "forge",
 		importPrivateKey(source: KeySource, passphrase: string | undefined): ParsedKey {
-			if (source.encoding === "pem" && LEGACY_ENCRYPTED.test(source.text)) return legacyEncrypted(source.text, passphrase);
+			if (source.encoding === "pem" && LEGACY_ENCRYPTED.test(source.text))
+				return legacyEncrypted(source.text, passphrase);
 			const der = source.encoding === "der" ? source.bytes : pemToDer(source.text);
 			const asn1 = der && parseDer(der);
 			if (!asn1) throw unrecognizedPrivate();
-			const encrypted = source.encoding === "pem" ? source.label === "ENCRYPTED PRIVATE KEY" : algorithmOid(asn1, 0)?.startsWith("1.2.840.113549.1.5") === true;
+			const encrypted =
+				source.encoding === "pem"
+					? source.label === "ENCRYPTED PRIVATE KEY"
+					: algorithmOid(asn1, 0)?.startsWith("1.2.840.113549.1.5") === true;
 			if (encrypted) {
 				if (passphrase === undefined) throw passphraseRequired();
 				let decrypted: forge.asn1.Asn1 | null = null;
@@ -185,7 +199,10 @@ export function createForgeBackend(): CryptoBackend {
 				forge.pki.rsa.generateKeyPair({ bits, e: 0x10001 }, (error, pair) => {
 					if (error) return reject(error);
 					const info = forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(pair.privateKey));
-					resolve({ privateKey: forge.pki.privateKeyInfoToPem(info), publicKey: forge.pki.publicKeyToPem(pair.publicKey) });
+					resolve({
+						privateKey: forge.pki.privateKeyInfoToPem(info),
+						publicKey: forge.pki.publicKeyToPem(pair.publicKey),
+					});
 				});
 			});
 		},

@@ -16,9 +16,14 @@ export interface GeneratedKeyPair {
 }
 
 function checkBits(bits: number): void {
-	if (!Number.isInteger(bits) || bits % 8 !== 0) throw new InvalidKeyError("unrecognized_format", "bits must be a whole multiple of 8.");
+	if (!Number.isInteger(bits) || bits % 8 !== 0)
+		throw new InvalidKeyError("unrecognized_format", "bits must be a whole multiple of 8.");
 	if (bits < MIN_BITS) throw new InvalidKeyError("too_small", `bits must be at least ${MIN_BITS}.`);
-	if (bits > MAX_SIGNING_BITS) throw new InvalidKeyError("too_large", `bits must be at most ${MAX_SIGNING_BITS} (the signature field holds 750 characters).`);
+	if (bits > MAX_SIGNING_BITS)
+		throw new InvalidKeyError(
+			"too_large",
+			`bits must be at most ${MAX_SIGNING_BITS} (the signature field holds 750 characters).`,
+		);
 }
 
 /**

@@ -1,5 +1,11 @@
 import { InvalidKeyError } from "../errors/invalid-key-error.js";
-import { type CryptoBackend, type CryptoBackendName, type KeySource, type ParsedKey, resolveBackend } from "./backend.js";
+import {
+	type CryptoBackend,
+	type CryptoBackendName,
+	type KeySource,
+	type ParsedKey,
+	resolveBackend,
+} from "./backend.js";
 import { base64Decode } from "./encoding.js";
 
 /** Key material as merchants receive it: PEM text, bare base64 DER, or DER bytes. */
@@ -29,13 +35,22 @@ const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/;
 const PRIVATE_LABELS = new Set(["PRIVATE KEY", "RSA PRIVATE KEY", "ENCRYPTED PRIVATE KEY"]);
 const PUBLIC_LABELS = new Set(["PUBLIC KEY", "RSA PUBLIC KEY", "CERTIFICATE"]);
 /** Traditional PEM labels of other algorithms: named, so the error can say "not RSA" rather than "unknown". */
-const NON_RSA_LABELS = new Set(["EC PRIVATE KEY", "DSA PRIVATE KEY", "OPENSSH PRIVATE KEY", "EC PARAMETERS", "DSA PARAMETERS"]);
+const NON_RSA_LABELS = new Set([
+	"EC PRIVATE KEY",
+	"DSA PRIVATE KEY",
+	"OPENSSH PRIVATE KEY",
+	"EC PARAMETERS",
+	"DSA PARAMETERS",
+]);
 const REDACTED = "[redacted key]";
 
 function toSource(input: KeyInput, role: "private" | "public"): KeySource {
 	if (input instanceof Uint8Array) return { encoding: "der", bytes: input };
 	if (typeof input !== "string") {
-		throw new InvalidKeyError("unrecognized_format", `A ${role} key must be PEM text, base64 DER or DER bytes, not ${input === null ? "null" : typeof input}.`);
+		throw new InvalidKeyError(
+			"unrecognized_format",
+			`A ${role} key must be PEM text, base64 DER or DER bytes, not ${input === null ? "null" : typeof input}.`,
+		);
 	}
 	const text = input.replace(/\r\n?/g, "\n").trim();
 	const pem = PEM_BLOCK.exec(text);
@@ -43,7 +58,11 @@ function toSource(input: KeyInput, role: "private" | "public"): KeySource {
 		const label = pem[1] ?? "";
 		const allowed = role === "private" ? PRIVATE_LABELS : PUBLIC_LABELS;
 		if (!allowed.has(label)) {
-			if (NON_RSA_LABELS.has(label)) throw new InvalidKeyError("not_rsa", `A PEM "${label}" block is not an RSA key; the gateway uses RSA keys only.`);
+			if (NON_RSA_LABELS.has(label))
+				throw new InvalidKeyError(
+					"not_rsa",
+					`A PEM "${label}" block is not an RSA key; the gateway uses RSA keys only.`,
+				);
 			const other = role === "private" ? PUBLIC_LABELS : PRIVATE_LABELS;
 			if (other.has(label)) throw wrongKeyType(role, `a PEM "${label}" block`);
 			throw new InvalidKeyError("unrecognized_format", `A PEM "${label}" block is not a supported ${role} key.`);
@@ -77,7 +96,11 @@ function recognizes(parse: () => unknown): boolean {
 }
 
 function checkSize(parsed: ParsedKey, role: "private" | "public", allowWeak: boolean): void {
-	if (parsed.type !== "rsa") throw new InvalidKeyError("not_rsa", `The ${role} key is ${parsed.type.toUpperCase()}, but the gateway uses RSA keys only.`);
+	if (parsed.type !== "rsa")
+		throw new InvalidKeyError(
+			"not_rsa",
+			`The ${role} key is ${parsed.type.toUpperCase()}, but the gateway uses RSA keys only.`,
+		);
 	if (parsed.bits < MIN_BITS && !allowWeak) {
 		throw new InvalidKeyError(
 			"too_small",
@@ -181,7 +204,8 @@ export function loadPrivateKey(input: KeyInput, options: LoadPrivateKeyOptions =
 	} catch (error) {
 		// DER carries no label: only after it failed as a private key is it worth asking whether it is a public one.
 		const unrecognized = error instanceof InvalidKeyError && error.reason === "unrecognized_format";
-		if (unrecognized && source.encoding === "der" && recognizes(() => backend.importPublicKey(source))) throw wrongKeyType("private", "a public key");
+		if (unrecognized && source.encoding === "der" && recognizes(() => backend.importPublicKey(source)))
+			throw wrongKeyType("private", "a public key");
 		throw error;
 	}
 	checkSize(parsed, "private", options.allowWeakKeys === true);
@@ -199,7 +223,8 @@ export function loadPublicKey(input: KeyInput, options: LoadPublicKeyOptions = {
 	const backend = resolveBackend(options.backend);
 	const source = toSource(input, "public");
 	// node:crypto would quietly derive a public key from private DER: refuse private material first.
-	if (source.encoding === "der" && recognizes(() => backend.importPrivateKey(source, undefined))) throw wrongKeyType("public", "a private key");
+	if (source.encoding === "der" && recognizes(() => backend.importPrivateKey(source, undefined)))
+		throw wrongKeyType("public", "a private key");
 	const parsed = backend.importPublicKey(source);
 	checkSize(parsed, "public", options.allowWeakKeys === true);
 	return new PublicKey(backend.name, parsed);
@@ -232,8 +257,13 @@ export function toPrivateKey(key: PrivateKeyLike): PrivateKey {
 /** @internal One key or a rotation list, as loaded public keys (PEM strings parsed once, then cached). */
 export function toPublicKeys(keys: PublicKeyLike | readonly PublicKeyLike[]): PublicKey[] {
 	const list = Array.isArray(keys) ? keys : [keys as PublicKeyLike];
-	if (list.length === 0) throw new InvalidKeyError("unrecognized_format", "At least one gateway public key is required.");
+	if (list.length === 0)
+		throw new InvalidKeyError("unrecognized_format", "At least one gateway public key is required.");
 	return list.map((key) =>
-		PublicKey.isPublicKey(key) ? key : typeof key === "string" ? remember(publicCache, key, () => loadPublicKey(key)) : loadPublicKey(key),
+		PublicKey.isPublicKey(key)
+			? key
+			: typeof key === "string"
+				? remember(publicCache, key, () => loadPublicKey(key))
+				: loadPublicKey(key),
 	);
 }

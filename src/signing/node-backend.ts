@@ -12,7 +12,8 @@ type KeyObject = NodeCrypto.KeyObject;
  * the SDK costs nothing until the first signature.
  */
 function nodeCrypto(): typeof NodeCrypto {
-	const getBuiltin = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
+	const getBuiltin = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
+		?.getBuiltinModule;
 	const crypto = getBuiltin?.("node:crypto") as typeof NodeCrypto | undefined;
 	if (crypto) return crypto;
 	const node = nodeVersion();
@@ -35,7 +36,9 @@ function describe(key: KeyObject): ParsedKey {
 }
 
 function errorCode(error: unknown): string {
-	return typeof error === "object" && error !== null && "code" in error ? String((error as { code: unknown }).code) : "";
+	return typeof error === "object" && error !== null && "code" in error
+		? String((error as { code: unknown }).code)
+		: "";
 }
 
 /** OpenSSL 3 reports a PEM key read without passphrase as an interrupted password prompt. */
@@ -56,7 +59,10 @@ function privateKeyError(error: unknown, passphrase: string | undefined, encrypt
 	if (passphrase !== undefined && (decryptFailed || encrypted())) {
 		return new InvalidKeyError("wrong_passphrase", "The private key could not be decrypted: the passphrase is wrong.");
 	}
-	return new InvalidKeyError("unrecognized_format", "The private key is not a PKCS#1, PKCS#8 or encrypted PKCS#8 key in PEM or base64 DER.");
+	return new InvalidKeyError(
+		"unrecognized_format",
+		"The private key is not a PKCS#1, PKCS#8 or encrypted PKCS#8 key in PEM or base64 DER.",
+	);
 }
 
 export function createNodeBackend(): CryptoBackend {
@@ -89,7 +95,10 @@ export function createNodeBackend(): CryptoBackend {
 		},
 		importPublicKey(source: KeySource): ParsedKey {
 			const unrecognized = () =>
-				new InvalidKeyError("unrecognized_format", "The public key is not an SPKI or PKCS#1 public key or an X.509 certificate in PEM or base64 DER.");
+				new InvalidKeyError(
+					"unrecognized_format",
+					"The public key is not an SPKI or PKCS#1 public key or an X.509 certificate in PEM or base64 DER.",
+				);
 			if (source.encoding === "pem") {
 				try {
 					if (source.label === "CERTIFICATE") return describe(new crypto.X509Certificate(source.text).publicKey);
@@ -122,12 +131,15 @@ export function createNodeBackend(): CryptoBackend {
 				return crypto.sign("md5", data, handle as KeyObject);
 			} catch (error) {
 				// OpenSSL imports a key whose RSA parts disagree (a damaged file), then refuses to sign with it.
-				const code = errorCode(error);
-				if (code === "ERR_OSSL_RSA_LIB") {
-					const damaged = "The private key cannot sign: its RSA parts are inconsistent (the key is damaged).";
-					throw new InvalidKeyError("unrecognized_format", damaged);
+				if (errorCode(error) === "ERR_OSSL_RSA_LIB") {
+					throw new InvalidKeyError(
+						"unrecognized_format",
+						"The private key cannot sign: its RSA parts are inconsistent (the key is damaged).",
+					);
 				}
-				throw new CryptoBackendError(`node:crypto could not sign (${code || "no error code"}).`, { cause: error });
+				throw new CryptoBackendError(`node:crypto could not sign (${errorCode(error) || "no error code"}).`, {
+					cause: error,
+				});
 			}
 		},
 		verify(handle: unknown, data: Uint8Array, signature: Uint8Array): boolean {

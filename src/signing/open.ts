@@ -5,7 +5,7 @@ import { isPlainObject, referenceForm, type SignedStringForm } from "./canonical
 import { base64Decode, utf8Decode, utf8Encode } from "./encoding.js";
 import { parseJsonText, TextNumber, TextObject, type TextValue } from "./json-text.js";
 import { type PublicKey, type PublicKeyLike, toPublicKeys } from "./keys.js";
-import { phpNumberString, phpTrim } from "./php.js";
+import { phpTrim } from "./php.js";
 import type { SignVersion } from "./seal.js";
 
 export interface OpenOptions {
@@ -88,33 +88,11 @@ function receivedObject(keys: readonly string[], values: readonly unknown[], tri
 		if (dropSignature && key === "signature") continue;
 		const value = received(values[i], trim);
 		// Assigning "__proto__" would set the prototype: define it as the data it is.
-		if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+		if (key === "__proto__")
+			Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
 		else out[key] = value;
 	}
 	return out;
-}
-
-/**
- * Refuses a 2.0 text holding a number that no JavaScript number hands out as signed: an
- * integer between 2^53 and 2^63 (PHP's int64 keeps every digit, a double does not), a whole
- * float from 10^14 to 10^21 written as a float (`1.0e+17` signs as `1.0E+17`, the number as
- * digits) or a float negative zero. The nearest number would sign differently.
- */
-function checkNumbers(value: TextValue, path: string): void {
-	if (value instanceof TextNumber) {
-		if (phpNumberString(String(Number(value.literal))) === phpNumberString(value.literal)) return;
-		const cases = "an integer beyond 2^53, a whole float of 10^14 or more, or a float negative zero";
-		const rule = `holds a number that no JavaScript number can hand out as signed (${cases})`;
-		throw new MalformedMessageError(`The field ${path} ${rule}.`, path);
-	}
-	if (Array.isArray(value)) {
-		for (let i = 0; i < value.length; i++) checkNumbers(value[i] as TextValue, `${path}[${i}]`);
-	} else if (value instanceof TextObject) {
-		for (let i = 0; i < value.keys.length; i++) {
-			const key = value.keys[i] as string;
-			checkNumbers(value.values[i] as TextValue, path === "" ? key : `${path}.${key}`);
-		}
-	}
 }
 
 /** A 2.0 message as read for verification: the text's tree when the text is at hand, else the object. */
@@ -138,7 +116,12 @@ export function fieldsOf(source: FlatSource, trim: boolean): Record<string, unkn
 	);
 }
 
-function verifyAny(keys: PublicKey[], data: Uint8Array, signatureText: unknown, backendName: CryptoBackendName | undefined): void {
+function verifyAny(
+	keys: PublicKey[],
+	data: Uint8Array,
+	signatureText: unknown,
+	backendName: CryptoBackendName | undefined,
+): void {
 	if (signatureText === undefined || signatureText === null || signatureText === "") {
 		throw new SignatureVerificationError("missing_signature", "The message has no signature; it cannot be trusted.");
 	}
@@ -153,14 +136,22 @@ function verifyAny(keys: PublicKey[], data: Uint8Array, signatureText: unknown, 
 	for (const key of keys) {
 		if (backend.verify(key.handleFor(backend.name), data, signature)) return;
 	}
-	throw new SignatureVerificationError("mismatch", `The signature does not match the message with any of the ${keys.length} configured public key(s).`);
+	throw new SignatureVerificationError(
+		"mismatch",
+		`The signature does not match the message with any of the ${keys.length} configured public key(s).`,
+	);
 }
 
 /**
  * The index of the first key under which `signature` verifies the UTF-8 bytes of `text`, or -1.
  * @internal for the doctor, which tries several signed strings against one signature
  */
-export function verifyingKeyIndex(text: string, signature: Uint8Array, keys: readonly PublicKey[], backendName?: CryptoBackendName): number {
+export function verifyingKeyIndex(
+	text: string,
+	signature: Uint8Array,
+	keys: readonly PublicKey[],
+	backendName?: CryptoBackendName,
+): number {
 	const backend = resolveBackend(backendName);
 	const data = utf8Encode(text);
 	return keys.findIndex((key) => backend.verify(key.handleFor(backend.name), data, signature));
@@ -168,7 +159,10 @@ export function verifyingKeyIndex(text: string, signature: Uint8Array, keys: rea
 
 function checkVersion(version: SignVersion, accepted: readonly SignVersion[] | undefined): void {
 	if (accepted && !accepted.includes(version)) {
-		throw new SignatureVerificationError("version_not_accepted", `Signing version ${version} is not accepted here (accepted: ${accepted.join(", ")}).`);
+		throw new SignatureVerificationError(
+			"version_not_accepted",
+			`Signing version ${version} is not accepted here (accepted: ${accepted.join(", ")}).`,
+		);
 	}
 }
 
@@ -176,7 +170,12 @@ function checkVersion(version: SignVersion, accepted: readonly SignVersion[] | u
  * Verifies a signed 2.1 payload text exactly as received, then parses it (D4).
  * @internal shared by messages and callback URLs
  */
-export function openPayload(payload: string, signature: unknown, options: OpenOptions, what = "payload"): Record<string, unknown> {
+export function openPayload(
+	payload: string,
+	signature: unknown,
+	options: OpenOptions,
+	what = "payload",
+): Record<string, unknown> {
 	checkVersion("2.1", options.acceptVersions);
 	// The signer signed UTF-8 bytes; a lone surrogate has none, so its bytes would be a guess.
 	if (!payload.isWellFormed()) throw new MalformedMessageError(`The ${what} is not well-formed Unicode.`, "payload");
@@ -188,13 +187,18 @@ export function openPayload(payload: string, signature: unknown, options: OpenOp
  * Verifies 2.0 flat fields (D3) and returns what was signed: the fields without the
  * signature, strings trimmed as the reference form trims them. With a custom
  * `signedString` form the fields come back as received, strings trimmed the same way.
+ * Numbers come back as JavaScript numbers: a literal that none holds exactly (an integer
+ * beyond 2^53, `1.0e+17`, `-0.0`) verifies from the text and comes back as the nearest one.
  * @internal shared by messages and callback URLs
  */
-export function openFlat(source: FlatSource, options: OpenOptions, parsed?: Record<string, unknown>): Record<string, unknown> {
+export function openFlat(
+	source: FlatSource,
+	options: OpenOptions,
+	parsed?: Record<string, unknown>,
+): Record<string, unknown> {
 	checkVersion("2.0", options.acceptVersions);
 	const signed = options.signedString ? options.signedString(fieldsOf(source, false)) : referenceForm(source);
 	verifyAny(toPublicKeys(options.publicKey), utf8Encode(signed), member(source, "signature"), options.backend);
-	if (source instanceof TextObject) checkNumbers(source, "");
 	if (parsed === undefined) return fieldsOf(source, true);
 	const { signature: _signature, ...fields } = parsed;
 	return trimmedInPlace(fields) as Record<string, unknown>;
@@ -235,7 +239,11 @@ export function openVerified(message: unknown, options: OpenOptions): OpenedMess
 		}
 		const fields = openPayload(object.payload, object.signature, options);
 		const wrapped = "status" in object || "message" in object;
-		return { fields, signVersion: "2.1", wrapper: wrapped ? { status: object.status, message: object.message } : undefined };
+		return {
+			fields,
+			signVersion: "2.1",
+			wrapper: wrapped ? { status: object.status, message: object.message } : undefined,
+		};
 	}
 	if ("payload" in object && object.payload !== undefined) {
 		throw new MalformedMessageError("payload must be a JSON string.", "payload");

@@ -50,10 +50,22 @@ export function signText(text: string, privateKey: PrivateKeyLike, backendName?:
  * @throws MalformedMessageError when `fields` is not a plain JSON object, holds a
  *   value that cannot be signed (naming its path), or, under 2.0, a string `payload`.
  */
-export function sealMessage<T extends Record<string, unknown>>(fields: T, options: SealOptions & { signVersion?: "2.0" | undefined }): SealedFlat<T>;
-export function sealMessage(fields: Record<string, unknown>, options: SealOptions & { signVersion: "2.1" }): SealedPayload;
-export function sealMessage(fields: Record<string, unknown>, options: SealOptions): SealedFlat<Record<string, unknown>> | SealedPayload;
-export function sealMessage(fields: Record<string, unknown>, options: SealOptions): SealedFlat<Record<string, unknown>> | SealedPayload {
+export function sealMessage<T extends Record<string, unknown>>(
+	fields: T,
+	options: SealOptions & { signVersion?: "2.0" | undefined },
+): SealedFlat<T>;
+export function sealMessage(
+	fields: Record<string, unknown>,
+	options: SealOptions & { signVersion: "2.1" },
+): SealedPayload;
+export function sealMessage(
+	fields: Record<string, unknown>,
+	options: SealOptions,
+): SealedFlat<Record<string, unknown>> | SealedPayload;
+export function sealMessage(
+	fields: Record<string, unknown>,
+	options: SealOptions,
+): SealedFlat<Record<string, unknown>> | SealedPayload {
 	if (!isPlainObject(fields)) throw new MalformedMessageError("A message to seal must be a plain JSON object.");
 	const version = options.signVersion ?? "2.0";
 	if (version === "2.1") {
@@ -64,7 +76,10 @@ export function sealMessage(fields: Record<string, unknown>, options: SealOption
 	if (version !== "2.0") throw new MalformedMessageError(`signVersion must be "2.0" or "2.1".`, "signVersion");
 	if (typeof fields.payload === "string") {
 		// Receivers read a string `payload` as a 2.1 envelope (D4): such a 2.0 message could never be opened.
-		throw new MalformedMessageError("A 2.0 message cannot carry a string field named payload: receivers would read it as a 2.1 envelope.", "payload");
+		throw new MalformedMessageError(
+			"A 2.0 message cannot carry a string field named payload: receivers would read it as a 2.1 envelope.",
+			"payload",
+		);
 	}
 	// Spread defines own data properties, so a "__proto__" field stays a field.
 	const { signature: _replaced, ...sealed } = fields;

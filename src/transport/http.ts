@@ -158,7 +158,11 @@ export class Transport {
 		if (this.#ky) return this.#ky;
 		const ky = await loadKy();
 		const send = this.#config.fetch ?? ((input, init) => globalThis.fetch(input, init));
-		const headers = { "content-type": "application/json", accept: "application/json", "user-agent": this.#config.userAgent };
+		const headers = {
+			"content-type": "application/json",
+			accept: "application/json",
+			"user-agent": this.#config.userAgent,
+		};
 		// As few options as ky needs, set once: every option ky knows is merged,
 		// normalized and copied again on each request. No ky timeout (ours covers the
 		// body read too), no ky retry (ours knows creates from queries; a limit above 0
@@ -174,8 +178,15 @@ export class Transport {
 			throwHttpErrors: false,
 			fetch: (_request, init) => {
 				const exchange = (init as Record<string, unknown> | undefined)?.[EXCHANGE_OPTION];
-				if (!(exchange instanceof Exchange)) return Promise.reject(new TypeError("merchant-gateway: request sent without its exchange"));
-				return send(exchange.url, { method: "POST", headers, body: exchange.body, signal: exchange.signal, redirect: "error" });
+				if (!(exchange instanceof Exchange))
+					return Promise.reject(new TypeError("merchant-gateway: request sent without its exchange"));
+				return send(exchange.url, {
+					method: "POST",
+					headers,
+					body: exchange.body,
+					signal: exchange.signal,
+					redirect: "error",
+				});
 			},
 		});
 		return this.#ky;
@@ -189,7 +200,11 @@ export class Transport {
 		for (let attempt = 1; ; attempt++) {
 			// Aborted before this attempt started: nothing of it was sent.
 			if (request.signal?.aborted) throw request.signal.reason;
-			if (observer.watchesRequests) observer.request({ method: "POST", path: request.path, url, attempt, signVersion: request.signVersion }, request.fields);
+			if (observer.watchesRequests)
+				observer.request(
+					{ method: "POST", path: request.path, url, attempt, signVersion: request.signVersion },
+					request.fields,
+				);
 			const started = observer.watchesResponses ? performance.now() : 0;
 			const outcome = await this.#exchange(url, request, secrets);
 			if ("type" in outcome) {
@@ -202,9 +217,19 @@ export class Transport {
 				throw error;
 			}
 			if (observer.watchesResponses) {
-				observer.response({ method: "POST", path: request.path, attempt, status: outcome.status, durationMs: Math.round(performance.now() - started) });
+				observer.response({
+					method: "POST",
+					path: request.path,
+					attempt,
+					status: outcome.status,
+					durationMs: Math.round(performance.now() - started),
+				});
 			}
-			if (attempt <= retries && isRetryableStatus(outcome.status) && !isSignatureRefusal(outcome.status, outcome.text)) {
+			if (
+				attempt <= retries &&
+				isRetryableStatus(outcome.status) &&
+				!isSignatureRefusal(outcome.status, outcome.text)
+			) {
 				const retryAfter = parseRetryAfter(outcome.headers.get("retry-after"));
 				if (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS) {
 					await this.#wait(request, attempt + 1, retryAfter, `status ${outcome.status}`);
@@ -215,7 +240,12 @@ export class Transport {
 		}
 	}
 
-	async #wait(request: OutgoingRequest, nextAttempt: number, retryAfterMs: number | undefined, reason: string): Promise<void> {
+	async #wait(
+		request: OutgoingRequest,
+		nextAttempt: number,
+		retryAfterMs: number | undefined,
+		reason: string,
+	): Promise<void> {
 		const delayMs = retryDelayMs(nextAttempt - 1, this.#config.retryBaseDelayMs, retryAfterMs);
 		this.#config.observer.retry({ method: "POST", path: request.path, attempt: nextAttempt, delayMs, reason });
 		await sleep(delayMs, request.signal);
@@ -229,7 +259,9 @@ export class Transport {
 		const onUserAbort = userSignal ? () => controller.abort(userSignal.reason) : undefined;
 		if (onUserAbort) userSignal?.addEventListener("abort", onUserAbort, { once: true });
 		try {
-			const options: Record<typeof EXCHANGE_OPTION, Exchange> = { merchantGatewayExchange: new Exchange(url, request.body, controller.signal) };
+			const options: Record<typeof EXCHANGE_OPTION, Exchange> = {
+				merchantGatewayExchange: new Exchange(url, request.body, controller.signal),
+			};
 			const response = await ky(url, options as Parameters<Ky>[1]);
 			const text = await readText(response, this.#config.maxResponseBytes);
 			if (text === TOO_LARGE) {
@@ -238,7 +270,8 @@ export class Transport {
 			}
 			return { status: response.status, headers: response.headers, text, secrets };
 		} catch (error) {
-			if (controller.signal.aborted) return { type: controller.signal.reason === TIMED_OUT ? "timeout" : "aborted", error };
+			if (controller.signal.aborted)
+				return { type: controller.signal.reason === TIMED_OUT ? "timeout" : "aborted", error };
 			return { type: "network", error };
 		} finally {
 			clearTimeout(timer);

@@ -38,5 +38,8 @@ export function errorCodes(error: unknown): string[] {
 
 export function failedBeforeSending(error: unknown): boolean {
 	const codes = errorCodes(error);
-	return codes.length > 0 && codes.every((code) => NOT_SENT_CODES.has(code) || code.startsWith("ERR_SSL_") || code.startsWith("ERR_TLS_"));
+	return (
+		codes.length > 0 &&
+		codes.every((code) => NOT_SENT_CODES.has(code) || code.startsWith("ERR_SSL_") || code.startsWith("ERR_TLS_"))
+	);
 }

@@ -94,7 +94,10 @@ export class Observer {
 		if (!this.watchesRequests) return;
 		const full: ClientRequestEvent = { ...event, fields: redact(fields) };
 		this.#call("onRequest", full);
-		this.log("debug", `POST ${event.path} (attempt ${event.attempt})`, { fields: full.fields, signVersion: event.signVersion });
+		this.log("debug", `POST ${event.path} (attempt ${event.attempt})`, {
+			fields: full.fields,
+			signVersion: event.signVersion,
+		});
 	}
 
 	response(event: ClientResponseEvent): void {
@@ -118,7 +121,9 @@ export class Observer {
 		try {
 			hook(event);
 		} catch (error) {
-			this.log("warn", `The ${name} hook threw; ignored.`, { error: error instanceof Error ? error.message : String(error) });
+			this.log("warn", `The ${name} hook threw; ignored.`, {
+				error: error instanceof Error ? error.message : String(error),
+			});
 		}
 	}
 }

@@ -31,7 +31,12 @@ export function parseRetryAfter(header: string | null, now = Date.now()): number
  * Delay before retry number `retry` (1-based): exponential backoff from
  * `baseDelayMs` with full jitter, capped at 8 s. Retry-After, when given, wins.
  */
-export function retryDelayMs(retry: number, baseDelayMs: number, retryAfterMs: number | undefined, random: () => number = Math.random): number {
+export function retryDelayMs(
+	retry: number,
+	baseDelayMs: number,
+	retryAfterMs: number | undefined,
+	random: () => number = Math.random,
+): number {
 	if (retryAfterMs !== undefined) return retryAfterMs;
 	const ceiling = Math.min(MAX_BACKOFF_MS, baseDelayMs * 2 ** (retry - 1));
 	return Math.round(ceiling / 2 + random() * (ceiling / 2));

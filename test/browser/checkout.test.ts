@@ -15,7 +15,8 @@ const CHROMIUM = "/usr/bin/chromium";
 const available = existsSync(CHROMIUM);
 // Outside CI a machine without Chromium skips, and says so; in CI the browser test must run.
 const skip = !available && !process.env.CI;
-if (skip) console.warn(`Browser test skipped: no Chromium at ${CHROMIUM} (install Debian's chromium package; CI never skips).`);
+if (skip)
+	console.warn(`Browser test skipped: no Chromium at ${CHROMIUM} (install Debian's chromium package; CI never skips).`);
 
 describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", () => {
 	let browser: Browser;
@@ -33,7 +34,11 @@ describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", ()
 			merchants: [{ merchantId: "browser-shop", publicKey: keys.merchantPublic, brandName: "Browser Shop" }],
 		});
 		const ipnRoute = toNodeListener(
-			createNotificationHandler({ gatewayPublicKey: keys.gatewayPublic, onTransaction: (t) => void ipns.push(t), onRefund: () => {} }),
+			createNotificationHandler({
+				gatewayPublicKey: keys.gatewayPublic,
+				onTransaction: (t) => void ipns.push(t),
+				onRefund: () => {},
+			}),
 		);
 		// The merchant's site: the IPN route and the pages the buyer lands on.
 		const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -108,10 +113,16 @@ describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", ()
 		await page.fill("#cardSecurityCode", "123");
 		await Promise.all([page.waitForURL(`${shop.url}/return?**`), page.click("#pay")]);
 		expect(await page.textContent("#result")).toBe("Payment verified: successful");
-		expect(verifiedCallbacks.find((c) => c.transactionId === transactionId)).toMatchObject({ status: "successful", amount: 42.5, currency: "EUR" });
+		expect(verifiedCallbacks.find((c) => c.transactionId === transactionId)).toMatchObject({
+			status: "successful",
+			amount: 42.5,
+			currency: "EUR",
+		});
 		await sandbox.sandbox.whenIdle();
 		expect(ipns.find((t) => t.transactionId === transactionId)?.status).toBe("successful");
-		expect(sandbox.sandbox.deliveries().find((d) => d.eventId === `transaction:${transactionId}:successful`)?.outcome).toBe("acknowledged");
+		expect(
+			sandbox.sandbox.deliveries().find((d) => d.eventId === `transaction:${transactionId}:successful`)?.outcome,
+		).toBe("acknowledged");
 		await page.close();
 	});
 
@@ -120,7 +131,10 @@ describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", ()
 		const path = `/direct-post-${shopPages.size}`;
 		shopPages.set(path, html);
 		const page = await browser.newPage();
-		const [answer] = await Promise.all([page.waitForResponse((response) => response.url() === `${sandbox.url}/v2/checkout`), page.goto(`${shop.url}${path}`)]);
+		const [answer] = await Promise.all([
+			page.waitForResponse((response) => response.url() === `${sandbox.url}/v2/checkout`),
+			page.goto(`${shop.url}${path}`),
+		]);
 		return { page, answer };
 	}
 
@@ -137,26 +151,29 @@ describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", ()
 		errorUrl: `${shop.url}/error`,
 	});
 
-	test.each(["2.0", "2.1"] as const)("a %s DIRECT_POST form with line breaks, posted by the browser, is accepted", async (signVersion) => {
-		const orderRef = `browser-direct-${signVersion}-${Date.now()}`;
-		const client = new GatewayClient({
-			baseUrl: sandbox.url,
-			merchantId: "browser-shop",
-			privateKey: keys.merchantPrivate,
-			gatewayPublicKey: keys.gatewayPublic,
-			allowLoopbackHttp: true,
-			signVersion,
-		});
-		const { page, answer } = await submitDirectPost(client.checkout.directPost(directPostParams(orderRef)).html);
-		expect(answer.status()).toBe(303);
-		await page.waitForURL(`${sandbox.url}/pay/**`);
-		expect(await page.textContent("[data-testid=amount]")).toBe("19.99 EUR");
-		const description = await page.textContent(".description");
-		const lines = ["Two tickets", "Row 5, seats 11-12", "Doors open 19:30", "Bring this order"];
-		expect(description?.split(/\r\n|\r|\n/)).toEqual(lines);
-		expect(sandbox.sandbox.transactions().some((t) => t.ref === orderRef)).toBe(true);
-		await page.close();
-	});
+	test.each(["2.0", "2.1"] as const)(
+		"a %s DIRECT_POST form with line breaks, posted by the browser, is accepted",
+		async (signVersion) => {
+			const orderRef = `browser-direct-${signVersion}-${Date.now()}`;
+			const client = new GatewayClient({
+				baseUrl: sandbox.url,
+				merchantId: "browser-shop",
+				privateKey: keys.merchantPrivate,
+				gatewayPublicKey: keys.gatewayPublic,
+				allowLoopbackHttp: true,
+				signVersion,
+			});
+			const { page, answer } = await submitDirectPost(client.checkout.directPost(directPostParams(orderRef)).html);
+			expect(answer.status()).toBe(303);
+			await page.waitForURL(`${sandbox.url}/pay/**`);
+			expect(await page.textContent("[data-testid=amount]")).toBe("19.99 EUR");
+			const description = await page.textContent(".description");
+			const lines = ["Two tickets", "Row 5, seats 11-12", "Doors open 19:30", "Bring this order"];
+			expect(description?.split(/\r\n|\r|\n/)).toEqual(lines);
+			expect(sandbox.sandbox.transactions().some((t) => t.ref === orderRef)).toBe(true);
+			await page.close();
+		},
+	);
 
 	test("a refused DIRECT_POST form (signed with an unknown key) gets an HTML page, not JSON", async () => {
 		const impostor = new GatewayClient({

@@ -31,7 +31,9 @@ const gatewayKey = keyPath("gateway-public");
 
 describe("merchant-gateway doctor", () => {
 	it("an IPN file signed with the NodeJS snippet: names the form and the option, exit 0", async () => {
-		const body = JSON.stringify(sealMessage(fields, { privateKey: keys.gatewayPrivate, signedString: nodeSnippetForm }));
+		const body = JSON.stringify(
+			sealMessage(fields, { privateKey: keys.gatewayPrivate, signedString: nodeSnippetForm }),
+		);
 		const result = await runCliProcess(["doctor", file("ipn-node.json", body), "--gateway-key", gatewayKey]);
 		expect(result.err).toBe("");
 		expect(result.code).toBe(0);
@@ -51,7 +53,10 @@ describe("merchant-gateway doctor", () => {
 	});
 
 	it("a callback URL given directly, flattened form: exit 0 and the advice", async () => {
-		const url = sealCallbackUrl("https://shop.example/return?order=1", fields, { privateKey: keys.gatewayPrivate, signedString: flatStringifiedForm });
+		const url = sealCallbackUrl("https://shop.example/return?order=1", fields, {
+			privateKey: keys.gatewayPrivate,
+			signedString: flatStringifiedForm,
+		});
 		const result = await runCliProcess(["doctor", url, "-k", gatewayKey]);
 		expect(result.code).toBe(0);
 		expect(result.out).toContain("Message:   a callback redirect, signVersion 2.0");
@@ -63,12 +68,19 @@ describe("merchant-gateway doctor", () => {
 		const data = sealMessage(fields, { privateKey: keys.gatewayPrivate, signedString: retiredFirstDraftForm });
 		const path = file("wrapped.json", JSON.stringify({ status: "success", message: "ok", data }));
 		const keysArgs = ["-k", keyPath("merchant-public"), "-k", gatewayKey];
-		const [text, json] = await Promise.all([runCliProcess(["doctor", path, ...keysArgs]), runCliProcess(["doctor", path, ...keysArgs, "--json"])]);
+		const [text, json] = await Promise.all([
+			runCliProcess(["doctor", path, ...keysArgs]),
+			runCliProcess(["doctor", path, ...keysArgs, "--json"]),
+		]);
 		expect(text.code).toBe(0);
 		expect(text.out).toContain("Keys:      key 1 (2048 bits), key 2 (2048 bits)");
 		expect(text.out).toContain("retired-first-draft (2.0): VERIFIES with key 2");
 		expect(json.code).toBe(0);
-		expect(JSON.parse(json.out)).toMatchObject({ verified: true, form: "retired-first-draft", message: { shape: "wrapped" } });
+		expect(JSON.parse(json.out)).toMatchObject({
+			verified: true,
+			form: "retired-first-draft",
+			message: { shape: "wrapped" },
+		});
 	});
 
 	it("a message no form verifies: says so with the likely causes, exit 1", async () => {
@@ -81,8 +93,16 @@ describe("merchant-gateway doctor", () => {
 	});
 
 	it("prints no card number, CVV or key material", async () => {
-		const charge = { ...fields, cardNumber: "4111111111111112", cardSecurityCode: "123", card: { cvv: "987" }, key: keys.merchantPrivate };
-		const body = JSON.stringify(sealMessage(charge, { privateKey: keys.gatewayPrivate, signedString: flatStringifiedForm }));
+		const charge = {
+			...fields,
+			cardNumber: "4111111111111112",
+			cardSecurityCode: "123",
+			card: { cvv: "987" },
+			key: keys.merchantPrivate,
+		};
+		const body = JSON.stringify(
+			sealMessage(charge, { privateKey: keys.gatewayPrivate, signedString: flatStringifiedForm }),
+		);
 		const result = await runCliProcess(["doctor", file("card.json", body), "-k", gatewayKey]);
 		expect(result.code).toBe(0);
 		expect(result.out).toContain("411111******1112");

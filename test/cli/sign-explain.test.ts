@@ -63,11 +63,16 @@ describe("merchant-gateway sign --explain", () => {
 		const result = await runCliProcess(["sign", "-e", requestFile, "--key", keyPath("merchant-private")]);
 		expect(result.code).toBe(0);
 		const signature = lineAfter(result.out, /^signature:$/) ?? "";
-		expect(openMessage({ ...request, signature }, { publicKey: keys.merchantPublic })).toMatchObject({ orderRef: "ORD-2026-0001" });
+		expect(openMessage({ ...request, signature }, { publicKey: keys.merchantPublic })).toMatchObject({
+			orderRef: "ORD-2026-0001",
+		});
 	});
 
 	it("2.1: prints the payload text, which is JSON.stringify of the fields", async () => {
-		const result = await runCliProcess(["sign", "--explain", "-", "--sign-version", "2.1"], JSON.stringify({ ...request, signature: "x" }));
+		const result = await runCliProcess(
+			["sign", "--explain", "-", "--sign-version", "2.1"],
+			JSON.stringify({ ...request, signature: "x" }),
+		);
 		expect(result.code).toBe(0);
 		expect(result.out).toContain("signVersion: 2.1");
 		expect(lineAfter(result.out, /^Signed string/)).toBe(JSON.stringify(request));
@@ -83,7 +88,9 @@ describe("merchant-gateway sign --explain", () => {
 		expect(result.out).not.toContain("4111111111111112");
 		expect(result.out).not.toMatch(/\b123\b/);
 		expect(result.out).toContain('"cardNumber":"411111******1112"');
-		expect(result.out).toContain("(card data and key material are redacted here; the signature covers the real values)");
+		expect(result.out).toContain(
+			"(card data and key material are redacted here; the signature covers the real values)",
+		);
 		expect(both.code).toBe(2);
 	});
 

@@ -8,7 +8,8 @@ registerHooks({
 	resolve(specifier, context, next) {
 		if (specifier.startsWith(".") && specifier.endsWith(".js") && context.parentURL) {
 			const ts = new URL(specifier.replace(/\.js$/, ".ts"), context.parentURL);
-			if (!existsSync(fileURLToPath(new URL(specifier, context.parentURL))) && existsSync(fileURLToPath(ts))) return next(ts.href, context);
+			if (!existsSync(fileURLToPath(new URL(specifier, context.parentURL))) && existsSync(fileURLToPath(ts)))
+				return next(ts.href, context);
 		}
 		return next(specifier, context);
 	},

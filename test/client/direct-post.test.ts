@@ -23,7 +23,11 @@ function formFields(html: string): Record<string, string> {
 }
 
 describe("checkout.directPost", () => {
-	const hostile = checkoutParams({ orderDescription: `"><script>alert('x')</script> & co`, metadata: { note: "</form>" }, paymentFilter: ["paypal"] });
+	const hostile = checkoutParams({
+		orderDescription: `"><script>alert('x')</script> & co`,
+		metadata: { note: "</form>" },
+		paymentFilter: ["paypal"],
+	});
 
 	test("2.0: every field a string, connectionMode DIRECT_POST, signature verifies over exactly the posted strings", () => {
 		const form = makeClient().checkout.directPost(hostile);
@@ -52,7 +56,9 @@ describe("checkout.directPost", () => {
 		const form = makeClient().checkout.directPost(hostile, { nonce: "abc123" });
 		expect(form.html).not.toContain("<script>alert");
 		expect(form.html).not.toContain('</form>"');
-		expect(form.html).toContain('<script nonce="abc123">document.getElementById("merchant-gateway-direct-post").submit();</script>');
+		expect(form.html).toContain(
+			'<script nonce="abc123">document.getElementById("merchant-gateway-direct-post").submit();</script>',
+		);
 		expect(form.html).toContain(`action="${BASE_URL}/v2/checkout"`);
 		expect(formFields(form.html)).toEqual(form.fields);
 	});
@@ -97,11 +103,20 @@ describe("checkout.directPost", () => {
 
 	test("decodeCheckoutForm turns the posted strings back into a valid wire message", () => {
 		const form = makeClient().checkout.directPost(
-			checkoutParams({ feeBySeller: 40, metadata: { cartId: 42 }, transactionDocuments: [{ type: "invoice", url: "https://shop.example/i.pdf" }] }),
+			checkoutParams({
+				feeBySeller: 40,
+				metadata: { cartId: 42 },
+				transactionDocuments: [{ type: "invoice", url: "https://shop.example/i.pdf" }],
+			}),
 		);
 		const { signature: _signature, ...posted } = form.fields;
 		const message = decodeCheckoutForm(posted);
-		expect(message).toMatchObject({ amount: 10.5, feeBySeller: 40, metadata: { cartId: 42 }, connectionMode: "DIRECT_POST" });
+		expect(message).toMatchObject({
+			amount: 10.5,
+			feeBySeller: 40,
+			metadata: { cartId: 42 },
+			connectionMode: "DIRECT_POST",
+		});
 		expect(checkoutRequestSchema().safeParse(message).success).toBe(true);
 		expect(checkoutRequestSchema().safeParse(decodeCheckoutForm({ ...posted, amount: "ten" })).success).toBe(false);
 	});

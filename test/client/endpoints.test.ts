@@ -15,10 +15,19 @@ describe.each(["2.0", "2.1"] as const)("every endpoint, signing version %s", (ve
 	test("checkout.create sends a signed request and returns the verified session", async () => {
 		fixture.reset(version);
 		const session = await gateway.checkout.create(checkoutParams({ metadata: { cartId: 42 } }));
-		expect(session).toEqual({ transactionId: ids.transaction, paymentLink: expect.stringContaining(ids.transaction), message: "Checkout session created" });
+		expect(session).toEqual({
+			transactionId: ids.transaction,
+			paymentLink: expect.stringContaining(ids.transaction),
+			message: "Checkout session created",
+		});
 		const [received] = fixture.received;
 		expect(received?.signVersion).toBe(version);
-		expect(received?.fields).toMatchObject({ merchantId: "M-1001", orderRef: "ORD-1", amount: 10.5, metadata: { cartId: 42 } });
+		expect(received?.fields).toMatchObject({
+			merchantId: "M-1001",
+			orderRef: "ORD-1",
+			amount: 10.5,
+			metadata: { cartId: 42 },
+		});
 		expect(received?.headers.get("user-agent")).toMatch(/^merchant-gateway\/\d+\.\d+\.\d+ node\/\d+/);
 		expect(received?.headers.get("content-type")).toBe("application/json");
 	});
@@ -27,7 +36,11 @@ describe.each(["2.0", "2.1"] as const)("every endpoint, signing version %s", (ve
 		fixture.reset(version);
 		const result = await gateway.card.charge(cardParams());
 		expect(result).toEqual({ outcome: "success", transactionId: ids.transaction, message: "Transaction successful" });
-		expect(fixture.received[0]?.fields).toMatchObject({ paymentMethod: "card", connectionMode: "API", cardNumber: CARD });
+		expect(fixture.received[0]?.fields).toMatchObject({
+			paymentMethod: "card",
+			connectionMode: "API",
+			cardNumber: CARD,
+		});
 	});
 
 	test("transactions.retrieve returns the full Transaction", async () => {
@@ -47,7 +60,12 @@ describe.each(["2.0", "2.1"] as const)("every endpoint, signing version %s", (ve
 	test("refunds.retrieve returns the Refund", async () => {
 		fixture.reset(version);
 		const refund = await gateway.refunds.retrieve(ids.refund);
-		expect(refund).toMatchObject({ refundId: ids.refund, status: "refund_successful", statusCode: 11, refundAmount: 5 });
+		expect(refund).toMatchObject({
+			refundId: ids.refund,
+			status: "refund_successful",
+			statusCode: 11,
+			refundAmount: 5,
+		});
 	});
 
 	// D11: the query and refund tables have no merchantId; the option puts it back, signed like every field.

@@ -44,13 +44,19 @@ describe("the spec's Errors table", () => {
 			fixture.reset();
 			fixture.next(path, () =>
 				HttpResponse.json(
-					{ status: "error", message: "Validation failed", errors: [{ field: "amount", message: ["exceeds the refundable amount"] }] },
+					{
+						status: "error",
+						message: "Validation failed",
+						errors: [{ field: "amount", message: ["exceeds the refundable amount"] }],
+					},
 					{ status: 422 },
 				),
 			);
 			const error = await failure(call());
 			expect(error).toBeInstanceOf(GatewayValidationError);
-			expect((error as GatewayValidationError).errors).toEqual([{ field: "amount", messages: ["exceeds the refundable amount"] }]);
+			expect((error as GatewayValidationError).errors).toEqual([
+				{ field: "amount", messages: ["exceeds the refundable amount"] },
+			]);
 			expect(error.status).toBe(422);
 			expect(error.path).toBe(path);
 			expect(error.message).toContain("amount: exceeds the refundable amount");
@@ -64,10 +70,11 @@ describe("the spec's Errors table", () => {
 		["an object whose toString and valueOf are not functions", '{"toString":1,"valueOf":[]}'],
 	])("422 errors[] whose field and message are %s -> GatewayValidationError", async (_, odd) => {
 		fixture.reset();
-		const errors = `[{"field":${odd},"message":[${odd},"too large"]}]`;
-		const body = `{"status":"error","message":"Validation failed","errors":${errors}}`;
-		const headers = { "content-type": "application/json" };
-		fixture.next("/v2/refund", () => new Response(body, { status: 422, headers }));
+		const body = `{"status":"error","message":"Validation failed","errors":[{"field":${odd},"message":[${odd},"too large"]}]}`;
+		fixture.next(
+			"/v2/refund",
+			() => new Response(body, { status: 422, headers: { "content-type": "application/json" } }),
+		);
 		const error = await failure(gateway.refunds.create({ transactionId: ids.transaction, amount: 500 }));
 		expect(error).toBeInstanceOf(GatewayValidationError);
 		const [entry] = (error as GatewayValidationError).errors;
@@ -78,7 +85,10 @@ describe("the spec's Errors table", () => {
 	test.each([400, 500])("S2S processing error %i with data.transactionId -> ProcessingError", async (status) => {
 		fixture.reset();
 		fixture.next("/v2/card/api", () =>
-			HttpResponse.json({ status: "error", message: "Card declined by issuer", data: { transactionId: ids.transaction } }, { status }),
+			HttpResponse.json(
+				{ status: "error", message: "Card declined by issuer", data: { transactionId: ids.transaction } },
+				{ status },
+			),
 		);
 		const error = await failure(gateway.card.charge(cardParams()));
 		expect(error).toBeInstanceOf(ProcessingError);
@@ -90,7 +100,12 @@ describe("the spec's Errors table", () => {
 
 	test("422 with top-level transactionId null and no errors -> NoS2SProviderError", async () => {
 		fixture.reset();
-		fixture.next("/v2/card/api", () => HttpResponse.json({ status: "error", transactionId: null, message: "No S2S provider configured" }, { status: 422 }));
+		fixture.next("/v2/card/api", () =>
+			HttpResponse.json(
+				{ status: "error", transactionId: null, message: "No S2S provider configured" },
+				{ status: 422 },
+			),
+		);
 		const error = await failure(gateway.card.charge(cardParams()));
 		expect(error).toBeInstanceOf(NoS2SProviderError);
 		expect(error.status).toBe(422);
@@ -100,7 +115,10 @@ describe("the spec's Errors table", () => {
 	test.each([200, 400, 500])("checkout creation failure body (HTTP %i) -> CheckoutError", async (status) => {
 		fixture.reset();
 		fixture.next("/v2/checkout", () =>
-			HttpResponse.json({ status: "error", transactionId: null, paymentLink: null, message: "Domain not allowed" }, { status }),
+			HttpResponse.json(
+				{ status: "error", transactionId: null, paymentLink: null, message: "Domain not allowed" },
+				{ status },
+			),
 		);
 		const error = await failure(gateway.checkout.create(checkoutParams()));
 		expect(error).toBeInstanceOf(CheckoutError);
@@ -110,7 +128,9 @@ describe("the spec's Errors table", () => {
 
 	test.each([401, 403])("%i -> AuthenticationError", async (status) => {
 		fixture.reset();
-		fixture.next("/v2/checkout/query", () => HttpResponse.json({ status: "error", message: "Invalid signature" }, { status }));
+		fixture.next("/v2/checkout/query", () =>
+			HttpResponse.json({ status: "error", message: "Invalid signature" }, { status }),
+		);
 		const error = await failure(gateway.transactions.retrieve(ids.transaction));
 		expect(error).toBeInstanceOf(AuthenticationError);
 		expect(error.status).toBe(status);
@@ -155,7 +175,9 @@ describe("the spec's Errors table", () => {
 
 	test("429 on a create -> RateLimitError with retryAfterSeconds, not retried", async () => {
 		fixture.reset();
-		fixture.next("/v2/refund", () => HttpResponse.json({ status: "error", message: "slow down" }, { status: 429, headers: { "retry-after": "7" } }));
+		fixture.next("/v2/refund", () =>
+			HttpResponse.json({ status: "error", message: "slow down" }, { status: 429, headers: { "retry-after": "7" } }),
+		);
 		const error = await failure(gateway.refunds.create({ transactionId: ids.transaction, amount: 1 }));
 		expect(error).toBeInstanceOf(RateLimitError);
 		expect((error as RateLimitError).retryAfterSeconds).toBe(7);
@@ -164,7 +186,9 @@ describe("the spec's Errors table", () => {
 
 	test("error answers of the query endpoints -> ProcessingError carrying the queried id", async () => {
 		fixture.reset();
-		fixture.next("/v2/checkout/query", () => HttpResponse.json({ status: "error", message: "Transaction not found" }, { status: 404 }));
+		fixture.next("/v2/checkout/query", () =>
+			HttpResponse.json({ status: "error", message: "Transaction not found" }, { status: 404 }),
+		);
 		const error = await failure(gateway.transactions.retrieve(ids.transaction));
 		expect(error).toBeInstanceOf(ProcessingError);
 		expect((error as ProcessingError).transactionId).toBe(ids.transaction);
@@ -176,7 +200,14 @@ describe("success variants", () => {
 	test("card.charge redirect -> outcome redirect with redirectUrl", async () => {
 		fixture.reset();
 		fixture.next("/v2/card/api", () =>
-			HttpResponse.json(signedWrapped("redirect", "3DS required", { transactionId: ids.transaction, url: "https://acs.example/3ds?t=1" }, "2.0")),
+			HttpResponse.json(
+				signedWrapped(
+					"redirect",
+					"3DS required",
+					{ transactionId: ids.transaction, url: "https://acs.example/3ds?t=1" },
+					"2.0",
+				),
+			),
 		);
 		await expect(gateway.card.charge(cardParams())).resolves.toEqual({
 			outcome: "redirect",
@@ -203,7 +234,9 @@ describe("success variants", () => {
 
 	test("card.charge pending -> outcome pending (2.1)", async () => {
 		fixture.reset("2.1");
-		fixture.next("/v2/card/api", () => HttpResponse.json(signedWrapped("pending", "pending", { transactionId: ids.transaction }, "2.1")));
+		fixture.next("/v2/card/api", () =>
+			HttpResponse.json(signedWrapped("pending", "pending", { transactionId: ids.transaction }, "2.1")),
+		);
 		const result = await makeClient({ signVersion: "2.1" }).card.charge(cardParams());
 		expect(result).toEqual({ outcome: "pending", transactionId: ids.transaction, message: "pending" });
 	});
@@ -211,7 +244,14 @@ describe("success variants", () => {
 	test("refunds.create held for approval -> approval pending_approval", async () => {
 		fixture.reset();
 		fixture.next("/v2/refund", () =>
-			HttpResponse.json(signedWrapped("success", "Refund created and waiting for approval", { refundId: ids.refund, refundNumber: "RF-1" }, "2.0")),
+			HttpResponse.json(
+				signedWrapped(
+					"success",
+					"Refund created and waiting for approval",
+					{ refundId: ids.refund, refundNumber: "RF-1" },
+					"2.0",
+				),
+			),
 		);
 		const created = await gateway.refunds.create({ transactionId: ids.transaction, amount: 0.1 });
 		expect(created.approval).toBe("pending_approval");
@@ -220,7 +260,9 @@ describe("success variants", () => {
 
 	test("an unknown transaction status is kept (D8)", async () => {
 		fixture.reset();
-		fixture.next("/v2/checkout/query", () => HttpResponse.json(signedFlat({ ...transaction(), status: "chargeback_pending", statusCode: 99 }, "2.0")));
+		fixture.next("/v2/checkout/query", () =>
+			HttpResponse.json(signedFlat({ ...transaction(), status: "chargeback_pending", statusCode: 99 }, "2.0")),
+		);
 		const found = await gateway.transactions.retrieve(ids.transaction);
 		expect(found.status).toBe("chargeback_pending");
 	});
@@ -229,7 +271,11 @@ describe("success variants", () => {
 describe("malformed, unsigned and badly signed answers", () => {
 	test("non-JSON 200 -> InvalidResponseError with status and a short excerpt", async () => {
 		fixture.reset();
-		fixture.next("/v2/checkout/query", () => new HttpResponse(`<html>${"x".repeat(500)}</html>`, { status: 200, headers: { "content-type": "text/html" } }));
+		fixture.next(
+			"/v2/checkout/query",
+			() =>
+				new HttpResponse(`<html>${"x".repeat(500)}</html>`, { status: 200, headers: { "content-type": "text/html" } }),
+		);
 		const error = await failure(gateway.transactions.retrieve(ids.transaction));
 		expect(error).toBeInstanceOf(InvalidResponseError);
 		expect(error.status).toBe(200);
@@ -256,7 +302,9 @@ describe("malformed, unsigned and badly signed answers", () => {
 
 	test("a card answer with an unknown wrapper status -> OutcomeUnknownError, cause InvalidResponseError", async () => {
 		fixture.reset();
-		fixture.next("/v2/card/api", () => HttpResponse.json(signedWrapped("maybe", null, { transactionId: ids.transaction }, "2.0")));
+		fixture.next("/v2/card/api", () =>
+			HttpResponse.json(signedWrapped("maybe", null, { transactionId: ids.transaction }, "2.0")),
+		);
 		const error = await failure(gateway.card.charge(cardParams()));
 		expect(error).toBeInstanceOf(OutcomeUnknownError);
 		expect(error.cause).toBeInstanceOf(InvalidResponseError);
@@ -264,7 +312,9 @@ describe("malformed, unsigned and badly signed answers", () => {
 
 	test("a redirect without data.url -> OutcomeUnknownError, cause InvalidResponseError", async () => {
 		fixture.reset();
-		fixture.next("/v2/card/api", () => HttpResponse.json(signedWrapped("redirect", null, { transactionId: ids.transaction }, "2.0")));
+		fixture.next("/v2/card/api", () =>
+			HttpResponse.json(signedWrapped("redirect", null, { transactionId: ids.transaction }, "2.0")),
+		);
 		const error = await failure(gateway.card.charge(cardParams()));
 		expect(error).toBeInstanceOf(OutcomeUnknownError);
 		expect((error.cause as Error).message).toContain("data.url");
@@ -286,8 +336,12 @@ describe("malformed, unsigned and badly signed answers", () => {
 		fixture.reset();
 		fixture.next("/v2/checkout", () => HttpResponse.json(checkoutCreated()));
 		await expect(lenient.checkout.create(checkoutParams())).resolves.toMatchObject({ transactionId: ids.transaction });
-		fixture.next("/v2/refund", () => HttpResponse.json({ status: "success", message: null, data: { refundId: ids.refund, refundNumber: "RF-1" } }));
-		await expect(lenient.refunds.create({ transactionId: ids.transaction, amount: 1 })).resolves.toMatchObject({ approval: "processed" });
+		fixture.next("/v2/refund", () =>
+			HttpResponse.json({ status: "success", message: null, data: { refundId: ids.refund, refundNumber: "RF-1" } }),
+		);
+		await expect(lenient.refunds.create({ transactionId: ids.transaction, amount: 1 })).resolves.toMatchObject({
+			approval: "processed",
+		});
 	});
 
 	test("unsigned query answers are refused even with requireSignedResponses: false", async () => {
@@ -299,13 +353,18 @@ describe("malformed, unsigned and badly signed answers", () => {
 		await expect(lenient.refunds.retrieve(ids.refund)).rejects.toBeInstanceOf(SignatureVerificationError);
 	});
 
-	test.each(["2.0", "2.1"] as const)("an answer signed with another key -> SignatureVerificationError mismatch (%s)", async (version) => {
-		fixture.reset(version);
-		fixture.next("/v2/checkout/query", () => HttpResponse.json(signedFlat(transaction(), version, keys.merchantPrivate)));
-		const error = await failure(makeClient({ signVersion: version }).transactions.retrieve(ids.transaction));
-		expect(error).toBeInstanceOf(SignatureVerificationError);
-		expect((error as SignatureVerificationError).reason).toBe("mismatch");
-	});
+	test.each(["2.0", "2.1"] as const)(
+		"an answer signed with another key -> SignatureVerificationError mismatch (%s)",
+		async (version) => {
+			fixture.reset(version);
+			fixture.next("/v2/checkout/query", () =>
+				HttpResponse.json(signedFlat(transaction(), version, keys.merchantPrivate)),
+			);
+			const error = await failure(makeClient({ signVersion: version }).transactions.retrieve(ids.transaction));
+			expect(error).toBeInstanceOf(SignatureVerificationError);
+			expect((error as SignatureVerificationError).reason).toBe("mismatch");
+		},
+	);
 
 	test("a tampered signed field -> SignatureVerificationError", async () => {
 		fixture.reset();
@@ -318,7 +377,9 @@ describe("malformed, unsigned and badly signed answers", () => {
 	test("key rotation: any of the configured gateway keys verifies", async () => {
 		fixture.reset();
 		const rotating = makeClient({ gatewayPublicKey: [keys.merchantPublic, keys.gatewayPublic] });
-		await expect(rotating.transactions.retrieve(ids.transaction)).resolves.toMatchObject({ transactionId: ids.transaction });
+		await expect(rotating.transactions.retrieve(ids.transaction)).resolves.toMatchObject({
+			transactionId: ids.transaction,
+		});
 	});
 
 	test("an answer in the other signing version is refused (the account's version is pinned)", async () => {
@@ -330,7 +391,9 @@ describe("malformed, unsigned and badly signed answers", () => {
 
 	test("a signed answer about another transaction -> InvalidResponseError", async () => {
 		fixture.reset();
-		fixture.next("/v2/checkout/query", () => HttpResponse.json(signedFlat(transaction("01JD5Z8Q4V7M1X2C3B4N5P6R70"), "2.0")));
+		fixture.next("/v2/checkout/query", () =>
+			HttpResponse.json(signedFlat(transaction("01JD5Z8Q4V7M1X2C3B4N5P6R70"), "2.0")),
+		);
 		await expect(gateway.transactions.retrieve(ids.transaction)).rejects.toBeInstanceOf(InvalidResponseError);
 	});
 
@@ -338,9 +401,15 @@ describe("malformed, unsigned and badly signed answers", () => {
 		fixture.reset("2.1");
 		const { signText } = await import("../../src/signing/seal.js");
 		fixture.next("/v2/checkout/query", () =>
-			HttpResponse.json({ payload: "not json", signVersion: "2.1", signature: signText("not json", keys.gatewayPrivate) }),
+			HttpResponse.json({
+				payload: "not json",
+				signVersion: "2.1",
+				signature: signText("not json", keys.gatewayPrivate),
+			}),
 		);
-		await expect(makeClient({ signVersion: "2.1" }).transactions.retrieve(ids.transaction)).rejects.toBeInstanceOf(InvalidResponseError);
+		await expect(makeClient({ signVersion: "2.1" }).transactions.retrieve(ids.transaction)).rejects.toBeInstanceOf(
+			InvalidResponseError,
+		);
 	});
 
 	test("a 502 proxy page on a create -> OutcomeUnknownError (the gateway may have processed it)", async () => {
@@ -356,7 +425,9 @@ describe("malformed, unsigned and badly signed answers", () => {
 test("a checkout failure that arrives signed in a 2.1 payload -> CheckoutError", async () => {
 	fixture.reset("2.1");
 	fixture.next("/v2/checkout", () =>
-		HttpResponse.json(signedFlat({ status: "error", transactionId: null, paymentLink: null, message: "Domain not allowed" }, "2.1")),
+		HttpResponse.json(
+			signedFlat({ status: "error", transactionId: null, paymentLink: null, message: "Domain not allowed" }, "2.1"),
+		),
 	);
 	const error = await failure(makeClient({ signVersion: "2.1" }).checkout.create(checkoutParams()));
 	expect(error).toBeInstanceOf(CheckoutError);

@@ -53,7 +53,11 @@ const sharedRules: Rule[] = [
 	["metadata", {}, "cartId=42"],
 	["transactionDocuments", [{ type: "invoice", url: "https://shop.example/inv.pdf" }], [{ type: "invoice" }]],
 	["transactionDocuments", [], { type: "invoice", url: "https://shop.example/inv.pdf" }],
-	["transactionDocuments", [{ type: "invoice", url: "https://shop.example/inv.pdf" }], [{ type: "", url: "https://shop.example/inv.pdf" }]],
+	[
+		"transactionDocuments",
+		[{ type: "invoice", url: "https://shop.example/inv.pdf" }],
+		[{ type: "", url: "https://shop.example/inv.pdf" }],
+	],
 	["feeBySeller", 0, -1],
 	["feeBySeller", 100, 100.5],
 	["feeBySeller", 37.5, "50"],
@@ -130,12 +134,15 @@ describe.each([
 	test("the base message is valid", () => {
 		expect(issuesOf(schema, base)).toEqual([]);
 	});
-	test.each(rules.map((rule) => [rule[0], rule[1], rule[2]] as const))("%s: %j passes, %j fails", (field, good, bad) => {
-		expect(issuesOf(schema, { ...base, [field]: good })).toEqual([]);
-		const failed = issuesOf(schema, { ...base, [field]: bad });
-		expect(failed.some((issue) => issue.field === field || issue.field.startsWith(`${field}.`))).toBe(true);
-		for (const issue of failed) expect(issue.message.length).toBeGreaterThan(3);
-	});
+	test.each(rules.map((rule) => [rule[0], rule[1], rule[2]] as const))(
+		"%s: %j passes, %j fails",
+		(field, good, bad) => {
+			expect(issuesOf(schema, { ...base, [field]: good })).toEqual([]);
+			const failed = issuesOf(schema, { ...base, [field]: bad });
+			expect(failed.some((issue) => issue.field === field || issue.field.startsWith(`${field}.`))).toBe(true);
+			for (const issue of failed) expect(issue.message.length).toBeGreaterThan(3);
+		},
+	);
 });
 
 describe("conditional and forced fields on S2S", () => {
@@ -148,7 +155,11 @@ describe("conditional and forced fields on S2S", () => {
 	});
 
 	test("paymentMethod and connectionMode are forced to card and API, whatever was sent", () => {
-		const result = cardChargeRequestSchema().safeParse({ ...card, paymentMethod: "checkout", connectionMode: "DIRECT_POST" });
+		const result = cardChargeRequestSchema().safeParse({
+			...card,
+			paymentMethod: "checkout",
+			connectionMode: "DIRECT_POST",
+		});
 		expect(result.success && result.data).toMatchObject({ paymentMethod: "card", connectionMode: "API" });
 	});
 });
@@ -212,7 +223,11 @@ describe("browserDetails", () => {
 		["currentUrl over 2048", { ...browserDetails, currentUrl: x(2049) }, "browserDetails.currentUrl"],
 		["platform over 255", { ...browserDetails, platform: x(256) }, "browserDetails.platform"],
 		["hostname over 255", { ...browserDetails, hostname: x(256) }, "browserDetails.hostname"],
-		["hardwareConcurrency not an integer", { ...browserDetails, hardwareConcurrency: 2.5 }, "browserDetails.hardwareConcurrency"],
+		[
+			"hardwareConcurrency not an integer",
+			{ ...browserDetails, hardwareConcurrency: 2.5 },
+			"browserDetails.hardwareConcurrency",
+		],
 		["cookieEnabled not a boolean", { ...browserDetails, cookieEnabled: "yes" }, "browserDetails.cookieEnabled"],
 		["languages not an array", { ...browserDetails, languages: "en" }, "browserDetails.languages"],
 		["both spellings of a key", { ...browserDetails, userAgent: "other" }, "browserDetails.user_agent"],
@@ -248,9 +263,13 @@ describe("refund and query schemas", () => {
 
 	test("transaction and refund queries need a ULID", () => {
 		expect(issuesOf(transactionQueryRequestSchema(), { merchantId: "M", transactionId: ids.transaction })).toEqual([]);
-		expect(issuesOf(transactionQueryRequestSchema(), { merchantId: "M", transactionId: "42" })[0]?.field).toBe("transactionId");
+		expect(issuesOf(transactionQueryRequestSchema(), { merchantId: "M", transactionId: "42" })[0]?.field).toBe(
+			"transactionId",
+		);
 		expect(issuesOf(refundQueryRequestSchema(), { merchantId: "M", refundId: ids.refund })).toEqual([]);
-		expect(issuesOf(refundQueryRequestSchema(), { merchantId: "M" })).toEqual([{ field: "refundId", message: "is required" }]);
+		expect(issuesOf(refundQueryRequestSchema(), { merchantId: "M" })).toEqual([
+			{ field: "refundId", message: "is required" },
+		]);
 	});
 
 	test("signature: at most 750 characters", () => {
@@ -269,9 +288,12 @@ describe("loopback http (D10) is a schema option", () => {
 			expect(issuesOf(checkoutRequestSchema(), { ...checkout, callbackUrl: url })[0]?.field).toBe("callbackUrl");
 		},
 	);
-	test.each(["http://shop.example/cb", "http://128.0.0.1/cb", "http://localhost.evil.example/cb"])("%s fails even with allowLoopbackHttp", (url) => {
-		expect(issuesOf(local, { ...checkout, callbackUrl: url })[0]?.message).toMatch(/https/);
-	});
+	test.each(["http://shop.example/cb", "http://128.0.0.1/cb", "http://localhost.evil.example/cb"])(
+		"%s fails even with allowLoopbackHttp",
+		(url) => {
+			expect(issuesOf(local, { ...checkout, callbackUrl: url })[0]?.message).toMatch(/https/);
+		},
+	);
 });
 
 describe("the client validates before sending", () => {
@@ -282,7 +304,9 @@ describe("the client validates before sending", () => {
 	test("RequestValidationError lists every failing field with its rule, and nothing is sent", async () => {
 		fixture.reset();
 		const error = await makeClient()
-			.card.charge(cardParams({ amount: 0.5, cardMonth: "13", currency: "usd", billingCountry: "CA", billingState: undefined }))
+			.card.charge(
+				cardParams({ amount: 0.5, cardMonth: "13", currency: "usd", billingCountry: "CA", billingState: undefined }),
+			)
 			.catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(RequestValidationError);
 		const issues = (error as RequestValidationError).issues;
@@ -312,20 +336,30 @@ describe("the client validates before sending", () => {
 		const error = await makeClient()
 			.checkout.create(checkoutParams({ connectionMode: "DIRECT_POST" }))
 			.catch((e: unknown) => e);
-		expect((error as RequestValidationError).issues[0]).toEqual({ field: "connectionMode", message: expect.stringContaining("directPost") });
+		expect((error as RequestValidationError).issues[0]).toEqual({
+			field: "connectionMode",
+			message: expect.stringContaining("directPost"),
+		});
 	});
 
 	test("queries validate their id", async () => {
 		await expect(makeClient().transactions.retrieve("not-a-ulid")).rejects.toBeInstanceOf(RequestValidationError);
 		await expect(makeClient().refunds.retrieve("")).rejects.toBeInstanceOf(RequestValidationError);
-		await expect(makeClient().refunds.create({ transactionId: ids.transaction, amount: 0.05 })).rejects.toBeInstanceOf(RequestValidationError);
+		await expect(makeClient().refunds.create({ transactionId: ids.transaction, amount: 0.05 })).rejects.toBeInstanceOf(
+			RequestValidationError,
+		);
 	});
 
 	test("loopback http URLs pass through the client with allowLoopbackHttp", async () => {
 		fixture.reset();
-		const message = checkoutRequestSchema({ allowLoopbackHttp: true }).safeParse({ ...checkout, callbackUrl: "http://localhost:3000/cb" });
+		const message = checkoutRequestSchema({ allowLoopbackHttp: true }).safeParse({
+			...checkout,
+			callbackUrl: "http://localhost:3000/cb",
+		});
 		expect(message.success).toBe(true);
-		await expect(makeClient().checkout.create(checkoutParams({ callbackUrl: "http://localhost:3000/cb" }))).rejects.toBeInstanceOf(RequestValidationError);
+		await expect(
+			makeClient().checkout.create(checkoutParams({ callbackUrl: "http://localhost:3000/cb" })),
+		).rejects.toBeInstanceOf(RequestValidationError);
 	});
 });
 

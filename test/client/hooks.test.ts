@@ -17,20 +17,39 @@ describe("hooks", () => {
 		const responses: ClientResponseEvent[] = [];
 		const errors: ClientErrorEvent[] = [];
 		const gateway = makeClient({
-			hooks: { onRequest: (e) => requests.push(e), onResponse: (e) => responses.push(e), onError: (e) => errors.push(e) },
+			hooks: {
+				onRequest: (e) => requests.push(e),
+				onResponse: (e) => responses.push(e),
+				onError: (e) => errors.push(e),
+			},
 		});
 		await gateway.card.charge(cardParams());
 		expect(requests).toHaveLength(1);
-		expect(requests[0]).toMatchObject({ method: "POST", path: "/v2/card/api", url: "https://gateway.test/v2/card/api", attempt: 1, signVersion: "2.0" });
+		expect(requests[0]).toMatchObject({
+			method: "POST",
+			path: "/v2/card/api",
+			url: "https://gateway.test/v2/card/api",
+			attempt: 1,
+			signVersion: "2.0",
+		});
 		expect(requests[0]?.fields.cardNumber).toBe("411111******1111");
 		expect(requests[0]?.fields).not.toHaveProperty("cardSecurityCode");
 		expect(requests[0]?.fields.orderRef).toBe("ORD-S2S-1");
-		expect(responses[0]).toMatchObject({ path: "/v2/card/api", status: 200, attempt: 1, durationMs: expect.any(Number) });
+		expect(responses[0]).toMatchObject({
+			path: "/v2/card/api",
+			status: 200,
+			attempt: 1,
+			durationMs: expect.any(Number),
+		});
 		expect(errors).toEqual([]);
 
-		fixture.next("/v2/refund", () => HttpResponse.json({ status: "error", message: "nope", data: null }, { status: 400 }));
+		fixture.next("/v2/refund", () =>
+			HttpResponse.json({ status: "error", message: "nope", data: null }, { status: 400 }),
+		);
 		await expect(gateway.refunds.create({ transactionId: ids.transaction, amount: 1 })).rejects.toThrow("nope");
-		await expect(gateway.refunds.create({ transactionId: ids.transaction, amount: 0 })).rejects.toBeInstanceOf(RequestValidationError);
+		await expect(gateway.refunds.create({ transactionId: ids.transaction, amount: 0 })).rejects.toBeInstanceOf(
+			RequestValidationError,
+		);
 		expect(errors.map((e) => [e.path, e.error.name])).toEqual([
 			["/v2/refund", "ProcessingError"],
 			["/v2/refund", "RequestValidationError"],
@@ -73,13 +92,17 @@ describe("logger", () => {
 
 		fixture.next("/v2/checkout/query", () => HttpResponse.json({}, { status: 503 }));
 		await makeClient({ logger, logLevel: "warn" }).transactions.retrieve(ids.transaction);
-		expect(seen.map(([level, message]) => [level, message.split(":")[0]])).toEqual([["warn", "POST /v2/checkout/query"]]);
+		expect(seen.map(([level, message]) => [level, message.split(":")[0]])).toEqual([
+			["warn", "POST /v2/checkout/query"],
+		]);
 
 		const broken = {
 			debug: () => {
 				throw new Error("logger down");
 			},
 		};
-		await expect(makeClient({ logger: broken, logLevel: "debug" }).transactions.retrieve(ids.transaction)).resolves.toMatchObject({ status: "successful" });
+		await expect(
+			makeClient({ logger: broken, logLevel: "debug" }).transactions.retrieve(ids.transaction),
+		).resolves.toMatchObject({ status: "successful" });
 	});
 });

@@ -42,8 +42,16 @@ test("importing the SDK and constructing a client does not load ky; the first re
 	const file = join(dir, "probe.mjs");
 	writeFileSync(file, script);
 	const entry = fileURLToPath(new URL("../../src/index.ts", import.meta.url));
-	const output = execFileSync(process.execPath, [file, entry, keys.merchantPrivate, keys.gatewayPublic], { encoding: "utf8", cwd: dir });
+	const output = execFileSync(process.execPath, [file, entry, keys.merchantPrivate, keys.gatewayPublic], {
+		encoding: "utf8",
+		cwd: dir,
+	});
 	const result = JSON.parse(output.trim().split("\n").pop() as string);
-	expect(result).toEqual({ afterImport: 0, afterConstruct: 0, afterRequest: expect.any(Number), error: "ConnectionError" });
+	expect(result).toEqual({
+		afterImport: 0,
+		afterConstruct: 0,
+		afterRequest: expect.any(Number),
+		error: "ConnectionError",
+	});
 	expect(result.afterRequest).toBeGreaterThan(0);
 });

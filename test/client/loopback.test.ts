@@ -22,7 +22,9 @@ describe("over real loopback HTTP", () => {
 		await expect(gateway.checkout.create(checkoutParams())).resolves.toMatchObject({ transactionId: ids.transaction });
 		await expect(gateway.card.charge(cardParams())).resolves.toMatchObject({ outcome: "success" });
 		await expect(gateway.transactions.retrieve(ids.transaction)).resolves.toMatchObject({ status: "successful" });
-		await expect(gateway.refunds.create({ transactionId: ids.transaction, amount: 1 })).resolves.toMatchObject({ approval: "processed" });
+		await expect(gateway.refunds.create({ transactionId: ids.transaction, amount: 1 })).resolves.toMatchObject({
+			approval: "processed",
+		});
 		await expect(gateway.refunds.retrieve(ids.refund)).resolves.toMatchObject({ status: "refund_successful" });
 		expect(stub.hits).toEqual(["/v2/checkout", "/v2/card/api", "/v2/checkout/query", "/v2/refund", "/v2/refund/query"]);
 		expect(stub.userAgents[0]).toMatch(/^merchant-gateway\/\S+ node\/\S+$/);
@@ -53,7 +55,9 @@ describe("over real loopback HTTP", () => {
 		await expect(client().card.charge(cardParams())).rejects.toBeInstanceOf(OutcomeUnknownError);
 		expect(stub.hits).toEqual(["/v2/card/api"]);
 		stub.next("/v2/checkout/query", "destroy");
-		await expect(client().transactions.retrieve(ids.transaction)).resolves.toMatchObject({ transactionId: ids.transaction });
+		await expect(client().transactions.retrieve(ids.transaction)).resolves.toMatchObject({
+			transactionId: ids.transaction,
+		});
 		expect(stub.hits.slice(1)).toEqual(["/v2/checkout/query", "/v2/checkout/query"]);
 	});
 
@@ -64,7 +68,9 @@ describe("over real loopback HTTP", () => {
 		await expect(client().transactions.retrieve(ids.transaction)).resolves.toMatchObject({ status: "successful" });
 		expect(stub.hits.length).toBe(3);
 		stub.next("/v2/refund", fail);
-		await expect(client().refunds.create({ transactionId: ids.transaction, amount: 1 })).rejects.toBeInstanceOf(ProcessingError);
+		await expect(client().refunds.create({ transactionId: ids.transaction, amount: 1 })).rejects.toBeInstanceOf(
+			ProcessingError,
+		);
 		expect(stub.hits.length).toBe(4);
 	});
 

@@ -23,7 +23,9 @@ describe("gateway.notifications.verify and gateway.callbacks.decode use the clie
 
 	test("an IPN or callback in the other signing version is refused", () => {
 		const gateway = makeClient({ signVersion: "2.1" });
-		expect(() => gateway.notifications.verify(vector("transaction-ipn-2.0").message)).toThrow(SignatureVerificationError);
+		expect(() => gateway.notifications.verify(vector("transaction-ipn-2.0").message)).toThrow(
+			SignatureVerificationError,
+		);
 		expect(() => gateway.callbacks.decode(vector("callback-2.0").url as string)).toThrow(SignatureVerificationError);
 	});
 
@@ -43,12 +45,22 @@ describe("gateway.callbacks.resolve: signed callbacks by their signature, unsign
 	const unsigned = (fields: Record<string, unknown>) =>
 		`https://shop.example/pay/callback?payload=${encodeURIComponent(Buffer.from(JSON.stringify(fields)).toString("base64"))}`;
 
-	test.each(["2.0", "2.1"] as const)("a signed %s callback is verified by its signature, with no query", async (version) => {
-		const queries = fixture.attempts.length;
-		const resolved = await makeClient({ signVersion: version }).callbacks.resolve(vector(`callback-${version}`).url as string);
-		expect(resolved).toMatchObject({ verifiedBy: "signature", status: "successful", ref: "ORD-2026-0001", amount: 10.5 });
-		expect(fixture.attempts.length).toBe(queries);
-	});
+	test.each(["2.0", "2.1"] as const)(
+		"a signed %s callback is verified by its signature, with no query",
+		async (version) => {
+			const queries = fixture.attempts.length;
+			const resolved = await makeClient({ signVersion: version }).callbacks.resolve(
+				vector(`callback-${version}`).url as string,
+			);
+			expect(resolved).toMatchObject({
+				verifiedBy: "signature",
+				status: "successful",
+				ref: "ORD-2026-0001",
+				amount: 10.5,
+			});
+			expect(fixture.attempts.length).toBe(queries);
+		},
+	);
 
 	test("an unsigned callback is never trusted by decode, which names the way out", () => {
 		const url = unsigned({ status: "successful", transactionId: ids.transaction });
@@ -62,16 +74,27 @@ describe("gateway.callbacks.resolve: signed callbacks by their signature, unsign
 		expect(resolved.verifiedBy).toBe("transaction_query");
 		expect(fixture.attempts.at(-1)).toBe("/v2/checkout/query");
 		const queried = transaction(ids.transaction);
-		expect(resolved).toMatchObject({ transactionId: ids.transaction, ref: queried.ref, amount: queried.amount, status: queried.status });
-		expect(resolved.verifiedBy === "transaction_query" && resolved.transaction.transactionNumber).toBe(queried.transactionNumber);
+		expect(resolved).toMatchObject({
+			transactionId: ids.transaction,
+			ref: queried.ref,
+			amount: queried.amount,
+			status: queried.status,
+		});
+		expect(resolved.verifiedBy === "transaction_query" && resolved.transaction.transactionNumber).toBe(
+			queried.transactionNumber,
+		);
 	});
 
 	test("a present but wrong signature is refused, never queried around; no transactionId to query is a typed error", async () => {
-		const forged = JSON.parse(Buffer.from(new URL(vector("callback-2.0").url as string).searchParams.get("payload") ?? "", "base64").toString());
+		const forged = JSON.parse(
+			Buffer.from(new URL(vector("callback-2.0").url as string).searchParams.get("payload") ?? "", "base64").toString(),
+		);
 		forged.amount = 1;
 		const queries = fixture.attempts.length;
 		await expect(makeClient().callbacks.resolve(unsigned(forged))).rejects.toThrow(SignatureVerificationError);
-		await expect(makeClient().callbacks.resolve(unsigned({ status: "successful" }))).rejects.toThrow(InvalidNotificationError);
+		await expect(makeClient().callbacks.resolve(unsigned({ status: "successful" }))).rejects.toThrow(
+			InvalidNotificationError,
+		);
 		expect(fixture.attempts.length).toBe(queries);
 	});
 });

@@ -9,7 +9,12 @@ import { BASE_URL } from "../fixtures/gateway.js";
 import { keys } from "../helpers/vectors.js";
 import { makeClient } from "./helpers.js";
 
-const valid = { baseUrl: BASE_URL, merchantId: "M-1001", privateKey: keys.merchantPrivate, gatewayPublicKey: keys.gatewayPublic };
+const valid = {
+	baseUrl: BASE_URL,
+	merchantId: "M-1001",
+	privateKey: keys.merchantPrivate,
+	gatewayPublicKey: keys.gatewayPublic,
+};
 
 function configurationIssues(options: unknown) {
 	try {
@@ -24,9 +29,13 @@ function configurationIssues(options: unknown) {
 describe("options are validated at construction", () => {
 	test("a valid configuration constructs, with keys given as PEM or loaded objects", () => {
 		expect(makeClient()).toBeInstanceOf(GatewayClient);
-		expect(new GatewayClient({ ...valid, privateKey: loadPrivateKey(keys.merchantPrivate), gatewayPublicKey: [keys.gatewayPublic] })).toBeInstanceOf(
-			GatewayClient,
-		);
+		expect(
+			new GatewayClient({
+				...valid,
+				privateKey: loadPrivateKey(keys.merchantPrivate),
+				gatewayPublicKey: [keys.gatewayPublic],
+			}),
+		).toBeInstanceOf(GatewayClient);
 	});
 
 	test("missing keys and merchantId are named", () => {
@@ -54,12 +63,18 @@ describe("options are validated at construction", () => {
 		["http://localhost:8080", "must be an https URL"],
 		["https://gateway.example/?debug=1", "must not carry a query"],
 	])("baseUrl %s is refused", (baseUrl, message) => {
-		expect(configurationIssues({ ...valid, baseUrl })).toEqual([{ field: "baseUrl", message: expect.stringContaining(message) }]);
+		expect(configurationIssues({ ...valid, baseUrl })).toEqual([
+			{ field: "baseUrl", message: expect.stringContaining(message) },
+		]);
 	});
 
 	test("loopback http baseUrl only with allowLoopbackHttp", () => {
-		expect(new GatewayClient({ ...valid, baseUrl: "http://127.0.0.1:8080", allowLoopbackHttp: true })).toBeInstanceOf(GatewayClient);
-		expect(configurationIssues({ ...valid, baseUrl: "http://gateway.example", allowLoopbackHttp: true })[0]?.field).toBe("baseUrl");
+		expect(new GatewayClient({ ...valid, baseUrl: "http://127.0.0.1:8080", allowLoopbackHttp: true })).toBeInstanceOf(
+			GatewayClient,
+		);
+		expect(
+			configurationIssues({ ...valid, baseUrl: "http://gateway.example", allowLoopbackHttp: true })[0]?.field,
+		).toBe("baseUrl");
 	});
 
 	test.each([
@@ -99,7 +114,12 @@ describe("options are validated at construction", () => {
 describe("the client never shows its keys", () => {
 	test("JSON.stringify and util.inspect show the configuration summary only", () => {
 		const client = makeClient();
-		const shown = [JSON.stringify(client), inspect(client, { depth: 10, showHidden: true }), inspect(client.checkout, { depth: 10 }), String(client)];
+		const shown = [
+			JSON.stringify(client),
+			inspect(client, { depth: 10, showHidden: true }),
+			inspect(client.checkout, { depth: 10 }),
+			String(client),
+		];
 		for (const text of shown) {
 			expect(text).not.toContain("PRIVATE KEY");
 			expect(text).not.toContain(keys.merchantPrivate.split("\n")[1]);

@@ -54,8 +54,22 @@ test.each(["2.0", "2.1"] as const)("the canary card number and CVV appear nowher
 		() => gateway.card.charge(params),
 	];
 	const echoes: Array<[number, () => Response]> = [
-		[422, () => HttpResponse.json({ status: "error", message: echo, errors: [{ field: "cardNumber", message: [echo] }] }, { status: 422 })],
-		[400, () => HttpResponse.json({ status: "error", message: echo, data: { transactionId: ids.transaction } }, { status: 400 })],
+		[
+			422,
+			() =>
+				HttpResponse.json(
+					{ status: "error", message: echo, errors: [{ field: "cardNumber", message: [echo] }] },
+					{ status: 422 },
+				),
+		],
+		[
+			400,
+			() =>
+				HttpResponse.json(
+					{ status: "error", message: echo, data: { transactionId: ids.transaction } },
+					{ status: 400 },
+				),
+		],
 		[422, () => HttpResponse.json({ status: "error", transactionId: null, message: echo }, { status: 422 })],
 		[500, () => new HttpResponse(`<pre>${echo}</pre>`, { status: 500 })],
 		[200, () => new HttpResponse(`not json ${echo}`, { status: 200 })],

@@ -5,7 +5,12 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, test } from "vitest";
-import { InvalidResponseError, OutcomeUnknownError, ResponseTooLargeError, SignatureVerificationError } from "../../src/errors/index.js";
+import {
+	InvalidResponseError,
+	OutcomeUnknownError,
+	ResponseTooLargeError,
+	SignatureVerificationError,
+} from "../../src/errors/index.js";
 import { ids, signedFlat, transaction } from "../fixtures/gateway-messages.js";
 import { keys } from "../helpers/vectors.js";
 import { checkoutParams, makeClient } from "./helpers.js";

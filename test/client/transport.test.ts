@@ -34,7 +34,9 @@ describe("queries are retried on network errors, 408, 429 and 5xx", () => {
 		const retries: ClientRetryEvent[] = [];
 		const gateway = makeClient({ hooks: { onRetry: (event) => retries.push(event) } });
 		fixture.next("/v2/checkout/query", serverError, serverError);
-		await expect(gateway.transactions.retrieve(ids.transaction)).resolves.toMatchObject({ transactionId: ids.transaction });
+		await expect(gateway.transactions.retrieve(ids.transaction)).resolves.toMatchObject({
+			transactionId: ids.transaction,
+		});
 		expect(fixture.count("/v2/checkout/query")).toBe(3);
 		expect(retries.map((r) => [r.attempt, r.reason])).toEqual([
 			[2, "status 503"],
@@ -103,7 +105,9 @@ describe("queries are retried on network errors, 408, 429 and 5xx", () => {
 
 	test("429 with a Retry-After longer than a minute is not waited for", async () => {
 		fixture.reset();
-		fixture.next("/v2/checkout/query", () => HttpResponse.json({ status: "error" }, { status: 429, headers: { "retry-after": "3600" } }));
+		fixture.next("/v2/checkout/query", () =>
+			HttpResponse.json({ status: "error" }, { status: 429, headers: { "retry-after": "3600" } }),
+		);
 		const error = await makeClient()
 			.transactions.retrieve(ids.transaction)
 			.catch((e: unknown) => e);
@@ -135,16 +139,23 @@ describe("creates are never retried once the request may have been sent", () => 
 	test.each([
 		["/v2/checkout", () => makeClient().checkout.create(checkoutParams()), { orderRef: "ORD-1" }],
 		["/v2/card/api", () => makeClient().card.charge(cardParams()), { orderRef: "ORD-S2S-1" }],
-		["/v2/refund", () => makeClient().refunds.create({ transactionId: ids.transaction, amount: 5 }), { transactionId: ids.transaction }],
-	] as const)("%s: connection reset -> OutcomeUnknownError with what to reconcile, one request", async (path, call, expected) => {
-		fixture.reset();
-		fixture.next(path, reset, reset);
-		const error = await call().catch((e: unknown) => e);
-		expect(error).toBeInstanceOf(OutcomeUnknownError);
-		expect(error).toMatchObject(expected);
-		expect((error as OutcomeUnknownError).message).toMatch(/query the transaction/);
-		expect(fixture.count(path)).toBe(1);
-	});
+		[
+			"/v2/refund",
+			() => makeClient().refunds.create({ transactionId: ids.transaction, amount: 5 }),
+			{ transactionId: ids.transaction },
+		],
+	] as const)(
+		"%s: connection reset -> OutcomeUnknownError with what to reconcile, one request",
+		async (path, call, expected) => {
+			fixture.reset();
+			fixture.next(path, reset, reset);
+			const error = await call().catch((e: unknown) => e);
+			expect(error).toBeInstanceOf(OutcomeUnknownError);
+			expect(error).toMatchObject(expected);
+			expect((error as OutcomeUnknownError).message).toMatch(/query the transaction/);
+			expect(fixture.count(path)).toBe(1);
+		},
+	);
 
 	test("timeout on a create -> OutcomeUnknownError whose cause is a TimeoutError; per-request timeoutMs wins", async () => {
 		fixture.reset();
@@ -162,7 +173,9 @@ describe("AbortSignal", () => {
 		fixture.reset();
 		const controller = new AbortController();
 		controller.abort(new Error("user gave up"));
-		await expect(makeClient().checkout.create(checkoutParams(), { signal: controller.signal })).rejects.toThrow("user gave up");
+		await expect(makeClient().checkout.create(checkoutParams(), { signal: controller.signal })).rejects.toThrow(
+			"user gave up",
+		);
 		expect(fixture.attempts).toEqual([]);
 	});
 
@@ -181,7 +194,10 @@ describe("AbortSignal", () => {
 		fixture.reset();
 		fixture.next("/v2/refund", hang);
 		const controller = new AbortController();
-		const pending = makeClient().refunds.create({ transactionId: ids.transaction, amount: 5 }, { signal: controller.signal });
+		const pending = makeClient().refunds.create(
+			{ transactionId: ids.transaction, amount: 5 },
+			{ signal: controller.signal },
+		);
 		await vi.waitFor(() => expect(fixture.count("/v2/refund")).toBe(1));
 		controller.abort(new Error("cancelled"));
 		const error = await pending.catch((e: unknown) => e);
@@ -241,7 +257,10 @@ describe("per-request options are validated", () => {
 			.transactions.retrieve(ids.transaction, { timeoutMs: -1, signal: "stop" as never })
 			.catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(RequestValidationError);
-		expect((error as RequestValidationError).issues.map((issue) => issue.field)).toEqual(["options.timeoutMs", "options.signal"]);
+		expect((error as RequestValidationError).issues.map((issue) => issue.field)).toEqual([
+			"options.timeoutMs",
+			"options.signal",
+		]);
 		expect(fixture.attempts).toEqual([]);
 	});
 });

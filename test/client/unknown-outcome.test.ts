@@ -1,10 +1,24 @@
 import { HttpResponse } from "msw";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { GatewayClientOptions } from "../../src/client.js";
-import { GatewayError, InvalidResponseError, OutcomeUnknownError, type SignatureFailureReason, SignatureVerificationError } from "../../src/errors/index.js";
+import {
+	GatewayError,
+	InvalidResponseError,
+	OutcomeUnknownError,
+	type SignatureFailureReason,
+	SignatureVerificationError,
+} from "../../src/errors/index.js";
 import { signText } from "../../src/signing/seal.js";
 import { GatewayFixture } from "../fixtures/gateway.js";
-import { checkoutCreated, ids, refund, signedFlat, signedWrapped, transaction, type Version } from "../fixtures/gateway-messages.js";
+import {
+	checkoutCreated,
+	ids,
+	refund,
+	signedFlat,
+	signedWrapped,
+	transaction,
+	type Version,
+} from "../fixtures/gateway-messages.js";
 import { keys } from "../helpers/vectors.js";
 import { MERCHANT_ID, type SandboxServer, startReceiver, startSandbox } from "../sandbox/helpers.js";
 import { cardParams, checkoutParams, makeClient } from "./helpers.js";
@@ -88,7 +102,11 @@ describe("against the sandbox over real HTTP: the gateway processed the create, 
 	const gatewayPublicKey = keys.merchantPublic;
 	const on21 = { merchantId: "merchant-21", signVersion: "2.1" } as const;
 	const misconfigurations: Misconfiguration[] = [
-		{ name: "signVersion 2.0 on a 2.1 account", options: { merchantId: "merchant-21", signVersion: "2.0" }, ...version },
+		{
+			name: "signVersion 2.0 on a 2.1 account",
+			options: { merchantId: "merchant-21", signVersion: "2.0" },
+			...version,
+		},
 		{ name: "signVersion 2.1 on a 2.0 account", options: { merchantId: MERCHANT_ID, signVersion: "2.1" }, ...version },
 		{ name: "the wrong gateway key (2.0)", options: { merchantId: MERCHANT_ID, gatewayPublicKey }, ...key },
 		{ name: "the wrong gateway key (2.1)", options: { ...on21, gatewayPublicKey }, ...key },
@@ -121,7 +139,9 @@ describe("against the sandbox over real HTTP: the gateway processed the create, 
 		expectSignatureCause(expectUnknown(error, { transactionId: sale.transactionId }, setting), reason);
 		// The refund was made: its IPN reached the merchant.
 		await server.sandbox.whenIdle();
-		const refundIpns = receiver.ipns.filter(({ body }) => body.includes("refundId") && body.includes(sale.transactionId));
+		const refundIpns = receiver.ipns.filter(
+			({ body }) => body.includes("refundId") && body.includes(sale.transactionId),
+		);
 		expect(refundIpns).toHaveLength(1);
 	});
 

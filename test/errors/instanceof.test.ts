@@ -2,7 +2,12 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { GatewayError, InvalidNotificationError, isGatewayError, SignatureVerificationError } from "../../src/errors/index.js";
+import {
+	GatewayError,
+	InvalidNotificationError,
+	isGatewayError,
+	SignatureVerificationError,
+} from "../../src/errors/index.js";
 import { TimeoutError } from "../../src/errors/timeout-error.js";
 import { HttpRuleError } from "../../src/notifications/http-rules.js";
 import { buildPackage } from "../helpers/build.js";

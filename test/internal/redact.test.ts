@@ -5,7 +5,9 @@ import { pemBody } from "../signing/key-fixtures.js";
 
 test("card data inside a JSON string that holds JSON text (quotes escaped) is masked and removed, quoting kept", () => {
 	const text = '{"card":"{\\"cardNumber\\":\\"4111111111111112\\",\\"cardSecurityCode\\":\\"123\\",\\"cvv\\":654}"}';
-	expect(redactText(text)).toBe('{"card":"{\\"cardNumber\\":\\"411111******1112\\",\\"cardSecurityCode\\":\\"[redacted]\\",\\"cvv\\":[redacted]}"}');
+	expect(redactText(text)).toBe(
+		'{"card":"{\\"cardNumber\\":\\"411111******1112\\",\\"cardSecurityCode\\":\\"[redacted]\\",\\"cvv\\":[redacted]}"}',
+	);
 });
 
 test('bare base64 key material is removed also when JSON writes its "/" as "\\/" and its line breaks as "\\n"', () => {

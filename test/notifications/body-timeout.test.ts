@@ -43,7 +43,8 @@ describe("a body that does not arrive in time", () => {
 		socket.on("data", (chunk) => {
 			received += chunk.toString("latin1");
 		});
-		const head = "POST /ipn HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n";
+		const head =
+			"POST /ipn HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n";
 		socket.write(`${head}{"merchantId":`);
 		await arrived.promise;
 		clock.advance(9_999);
@@ -74,7 +75,10 @@ describe("a body that does not arrive in time", () => {
 		const response = await pending;
 		expect(response.status).toBe(408);
 		expect(response.headers.get("connection")).toBe("close");
-		expect(await response.json()).toEqual({ returnCode: "408", description: "The body did not arrive within 2500 ms." });
+		expect(await response.json()).toEqual({
+			returnCode: "408",
+			description: "The body did not arrive within 2500 ms.",
+		});
 		expect(cancelled).toBe(true);
 	});
 });

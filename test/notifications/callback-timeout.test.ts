@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createMemoryStore, createNotificationHandler, type NotificationHandlerOptions, type NotificationStore, toNodeListener } from "../../src/index.js";
+import {
+	createMemoryStore,
+	createNotificationHandler,
+	type NotificationHandlerOptions,
+	type NotificationStore,
+	toNodeListener,
+} from "../../src/index.js";
 import { ControllableClock } from "../../src/sandbox/clock.js";
 import { openMessage } from "../../src/signing/open.js";
 import { keys } from "../helpers/vectors.js";
@@ -140,7 +146,10 @@ describe("a callback that never settles does not wedge its event", () => {
 		// The first run settling at last changes nothing.
 		gates[0]?.resolve(undefined);
 		await settle();
-		expect(await answer(await deliver())).toEqual({ status: 200, body: { returnCode: "100", description: "Already processed." } });
+		expect(await answer(await deliver())).toEqual({
+			status: 200,
+			body: { returnCode: "100", description: "Already processed." },
+		});
 		expect(signals).toHaveLength(2);
 	});
 
@@ -173,7 +182,13 @@ describe("a callback that never settles does not wedge its event", () => {
 		const time = drivenTime();
 		const { onTransaction, gates, signals } = gatedCallback();
 		const { startTimer } = time;
-		const handler = createNotificationHandler({ gatewayPublicKey, store: time.store(), startTimer, onTransaction, onRefund: () => {} });
+		const handler = createNotificationHandler({
+			gatewayPublicKey,
+			store: time.store(),
+			startTimer,
+			onTransaction,
+			onRefund: () => {},
+		});
 		const first = handler(ipnRequest(transactionIpn("T-late")));
 		await settle();
 		time.clock.advance(25_000);
@@ -191,7 +206,14 @@ describe("a callback that never settles does not wedge its event", () => {
 		const base = time.store();
 		const store = { claim: vi.fn(base.claim), confirm: vi.fn(base.confirm), release: vi.fn(base.release) };
 		const onError = vi.fn();
-		const options = { gatewayPublicKey, store, startTimer: time.startTimer, onTransaction, onRefund: () => {}, onError };
+		const options = {
+			gatewayPublicKey,
+			store,
+			startTimer: time.startTimer,
+			onTransaction,
+			onRefund: () => {},
+			onError,
+		};
 		const handler = createNotificationHandler(options);
 		const first = handler(ipnRequest(transactionIpn("T-late-fail")));
 		await settle();
@@ -223,6 +245,8 @@ describe("a callback that never settles does not wedge its event", () => {
 		expect((await handler(ipnRequest(transactionIpn("T-fast")))).status).toBe(200);
 		// Nothing is left scheduled: moving past every deadline fires nothing.
 		expect(() => time.clock.advance(3_600_000)).not.toThrow();
-		expect((await answer(await handler(ipnRequest(transactionIpn("T-fast"))))).body.description).toBe("Already processed.");
+		expect((await answer(await handler(ipnRequest(transactionIpn("T-fast"))))).body.description).toBe(
+			"Already processed.",
+		);
 	});
 });

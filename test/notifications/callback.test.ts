@@ -19,7 +19,14 @@ function rejection(input: Parameters<typeof decodeCallback>[0], opts = options):
 /** The forms a framework may hand the redirect over in. */
 function forms(url: string): Array<Parameters<typeof decodeCallback>[0]> {
 	const parsed = new URL(url);
-	return [url, parsed, parsed.search, parsed.search.slice(1), parsed.searchParams, Object.fromEntries(parsed.searchParams)];
+	return [
+		url,
+		parsed,
+		parsed.search,
+		parsed.search.slice(1),
+		parsed.searchParams,
+		Object.fromEntries(parsed.searchParams),
+	];
 }
 
 describe("decodeCallback", () => {
@@ -31,28 +38,51 @@ describe("decodeCallback", () => {
 		});
 
 		it(`${name}: refuses the other party's key`, () => {
-			expect(rejection(vector(name).url as string, { gatewayPublicKey: keys.merchantPublic })).toBeInstanceOf(SignatureVerificationError);
+			expect(rejection(vector(name).url as string, { gatewayPublicKey: keys.merchantPublic })).toBeInstanceOf(
+				SignatureVerificationError,
+			);
 		});
 	}
 
 	it("accepts array values from query parsers (first wins) and base64url without padding", () => {
 		const url = new URL(vector("callback-2.1").url as string);
-		const payload = (url.searchParams.get("payload") as string).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-		expect(decodeCallback({ payload: [payload], signVersion: "2.1", signature: [url.searchParams.get("signature")] }, options)).toEqual(expected);
+		const payload = (url.searchParams.get("payload") as string)
+			.replace(/\+/g, "-")
+			.replace(/\//g, "_")
+			.replace(/=+$/, "");
+		expect(
+			decodeCallback(
+				{ payload: [payload], signVersion: "2.1", signature: [url.searchParams.get("signature")] },
+				options,
+			),
+		).toEqual(expected);
 	});
 
 	it("refuses a changed field, a missing signature, or a 2.0 payload passed off as 2.1", () => {
 		for (const version of ["2.0", "2.1"] as const) {
 			for (const [key, value] of Object.entries(expected)) {
-				const sealed = new URL(sealCallbackUrl("https://shop.example/cb", expected, { privateKey: keys.gatewayPrivate, signVersion: version }));
+				const sealed = new URL(
+					sealCallbackUrl("https://shop.example/cb", expected, {
+						privateKey: keys.gatewayPrivate,
+						signVersion: version,
+					}),
+				);
 				const changed = { ...expected, [key]: typeof value === "number" ? value + 1 : `${value}x` };
-				const forged = new URL(sealCallbackUrl("https://shop.example/cb", changed, { privateKey: keys.merchantPrivate, signVersion: version }));
+				const forged = new URL(
+					sealCallbackUrl("https://shop.example/cb", changed, {
+						privateKey: keys.merchantPrivate,
+						signVersion: version,
+					}),
+				);
 				// The forger's payload with the genuine signature.
 				if (version === "2.1") forged.searchParams.set("signature", sealed.searchParams.get("signature") as string);
 				else {
 					const decoded = JSON.parse(Buffer.from(forged.searchParams.get("payload") as string, "base64").toString());
 					const genuine = JSON.parse(Buffer.from(sealed.searchParams.get("payload") as string, "base64").toString());
-					forged.searchParams.set("payload", Buffer.from(JSON.stringify({ ...decoded, signature: genuine.signature })).toString("base64"));
+					forged.searchParams.set(
+						"payload",
+						Buffer.from(JSON.stringify({ ...decoded, signature: genuine.signature })).toString("base64"),
+					);
 				}
 				expect(rejection(forged.href), `${version} ${key}`).toBeInstanceOf(SignatureVerificationError);
 			}

@@ -12,7 +12,11 @@ export const transactionFields = (): Record<string, unknown> => structuredClone(
 export const refundFields = (): Record<string, unknown> => structuredClone(vector("refund-ipn-2.0").opened);
 
 /** A fresh IPN body signed with the vectors' gateway key, as JSON text. */
-export function signedBody(fields: Record<string, unknown>, signVersion: SignVersion = "2.0", privateKey = keys.gatewayPrivate): string {
+export function signedBody(
+	fields: Record<string, unknown>,
+	signVersion: SignVersion = "2.0",
+	privateKey = keys.gatewayPrivate,
+): string {
 	return JSON.stringify(sealMessage(fields, { privateKey, signVersion }));
 }
 
@@ -22,11 +26,18 @@ export function transactionIpn(id: string, signVersion: SignVersion = "2.0", sta
 }
 
 export function ipnRequest(body: BodyInit | null, init: RequestInit = {}): Request {
-	return new Request("http://127.0.0.1/ipn", { method: "POST", headers: { "content-type": "application/json" }, body, ...init });
+	return new Request("http://127.0.0.1/ipn", {
+		method: "POST",
+		headers: { "content-type": "application/json" },
+		body,
+		...init,
+	});
 }
 
 /** Starts `listener` on 127.0.0.1, port 0; returns its base URL and a closer. */
-export async function listen(listener: RequestListener): Promise<{ url: string; server: Server; close: () => Promise<void> }> {
+export async function listen(
+	listener: RequestListener,
+): Promise<{ url: string; server: Server; close: () => Promise<void> }> {
 	const server = createServer(listener);
 	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 	const { port } = server.address() as AddressInfo;

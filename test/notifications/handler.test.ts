@@ -12,7 +12,17 @@ import {
 } from "../../src/index.js";
 import { ControllableClock } from "../../src/sandbox/clock.js";
 import { keys, vector } from "../helpers/vectors.js";
-import { deferred, gatewayPublicKey, ipnRequest, merchantPrivateKey, refundFields, signedBody, tick, transactionFields, transactionIpn } from "./fixtures.js";
+import {
+	deferred,
+	gatewayPublicKey,
+	ipnRequest,
+	merchantPrivateKey,
+	refundFields,
+	signedBody,
+	tick,
+	transactionFields,
+	transactionIpn,
+} from "./fixtures.js";
 
 function setup(overrides: Partial<NotificationHandlerOptions> = {}) {
 	const onTransaction = vi.fn(async () => {});
@@ -97,7 +107,10 @@ describe("createNotificationHandler with Request objects", () => {
 		expect(first.status).toBe(500);
 		expect(first.body.returnCode).not.toBe("100");
 		expect(first.body.description).not.toContain("database");
-		expect(onError).toHaveBeenCalledWith(expect.objectContaining({ message: "database down" }), { status: 500, eventId: "transaction:T-fail:successful" });
+		expect(onError).toHaveBeenCalledWith(expect.objectContaining({ message: "database down" }), {
+			status: 500,
+			eventId: "transaction:T-fail:successful",
+		});
 		const second = await answer(await handler(ipnRequest(transactionIpn("T-fail"))));
 		expect(second).toEqual({ status: 200, body: expect.objectContaining({ returnCode: "100" }) });
 		expect(calls).toBe(2);
@@ -204,8 +217,14 @@ describe("createNotificationHandler with Request objects", () => {
 
 	it("does not let __proto__ or constructor keys pollute prototypes", async () => {
 		const { handler, onTransaction } = setup();
-		const fields = { ...transactionFields(), metadata: JSON.parse('{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":1}}}') };
-		const body = signedBody(fields, "2.1").replace("{", '{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":1}},');
+		const fields = {
+			...transactionFields(),
+			metadata: JSON.parse('{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":1}}}'),
+		};
+		const body = signedBody(fields, "2.1").replace(
+			"{",
+			'{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":1}},',
+		);
 		expect((await handler(ipnRequest(body))).status).toBe(200);
 		expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 		const [transaction] = onTransaction.mock.calls[0] as unknown as [Record<string, unknown>];
@@ -225,7 +244,13 @@ describe("createNotificationHandler with Request objects", () => {
 	it("415 unless the content type is application/json (no charset or UTF-8)", async () => {
 		const { handler, onTransaction } = setup();
 		const body = transactionIpn("T-ct");
-		for (const type of ["text/plain", "application/x-www-form-urlencoded", "application/json; charset=iso-8859-1", "application/jsonp", ""]) {
+		for (const type of [
+			"text/plain",
+			"application/x-www-form-urlencoded",
+			"application/json; charset=iso-8859-1",
+			"application/jsonp",
+			"",
+		]) {
 			const response = await handler(ipnRequest(body, { headers: { "content-type": type } }));
 			expect(response.status, type).toBe(415);
 		}
@@ -238,7 +263,10 @@ describe("createNotificationHandler with Request objects", () => {
 	it("413 from Content-Length alone, without reading the body", async () => {
 		const { handler } = setup({ maxBodyBytes: 1024 });
 		const { stream, state } = countingStream(new Uint8Array(512).fill(32), 10);
-		const request = ipnRequest(stream, { headers: { "content-type": "application/json", "content-length": "5120" }, duplex: "half" } as RequestInit);
+		const request = ipnRequest(stream, {
+			headers: { "content-type": "application/json", "content-length": "5120" },
+			duplex: "half",
+		} as RequestInit);
 		expect((await handler(request)).status).toBe(413);
 		expect(state.pulled).toBeLessThanOrEqual(512);
 	});
@@ -377,7 +405,10 @@ describe("createNotificationHandler and its store", () => {
 		});
 		expect((await handler(ipnRequest(transactionIpn("T-redis")))).status).toBe(500);
 		expect(onTransaction).not.toHaveBeenCalled();
-		expect(onError).toHaveBeenCalledWith(expect.objectContaining({ message: "redis down" }), expect.objectContaining({ status: 500 }));
+		expect(onError).toHaveBeenCalledWith(
+			expect.objectContaining({ message: "redis down" }),
+			expect.objectContaining({ status: 500 }),
+		);
 	});
 
 	it("a store that fails to confirm still acknowledges the processed event, and reports it", async () => {
@@ -391,7 +422,10 @@ describe("createNotificationHandler and its store", () => {
 			},
 		});
 		expect((await handler(ipnRequest(transactionIpn("T-confirm")))).status).toBe(200);
-		expect(onError).toHaveBeenCalledWith(expect.objectContaining({ message: "write failed" }), expect.objectContaining({ status: 200 }));
+		expect(onError).toHaveBeenCalledWith(
+			expect.objectContaining({ message: "write failed" }),
+			expect.objectContaining({ status: 200 }),
+		);
 	});
 
 	it("a throwing onError does not change the answer", async () => {
@@ -417,7 +451,11 @@ describe("createNotificationHandler options", () => {
 	});
 
 	it("loads the keys up front, so a bad key fails at start-up, not on the first IPN", () => {
-		expect(() => createNotificationHandler({ gatewayPublicKey: "not a key", onTransaction: () => {}, onRefund: () => {} })).toThrow(InvalidKeyError);
-		expect(() => createNotificationHandler({ gatewayPublicKey: keys.gatewayPrivate, onTransaction: () => {}, onRefund: () => {} })).toThrow(InvalidKeyError);
+		expect(() =>
+			createNotificationHandler({ gatewayPublicKey: "not a key", onTransaction: () => {}, onRefund: () => {} }),
+		).toThrow(InvalidKeyError);
+		expect(() =>
+			createNotificationHandler({ gatewayPublicKey: keys.gatewayPrivate, onTransaction: () => {}, onRefund: () => {} }),
+		).toThrow(InvalidKeyError);
 	});
 });

@@ -7,9 +7,23 @@ import { promisify } from "node:util";
 import express from "express";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ConfigurationError, createNotificationHandler, type NotificationHandler, type NotificationHandlerOptions, toNodeListener } from "../../src/index.js";
+import {
+	ConfigurationError,
+	createNotificationHandler,
+	type NotificationHandler,
+	type NotificationHandlerOptions,
+	toNodeListener,
+} from "../../src/index.js";
 import { vector } from "../helpers/vectors.js";
-import { gatewayPublicKey, listen, refundFields, signedBody, tick, transactionFields, transactionIpn } from "./fixtures.js";
+import {
+	gatewayPublicKey,
+	listen,
+	refundFields,
+	signedBody,
+	tick,
+	transactionFields,
+	transactionIpn,
+} from "./fixtures.js";
 
 const run = promisify(execFile);
 const closers: Array<() => Promise<void>> = [];
@@ -57,13 +71,21 @@ function rawExchange(url: string, head: string, body: Buffer): Promise<string> {
 describe("toNodeListener on node:http, driven by fetch", () => {
 	it("processes 2.0 and 2.1 transaction and refund IPNs", async () => {
 		const { url, onTransaction, onRefund } = await serve();
-		expect(await post(url, vector("transaction-ipn-2.0").message as string)).toMatchObject({ status: 200, body: { returnCode: "100" } });
+		expect(await post(url, vector("transaction-ipn-2.0").message as string)).toMatchObject({
+			status: 200,
+			body: { returnCode: "100" },
+		});
 		expect(await post(url, transactionIpn("T-21", "2.1"))).toMatchObject({ status: 200, body: { returnCode: "100" } });
 		expect(await post(url, vector("refund-ipn-2.0").message as string)).toMatchObject({ status: 200 });
-		expect(await post(url, signedBody({ ...refundFields(), status: "refund_failed" }, "2.1"))).toMatchObject({ status: 200 });
+		expect(await post(url, signedBody({ ...refundFields(), status: "refund_failed" }, "2.1"))).toMatchObject({
+			status: 200,
+		});
 		expect(onTransaction).toHaveBeenCalledTimes(2);
 		expect(onRefund).toHaveBeenCalledTimes(2);
-		expect(onTransaction.mock.calls[0]).toEqual([vector("transaction-ipn-2.0").input, expect.objectContaining({ signVersion: "2.0" })]);
+		expect(onTransaction.mock.calls[0]).toEqual([
+			vector("transaction-ipn-2.0").input,
+			expect.objectContaining({ signVersion: "2.0" }),
+		]);
 	});
 
 	it("the same event delivered 50 times, 10 at once: one callback call, 50 acknowledgements", async () => {
@@ -145,15 +167,25 @@ describe("toNodeListener on node:http, driven by fetch", () => {
 		const { options, onTransaction } = callbacks();
 		const handler = createNotificationHandler(options);
 		const body = transactionIpn("T-neutral", "2.1");
-		const delivery = { method: "POST", contentType: "application/json", contentLength: undefined, readBody: async () => body };
-		expect(await handler.handle(delivery)).toMatchObject({ status: 200, body: expect.stringContaining('"returnCode":"100"') });
+		const delivery = {
+			method: "POST",
+			contentType: "application/json",
+			contentLength: undefined,
+			readBody: async () => body,
+		};
+		expect(await handler.handle(delivery)).toMatchObject({
+			status: 200,
+			body: expect.stringContaining('"returnCode":"100"'),
+		});
 		const tooLarge = await handler.handle({ ...delivery, contentLength: "70000" });
 		expect(tooLarge).toMatchObject({ status: 413, closeConnection: true });
 		expect(onTransaction).toHaveBeenCalledTimes(1);
 	});
 
 	it("refuses a handler it did not make", () => {
-		expect(() => toNodeListener((async () => new Response()) as unknown as NotificationHandler)).toThrow(ConfigurationError);
+		expect(() => toNodeListener((async () => new Response()) as unknown as NotificationHandler)).toThrow(
+			ConfigurationError,
+		);
 	});
 });
 
@@ -201,13 +233,25 @@ describe("behind frameworks", () => {
 		closers.push(server.close);
 		const url = `${server.url}/ipn`;
 		// Surrounding spaces, escaped slashes and non-ASCII text: a parser's re-serialization would change all of them.
-		const tricky = { ...transactionFields(), transactionId: "T-express", descriptor: "  SHOP/ÉTÉ ☕  ", metadata: { "10": "a", "9": "b", note: "x\ty" } };
+		const tricky = {
+			...transactionFields(),
+			transactionId: "T-express",
+			descriptor: "  SHOP/ÉTÉ ☕  ",
+			metadata: { "10": "a", "9": "b", note: "x\ty" },
+		};
 		expect(await post(url, signedBody(tricky))).toMatchObject({ status: 200, body: { returnCode: "100" } });
-		expect(await post(url, signedBody({ ...tricky, transactionId: "T-express-21" }, "2.1"))).toMatchObject({ status: 200 });
-		expect(await post(url, JSON.stringify({ ...JSON.parse(signedBody(tricky)), ref: "other" }))).toMatchObject({ status: 401 });
+		expect(await post(url, signedBody({ ...tricky, transactionId: "T-express-21" }, "2.1"))).toMatchObject({
+			status: 200,
+		});
+		expect(await post(url, JSON.stringify({ ...JSON.parse(signedBody(tricky)), ref: "other" }))).toMatchObject({
+			status: 401,
+		});
 		expect(onTransaction).toHaveBeenCalledTimes(2);
 		// 2.0 hands out what was signed: the reference form trims every string. 2.1 signs the payload as is.
-		expect(onTransaction.mock.calls[0]?.[0]).toMatchObject({ descriptor: "SHOP/ÉTÉ ☕", metadata: { "10": "a", "9": "b" } });
+		expect(onTransaction.mock.calls[0]?.[0]).toMatchObject({
+			descriptor: "SHOP/ÉTÉ ☕",
+			metadata: { "10": "a", "9": "b" },
+		});
 		expect(onTransaction.mock.calls[1]?.[0]).toMatchObject({ descriptor: "  SHOP/ÉTÉ ☕  " });
 	});
 
@@ -244,7 +288,11 @@ describe("behind frameworks", () => {
 		const handler = createNotificationHandler(options);
 		const app = new Hono();
 		app.post("/ipn", (c) => handler(c.req.raw));
-		const response = await app.request("/ipn", { method: "POST", headers: { "content-type": "application/json" }, body: transactionIpn("T-hono", "2.1") });
+		const response = await app.request("/ipn", {
+			method: "POST",
+			headers: { "content-type": "application/json" },
+			body: transactionIpn("T-hono", "2.1"),
+		});
 		expect(response.status).toBe(200);
 		expect(await response.json()).toMatchObject({ returnCode: "100" });
 		await tick();

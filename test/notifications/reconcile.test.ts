@@ -103,7 +103,12 @@ describe("createReconciler", () => {
 		await sandbox.sandbox.whenIdle();
 		const store = createMemoryStore();
 		const calls = recorder();
-		const reconciler = createReconciler({ gateway, store, onTransaction: calls.onTransaction, onRefund: calls.onRefund });
+		const reconciler = createReconciler({
+			gateway,
+			store,
+			onTransaction: calls.onTransaction,
+			onRefund: calls.onRefund,
+		});
 		const progress = vi.fn();
 		const input = { transactions: [...successful, declined, pending, successful[1] as string], refunds: [refund] };
 		const first = await reconciler.reconcile(input, { onProgress: progress });
@@ -146,7 +151,12 @@ describe("createReconciler", () => {
 		shop.serve(options);
 		const viaIpn = await paid();
 		await sandbox.sandbox.whenIdle();
-		const reconciler = createReconciler({ gateway, store, onTransaction: calls.onTransaction, onRefund: calls.onRefund });
+		const reconciler = createReconciler({
+			gateway,
+			store,
+			onTransaction: calls.onTransaction,
+			onRefund: calls.onRefund,
+		});
 		expect(await reconciler.reconcile({ transactions: [viaIpn] })).toMatchObject({ processed: 0, alreadyProcessed: 1 });
 		// Reconciliation first: the IPN delivered afterwards is acknowledged as a duplicate.
 		shop.serve(undefined);
@@ -180,7 +190,12 @@ describe("createReconciler", () => {
 		});
 		const id = await paid();
 		await entered.promise;
-		const reconciler = createReconciler({ gateway, store, onTransaction: calls.onTransaction, onRefund: calls.onRefund });
+		const reconciler = createReconciler({
+			gateway,
+			store,
+			onTransaction: calls.onTransaction,
+			onRefund: calls.onRefund,
+		});
 		expect(await reconciler.reconcile({ transactions: [id] })).toMatchObject({ inProgress: 1, processed: 0 });
 		gate.resolve();
 		await sandbox.sandbox.whenIdle();
@@ -390,7 +405,12 @@ describe("createReconciler", () => {
 	});
 
 	it("refuses bad options and input with ConfigurationError naming each field", async () => {
-		const base: ReconcilerOptions = { gateway, store: createMemoryStore(), onTransaction: () => {}, onRefund: () => {} };
+		const base: ReconcilerOptions = {
+			gateway,
+			store: createMemoryStore(),
+			onTransaction: () => {},
+			onRefund: () => {},
+		};
 		expect(() => createReconciler({ ...base, gateway: {} as never, concurrency: 0, leaseMs: 1.5 })).toThrow(
 			/gateway: must be a GatewayClient.*leaseMs: must be a positive integer.*concurrency: must be a positive integer/,
 		);

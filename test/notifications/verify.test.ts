@@ -58,14 +58,24 @@ describe("verifyNotification: the known-answer vectors", () => {
 		const text = v.message as string;
 		for (const body of [text, new TextEncoder().encode(text), JSON.parse(text)]) {
 			const event = verifyNotification(body, options);
-			expect(event).toEqual({ type: "transaction", transaction: v.opened, eventId: "transaction:01k0svjxa7rxj0wwz0cqb85r6a:successful", signVersion: "2.1" });
+			expect(event).toEqual({
+				type: "transaction",
+				transaction: v.opened,
+				eventId: "transaction:01k0svjxa7rxj0wwz0cqb85r6a:successful",
+				signVersion: "2.1",
+			});
 		}
 	});
 
 	it("verifies the 2.0 refund IPN vector and tells it apart by refundId", () => {
 		const v = vector("refund-ipn-2.0");
 		const event = verifyNotification(v.message, options);
-		expect(event).toEqual({ type: "refund", refund: v.opened, eventId: "refund:01kafr0b2c4d6e8f0g2h4j6k8m:refund_successful", signVersion: "2.0" });
+		expect(event).toEqual({
+			type: "refund",
+			refund: v.opened,
+			eventId: "refund:01kafr0b2c4d6e8f0g2h4j6k8m:refund_successful",
+			signVersion: "2.0",
+		});
 	});
 
 	it("verifies a fresh 2.1 refund IPN", () => {
@@ -76,8 +86,12 @@ describe("verifyNotification: the known-answer vectors", () => {
 
 	it("accepts any of several keys (rotation) and refuses with only the wrong one", () => {
 		const text = vector("transaction-ipn-2.0").message as string;
-		expect(verifyNotification(text, { gatewayPublicKey: [keys.merchantPublic, gatewayPublicKey] }).type).toBe("transaction");
-		expect(() => verifyNotification(text, { gatewayPublicKey: keys.merchantPublic })).toThrow(SignatureVerificationError);
+		expect(verifyNotification(text, { gatewayPublicKey: [keys.merchantPublic, gatewayPublicKey] }).type).toBe(
+			"transaction",
+		);
+		expect(() => verifyNotification(text, { gatewayPublicKey: keys.merchantPublic })).toThrow(
+			SignatureVerificationError,
+		);
 	});
 
 	it("a status change is a new event, a re-delivery is the same event", () => {
@@ -89,7 +103,10 @@ describe("verifyNotification: the known-answer vectors", () => {
 	});
 
 	it("keeps an unknown status (D8)", () => {
-		const event = verifyNotification(signedBody({ ...transactionFields(), status: "chargeback_lost", statusCode: 99 }), options);
+		const event = verifyNotification(
+			signedBody({ ...transactionFields(), status: "chargeback_lost", statusCode: 99 }),
+			options,
+		);
 		expect(event.type === "transaction" && event.transaction.status).toBe("chargeback_lost");
 	});
 });
@@ -124,16 +141,22 @@ describe("verifyNotification: forgery", () => {
 				const { [key]: _removed, ...rest } = flat;
 				expect(rejection(rest), key).toBeInstanceOf(SignatureVerificationError);
 				const { [key]: _gone, ...restPayload } = payload;
-				expect(rejection({ ...sealed21, payload: JSON.stringify(restPayload) }), key).toBeInstanceOf(SignatureVerificationError);
+				expect(rejection({ ...sealed21, payload: JSON.stringify(restPayload) }), key).toBeInstanceOf(
+					SignatureVerificationError,
+				);
 			}
 			expect(rejection({ ...flat, extra: "x" })).toBeInstanceOf(SignatureVerificationError);
-			expect(rejection({ ...sealed21, payload: JSON.stringify({ ...payload, extra: "x" }) })).toBeInstanceOf(SignatureVerificationError);
+			expect(rejection({ ...sealed21, payload: JSON.stringify({ ...payload, extra: "x" }) })).toBeInstanceOf(
+				SignatureVerificationError,
+			);
 		});
 
 		it(`${name}: no signature, a signature by another key, or a changed signature is refused`, () => {
 			const { signature: _s, ...unsigned } = flat;
 			expect(rejection(unsigned)).toMatchObject({ reason: "missing_signature" });
-			expect(rejection({ payload: sealed21.payload, signVersion: "2.1" })).toMatchObject({ reason: "missing_signature" });
+			expect(rejection({ payload: sealed21.payload, signVersion: "2.1" })).toMatchObject({
+				reason: "missing_signature",
+			});
 			expect(rejection(signedBody(fields, "2.0", merchantPrivateKey))).toMatchObject({ reason: "mismatch" });
 			expect(rejection(signedBody(fields, "2.1", merchantPrivateKey))).toMatchObject({ reason: "mismatch" });
 			const sig = flat.signature as string;
@@ -143,9 +166,13 @@ describe("verifyNotification: forgery", () => {
 
 		it(`${name}: a 2.0 body replayed as 2.1, and the reverse, is refused`, () => {
 			const { signature, ...rest } = flat;
-			expect(rejection({ payload: JSON.stringify(rest), signVersion: "2.1", signature })).toBeInstanceOf(SignatureVerificationError);
+			expect(rejection({ payload: JSON.stringify(rest), signVersion: "2.1", signature })).toBeInstanceOf(
+				SignatureVerificationError,
+			);
 			expect(rejection({ ...payload, signature: sealed21.signature })).toBeInstanceOf(SignatureVerificationError);
-			expect(rejection({ ...payload, signVersion: "2.1", signature: sealed21.signature })).toBeInstanceOf(SignatureVerificationError);
+			expect(rejection({ ...payload, signVersion: "2.1", signature: sealed21.signature })).toBeInstanceOf(
+				SignatureVerificationError,
+			);
 		});
 	}
 
@@ -213,11 +240,16 @@ describe("verifyNotification: hostile and malformed input", () => {
 		}
 		expect(rejection({ ...flat, signature: "not base64!" })).toMatchObject({ reason: "malformed_signature" });
 		expect(rejection({ payload: 42, signVersion: "2.1", signature: "AAAA" })).toBeInstanceOf(InvalidNotificationError);
-		expect(rejection({ payload: "{}", signVersion: "9.9", signature: "AAAA" })).toBeInstanceOf(InvalidNotificationError);
+		expect(rejection({ payload: "{}", signVersion: "9.9", signature: "AAAA" })).toBeInstanceOf(
+			InvalidNotificationError,
+		);
 	});
 
 	it("__proto__ and constructor keys never pollute prototypes", () => {
-		const fields = { ...transactionFields(), metadata: JSON.parse('{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":2}}}') };
+		const fields = {
+			...transactionFields(),
+			metadata: JSON.parse('{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":2}}}'),
+		};
 		for (const version of ["2.0", "2.1"] as const) {
 			const sealed = sealMessage(fields, { privateKey: keys.gatewayPrivate, signVersion: version });
 			const text = JSON.stringify(sealed).replace('"metadata":{', '"__proto__":{"polluted":3},"metadata":{');

@@ -19,15 +19,33 @@ describe("the package's entries", () => {
 			const cjs = createRequire(import.meta.url)(${JSON.stringify(join(build.dir, `${entry}.cjs`))});
 			console.log(JSON.stringify({ esm: Object.keys(esm).sort(), cjs: Object.keys(cjs).sort() }));
 		`;
-		return JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: build.dir, encoding: "utf8" }));
+		return JSON.parse(
+			execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: build.dir, encoding: "utf8" }),
+		);
 	}
 
-	const lowLevel = ["canonicalString", "diagnoseSignature", "loadCryptoBackend", "openCallbackUrl", "openMessage", "sealMessage", "useCryptoBackend"];
+	const lowLevel = [
+		"canonicalString",
+		"diagnoseSignature",
+		"loadCryptoBackend",
+		"openCallbackUrl",
+		"openMessage",
+		"sealMessage",
+		"useCryptoBackend",
+	];
 
 	it("merchant-gateway: keys and signed-string forms, not the low-level signing API", () => {
 		const { esm, cjs } = exportsOf("index");
 		expect(cjs).toEqual(esm);
-		expect(esm).toEqual(expect.arrayContaining(["isGatewayError", "loadPrivateKey", "loadPublicKey", "nodeSnippetForm", "verifyNotification"]));
+		expect(esm).toEqual(
+			expect.arrayContaining([
+				"isGatewayError",
+				"loadPrivateKey",
+				"loadPublicKey",
+				"nodeSnippetForm",
+				"verifyNotification",
+			]),
+		);
 		for (const name of [...lowLevel, "generateKeyPair", "sealCallbackUrl"]) expect(esm).not.toContain(name);
 	});
 

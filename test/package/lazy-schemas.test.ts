@@ -27,7 +27,9 @@ describe("lazySchema", () => {
 		const lazy = lazySchema(() => z.object({ id: z.string().check(z.minLength(1, "must not be empty")) }));
 		const result = lazy.safeParse({ id: "" });
 		expect(result.success).toBe(false);
-		expect(result.error?.issues.map((issue) => [issue.path.join("."), issue.message])).toEqual([["id", "must not be empty"]]);
+		expect(result.error?.issues.map((issue) => [issue.path.join("."), issue.message])).toEqual([
+			["id", "must not be empty"],
+		]);
 		expect(() => lazy.parse({})).toThrow(z.core.$ZodError);
 	});
 });
@@ -41,7 +43,9 @@ describe("no zod schema is built at module load", () => {
 	const EAGER = /^(?:export\s+)?(?:const|let|var)\s+\w+(?:\s*:[^=]+)?\s*=\s*z(?:\.|\s*$)/m;
 
 	it("finds the source files (the walk works)", () => {
-		expect(files.map((file) => relative(root, file))).toEqual(expect.arrayContaining(["schemas/resources.ts", "client.ts"]));
+		expect(files.map((file) => relative(root, file))).toEqual(
+			expect.arrayContaining(["schemas/resources.ts", "client.ts"]),
+		);
 	});
 
 	it("the pattern catches eager schemas and passes lazy ones", () => {
@@ -53,8 +57,13 @@ describe("no zod schema is built at module load", () => {
 		expect(EAGER.test("\tconst f = z.string();")).toBe(false);
 	});
 
-	it.each(["schemas", "notifications", "resources", "signing", "client.ts"])("%s builds no schema at module level", (area) => {
-		const offenders = files.filter((file) => relative(root, file).startsWith(area) && EAGER.test(readFileSync(file, "utf8")));
-		expect(offenders.map((file) => relative(root, file))).toEqual([]);
-	});
+	it.each(["schemas", "notifications", "resources", "signing", "client.ts"])(
+		"%s builds no schema at module level",
+		(area) => {
+			const offenders = files.filter(
+				(file) => relative(root, file).startsWith(area) && EAGER.test(readFileSync(file, "utf8")),
+			);
+			expect(offenders.map((file) => relative(root, file))).toEqual([]);
+		},
+	);
 });

@@ -15,11 +15,18 @@ const devCheck = createRequire(import.meta.url)("../../scripts/require-node.cjs"
 	problem(version: string): string | undefined;
 };
 const SYSTEM_NODE = "/usr/bin/node";
-const systemNodeVersion = existsSync(SYSTEM_NODE) ? spawnSync(SYSTEM_NODE, ["-p", "process.versions.node"], { encoding: "utf8" }).stdout.trim() : "";
+const systemNodeVersion = existsSync(SYSTEM_NODE)
+	? spawnSync(SYSTEM_NODE, ["-p", "process.versions.node"], { encoding: "utf8" }).stdout.trim()
+	: "";
 const oldSystemNode = systemNodeVersion !== "" && nodeTooOld(systemNodeVersion) !== undefined;
 
 function run(command: string, args: string[], env: Record<string, string> = {}) {
-	const result = spawnSync(command, args, { cwd: root, encoding: "utf8", env: { ...process.env, ...env }, timeout: 120_000 });
+	const result = spawnSync(command, args, {
+		cwd: root,
+		encoding: "utf8",
+		env: { ...process.env, ...env },
+		timeout: 120_000,
+	});
 	// npm's own notices about the machine's npm configuration are not the answer under test.
 	const stderr = result.stderr
 		.split("\n")
@@ -38,7 +45,8 @@ const DEV_SENTENCE = (version: string) =>
 	new RegExp(
 		`^merchant-gateway's tests, demo and examples need Node\\.js 22\\.18 or later [^\\n]*, and this is Node\\.js ${version.replaceAll(".", "\\.")}\\.$`,
 	);
-const SDK_SENTENCE = (version: string) => `merchant-gateway needs Node.js ${MIN_NODE_VERSION} or later, and this is Node.js ${version}.`;
+const SDK_SENTENCE = (version: string) =>
+	`merchant-gateway needs Node.js ${MIN_NODE_VERSION} or later, and this is Node.js ${version}.`;
 
 describe("the package's Node.js floor", () => {
 	test("package.json engines names the floor the SDK checks (process.getBuiltinModule arrived in 22.3.0)", () => {
@@ -48,7 +56,8 @@ describe("the package's Node.js floor", () => {
 	});
 
 	test("nodeTooOld says which Node.js is needed, in one sentence, for every version below the floor", () => {
-		for (const old of ["20.20.2", "v21.7.3", "22.0.0", "22.2.9"]) expect(nodeTooOld(old)).toBe(SDK_SENTENCE(old.replace(/^v/, "")));
+		for (const old of ["20.20.2", "v21.7.3", "22.0.0", "22.2.9"])
+			expect(nodeTooOld(old)).toBe(SDK_SENTENCE(old.replace(/^v/, "")));
 		for (const fine of ["22.3.0", "22.18.0", "23.0.0", "24.21.0", "v26.1.0"]) expect(nodeTooOld(fine)).toBeUndefined();
 	});
 
@@ -81,7 +90,11 @@ describe("the package's Node.js floor", () => {
 			const result = run(process.execPath, ["--input-type=module", "-e", script], env);
 			expect(result.stderr).toBe("");
 			const refusal = `CryptoBackendError: ${SDK_SENTENCE("22.2.0")}`;
-			expect(JSON.parse(result.stdout)).toEqual({ generateKeyPair: refusal, loadPrivateKey: refusal, useCryptoBackend: refusal });
+			expect(JSON.parse(result.stdout)).toEqual({
+				generateKeyPair: refusal,
+				loadPrivateKey: refusal,
+				useCryptoBackend: refusal,
+			});
 		});
 
 		test("the CLI says which Node.js it needs, in one sentence, before doing anything", () => {
@@ -100,21 +113,28 @@ describe("the package's Node.js floor", () => {
 
 describe("the development scripts' Node.js floor", () => {
 	test("the check accepts the lines the tools support (tsup: ^22.18 || ^24.11 || >=26) and refuses the rest", () => {
-		for (const fine of ["22.18.0", "22.23.3", "24.11.0", "24.21.0", "26.0.0", "27.1.0"]) expect(devCheck.supports(fine)).toBe(true);
+		for (const fine of ["22.18.0", "22.23.3", "24.11.0", "24.21.0", "26.0.0", "27.1.0"])
+			expect(devCheck.supports(fine)).toBe(true);
 		for (const old of ["18.20.0", "20.20.2", "22.3.0", "22.17.1", "23.11.0", "24.10.0", "25.2.1"]) {
 			expect(devCheck.problem(old)).toMatch(DEV_SENTENCE(old));
 		}
 	});
 
 	test("npm test starts with the check", () => {
-		const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> };
+		const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+			scripts: Record<string, string>;
+		};
 		// Not run through npm here: on a regression that would start the whole suite again from inside itself.
 		const [first] = (manifest.scripts.test ?? "").split(" && ");
 		expect(first).toBe("node scripts/require-node.cjs");
 		const result = run(process.execPath, [join(root, "scripts/require-node.cjs")], asOldNode("20.20.2"));
 		expect(result.status).toBe(1);
 		expect(result.stderr).toMatch(DEV_SENTENCE("20.20.2"));
-		expect(run(process.execPath, [join(root, "scripts/require-node.cjs")])).toEqual({ status: 0, stdout: "", stderr: "" });
+		expect(run(process.execPath, [join(root, "scripts/require-node.cjs")])).toEqual({
+			status: 0,
+			stdout: "",
+			stderr: "",
+		});
 	});
 
 	test.each([

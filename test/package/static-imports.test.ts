@@ -57,7 +57,9 @@ describe("import cost: what `import 'merchant-gateway'` loads", () => {
 	const graph = staticGraph(join(root, "src/index.ts"));
 
 	it("finds the signing core in the static graph (the walk works)", () => {
-		expect([...graph.files].map((file) => relative(root, file))).toEqual(expect.arrayContaining(["src/signing/keys.ts", "src/signing/canonical.ts"]));
+		expect([...graph.files].map((file) => relative(root, file))).toEqual(
+			expect.arrayContaining(["src/signing/keys.ts", "src/signing/canonical.ts"]),
+		);
 	});
 
 	it.each(LAZY_ONLY)("never loads %s statically", (name) => {
@@ -67,7 +69,9 @@ describe("import cost: what `import 'merchant-gateway'` loads", () => {
 	it("reaches node-forge only through the forge backend's dynamic import", () => {
 		expect([...graph.files].map((file) => relative(root, file))).not.toContain("src/signing/forge-backend.ts");
 		expect(graph.dynamic.get("src/signing/backend.ts")).toEqual(["./forge-backend.js"]);
-		expect(readFileSync(join(root, "src/signing/forge-backend.ts"), "utf8")).toMatch(/^import forge from "node-forge";$/m);
+		expect(readFileSync(join(root, "src/signing/forge-backend.ts"), "utf8")).toMatch(
+			/^import forge from "node-forge";$/m,
+		);
 	});
 
 	it("does not import node:crypto statically (edge bundles must not break on it)", () => {
@@ -77,7 +81,9 @@ describe("import cost: what `import 'merchant-gateway'` loads", () => {
 	it("loads neither store nor any database driver (merchants who use neither never install or load them)", () => {
 		const files = [...graph.files].map((file) => relative(root, file));
 		expect(files.filter((file) => file.startsWith("src/stores/"))).toEqual([]);
-		expect([...graph.packages].filter((name) => ["redis", "ioredis", "pg", "@redis/client"].includes(name))).toEqual([]);
+		expect([...graph.packages].filter((name) => ["redis", "ioredis", "pg", "@redis/client"].includes(name))).toEqual(
+			[],
+		);
 		expect([...graph.dynamic.values()].flat().filter((specifier) => /stores|redis|^pg$/.test(specifier))).toEqual([]);
 	});
 
@@ -88,7 +94,8 @@ describe("import cost: what `import 'merchant-gateway'` loads", () => {
 	});
 
 	it("the pattern sees through multi-line imports and skips type-only ones", () => {
-		const sample = 'import type { A } from "ky";\nimport {\n\ta,\n\tb,\n} from "node-forge";\nexport { c } from "./c.js";\nconst m = await import("zod");\n';
+		const sample =
+			'import type { A } from "ky";\nimport {\n\ta,\n\tb,\n} from "node-forge";\nexport { c } from "./c.js";\nconst m = await import("zod");\n';
 		expect(specifiers(STATIC_IMPORT, sample)).toEqual(["node-forge", "./c.js"]);
 		expect(specifiers(DYNAMIC_IMPORT, sample)).toEqual(["zod"]);
 	});

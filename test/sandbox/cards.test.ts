@@ -12,12 +12,18 @@ const fixture = useSandboxFixture();
 const { sandbox } = fixture;
 const gateway = { publicKey: keys.gatewayPublic };
 
-const charge = (server: Server, card: string, overrides: Record<string, unknown> = {}, signVersion: "2.0" | "2.1" = "2.0") =>
-	signedPost(server.url, "/v2/card/api", cardFields(fixture.receiver.url, card, overrides), { signVersion });
+const charge = (
+	server: Server,
+	card: string,
+	overrides: Record<string, unknown> = {},
+	signVersion: "2.0" | "2.1" = "2.0",
+) => signedPost(server.url, "/v2/card/api", cardFields(fixture.receiver.url, card, overrides), { signVersion });
 
 async function ipnFor(server: Server, transactionId: string) {
 	await server.sandbox.whenIdle();
-	return fixture.receiver.ipns.map((r) => openMessage(r.body, gateway)).filter((f) => f.transactionId === transactionId);
+	return fixture.receiver.ipns
+		.map((r) => openMessage(r.body, gateway))
+		.filter((f) => f.transactionId === transactionId);
 }
 
 test("every documented test card is Luhn-valid and distinct", () => {
@@ -31,7 +37,10 @@ describe("the gateway guide's sandbox cards, next to ours", () => {
 	test("4242424242424242 (12/30, CVV 123) is approved over S2S: successful (6)", async () => {
 		const server = await sandbox();
 		const reply = await charge(server, "4242424242424242", guide);
-		expect(reply.json).toMatchObject({ status: "success", message: "The transaction has been successfully completed." });
+		expect(reply.json).toMatchObject({
+			status: "success",
+			message: "The transaction has been successfully completed.",
+		});
 		const transactionId = String(openMessage(reply.json, gateway).transactionId);
 		const [ipn] = await ipnFor(server, transactionId);
 		expect(ipn).toMatchObject({ status: "successful", statusCode: 6 });
@@ -71,22 +80,37 @@ describe("the gateway guide's sandbox cards, next to ours", () => {
 });
 
 describe("S2S test cards", () => {
-	test.each(["4000000000000010", "4111111111111111", "5555555555554444"])("%s is approved: signed success, IPN successful", async (number) => {
-		const server = await sandbox();
-		const reply = await charge(server, number);
-		expect(reply.status).toBe(200);
-		expect(reply.json).toMatchObject({ status: "success", message: "The transaction has been successfully completed." });
-		const data = openMessage(reply.json, gateway);
-		const transactionId = String(data.transactionId);
-		const [ipn] = await ipnFor(server, transactionId);
-		expect(ipn).toMatchObject({ status: "successful", statusCode: 6, paymentMethodDetails: { card: { lastFourDigits: number.slice(-4) } } });
-		expect(JSON.stringify(server.sandbox.transaction(transactionId))).not.toContain(number);
-	});
+	test.each(["4000000000000010", "4111111111111111", "5555555555554444"])(
+		"%s is approved: signed success, IPN successful",
+		async (number) => {
+			const server = await sandbox();
+			const reply = await charge(server, number);
+			expect(reply.status).toBe(200);
+			expect(reply.json).toMatchObject({
+				status: "success",
+				message: "The transaction has been successfully completed.",
+			});
+			const data = openMessage(reply.json, gateway);
+			const transactionId = String(data.transactionId);
+			const [ipn] = await ipnFor(server, transactionId);
+			expect(ipn).toMatchObject({
+				status: "successful",
+				statusCode: 6,
+				paymentMethodDetails: { card: { lastFourDigits: number.slice(-4) } },
+			});
+			expect(JSON.stringify(server.sandbox.transaction(transactionId))).not.toContain(number);
+		},
+	);
 
 	test("a 2.1 account gets the wrapped 2.1 form", async () => {
 		const server = await sandbox({ merchant: { signVersion: "2.1" } });
 		const reply = await charge(server, "4000000000000010", {}, "2.1");
-		expect(reply.json).toMatchObject({ status: "success", signVersion: "2.1", payload: expect.any(String), signature: expect.any(String) });
+		expect(reply.json).toMatchObject({
+			status: "success",
+			signVersion: "2.1",
+			payload: expect.any(String),
+			signature: expect.any(String),
+		});
 		expect(openMessage(reply.json, gateway).transactionId).toEqual(expect.any(String));
 	});
 
@@ -94,15 +118,22 @@ describe("S2S test cards", () => {
 		["4000000000000028", 400, /declined/i],
 		["4000000000000051", 400, /insufficient funds/i],
 		["4000000000000077", 500, /provider/i],
-	])("%s fails with a processing error %i carrying data.transactionId, and an IPN failed", async (number, status, message) => {
-		const server = await sandbox();
-		const reply = await charge(server, number);
-		expect(reply.status).toBe(status);
-		expect(reply.json).toMatchObject({ status: "error", message: expect.stringMatching(message), data: { transactionId: expect.any(String) } });
-		const transactionId = String((reply.json.data as { transactionId: string }).transactionId);
-		const [ipn] = await ipnFor(server, transactionId);
-		expect(ipn).toMatchObject({ status: "failed", statusCode: 4 });
-	});
+	])(
+		"%s fails with a processing error %i carrying data.transactionId, and an IPN failed",
+		async (number, status, message) => {
+			const server = await sandbox();
+			const reply = await charge(server, number);
+			expect(reply.status).toBe(status);
+			expect(reply.json).toMatchObject({
+				status: "error",
+				message: expect.stringMatching(message),
+				data: { transactionId: expect.any(String) },
+			});
+			const transactionId = String((reply.json.data as { transactionId: string }).transactionId);
+			const [ipn] = await ipnFor(server, transactionId);
+			expect(ipn).toMatchObject({ status: "failed", statusCode: 4 });
+		},
+	);
 
 	test("an expired card is declined", async () => {
 		const server = await sandbox({ now: "2026-11-22T10:00:00Z" });
@@ -177,7 +208,10 @@ describe("S2S test cards", () => {
 		const transaction = server.sandbox.transaction(transactionId);
 		expect(transaction?.status).toBe("successful");
 		expect(transaction?.provider).toBe("Sandbox Acquirer B");
-		expect(transaction?.attempts.map((a) => `${a.provider}:${a.outcome}`)).toEqual(["Sandbox Acquirer A:declined", "Sandbox Acquirer B:approved"]);
+		expect(transaction?.attempts.map((a) => `${a.provider}:${a.outcome}`)).toEqual([
+			"Sandbox Acquirer A:declined",
+			"Sandbox Acquirer B:approved",
+		]);
 		const ipns = await ipnFor(server, transactionId);
 		expect(ipns.map((i) => i.status)).toEqual(["successful"]);
 		const query = await signedPost(server.url, "/v2/checkout/query", { merchantId: MERCHANT_ID, transactionId });
@@ -226,7 +260,16 @@ describe("fees", () => {
 	test("feeBySeller splits the fee; paidAmount includes the buyer's share; settlement and dates are consistent", async () => {
 		const server = await sandbox({
 			now: "2026-11-22T10:00:00Z",
-			merchant: { fees: { percent: 3, fixed: 0.3, rollingReservePercent: 10, operate: 0.05, settlementDelayDays: 2, rollingReleaseDays: 90 } },
+			merchant: {
+				fees: {
+					percent: 3,
+					fixed: 0.3,
+					rollingReservePercent: 10,
+					operate: 0.05,
+					settlementDelayDays: 2,
+					rollingReleaseDays: 90,
+				},
+			},
 		});
 		const reply = await charge(server, "4000000000000010", { amount: 200, feeBySeller: 25 });
 		const transactionId = String(openMessage(reply.json, gateway).transactionId);

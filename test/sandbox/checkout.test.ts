@@ -5,7 +5,16 @@ import { openCallbackUrl } from "../../src/signing/callback-url.js";
 import { openMessage } from "../../src/signing/open.js";
 import { sealMessage } from "../../src/signing/seal.js";
 import { keys } from "../helpers/vectors.js";
-import { cardFields, checkoutFields, MERCHANT_ID, postForm, type SandboxServer, signedPost, startSandbox, useSandboxFixture } from "./helpers.js";
+import {
+	cardFields,
+	checkoutFields,
+	MERCHANT_ID,
+	postForm,
+	type SandboxServer,
+	signedPost,
+	startSandbox,
+	useSandboxFixture,
+} from "./helpers.js";
 
 type Server = SandboxServer;
 const fixture = useSandboxFixture();
@@ -47,7 +56,9 @@ describe("checkout creation", () => {
 
 	test("a 2.1 account gets payload, signVersion and signature, and 2.1 requests are accepted", async () => {
 		const server = await sandbox({ merchant: { signVersion: "2.1" } });
-		const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url), { signVersion: "2.1" });
+		const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url), {
+			signVersion: "2.1",
+		});
 		expect(reply.status).toBe(200);
 		expect(reply.json.signVersion).toBe("2.1");
 		expect(typeof reply.json.payload).toBe("string");
@@ -57,7 +68,9 @@ describe("checkout creation", () => {
 	test("requests signed with another key, tampered with, or unsigned: HTTP 500 'Invalid signature'", async () => {
 		const server = await sandbox();
 		const refusal = { status: "error", message: `Invalid signature with merchantId: ${MERCHANT_ID}` };
-		const wrongKey = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url), { privateKey: keys.gatewayPrivate });
+		const wrongKey = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url), {
+			privateKey: keys.gatewayPrivate,
+		});
 		expect(wrongKey).toEqual({ status: 500, json: refusal });
 
 		const sealed = sealMessage(checkoutFields(fixture.receiver.url), { privateKey: keys.merchantPrivate });
@@ -81,7 +94,10 @@ describe("checkout creation", () => {
 
 	test("a 2.1 request whose payload was changed after signing is refused", async () => {
 		const server = await sandbox();
-		const sealed = sealMessage(checkoutFields(fixture.receiver.url), { privateKey: keys.merchantPrivate, signVersion: "2.1" });
+		const sealed = sealMessage(checkoutFields(fixture.receiver.url), {
+			privateKey: keys.merchantPrivate,
+			signVersion: "2.1",
+		});
 		const response = await fetch(`${server.url}/v2/checkout`, {
 			method: "POST",
 			headers: { "content-type": "application/json" },
@@ -93,7 +109,11 @@ describe("checkout creation", () => {
 	test("an unknown merchant is refused like a bad signature, and the sandbox's event says why", async () => {
 		const events: SandboxEvent[] = [];
 		const server = await sandbox({ onEvent: (event) => events.push(event) });
-		const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url, { merchantId: "nobody" }));
+		const reply = await signedPost(
+			server.url,
+			"/v2/checkout",
+			checkoutFields(fixture.receiver.url, { merchantId: "nobody" }),
+		);
 		const message = "Invalid signature with merchantId: nobody";
 		expect(reply).toEqual({ status: 500, json: { status: "error", message } });
 		const detail = expect.stringMatching(/no merchant account/);
@@ -105,7 +125,12 @@ describe("checkout creation", () => {
 		const reply = await signedPost(
 			server.url,
 			"/v2/checkout",
-			checkoutFields(fixture.receiver.url, { amount: 0.5, currency: "EURO", callbackUrl: "http://example.com/cb", orderDescription: "" }),
+			checkoutFields(fixture.receiver.url, {
+				amount: 0.5,
+				currency: "EURO",
+				callbackUrl: "http://example.com/cb",
+				orderDescription: "",
+			}),
 		);
 		expect(reply.status).toBe(422);
 		expect(reply.json).toMatchObject({ status: "error", message: "Invalid request data." });
@@ -122,7 +147,11 @@ describe("checkout creation", () => {
 		const refused = await signedPost(strict.url, "/v2/checkout", checkoutFields(fixture.receiver.url));
 		expect(refused.status).toBe(422);
 		const lenient = await sandbox();
-		const remote = await signedPost(lenient.url, "/v2/checkout", checkoutFields(fixture.receiver.url, { notificationUrl: "http://example.com/ipn" }));
+		const remote = await signedPost(
+			lenient.url,
+			"/v2/checkout",
+			checkoutFields(fixture.receiver.url, { notificationUrl: "http://example.com/ipn" }),
+		);
 		expect(remote.status).toBe(422);
 		expect((remote.json.errors as { field: string }[])[0]?.field).toBe("notificationUrl");
 	});
@@ -134,7 +163,9 @@ describe("checkout creation", () => {
 		expect((await signedPost(server.url, "/v2/checkout", fields)).status).toBe(200);
 		const again = await signedPost(server.url, "/v2/checkout", fields);
 		expect(again.status).toBe(422);
-		expect(again.json.errors).toEqual([{ field: "orderRef", message: ["The order ref field has already been taken."] }]);
+		expect(again.json.errors).toEqual([
+			{ field: "orderRef", message: ["The order ref field has already been taken."] },
+		]);
 		const otherMerchant = await signedPost(server.url, "/v2/checkout", { ...fields, merchantId: "merchant-2" });
 		expect(otherMerchant.status).toBe(200);
 	});
@@ -145,7 +176,11 @@ describe("checkout creation", () => {
 		expect(reply.status).toBe(400);
 		expect(reply.json).toMatchObject({ status: "error", transactionId: null, paymentLink: null });
 		expect(typeof reply.json.message).toBe("string");
-		const allowed = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url, { websiteUrl: "https://www.shop.example/" }));
+		const allowed = await signedPost(
+			server.url,
+			"/v2/checkout",
+			checkoutFields(fixture.receiver.url, { websiteUrl: "https://www.shop.example/" }),
+		);
 		expect(allowed.status).toBe(200);
 	});
 });
@@ -205,7 +240,9 @@ describe("hosted checkout page", () => {
 		const ipns = fixture.receiver.ipns.map((r) => openMessage(r.body, gateway));
 		const ipn = ipns.find((f) => f.transactionId === transactionId);
 		expect(ipn).toMatchObject({ status: "successful", statusCode: 6 });
-		expect(ipn?.paymentMethodDetails).toMatchObject({ card: { firstSixDigits: "400000", lastFourDigits: "0010", name: "Ada Lovelace" } });
+		expect(ipn?.paymentMethodDetails).toMatchObject({
+			card: { firstSixDigits: "400000", lastFourDigits: "0010", name: "Ada Lovelace" },
+		});
 		// A paid session cannot be paid twice.
 		expect((await fetch(paymentLink)).status).toBe(409);
 	});
@@ -233,7 +270,9 @@ describe("hosted checkout page", () => {
 		expect(page.location?.startsWith(`${fixture.receiver.url}/error?payload=`)).toBe(true);
 		expect(openCallbackUrl(page.location ?? "", gateway).fields.status).toBe("failed");
 		await server.sandbox.whenIdle();
-		expect(server.sandbox.deliveries().find((d) => d.eventId === `transaction:${transactionId}:failed`)?.outcome).toBe("acknowledged");
+		expect(server.sandbox.deliveries().find((d) => d.eventId === `transaction:${transactionId}:failed`)?.outcome).toBe(
+			"acknowledged",
+		);
 	});
 
 	test("cancel sends the buyer to cancelUrl and the IPN says canceled (14)", async () => {
@@ -313,7 +352,11 @@ describe("expiry", () => {
 
 	test("an expiresAt in the past is refused", async () => {
 		const server = await sandbox({ now: "2026-11-22T10:00:00Z" });
-		const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url, { expiresAt: "2026-11-22T09:00:00Z" }));
+		const reply = await signedPost(
+			server.url,
+			"/v2/checkout",
+			checkoutFields(fixture.receiver.url, { expiresAt: "2026-11-22T09:00:00Z" }),
+		);
 		expect(reply.status).toBe(422);
 		const message = ["The expires at field must be a date after now."];
 		expect(reply.json.errors).toEqual([{ field: "expiresAt", message }]);
@@ -326,7 +369,8 @@ describe("DIRECT_POST", () => {
 		// The SDK's form encoding: every value a string (nested values as JSON text), signed as posted.
 		const fields = checkoutFields(fixture.receiver.url, { amount: 25.5, metadata: { cart: "42" } });
 		const strings: Record<string, string> = {};
-		for (const [key, value] of Object.entries(fields)) strings[key] = typeof value === "string" ? value : JSON.stringify(value);
+		for (const [key, value] of Object.entries(fields))
+			strings[key] = typeof value === "string" ? value : JSON.stringify(value);
 		const form = sealMessage(strings, { privateKey: keys.merchantPrivate });
 		const response = await postForm(`${server.url}/v2/checkout`, form);
 		expect(response.status).toBe(303);
@@ -338,10 +382,16 @@ describe("DIRECT_POST", () => {
 
 	test("a 2.1 form post (payload, signVersion, signature) is accepted; a bad one gets an HTML error page", async () => {
 		const server = await sandbox();
-		const sealed = sealMessage(checkoutFields(fixture.receiver.url), { privateKey: keys.merchantPrivate, signVersion: "2.1" });
+		const sealed = sealMessage(checkoutFields(fixture.receiver.url), {
+			privateKey: keys.merchantPrivate,
+			signVersion: "2.1",
+		});
 		const response = await postForm(`${server.url}/v2/checkout`, { ...sealed });
 		expect(response.status).toBe(303);
-		const invalid = sealMessage(checkoutFields(fixture.receiver.url, { amount: 0 }), { privateKey: keys.merchantPrivate, signVersion: "2.1" });
+		const invalid = sealMessage(checkoutFields(fixture.receiver.url, { amount: 0 }), {
+			privateKey: keys.merchantPrivate,
+			signVersion: "2.1",
+		});
 		const refused = await postForm(`${server.url}/v2/checkout`, { ...invalid });
 		expect(refused.status).toBe(422);
 		expect(refused.text).toContain("<code>amount</code>");
@@ -355,7 +405,10 @@ describe("DIRECT_POST", () => {
 		for (const [key, value] of Object.entries(strings)) multipart.append(key, value);
 		const refusals = [
 			// Signed with a key the sandbox does not know for this merchant: the gateway's HTTP 500 refusal (D12).
-			{ status: 500, body: new URLSearchParams(sealMessage(strings, { privateKey: keys.gatewayPrivate }) as Record<string, string>) },
+			{
+				status: 500,
+				body: new URLSearchParams(sealMessage(strings, { privateKey: keys.gatewayPrivate }) as Record<string, string>),
+			},
 			{ status: 500, body: new URLSearchParams({ ...strings, signature: "not-a-signature" }) },
 			{ status: 415, body: multipart },
 		];
@@ -389,7 +442,15 @@ test("the transaction query answers the full resource in the account's form, and
 		currency: "EUR",
 		metadata: { cart: 7 },
 	});
-	for (const key of ["transactionNumber", "ref", "paidAmount", "settlementAmount", "fees", "descriptor", "transactionCreatedAt"])
+	for (const key of [
+		"transactionNumber",
+		"ref",
+		"paidAmount",
+		"settlementAmount",
+		"fees",
+		"descriptor",
+		"transactionCreatedAt",
+	])
 		expect(transaction).toHaveProperty(key);
 	const other = await signedPost(server.url, "/v2/checkout/query", { merchantId: "merchant-2", transactionId });
 	expect(other.status).toBe(404);
@@ -447,7 +508,11 @@ test("sandbox options are checked at creation, naming the option", async () => {
 	await expect(createSandbox({ gatewayKeys, pendingDelayMs: -1 })).rejects.toThrow(/pendingDelayMs/);
 	await expect(createSandbox({ gatewayKeys, ipn: { timeScale: -1 } })).rejects.toThrow(/timeScale/);
 	await expect(createSandbox({ gatewayKeys, ipn: { ackTimeoutMs: 0 } })).rejects.toThrow(/ackTimeoutMs/);
-	await expect(createSandbox({ gatewayKeys, merchants: [{ merchantId: "", publicKey: keys.merchantPublic }] })).rejects.toThrow(/merchantId/);
-	await expect(createSandbox({ gatewayKeys, merchants: [{ merchantId: "m", publicKey: "not a key" }] })).rejects.toThrow(/public key/);
+	await expect(
+		createSandbox({ gatewayKeys, merchants: [{ merchantId: "", publicKey: keys.merchantPublic }] }),
+	).rejects.toThrow(/merchantId/);
+	await expect(
+		createSandbox({ gatewayKeys, merchants: [{ merchantId: "m", publicKey: "not a key" }] }),
+	).rejects.toThrow(/public key/);
 	await expect(startSandbox({ host: "192.0.2.1" })).rejects.toThrow(/allowNonLoopback/);
 });

@@ -51,15 +51,19 @@ describe("usage", () => {
 		expect(none.err).toContain("Usage: merchant-gateway <command>");
 		const help = await run(["--help"]);
 		expect(help.code).toBe(0);
-		for (const name of ["sandbox", "keygen", "decode-callback", "verify-ipn", "sign", "doctor"]) expect(help.out).toContain(name);
+		for (const name of ["sandbox", "keygen", "decode-callback", "verify-ipn", "sign", "doctor"])
+			expect(help.out).toContain(name);
 	});
 
-	test.each(["sandbox", "keygen", "decode-callback", "verify-ipn", "sign", "doctor"])("%s --help prints its usage and exits 0", async (name) => {
-		const result = await run([name, "--help"]);
-		expect(result.code).toBe(0);
-		expect(result.out).toContain(`Usage: merchant-gateway ${name}`);
-		expect(result.out).toContain("Exit codes");
-	});
+	test.each(["sandbox", "keygen", "decode-callback", "verify-ipn", "sign", "doctor"])(
+		"%s --help prints its usage and exits 0",
+		async (name) => {
+			const result = await run([name, "--help"]);
+			expect(result.code).toBe(0);
+			expect(result.out).toContain(`Usage: merchant-gateway ${name}`);
+			expect(result.out).toContain("Exit codes");
+		},
+	);
 
 	test("unknown commands, unknown flags and missing arguments exit 2 with a message on stderr", async () => {
 		expect((await run(["frobnicate"])).code).toBe(2);
@@ -116,7 +120,10 @@ describe("sign", () => {
 	});
 
 	test("2.1 --message reads stdin and prints a complete message that verifies", async () => {
-		const result = await run(["sign", "-", "--key", keyPath("merchant-private"), "-v", "2.1", "--message"], JSON.stringify({ amount: 1 }));
+		const result = await run(
+			["sign", "-", "--key", keyPath("merchant-private"), "-v", "2.1", "--message"],
+			JSON.stringify({ amount: 1 }),
+		);
 		expect(result.code).toBe(0);
 		expect(openMessage(result.out, { publicKey: keys.merchantPublic })).toEqual({ amount: 1 });
 	});
@@ -129,22 +136,39 @@ describe("sign", () => {
 });
 
 describe("verify-ipn and decode-callback", () => {
-	const transaction = { transactionId: "01JD0000000000000000000000", ref: "o-1", currency: "EUR", amount: 10, status: "successful", statusCode: 6 };
+	const transaction = {
+		transactionId: "01JD0000000000000000000000",
+		ref: "o-1",
+		currency: "EUR",
+		amount: 10,
+		status: "successful",
+		statusCode: 6,
+	};
 
-	test.each(["2.0", "2.1"] as const)("verify-ipn verifies a %s IPN from a file and from stdin; a tampered one exits 1", async (signVersion) => {
-		const dir = tmp();
-		const body = JSON.stringify(sealMessage(transaction, { privateKey: keys.gatewayPrivate, signVersion }));
-		writeFileSync(join(dir, "ipn.json"), body);
-		const fromFile = await run(["verify-ipn", join(dir, "ipn.json"), "--gateway-key", keyPath("gateway-public")]);
-		expect(fromFile.code).toBe(0);
-		expect(JSON.parse(fromFile.out)).toMatchObject({ type: "transaction", eventId: `transaction:${transaction.transactionId}:successful`, signVersion });
-		const fromStdin = await run(["verify-ipn", "-", "-k", keyPath("gateway-public")], body);
-		expect(fromStdin.code).toBe(0);
-		const tampered = await run(["verify-ipn", "-", "-k", keyPath("gateway-public")], body.replace("successful", "failed"));
-		expect(tampered.code).toBe(1);
-		expect(tampered.err).toMatch(/SignatureVerificationError/);
-		expect(tampered.out).toBe("");
-	});
+	test.each(["2.0", "2.1"] as const)(
+		"verify-ipn verifies a %s IPN from a file and from stdin; a tampered one exits 1",
+		async (signVersion) => {
+			const dir = tmp();
+			const body = JSON.stringify(sealMessage(transaction, { privateKey: keys.gatewayPrivate, signVersion }));
+			writeFileSync(join(dir, "ipn.json"), body);
+			const fromFile = await run(["verify-ipn", join(dir, "ipn.json"), "--gateway-key", keyPath("gateway-public")]);
+			expect(fromFile.code).toBe(0);
+			expect(JSON.parse(fromFile.out)).toMatchObject({
+				type: "transaction",
+				eventId: `transaction:${transaction.transactionId}:successful`,
+				signVersion,
+			});
+			const fromStdin = await run(["verify-ipn", "-", "-k", keyPath("gateway-public")], body);
+			expect(fromStdin.code).toBe(0);
+			const tampered = await run(
+				["verify-ipn", "-", "-k", keyPath("gateway-public")],
+				body.replace("successful", "failed"),
+			);
+			expect(tampered.code).toBe(1);
+			expect(tampered.err).toMatch(/SignatureVerificationError/);
+			expect(tampered.out).toBe("");
+		},
+	);
 
 	test("decode-callback prints the verified fields; a wrong key exits 1", async () => {
 		const url = sealCallbackUrl(
@@ -154,7 +178,13 @@ describe("verify-ipn and decode-callback", () => {
 		);
 		const ok = await run(["decode-callback", url, "--gateway-key", keyPath("gateway-public")]);
 		expect(ok.code).toBe(0);
-		expect(JSON.parse(ok.out)).toEqual({ status: "successful", transactionId: transaction.transactionId, ref: "o-1", amount: 10, currency: "EUR" });
+		expect(JSON.parse(ok.out)).toEqual({
+			status: "successful",
+			transactionId: transaction.transactionId,
+			ref: "o-1",
+			amount: 10,
+			currency: "EUR",
+		});
 		const wrong = await run(["decode-callback", url, "--gateway-key", keyPath("merchant-public")]);
 		expect(wrong.code).toBe(1);
 		expect(wrong.err).toContain("decode-callback");
@@ -163,15 +193,30 @@ describe("verify-ipn and decode-callback", () => {
 
 describe("sandbox", () => {
 	test("starts on loopback, prints URL, merchant id and keys, logs requests, stops on request with exit 0", async () => {
-		const session = cli(["sandbox", "--port", "0", "--merchant-id", "cli-shop", "--merchant-key", keyPath("merchant-public")]);
+		const session = cli([
+			"sandbox",
+			"--port",
+			"0",
+			"--merchant-id",
+			"cli-shop",
+			"--merchant-key",
+			keyPath("merchant-public"),
+		]);
 		const banner = await session.waitFor("Press Ctrl+C");
 		const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1] ?? "";
 		expect(url).not.toBe("");
 		expect(banner).toContain("merchant id:      cli-shop");
 		const gatewayKey = /-----BEGIN PUBLIC KEY-----[\s\S]+?-----END PUBLIC KEY-----/.exec(banner)?.[0] ?? "";
 		expect(banner).not.toContain("PRIVATE KEY");
-		const body = sealMessage({ merchantId: "cli-shop", transactionId: "01JD0000000000000000000000" }, { privateKey: keys.merchantPrivate });
-		const response = await fetch(`${url}/v2/checkout/query`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+		const body = sealMessage(
+			{ merchantId: "cli-shop", transactionId: "01JD0000000000000000000000" },
+			{ privateKey: keys.merchantPrivate },
+		);
+		const response = await fetch(`${url}/v2/checkout/query`, {
+			method: "POST",
+			headers: { "content-type": "application/json" },
+			body: JSON.stringify(body),
+		});
 		expect(response.status).toBe(404);
 		await session.waitFor("POST /v2/checkout/query -> 404");
 		expect(loadPublicKey(gatewayKey).bits).toBe(2048);
@@ -182,7 +227,15 @@ describe("sandbox", () => {
 	});
 
 	test("refuses a non-loopback host unless allowed, with exit 1", async () => {
-		const result = await run(["sandbox", "--port", "0", "--host", "0.0.0.0", "--merchant-key", keyPath("merchant-public")]);
+		const result = await run([
+			"sandbox",
+			"--port",
+			"0",
+			"--host",
+			"0.0.0.0",
+			"--merchant-key",
+			keyPath("merchant-public"),
+		]);
 		expect(result.code).toBe(1);
 		expect(result.err).toContain("loopback");
 	});

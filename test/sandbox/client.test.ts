@@ -140,16 +140,28 @@ describe.each(Object.keys(faces))("GatewayClient against the sandbox over %s", (
 			const unpaid = await gateway.transactions.retrieve(session.transactionId);
 			expect(unpaid).toMatchObject({ status: "incomplete", statusCode: 1 });
 			const link = new URL(session.paymentLink);
-			const paid = await postForm(`${link.origin}${link.pathname}`, { token: link.searchParams.get("token") ?? "", action: "approve" });
+			const paid = await postForm(`${link.origin}${link.pathname}`, {
+				token: link.searchParams.get("token") ?? "",
+				action: "approve",
+			});
 			const callback = gateway.callbacks.decode(paid.location ?? "");
-			expect(callback).toMatchObject({ status: "successful", transactionId: session.transactionId, amount: 49.99, currency: "EUR" });
+			expect(callback).toMatchObject({
+				status: "successful",
+				transactionId: session.transactionId,
+				amount: 49.99,
+				currency: "EUR",
+			});
 			await face.sandbox.whenIdle();
 			expect(shop.transactions.find((t) => t.transactionId === session.transactionId)?.status).toBe("successful");
 
 			const transaction = await gateway.transactions.retrieve(session.transactionId);
 			expect(transaction).toMatchObject({ status: "successful", statusCode: 6, amount: 49.99, paidAmount: 49.99 });
 
-			const created = await gateway.refunds.create({ transactionId: session.transactionId, amount: 10, reason: "one boot" });
+			const created = await gateway.refunds.create({
+				transactionId: session.transactionId,
+				amount: 10,
+				reason: "one boot",
+			});
 			expect(created.approval).toBe("pending_approval");
 			expect(created.refundNumber).toMatch(/^\d{4}-\d{10}$/);
 			const held = await gateway.refunds.retrieve(created.refundId);
@@ -168,8 +180,15 @@ describe.each(Object.keys(faces))("GatewayClient against the sandbox over %s", (
 				["refund_under_review", 10],
 				["refund_failed", 9],
 			]);
-			expect(await gateway.refunds.retrieve(created.refundId)).toMatchObject({ status: "refund_successful", statusCode: 11, refundAmount: 10 });
-			expect(await gateway.refunds.retrieve(rejected.refundId)).toMatchObject({ status: "refund_failed", statusCode: 9 });
+			expect(await gateway.refunds.retrieve(created.refundId)).toMatchObject({
+				status: "refund_successful",
+				statusCode: 11,
+				refundAmount: 10,
+			});
+			expect(await gateway.refunds.retrieve(rejected.refundId)).toMatchObject({
+				status: "refund_failed",
+				statusCode: 9,
+			});
 
 			// The buyer cancels another session on the hosted page: canceled (14), through the handler and the query.
 			const other = await gateway.checkout.create({
@@ -197,7 +216,10 @@ describe.each(Object.keys(faces))("GatewayClient against the sandbox over %s", (
 			message: "The transaction has been successfully completed.",
 		});
 		const threeDs = await gateway.card.charge(card("4000000000000036"));
-		expect(threeDs).toMatchObject({ outcome: "redirect", message: "Please redirect the user to complete the payment." });
+		expect(threeDs).toMatchObject({
+			outcome: "redirect",
+			message: "Please redirect the user to complete the payment.",
+		});
 		if (threeDs.outcome === "redirect") {
 			const waiting = await gateway.transactions.retrieve(threeDs.transactionId);
 			expect(waiting).toMatchObject({ status: "pending", statusCode: 2 });
@@ -222,7 +244,14 @@ describe.each(Object.keys(faces))("GatewayClient against the sandbox over %s", (
 
 	test("gateway refusals: duplicate orderRef (422), wrong key (HTTP 500), domain check (checkout failure)", async () => {
 		const gateway = client();
-		const params = { orderRef: orderRef(), amount: 5, currency: "EUR", paymentMethod: "checkout", orderDescription: "x", ...urls() };
+		const params = {
+			orderRef: orderRef(),
+			amount: 5,
+			currency: "EUR",
+			paymentMethod: "checkout",
+			orderDescription: "x",
+			...urls(),
+		};
 		await gateway.checkout.create(params);
 		const duplicate = await gateway.checkout.create(params).catch((e: unknown) => e);
 		expect(duplicate).toBeInstanceOf(GatewayValidationError);
@@ -233,7 +262,11 @@ describe.each(Object.keys(faces))("GatewayClient against the sandbox over %s", (
 			.checkout.create({ ...params, orderRef: orderRef() })
 			.catch((e: unknown) => e);
 		expect(forged).toBeInstanceOf(AuthenticationError);
-		face.sandbox.addMerchant({ merchantId: `strict-${faceName}`, publicKey: keys.merchantPublic, allowedDomains: ["shop.example"] });
+		face.sandbox.addMerchant({
+			merchantId: `strict-${faceName}`,
+			publicKey: keys.merchantPublic,
+			allowedDomains: ["shop.example"],
+		});
 		const refused = await client({ merchantId: `strict-${faceName}` })
 			.checkout.create({ ...params, orderRef: orderRef() })
 			.catch((e: unknown) => e);

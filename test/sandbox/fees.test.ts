@@ -17,7 +17,8 @@ test("fees always add up: buyer + seller = fee, paid = amount + buyer, settlemen
 				expect(fees.buyer + fees.seller).toBe(fee);
 				expect(fees.paid).toBe(amount + fees.buyer);
 				expect(fees.settlement).toBe(fees.paid - fees.buyer - fees.seller - fees.rolling - fees.operate);
-				for (const part of [fees.buyer, fees.seller, fees.rolling, fees.operate, fees.paid]) expect(Number.isSafeInteger(part) && part >= 0).toBe(true);
+				for (const part of [fees.buyer, fees.seller, fees.rolling, fees.operate, fees.paid])
+					expect(Number.isSafeInteger(part) && part >= 0).toBe(true);
 				if (feeBySeller === 100) expect(fees.buyer).toBe(0);
 				if (feeBySeller === 0) expect(fees.seller).toBe(0);
 			},
@@ -26,7 +27,12 @@ test("fees always add up: buyer + seller = fee, paid = amount + buyer, settlemen
 });
 
 test("settlement and rolling release dates follow the model", () => {
-	const fees = computeFees(10_000, 50, feeModel({ settlementDelayDays: 3, rollingReleaseDays: 30 }), new Date("2026-11-22T12:00:00Z"));
+	const fees = computeFees(
+		10_000,
+		50,
+		feeModel({ settlementDelayDays: 3, rollingReleaseDays: 30 }),
+		new Date("2026-11-22T12:00:00Z"),
+	);
 	expect(fees.settlementAt.toISOString()).toBe("2026-11-25T12:00:00.000Z");
 	expect(fees.rollingReleaseAt.toISOString()).toBe("2026-12-22T12:00:00.000Z");
 });

@@ -14,7 +14,9 @@ export function merchant(overrides: Partial<SandboxMerchantOptions> = {}): Sandb
 }
 
 /** A sandbox over real loopback HTTP with the throwaway vector keys as gateway keys. */
-export function startSandbox(options: SandboxServerOptions & { merchant?: Partial<SandboxMerchantOptions> } = {}): Promise<SandboxServer> {
+export function startSandbox(
+	options: SandboxServerOptions & { merchant?: Partial<SandboxMerchantOptions> } = {},
+): Promise<SandboxServer> {
 	const { merchant: merchantOverrides, ...rest } = options;
 	return startSandboxServer({
 		gatewayKeys: { privateKey: keys.gatewayPrivate, publicKey: keys.gatewayPublic },
@@ -31,7 +33,10 @@ export async function signedPost(
 	fields: Record<string, unknown>,
 	options: { signVersion?: SignVersion; privateKey?: string; fetch?: typeof fetch } = {},
 ): Promise<{ status: number; json: Record<string, unknown> }> {
-	const body = sealMessage(fields, { privateKey: options.privateKey ?? keys.merchantPrivate, signVersion: options.signVersion ?? "2.0" });
+	const body = sealMessage(fields, {
+		privateKey: options.privateKey ?? keys.merchantPrivate,
+		signVersion: options.signVersion ?? "2.0",
+	});
 	const response = await (options.fetch ?? fetch)(`${baseUrl}${path}`, {
 		method: "POST",
 		headers: { "content-type": "application/json" },
@@ -59,7 +64,11 @@ export function checkoutFields(receiver: string, overrides: Record<string, unkno
 	};
 }
 
-export function cardFields(receiver: string, cardNumber: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function cardFields(
+	receiver: string,
+	cardNumber: string,
+	overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
 	const { paymentMethod: _p, ...common } = checkoutFields(receiver);
 	return {
 		...common,
@@ -104,7 +113,9 @@ export interface ReceivedRequest {
  * The merchant's side on real loopback HTTP: records IPNs and browser landings.
  * `ipnAnswer` decides each IPN's answer (default: acknowledge).
  */
-export async function startReceiver(ipnAnswer: (n: number, body: string) => { status: number; body: string } | "hang" = () => ack()) {
+export async function startReceiver(
+	ipnAnswer: (n: number, body: string) => { status: number; body: string } | "hang" = () => ack(),
+) {
 	const ipns: ReceivedRequest[] = [];
 	const landings: string[] = [];
 	const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -141,7 +152,10 @@ export async function startReceiver(ipnAnswer: (n: number, body: string) => { st
 export const ack = () => ({ status: 200, body: JSON.stringify({ returnCode: "100", description: "ok" }) });
 
 /** Follows a hosted-page form post: returns the 303 Location. */
-export async function postForm(url: string, fields: Record<string, string>): Promise<{ status: number; location: string | null; text: string }> {
+export async function postForm(
+	url: string,
+	fields: Record<string, string>,
+): Promise<{ status: number; location: string | null; text: string }> {
 	const response = await fetch(url, {
 		method: "POST",
 		headers: { "content-type": "application/x-www-form-urlencoded" },

@@ -25,12 +25,19 @@ const fastRetries = { retryDelaysMs: [10, 20, 30], timeScale: 1 };
 
 describe("IPN delivery", () => {
 	test("retries on the schedule until the merchant acknowledges with returnCode 100", async () => {
-		const { receiver, server, transactionId } = await setup((n) => (n < 3 ? { status: 500, body: "oops" } : ack()), { ipn: fastRetries });
+		const { receiver, server, transactionId } = await setup((n) => (n < 3 ? { status: 500, body: "oops" } : ack()), {
+			ipn: fastRetries,
+		});
 		await server.sandbox.whenIdle();
 		const attempts = server.sandbox.deliveries();
 		expect(attempts.map((a) => a.outcome)).toEqual(["rejected", "rejected", "acknowledged"]);
 		expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
-		expect(attempts[0]).toMatchObject({ eventId: `transaction:${transactionId}:successful`, httpStatus: 500, detail: "HTTP 500", kind: "transaction" });
+		expect(attempts[0]).toMatchObject({
+			eventId: `transaction:${transactionId}:successful`,
+			httpStatus: 500,
+			detail: "HTTP 500",
+			kind: "transaction",
+		});
 		expect(attempts[0]?.nextAttemptAt).toEqual(expect.any(String));
 		expect(attempts[2]?.nextAttemptAt).toBeUndefined();
 		// Every attempt carries the same signed body, which verifies.
@@ -123,7 +130,10 @@ describe("IPN delivery", () => {
 		const created = await signedPost(server.url, "/v2/checkout", checkoutFields(receiver.url));
 		const link = new URL(String(openMessage(created.json, { publicKey: keys.gatewayPublic }).paymentLink));
 		server.sandbox.clock.advance(2 * 3_600_000);
-		await postForm(`${link.origin}${link.pathname}`, { token: link.searchParams.get("token") ?? "", action: "approve" });
+		await postForm(`${link.origin}${link.pathname}`, {
+			token: link.searchParams.get("token") ?? "",
+			action: "approve",
+		});
 		await server.sandbox.whenIdle();
 		const [first] = server.sandbox.deliveries();
 		const minutes = (n: number) => new Date(start + n * 60_000).toISOString();
@@ -173,7 +183,12 @@ describe("IPN delivery", () => {
 		server.sandbox.redeliver(first?.deliveryId ?? "");
 		await server.sandbox.whenIdle();
 		expect(receiver.ipns).toHaveLength(2);
-		expect(server.sandbox.deliveries()[1]).toMatchObject({ deliveryId: first?.deliveryId, attempt: 2, duplicate: true, outcome: "acknowledged" });
+		expect(server.sandbox.deliveries()[1]).toMatchObject({
+			deliveryId: first?.deliveryId,
+			attempt: 2,
+			duplicate: true,
+			outcome: "acknowledged",
+		});
 	});
 
 	test("a 2.1 account's IPN arrives as payload, signVersion and signature", async () => {

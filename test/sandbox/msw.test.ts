@@ -20,7 +20,11 @@ beforeAll(async () => {
 		merchants: [{ merchantId: "msw-shop", publicKey: keys.merchantPublic }],
 		allowLoopbackHttp: false,
 	});
-	const ipn = createNotificationHandler({ gatewayPublicKey: sandbox.gatewayPublicKey, onTransaction: (t) => void received.push(t), onRefund: () => {} });
+	const ipn = createNotificationHandler({
+		gatewayPublicKey: sandbox.gatewayPublicKey,
+		onTransaction: (t) => void received.push(t),
+		onRefund: () => {},
+	});
 	server.use(
 		...sandboxHandlers(sandbox),
 		http.post("https://shop.example/ipn", ({ request }) => ipn(request)),
@@ -34,7 +38,12 @@ afterAll(() => {
 });
 
 const gateway = () =>
-	new GatewayClient({ baseUrl: sandbox.baseUrl, merchantId: "msw-shop", privateKey: keys.merchantPrivate, gatewayPublicKey: sandbox.gatewayPublicKey });
+	new GatewayClient({
+		baseUrl: sandbox.baseUrl,
+		merchantId: "msw-shop",
+		privateKey: keys.merchantPrivate,
+		gatewayPublicKey: sandbox.gatewayPublicKey,
+	});
 
 test("a checkout paid on the hosted page, entirely over MSW, with https merchant URLs", async () => {
 	const session = await gateway().checkout.create({
@@ -59,7 +68,10 @@ test("a checkout paid on the hosted page, entirely over MSW, with https merchant
 		redirect: "manual",
 	});
 	expect(paid.status).toBe(303);
-	expect(gateway().callbacks.decode(paid.headers.get("location") ?? "")).toMatchObject({ status: "successful", ref: "msw-1" });
+	expect(gateway().callbacks.decode(paid.headers.get("location") ?? "")).toMatchObject({
+		status: "successful",
+		ref: "msw-1",
+	});
 	await sandbox.whenIdle();
 	expect(received.map((t) => [t.ref, t.status])).toEqual([["msw-1", "successful"]]);
 	expect(sandbox.deliveries()[0]?.outcome).toBe("acknowledged");

@@ -25,9 +25,15 @@ test("a canary card number and CVC appear nowhere the sandbox writes", async () 
 	const outputs: string[] = [];
 	const s2s = await signedPost(server.url, "/v2/card/api", cardFields(receiver.url, CARD, { cardSecurityCode: CVC }));
 	outputs.push(JSON.stringify(s2s.json));
-	const invalid = await signedPost(server.url, "/v2/card/api", cardFields(receiver.url, "5555555555554445", { cardSecurityCode: CVC }));
+	const invalid = await signedPost(
+		server.url,
+		"/v2/card/api",
+		cardFields(receiver.url, "5555555555554445", { cardSecurityCode: CVC }),
+	);
 	outputs.push(JSON.stringify(invalid.json));
-	const session = openMessage((await signedPost(server.url, "/v2/checkout", checkoutFields(receiver.url))).json, { publicKey: keys.gatewayPublic });
+	const session = openMessage((await signedPost(server.url, "/v2/checkout", checkoutFields(receiver.url))).json, {
+		publicKey: keys.gatewayPublic,
+	});
 	const link = new URL(String(session.paymentLink));
 	const page = await postForm(`${link.origin}${link.pathname}`, {
 		token: link.searchParams.get("token") ?? "",
@@ -39,7 +45,11 @@ test("a canary card number and CVC appear nowhere the sandbox writes", async () 
 	});
 	outputs.push(page.location ?? "", page.text);
 	await server.sandbox.whenIdle();
-	outputs.push(JSON.stringify(events), JSON.stringify(server.sandbox.deliveries()), JSON.stringify(server.sandbox.transactions()));
+	outputs.push(
+		JSON.stringify(events),
+		JSON.stringify(server.sandbox.deliveries()),
+		JSON.stringify(server.sandbox.transactions()),
+	);
 	outputs.push(...receiver.ipns.map((r) => r.body));
 	const all = outputs.join("\n");
 	expect(all).toContain("555555");

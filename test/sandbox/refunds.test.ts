@@ -16,7 +16,12 @@ async function paid(server: Server, amount = 100, card = "4000000000000010"): Pr
 }
 
 const refund = (server: Server, transactionId: string, amount: number, reason?: string) =>
-	signedPost(server.url, "/v2/refund", { merchantId: MERCHANT_ID, transactionId, amount, ...(reason === undefined ? {} : { reason }) });
+	signedPost(server.url, "/v2/refund", {
+		merchantId: MERCHANT_ID,
+		transactionId,
+		amount,
+		...(reason === undefined ? {} : { reason }),
+	});
 
 const amountError = (reply: { status: number; json: Record<string, unknown> }) => {
 	expect(reply.status).toBe(422);
@@ -41,7 +46,15 @@ describe("refund rules", () => {
 		expect(data.refundId).toMatch(/^[0-9a-hjkmnp-tv-z]{26}$/);
 		expect(data.refundNumber).toMatch(/^\d{4}-\d{10}$/);
 		const ipns = await refundIpns(server, String(data.refundId));
-		expect(ipns).toEqual([expect.objectContaining({ status: "refund_successful", statusCode: 11, refundAmount: 30.5, reason: "damaged", transactionId })]);
+		expect(ipns).toEqual([
+			expect.objectContaining({
+				status: "refund_successful",
+				statusCode: 11,
+				refundAmount: 30.5,
+				reason: "damaged",
+				transactionId,
+			}),
+		]);
 	});
 
 	test("D12 on a frozen clock: refund number yymm-seconds, dates with +00:00; D11: no merchantId needed", async () => {
@@ -111,7 +124,12 @@ describe("refund rules", () => {
 		const message = `Invalid signature with merchantId: ${MERCHANT_ID}`;
 		const refusal = { status: 500, json: { status: "error", message } };
 		const forger = { privateKey: keys.gatewayPrivate };
-		const forged = await signedPost(server.url, "/v2/refund", { merchantId: MERCHANT_ID, transactionId, amount: 1 }, { privateKey: keys.gatewayPrivate });
+		const forged = await signedPost(
+			server.url,
+			"/v2/refund",
+			{ merchantId: MERCHANT_ID, transactionId, amount: 1 },
+			{ privateKey: keys.gatewayPrivate },
+		);
 		expect(forged).toEqual(refusal);
 		expect(await signedPost(server.url, "/v2/refund", { transactionId, amount: 1 }, forger)).toEqual(refusal);
 		await server.sandbox.whenIdle();
@@ -124,13 +142,23 @@ describe("manual approval", () => {
 	test("a held refund is refund_under_review (10); approval makes it refund_successful (11), with an IPN", async () => {
 		const server = await sandbox({ merchant: { refundApproval: "manual", signVersion: "2.1" } });
 		const transactionId = await paid(server);
-		const reply = await signedPost(server.url, "/v2/refund", { merchantId: MERCHANT_ID, transactionId, amount: 10 }, { signVersion: "2.1" });
+		const reply = await signedPost(
+			server.url,
+			"/v2/refund",
+			{ merchantId: MERCHANT_ID, transactionId, amount: 10 },
+			{ signVersion: "2.1" },
+		);
 		expect(reply.status).toBe(200);
 		expect(reply.json.message).toBe("The refund was created and is waiting for approval.");
 		const { refundId } = openMessage(reply.json, gateway) as { refundId: string };
 		expect(server.sandbox.refund(refundId)?.status).toBe("refund_under_review");
 
-		const before = await signedPost(server.url, "/v2/refund/query", { merchantId: MERCHANT_ID, refundId }, { signVersion: "2.1" });
+		const before = await signedPost(
+			server.url,
+			"/v2/refund/query",
+			{ merchantId: MERCHANT_ID, refundId },
+			{ signVersion: "2.1" },
+		);
 		expect(before.json).toMatchObject({ status: "success", signVersion: "2.1" });
 		const held = openMessage(before.json, gateway);
 		expect(held).toMatchObject({ refundId, status: "refund_under_review", statusCode: 10, refundAmount: 10 });
@@ -164,7 +192,10 @@ describe("manual approval", () => {
 
 	test("the refund query answers 404 for an unknown refund", async () => {
 		const server = await sandbox();
-		const reply = await signedPost(server.url, "/v2/refund/query", { merchantId: MERCHANT_ID, refundId: "01JZZZZZZZZZZZZZZZZZZZZZZZ" });
+		const reply = await signedPost(server.url, "/v2/refund/query", {
+			merchantId: MERCHANT_ID,
+			refundId: "01JZZZZZZZZZZZZZZZZZZZZZZZ",
+		});
 		expect(reply.status).toBe(404);
 	});
 });

@@ -75,7 +75,9 @@ describe("one signedString option for a gateway that signs differently: sandbox,
 	});
 
 	test("with the reference form on the client, the sandbox refuses the request as the gateway does (HTTP 500)", async () => {
-		await expect(client(undefined).checkout.create(order(`reference-${Date.now()}`))).rejects.toThrow(AuthenticationError);
+		await expect(client(undefined).checkout.create(order(`reference-${Date.now()}`))).rejects.toThrow(
+			AuthenticationError,
+		);
 	});
 });
 
@@ -94,13 +96,20 @@ describe("the sandbox verifies requests in the body's own order (the reference f
 				'"currency":"EUR"',
 				'"paymentMethod":"checkout"',
 				'"orderDescription":"Tea"',
-				...["callbackUrl", "notificationUrl", "cancelUrl", "errorUrl"].map((name) => `"${name}":"https://shop.example/${name}"`),
+				...["callbackUrl", "notificationUrl", "cancelUrl", "errorUrl"].map(
+					(name) => `"${name}":"https://shop.example/${name}"`,
+				),
 				'"metadata":{"10":"ten","9":"nine"}',
 			];
 			const text = `{${fields.join(",")}}`;
 			const signature = signText(referenceForm(parseFlatText(text)), keys.merchantPrivate);
 			const body = `${text.slice(0, -1)},"signature":"${signature}"}`;
-			const post = (json: string) => fetch(`${gateway.url}/v2/checkout`, { method: "POST", headers: { "content-type": "application/json" }, body: json });
+			const post = (json: string) =>
+				fetch(`${gateway.url}/v2/checkout`, {
+					method: "POST",
+					headers: { "content-type": "application/json" },
+					body: json,
+				});
 			const answer = await post(body);
 			expect(answer.status).toBe(200);
 			expect(await answer.json()).toMatchObject({ status: "created" });

@@ -32,14 +32,30 @@ export const awkwardNumber: fc.Arbitrary<number> = fc.oneof(
  * Plain JSON objects built with own data properties only (so `__proto__` is a key,
  * as JSON.parse makes it), nested to a modest depth.
  */
-export const jsonObject: fc.Arbitrary<Record<string, unknown>> = fc.letrec<{ value: unknown; object: Record<string, unknown>; array: unknown[] }>((tie) => ({
-	value: fc.oneof({ depthSize: "small", withCrossShrink: true }, awkwardString, awkwardNumber, fc.boolean(), fc.constant(null), tie("object"), tie("array")),
-	object: fc.array(fc.tuple(awkwardKey, tie("value")), { maxLength: 6 }).map((entries) => Object.fromEntries(entries) as Record<string, unknown>),
+export const jsonObject: fc.Arbitrary<Record<string, unknown>> = fc.letrec<{
+	value: unknown;
+	object: Record<string, unknown>;
+	array: unknown[];
+}>((tie) => ({
+	value: fc.oneof(
+		{ depthSize: "small", withCrossShrink: true },
+		awkwardString,
+		awkwardNumber,
+		fc.boolean(),
+		fc.constant(null),
+		tie("object"),
+		tie("array"),
+	),
+	object: fc
+		.array(fc.tuple(awkwardKey, tie("value")), { maxLength: 6 })
+		.map((entries) => Object.fromEntries(entries) as Record<string, unknown>),
 	array: fc.array(tie("value"), { maxLength: 5 }),
 })).object;
 
 /** A top-level message: any JSON object, except that a string `payload` would make it a 2.1 envelope (D4). */
-export const message: fc.Arbitrary<Record<string, unknown>> = jsonObject.filter((fields) => typeof fields.payload !== "string");
+export const message: fc.Arbitrary<Record<string, unknown>> = jsonObject.filter(
+	(fields) => typeof fields.payload !== "string",
+);
 
 /** A deep copy with every object's keys inserted in reverse, then rotated by `shift`: same content, other order. */
 export function reorder(value: unknown, shift: number): unknown {

@@ -41,7 +41,9 @@ describe("choosing a crypto backend", () => {
 	it("loadCryptoBackend loads node-forge without changing the default", async () => {
 		await loadCryptoBackend("forge");
 		expect(signWithDefault().nodeSigned).toBe(true);
-		expect(sealMessage(checkout.input, { privateKey: keys.merchantPrivate, backend: "forge" }).signature).toBe(checkout.signature);
+		expect(sealMessage(checkout.input, { privateKey: keys.merchantPrivate, backend: "forge" }).signature).toBe(
+			checkout.signature,
+		);
 	});
 
 	it("useCryptoBackend('forge') makes node-forge the default; 'auto' and 'node' switch back", async () => {
@@ -62,7 +64,9 @@ describe("choosing a crypto backend", () => {
 	it("a per-call backend wins over the default", async () => {
 		await useCryptoBackend("forge");
 		const spy = vi.spyOn(nodeCrypto, "sign");
-		expect(sealMessage(checkout.input, { privateKey: keys.merchantPrivate, backend: "node" }).signature).toBe(checkout.signature);
+		expect(sealMessage(checkout.input, { privateKey: keys.merchantPrivate, backend: "node" }).signature).toBe(
+			checkout.signature,
+		);
 		expect(spy).toHaveBeenCalledTimes(1);
 		await useCryptoBackend("auto");
 	});

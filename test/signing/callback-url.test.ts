@@ -9,7 +9,13 @@ const verify = { publicKey: keys.gatewayPublic };
 const versions: SignVersion[] = ["2.0", "2.1"];
 
 // Content chosen so that its standard base64 holds both "+" and "/" (checked below).
-const fields = { status: "successful", transactionId: "01JD5Z8Q4V7M1X2C3B4N5P6R7S", ref: "ORD>?>?~~", amount: 10.5, note: "ûÿ~~>>??" };
+const fields = {
+	status: "successful",
+	transactionId: "01JD5Z8Q4V7M1X2C3B4N5P6R7S",
+	ref: "ORD>?>?~~",
+	amount: 10.5,
+	note: "ûÿ~~>>??",
+};
 
 const payloadOf = (url: string) => new URL(url).searchParams.get("payload") ?? "";
 /** Rewrites the payload parameter's value as another spelling would, leaving the rest of the URL as it is. */
@@ -57,12 +63,23 @@ describe.each(versions)("callback URL, version %s", (signVersion) => {
 	it("accepts every input shape: URL string, URL, URLSearchParams, query string with or without ?, parsed query object", () => {
 		const parsed = new URL(url);
 		const query = Object.fromEntries(parsed.searchParams);
-		const inputs = [url, parsed, parsed.searchParams, parsed.search, parsed.search.slice(1), query, { ...query, payload: [query.payload ?? ""] }];
+		const inputs = [
+			url,
+			parsed,
+			parsed.searchParams,
+			parsed.search,
+			parsed.search.slice(1),
+			query,
+			{ ...query, payload: [query.payload ?? ""] },
+		];
 		for (const input of inputs) expect(openCallbackUrl(input, verify).fields).toEqual(fields);
 	});
 
 	it("keeps the callbackUrl's own query parameters and fragment, and still opens", () => {
-		const sealed = sealCallbackUrl("https://shop.example/pay/callback?order=ORD-1&lang=pt-BR#receipt", fields, { ...gateway, signVersion });
+		const sealed = sealCallbackUrl("https://shop.example/pay/callback?order=ORD-1&lang=pt-BR#receipt", fields, {
+			...gateway,
+			signVersion,
+		});
 		const parsed = new URL(sealed);
 		expect(sealed.startsWith("https://shop.example/pay/callback?order=ORD-1&lang=pt-BR&payload=")).toBe(true);
 		expect(parsed.hash).toBe("#receipt");
@@ -99,11 +116,13 @@ describe.each(versions)("callback URL, version %s", (signVersion) => {
 		const extra = signVersion === "2.1" ? "&signVersion=2.1&signature=AAAA" : "";
 		const b64 = (bytes: Uint8Array) => encodeURIComponent(Buffer.from(bytes).toString("base64"));
 		expect(() => openCallbackUrl(`https://shop.example/cb?x=1${extra}`, verify)).toThrow(MalformedMessageError);
-		expect(() => openCallbackUrl(`https://shop.example/cb?payload=${b64(new Uint8Array([0xff, 0xfe, 0x7b]))}${extra}`, verify)).toThrow(MalformedMessageError);
+		expect(() =>
+			openCallbackUrl(`https://shop.example/cb?payload=${b64(new Uint8Array([0xff, 0xfe, 0x7b]))}${extra}`, verify),
+		).toThrow(MalformedMessageError);
 		if (signVersion === "2.0") {
-			expect(() => openCallbackUrl(`https://shop.example/cb?payload=${b64(new TextEncoder().encode("[1,2]"))}`, verify)).toThrow(
-				expect.objectContaining({ name: "MalformedMessageError", field: "payload" }),
-			);
+			expect(() =>
+				openCallbackUrl(`https://shop.example/cb?payload=${b64(new TextEncoder().encode("[1,2]"))}`, verify),
+			).toThrow(expect.objectContaining({ name: "MalformedMessageError", field: "payload" }));
 		}
 	});
 
@@ -146,7 +165,9 @@ describe("callback URL specifics", () => {
 
 	it("an unknown signVersion is MalformedMessageError on signVersion", () => {
 		const url = sealCallbackUrl("https://shop.example/cb", fields, { ...gateway, signVersion: "2.1" });
-		expect(() => openCallbackUrl(url.replace("signVersion=2.1", "signVersion=3.0"), verify)).toThrow(expect.objectContaining({ field: "signVersion" }));
+		expect(() => openCallbackUrl(url.replace("signVersion=2.1", "signVersion=3.0"), verify)).toThrow(
+			expect.objectContaining({ field: "signVersion" }),
+		);
 	});
 
 	it("2.0 with an explicit signVersion=2.0 parameter opens as 2.0", () => {
@@ -155,7 +176,8 @@ describe("callback URL specifics", () => {
 	});
 
 	it("refuses input that is not a URL, query or object", () => {
-		for (const input of [42, null, true]) expect(() => openCallbackUrl(input as unknown as string, verify)).toThrow(MalformedMessageError);
+		for (const input of [42, null, true])
+			expect(() => openCallbackUrl(input as unknown as string, verify)).toThrow(MalformedMessageError);
 	});
 
 	it.each(["callback-2.0", "callback-2.1"])("the %s vector opens in every base64 spelling", (name) => {

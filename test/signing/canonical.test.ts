@@ -57,7 +57,9 @@ describe("D3 step 2: the top level in PHP's natural order, nested objects in the
 		expect(canonicalString({ field10: 1, field9: 2, ab: 3, a_b: 4, aB: 5, Field: 6 })).toBe(
 			'{"Field":"6","aB":"5","a_b":"4","ab":"3","field9":"2","field10":"1"}',
 		);
-		expect(canonicalString({ "10": 1, "9": 2, a10: 3, a2: 4, a01: 5 })).toBe('{"9":"2","10":"1","a01":"5","a2":"4","a10":"3"}');
+		expect(canonicalString({ "10": 1, "9": 2, a10: 3, a2: 4, a01: 5 })).toBe(
+			'{"9":"2","10":"1","a01":"5","a2":"4","a10":"3"}',
+		);
 	});
 
 	it("keeps nested objects in their own order, integer-like keys included (the body's order)", () => {
@@ -67,7 +69,9 @@ describe("D3 step 2: the top level in PHP's natural order, nested objects in the
 	});
 
 	it("sorts non-ASCII top-level keys in UTF-8 byte order, as PHP compares bytes", () => {
-		expect(canonicalString({ "\uff01": 1, "😀": 2, é: 3, z: 4 })).toBe('{"z":"4","\\u00e9":"3","\\uff01":"1","\\ud83d\\ude00":"2"}');
+		expect(canonicalString({ "\uff01": 1, "😀": 2, é: 3, z: 4 })).toBe(
+			'{"z":"4","\\u00e9":"3","\\uff01":"1","\\ud83d\\ude00":"2"}',
+		);
 	});
 
 	it("keeps array order", () => {
@@ -171,7 +175,9 @@ describe("D3 step 6: escaping as PHP json_encode", () => {
 
 describe("D3 steps 1-2: what is signed", () => {
 	it("drops the top-level signature only; keeps signVersion and nested signatures", () => {
-		expect(canonicalString({ signature: "x", signVersion: "2.0", data: { signature: "kept" } })).toBe('{"data":{"signature":"kept"},"signVersion":"2.0"}');
+		expect(canonicalString({ signature: "x", signVersion: "2.0", data: { signature: "kept" } })).toBe(
+			'{"data":{"signature":"kept"},"signVersion":"2.0"}',
+		);
 	});
 
 	it("drops undefined values at every depth; null signs as an empty string", () => {

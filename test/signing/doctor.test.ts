@@ -1,7 +1,21 @@
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { flatStringifiedForm, InvalidKeyError, MalformedMessageError, nodeSnippetForm, retiredFirstDraftForm, type SignedStringForm } from "../../src/index.js";
-import { canonicalString, diagnoseSignature, openCallbackUrl, openMessage, type SignatureFormName, sealMessage } from "../../src/signing/index.js";
+import {
+	flatStringifiedForm,
+	InvalidKeyError,
+	MalformedMessageError,
+	nodeSnippetForm,
+	retiredFirstDraftForm,
+	type SignedStringForm,
+} from "../../src/index.js";
+import {
+	canonicalString,
+	diagnoseSignature,
+	openCallbackUrl,
+	openMessage,
+	type SignatureFormName,
+	sealMessage,
+} from "../../src/signing/index.js";
 import { sealCallbackUrl } from "../../src/testing.js";
 import { keys, sharedVectorsDir, signerKeys, vectors } from "../helpers/vectors.js";
 import { pemBody } from "./key-fixtures.js";
@@ -34,12 +48,24 @@ const ways: Way[] = [
 	{ form: "reference", expected: canonicalString },
 	{ form: "payload-2.1", expected: (f) => JSON.stringify(f) },
 	{ form: "node-snippet", exportName: "nodeSnippetForm", signedString: nodeSnippetForm, expected: nodeSnippetForm },
-	{ form: "flat-stringified", exportName: "flatStringifiedForm", signedString: flatStringifiedForm, expected: flatStringifiedForm },
-	{ form: "retired-first-draft", exportName: "retiredFirstDraftForm", signedString: retiredFirstDraftForm, expected: retiredFirstDraftForm },
+	{
+		form: "flat-stringified",
+		exportName: "flatStringifiedForm",
+		signedString: flatStringifiedForm,
+		expected: flatStringifiedForm,
+	},
+	{
+		form: "retired-first-draft",
+		exportName: "retiredFirstDraftForm",
+		signedString: retiredFirstDraftForm,
+		expected: retiredFirstDraftForm,
+	},
 ];
 
 const sealOptions = (way: Way, privateKey = keys.gatewayPrivate) =>
-	way.form === "payload-2.1" ? { privateKey, signVersion: "2.1" as const } : { privateKey, signedString: way.signedString };
+	way.form === "payload-2.1"
+		? { privateKey, signVersion: "2.1" as const }
+		: { privateKey, signedString: way.signedString };
 
 /** The message as each merchant code path holds it: raw text, bytes, a parsed body, a callback, a wrapped answer. */
 function shapes(way: Way, privateKey?: string) {
@@ -56,7 +82,12 @@ function shapes(way: Way, privateKey?: string) {
 		{ shape: "IPN bytes", input: new TextEncoder().encode(body), expectShape: "flat", readFrom: "text" },
 		{ shape: "parsed IPN", input: JSON.parse(body), expectShape: "flat", readFrom: "object" },
 		{ shape: "callback URL", input: url, expectShape: "callback", readFrom: "text" },
-		{ shape: "callback query object", input: Object.fromEntries(new URL(url).searchParams), expectShape: "callback", readFrom: "text" },
+		{
+			shape: "callback query object",
+			input: Object.fromEntries(new URL(url).searchParams),
+			expectShape: "callback",
+			readFrom: "text",
+		},
 		{ shape: "wrapped answer text", input: wrapped, expectShape: "wrapped", readFrom: "text" },
 		{ shape: "parsed wrapped answer", input: JSON.parse(wrapped), expectShape: "wrapped", readFrom: "object" },
 	] as const;
@@ -81,7 +112,12 @@ describe("diagnoseSignature names the form a message was signed in", () => {
 		expect(winner).toMatchObject({ form: way.form, keyIndex: 0, signedString: way.expected(fields) });
 		// The other forms were tried too, each with its own string.
 		if (way.form !== "payload-2.1") {
-			expect(report.attempts.map((a) => a.form)).toEqual(["reference", "node-snippet", "flat-stringified", "retired-first-draft"]);
+			expect(report.attempts.map((a) => a.form)).toEqual([
+				"reference",
+				"node-snippet",
+				"flat-stringified",
+				"retired-first-draft",
+			]);
 			expect(new Set(report.attempts.map((a) => a.signedString)).size).toBe(4);
 		}
 	});
@@ -91,14 +127,25 @@ describe("diagnoseSignature names the form a message was signed in", () => {
 		(_, way) => {
 			const [text, , , callback] = shapes(way);
 			const report = diagnoseSignature(text.input, { publicKey: keys.gatewayPublic });
-			for (const place of ["new GatewayClient(", "createNotificationHandler(", "verifyNotification(", "decodeCallback("]) {
+			for (const place of [
+				"new GatewayClient(",
+				"createNotificationHandler(",
+				"verifyNotification(",
+				"decodeCallback(",
+			]) {
 				expect(report.advice).toContain(`${place}`);
 			}
 			expect(report.advice).toContain(`import { ${way.exportName} } from "merchant-gateway";`);
 			expect(report.advice?.match(new RegExp(`signedString: ${way.exportName} }`, "g"))).toHaveLength(4);
-			const signedString = { nodeSnippetForm, flatStringifiedForm, retiredFirstDraftForm }[way.exportName as "nodeSnippetForm"];
-			expect(openMessage(text.input, { publicKey: keys.gatewayPublic, signedString })).toMatchObject({ status: "successful" });
-			expect(openCallbackUrl(callback.input, { publicKey: keys.gatewayPublic, signedString }).fields).toMatchObject({ ref: "order/1" });
+			const signedString = { nodeSnippetForm, flatStringifiedForm, retiredFirstDraftForm }[
+				way.exportName as "nodeSnippetForm"
+			];
+			expect(openMessage(text.input, { publicKey: keys.gatewayPublic, signedString })).toMatchObject({
+				status: "successful",
+			});
+			expect(openCallbackUrl(callback.input, { publicKey: keys.gatewayPublic, signedString }).fields).toMatchObject({
+				ref: "order/1",
+			});
 		},
 	);
 
@@ -107,7 +154,9 @@ describe("diagnoseSignature names the form a message was signed in", () => {
 		const fromText = diagnoseSignature(text.input, { publicKey: keys.gatewayPublic });
 		expect(fromText.advice).toMatch(/^Nothing to configure/);
 		expect(fromText.advice).not.toContain("raw body");
-		expect(diagnoseSignature(parsed.input, { publicKey: keys.gatewayPublic }).advice).toContain("give the SDK the raw body");
+		expect(diagnoseSignature(parsed.input, { publicKey: keys.gatewayPublic }).advice).toContain(
+			"give the SDK the raw body",
+		);
 	});
 
 	it('2.1: the advice says signVersion: "2.1" for the client', () => {
@@ -123,10 +172,19 @@ describe("diagnoseSignature names the form a message was signed in", () => {
 	});
 
 	it("a form that cannot make a string for the message reports why and the others are still tried", () => {
-		const body = JSON.stringify(sealMessage({ status: "successful", note: "\ud800" }, { privateKey: keys.gatewayPrivate, signedString: nodeSnippetForm }));
+		const body = JSON.stringify(
+			sealMessage(
+				{ status: "successful", note: "\ud800" },
+				{ privateKey: keys.gatewayPrivate, signedString: nodeSnippetForm },
+			),
+		);
 		const report = diagnoseSignature(body, { publicKey: keys.gatewayPublic });
 		expect(report.form).toBe("node-snippet");
-		expect(report.attempts[0]).toMatchObject({ form: "reference", verified: false, error: expect.stringMatching(/note.*lone surrogate/) });
+		expect(report.attempts[0]).toMatchObject({
+			form: "reference",
+			verified: false,
+			error: expect.stringMatching(/note.*lone surrogate/),
+		});
 		expect(report.attempts[0]?.signedString).toBeUndefined();
 	});
 
@@ -139,7 +197,9 @@ describe("diagnoseSignature names the form a message was signed in", () => {
 		expect(report.verifiedBy).toEqual(["reference", "node-snippet", "flat-stringified", "retired-first-draft"]);
 		expect(report.attempts.slice(1).map((a) => a.sameStringAs)).toEqual(["reference", "reference", "reference"]);
 		const nested = { status: "successful", n: { a: true } };
-		const retiredBody = JSON.stringify(sealMessage(nested, { privateKey: keys.gatewayPrivate, signedString: retiredFirstDraftForm }));
+		const retiredBody = JSON.stringify(
+			sealMessage(nested, { privateKey: keys.gatewayPrivate, signedString: retiredFirstDraftForm }),
+		);
 		const both = diagnoseSignature(retiredBody, { publicKey: keys.gatewayPublic });
 		expect(both.verifiedBy).toEqual(["node-snippet", "retired-first-draft"]);
 		expect(both.advice).toContain("For this message retired-first-draft makes the same string and verifies too");
@@ -173,7 +233,9 @@ describe("when nothing verifies", () => {
 		const sealed = sealMessage(fields, { privateKey: keys.gatewayPrivate });
 		const cut = { ...sealed, signature: Buffer.from(sealed.signature, "base64").subarray(0, 128).toString("base64") };
 		const report = diagnoseSignature(JSON.stringify(cut), { publicKey: keys.gatewayPublic });
-		expect(report.likelyCauses[0]).toMatch(/^The signature has 128 bytes, but the key\(s\) given \(2048 bits\) make 256-byte signatures/);
+		expect(report.likelyCauses[0]).toMatch(
+			/^The signature has 128 bytes, but the key\(s\) given \(2048 bits\) make 256-byte signatures/,
+		);
 	});
 
 	it("an unsigned callback: the way out is a verified transaction query (D5)", () => {
@@ -181,11 +243,18 @@ describe("when nothing verifies", () => {
 		const report = diagnoseSignature(unsigned, { publicKey: keys.gatewayPublic });
 		expect(report.message).toMatchObject({ shape: "callback", signature: "missing" });
 		expect(report.likelyCauses).toEqual([expect.stringContaining("verified transaction query")]);
-		expect(report.attempts.map((a) => a.form)).toEqual(["reference", "node-snippet", "flat-stringified", "retired-first-draft"]);
+		expect(report.attempts.map((a) => a.form)).toEqual([
+			"reference",
+			"node-snippet",
+			"flat-stringified",
+			"retired-first-draft",
+		]);
 	});
 
 	it("a signature that is not base64 is called malformed", () => {
-		const report = diagnoseSignature(JSON.stringify({ status: "successful", signature: "***" }), { publicKey: keys.gatewayPublic });
+		const report = diagnoseSignature(JSON.stringify({ status: "successful", signature: "***" }), {
+			publicKey: keys.gatewayPublic,
+		});
 		expect(report.message.signature).toBe("malformed");
 		expect(report.likelyCauses[0]).toMatch(/^The signature is not base64/);
 	});
@@ -203,19 +272,28 @@ describe("what the report shows is redacted", () => {
 		saveCard: true,
 	};
 
-	it.each(ways.map((w) => [w.form, w] as const))("%s: no card number, CVV or key material in any signed string", (_, way) => {
-		const body = JSON.stringify(sealMessage(charge, sealOptions(way)));
-		const report = diagnoseSignature(body, { publicKey: keys.gatewayPublic });
-		expect(report.form).toBe(way.form);
-		const shown = JSON.stringify(report);
-		expect(report.attempts.some((a) => a.signedString?.includes("[redacted key]"))).toBe(true);
-		for (const secret of ["4111111111111112", "4000000000001018", "PRIVATE KEY", derKey.slice(100, 160), derKey.slice(-60, -2)]) {
-			expect(shown).not.toContain(secret);
-		}
-		expect(shown).not.toMatch(/cardSecurityCode\\*":\\*"?(123|987)/);
-		expect(shown).not.toMatch(/cvv\\*":\\*"?654/);
-		expect(report.attempts.find((a) => a.verified)?.signedString).toContain("411111******1112");
-	});
+	it.each(ways.map((w) => [w.form, w] as const))(
+		"%s: no card number, CVV or key material in any signed string",
+		(_, way) => {
+			const body = JSON.stringify(sealMessage(charge, sealOptions(way)));
+			const report = diagnoseSignature(body, { publicKey: keys.gatewayPublic });
+			expect(report.form).toBe(way.form);
+			const shown = JSON.stringify(report);
+			expect(report.attempts.some((a) => a.signedString?.includes("[redacted key]"))).toBe(true);
+			for (const secret of [
+				"4111111111111112",
+				"4000000000001018",
+				"PRIVATE KEY",
+				derKey.slice(100, 160),
+				derKey.slice(-60, -2),
+			]) {
+				expect(shown).not.toContain(secret);
+			}
+			expect(shown).not.toMatch(/cardSecurityCode\\*":\\*"?(123|987)/);
+			expect(shown).not.toMatch(/cvv\\*":\\*"?654/);
+			expect(report.attempts.find((a) => a.verified)?.signedString).toContain("411111******1112");
+		},
+	);
 });
 
 describe("input the doctor refuses, with typed errors", () => {
@@ -231,7 +309,10 @@ describe("input the doctor refuses, with typed errors", () => {
 	});
 
 	it("a parsed object with a cycle: no throw, each form says it cannot make a string", () => {
-		const cyclic: Record<string, unknown> = { status: "successful", signature: Buffer.alloc(256, 1).toString("base64") };
+		const cyclic: Record<string, unknown> = {
+			status: "successful",
+			signature: Buffer.alloc(256, 1).toString("base64"),
+		};
 		cyclic.self = cyclic;
 		const report = diagnoseSignature(cyclic, { publicKey: keys.gatewayPublic });
 		expect(report.verified).toBe(false);
@@ -262,7 +343,9 @@ describe("on the known-answer vectors", () => {
 
 	/** The retired first D3's vectors, made by PHP from those rules and signed by the gateway's key: in ../shared only. */
 	const retiredFile = `${sharedVectorsDir}signing-vectors.json`;
-	const retired: Array<{ name: string; kind: string; signer: string; message?: string; url?: string }> = existsSync(retiredFile)
+	const retired: Array<{ name: string; kind: string; signer: string; message?: string; url?: string }> = existsSync(
+		retiredFile,
+	)
 		? JSON.parse(readFileSync(retiredFile, "utf8")).vectors
 		: [];
 	const retired20 = retired.filter((v) => v.kind.endsWith("20")).map((v) => [v.name, v] as const);

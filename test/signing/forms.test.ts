@@ -1,6 +1,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { flatStringifiedForm, MalformedMessageError, nodeSnippetForm, retiredFirstDraftForm, type SignedStringForm } from "../../src/index.js";
+import {
+	flatStringifiedForm,
+	MalformedMessageError,
+	nodeSnippetForm,
+	retiredFirstDraftForm,
+	type SignedStringForm,
+} from "../../src/index.js";
 import { canonicalString, openCallbackUrl, openMessage, sealMessage } from "../../src/signing/index.js";
 import { sealCallbackUrl } from "../../src/testing.js";
 import { keys, sharedVectorsDir } from "../helpers/vectors.js";
@@ -43,7 +49,9 @@ describe("the 2.0 signed-string forms on one message", () => {
 	});
 
 	it("the four forms differ on it (the doctor's tests rely on that)", () => {
-		const strings = [canonicalString, nodeSnippetForm, flatStringifiedForm, retiredFirstDraftForm].map((form) => form(message));
+		const strings = [canonicalString, nodeSnippetForm, flatStringifiedForm, retiredFirstDraftForm].map((form) =>
+			form(message),
+		);
 		expect(new Set(strings).size).toBe(4);
 	});
 
@@ -58,7 +66,9 @@ describe("the 2.0 signed-string forms on one message", () => {
 
 describe("what sets each form apart", () => {
 	it("nodeSnippetForm trims Unicode spaces as JavaScript does and writes numbers with String(n)", () => {
-		expect(nodeSnippetForm({ b: "\u00a0x\u2003", a: 1e21, c: 0.1 + 0.2 })).toBe('{"a":"1e+21","b":"x","c":"0.30000000000000004"}');
+		expect(nodeSnippetForm({ b: "\u00a0x\u2003", a: 1e21, c: 0.1 + 0.2 })).toBe(
+			'{"a":"1e+21","b":"x","c":"0.30000000000000004"}',
+		);
 	});
 
 	it("nodeSnippetForm sorts upper and lower case together and digit runs by value", () => {
@@ -66,7 +76,9 @@ describe("what sets each form apart", () => {
 	});
 
 	it("flatStringifiedForm keeps false as an empty string, casts floats at precision 14 and keeps PHP's trim set", () => {
-		expect(flatStringifiedForm({ f: false, x: 0.1 + 0.2, big: 1e25, s: "\u00a0x \t" })).toBe('{"big":"1.0E+25","f":"","s":"\\u00a0x","x":"0.3"}');
+		expect(flatStringifiedForm({ f: false, x: 0.1 + 0.2, big: 1e25, s: "\u00a0x \t" })).toBe(
+			'{"big":"1.0E+25","f":"","s":"\\u00a0x","x":"0.3"}',
+		);
 	});
 
 	it("retiredFirstDraftForm keeps {} as {} and sorts integer-like keys as strings", () => {
@@ -93,21 +105,36 @@ describe("each form seals and opens through the signedString option", () => {
 
 	it.each(forms)("%s: a sealed message opens with the form and fails with the reference form", (_, form) => {
 		const body = JSON.stringify(sealMessage(message, { privateKey: keys.gatewayPrivate, signedString: form }));
-		expect(openMessage(body, { publicKey: keys.gatewayPublic, signedString: form })).toMatchObject({ status: "successful" });
+		expect(openMessage(body, { publicKey: keys.gatewayPublic, signedString: form })).toMatchObject({
+			status: "successful",
+		});
 		expect(() => openMessage(body, { publicKey: keys.gatewayPublic })).toThrow(/does not match/);
-		const url = sealCallbackUrl("https://shop.example/return", message, { privateKey: keys.gatewayPrivate, signedString: form });
-		expect(openCallbackUrl(url, { publicKey: keys.gatewayPublic, signedString: form }).fields).toMatchObject({ amount: 10.5 });
+		const url = sealCallbackUrl("https://shop.example/return", message, {
+			privateKey: keys.gatewayPrivate,
+			signedString: form,
+		});
+		expect(openCallbackUrl(url, { publicKey: keys.gatewayPublic, signedString: form }).fields).toMatchObject({
+			amount: 10.5,
+		});
 	});
 });
 
 /** The retired first D3's vectors, made by PHP from those rules: kept in ../shared only. */
 const retiredFile = `${sharedVectorsDir}signing-vectors.json`;
 const retired = existsSync(retiredFile)
-	? (JSON.parse(readFileSync(retiredFile, "utf8")).vectors as Array<{ name: string; kind: string; input: Record<string, unknown>; canonical?: string }>)
+	? (JSON.parse(readFileSync(retiredFile, "utf8")).vectors as Array<{
+			name: string;
+			kind: string;
+			input: Record<string, unknown>;
+			canonical?: string;
+		}>)
 	: [];
 
-describe.skipIf(retired.length === 0)("retiredFirstDraftForm against the retired vectors (../shared/vectors/signing-vectors.json)", () => {
-	it.each(retired.filter((v) => v.canonical !== undefined).map((v) => [v.name, v] as const))("%s", (_, vector) => {
-		expect(retiredFirstDraftForm(vector.input)).toBe(vector.canonical);
-	});
-});
+describe.skipIf(retired.length === 0)(
+	"retiredFirstDraftForm against the retired vectors (../shared/vectors/signing-vectors.json)",
+	() => {
+		it.each(retired.filter((v) => v.canonical !== undefined).map((v) => [v.name, v] as const))("%s", (_, vector) => {
+			expect(retiredFirstDraftForm(vector.input)).toBe(vector.canonical);
+		});
+	},
+);

@@ -43,12 +43,21 @@ describe("parseJsonText: JSON.parse's language, with the text's own order and nu
 		const tree = parseJsonText('{"b":{"10":1.0e+17,"9":12345678901234567,"a":-0.0}}') as TextObject;
 		const nested = tree.values[0] as TextObject;
 		expect(nested.keys).toEqual(["10", "9", "a"]);
-		expect(nested.values.map((value) => (value as TextNumber).literal)).toEqual(["1.0e+17", "12345678901234567", "-0.0"]);
+		expect(nested.values.map((value) => (value as TextNumber).literal)).toEqual([
+			"1.0e+17",
+			"12345678901234567",
+			"-0.0",
+		]);
 	});
 
 	it("accepts and refuses exactly what JSON.parse does, for texts one edit away from valid JSON", () => {
 		const edited = fc
-			.tuple(fc.jsonValue({ maxDepth: 3 }), fc.nat(), fc.constantFrom("delete", "insert", "replace"), fc.string({ minLength: 1, maxLength: 1 }))
+			.tuple(
+				fc.jsonValue({ maxDepth: 3 }),
+				fc.nat(),
+				fc.constantFrom("delete", "insert", "replace"),
+				fc.string({ minLength: 1, maxLength: 1 }),
+			)
 			.map(([value, at, edit, character]) => {
 				const text = JSON.stringify(value);
 				const i = text.length === 0 ? 0 : at % text.length;
@@ -61,7 +70,8 @@ describe("parseJsonText: JSON.parse's language, with the text's own order and nu
 				const expected = outcome(() => JSON.parse(text), false);
 				const ours = outcome(() => parseJsonText(text, "text"), true);
 				// Duplicate member names are the one place the SDK is stricter than JSON.parse.
-				if (expected === "accepted" && ours === "refused") expect(() => parseJsonText(text)).toThrow(/duplicate member name/);
+				if (expected === "accepted" && ours === "refused")
+					expect(() => parseJsonText(text)).toThrow(/duplicate member name/);
 				else expect(ours, text).toBe(expected);
 			}),
 			{ numRuns: 3000 },

@@ -58,9 +58,43 @@ export function makeKeyFixtures(): KeyFixtures {
 
 	openssl(["pkey", "-in", source, "-out", at("pkcs8.pem")]);
 	openssl(["rsa", "-in", source, "-traditional", "-out", at("pkcs1.pem")]);
-	openssl(["pkcs8", "-topk8", "-v2", "aes-256-cbc", "-in", source, "-passout", `pass:${passphrase}`, "-out", at("enc.pem")]);
-	openssl(["pkcs8", "-topk8", "-v2", "aes-256-cbc", "-in", source, "-passout", `pass:${passphrase}`, "-outform", "DER", "-out", at("enc.der")]);
-	openssl(["rsa", "-in", source, "-traditional", "-aes256", "-passout", `pass:${passphrase}`, "-out", at("enc-pkcs1.pem")]);
+	openssl([
+		"pkcs8",
+		"-topk8",
+		"-v2",
+		"aes-256-cbc",
+		"-in",
+		source,
+		"-passout",
+		`pass:${passphrase}`,
+		"-out",
+		at("enc.pem"),
+	]);
+	openssl([
+		"pkcs8",
+		"-topk8",
+		"-v2",
+		"aes-256-cbc",
+		"-in",
+		source,
+		"-passout",
+		`pass:${passphrase}`,
+		"-outform",
+		"DER",
+		"-out",
+		at("enc.der"),
+	]);
+	openssl([
+		"rsa",
+		"-in",
+		source,
+		"-traditional",
+		"-aes256",
+		"-passout",
+		`pass:${passphrase}`,
+		"-out",
+		at("enc-pkcs1.pem"),
+	]);
 	openssl(["pkey", "-in", source, "-outform", "DER", "-out", at("pkcs8.der")]);
 	openssl(["rsa", "-in", source, "-traditional", "-outform", "DER", "-out", at("pkcs1.der")]);
 	openssl(["pkey", "-in", source, "-pubout", "-out", at("spki.pem")]);
@@ -73,7 +107,19 @@ export function makeKeyFixtures(): KeyFixtures {
 	openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", at("ec.pem")]);
 	openssl(["ec", "-in", at("ec.pem"), "-out", at("ec-traditional.pem")]);
 	openssl(["pkey", "-in", at("ec.pem"), "-pubout", "-out", at("ec-pub.pem")]);
-	openssl(["req", "-x509", "-new", "-key", at("ec.pem"), "-subj", "/CN=ec.test", "-days", "2", "-out", at("ec-cert.pem")]);
+	openssl([
+		"req",
+		"-x509",
+		"-new",
+		"-key",
+		at("ec.pem"),
+		"-subj",
+		"/CN=ec.test",
+		"-days",
+		"2",
+		"-out",
+		at("ec-cert.pem"),
+	]);
 
 	openssl(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", at("weak.pem")]);
 	openssl(["pkey", "-in", at("weak.pem"), "-pubout", "-out", at("weak-pub.pem")]);

@@ -2,7 +2,13 @@ import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { InvalidKeyReason } from "../../src/errors/invalid-key-error.js";
 import { InvalidKeyError, type KeyInput, loadPrivateKey, loadPublicKey } from "../../src/index.js";
-import { type CryptoBackendName, generateKeyPair, loadCryptoBackend, openMessage, sealMessage } from "../../src/signing/index.js";
+import {
+	type CryptoBackendName,
+	generateKeyPair,
+	loadCryptoBackend,
+	openMessage,
+	sealMessage,
+} from "../../src/signing/index.js";
 import { vector } from "../helpers/vectors.js";
 import { type KeyFixtures, makeKeyFixtures, openssl, pemBody } from "./key-fixtures.js";
 
@@ -23,7 +29,8 @@ const crlf = (pem: string) => pem.replace(/\r?\n/g, "\r\n");
 
 /** Every line and every base64 run of the material, so a message can be searched for any of it. */
 function materialLines(material: unknown): string[] {
-	const text = material instanceof Uint8Array ? wrap(base64(material), "\n") : typeof material === "string" ? material : "";
+	const text =
+		material instanceof Uint8Array ? wrap(base64(material), "\n") : typeof material === "string" ? material : "";
 	return text
 		.split(/\r?\n/)
 		.map((line) => line.trim())
@@ -63,7 +70,11 @@ const privateFormats: Case[] = [
 	["PKCS#8 PEM with surrounding blank lines and spaces", () => `\n\n  ${fx.pkcs8Pem}\n  \n`],
 	["encrypted PKCS#8 PEM (aes-256-cbc) with passphrase", () => fx.encryptedPkcs8Pem, () => fx.passphrase],
 	["encrypted PKCS#8 PEM with CRLF", () => crlf(fx.encryptedPkcs8Pem), () => fx.passphrase],
-	["legacy encrypted PKCS#1 PEM (Proc-Type: 4,ENCRYPTED) with passphrase", () => fx.encryptedPkcs1Pem, () => fx.passphrase],
+	[
+		"legacy encrypted PKCS#1 PEM (Proc-Type: 4,ENCRYPTED) with passphrase",
+		() => fx.encryptedPkcs1Pem,
+		() => fx.passphrase,
+	],
 	["PKCS#8 base64 DER on one line", () => pemBody(fx.pkcs8Pem)],
 	["PKCS#8 base64 DER with LF line breaks", () => wrap(pemBody(fx.pkcs8Pem), "\n")],
 	["PKCS#8 base64 DER with CRLF line breaks", () => wrap(pemBody(fx.pkcs8Pem), "\r\n")],
@@ -118,9 +129,24 @@ describe.each(backends)("%s backend", (backend) => {
 			["an encrypted PEM key without passphrase", () => fx.encryptedPkcs8Pem, "passphrase_required"],
 			["an encrypted DER key without passphrase", () => fx.encryptedPkcs8Der, "passphrase_required"],
 			["a legacy encrypted PKCS#1 key without passphrase", () => fx.encryptedPkcs1Pem, "passphrase_required"],
-			["a legacy encrypted PKCS#1 key with a wrong passphrase", () => fx.encryptedPkcs1Pem, "wrong_passphrase", () => "wrong horse"],
-			["an encrypted PEM key with a wrong passphrase", () => fx.encryptedPkcs8Pem, "wrong_passphrase", () => "wrong horse"],
-			["an encrypted DER key with a wrong passphrase", () => fx.encryptedPkcs8Der, "wrong_passphrase", () => "wrong horse"],
+			[
+				"a legacy encrypted PKCS#1 key with a wrong passphrase",
+				() => fx.encryptedPkcs1Pem,
+				"wrong_passphrase",
+				() => "wrong horse",
+			],
+			[
+				"an encrypted PEM key with a wrong passphrase",
+				() => fx.encryptedPkcs8Pem,
+				"wrong_passphrase",
+				() => "wrong horse",
+			],
+			[
+				"an encrypted DER key with a wrong passphrase",
+				() => fx.encryptedPkcs8Der,
+				"wrong_passphrase",
+				() => "wrong horse",
+			],
 			["an encrypted key with an empty passphrase", () => fx.encryptedPkcs8Pem, "wrong_passphrase", () => ""],
 			["an SPKI public key (PEM)", () => fx.spkiPem, "wrong_key_type"],
 			["a PKCS#1 public key (PEM)", () => fx.pkcs1PublicPem, "wrong_key_type"],
@@ -154,7 +180,11 @@ describe.each(backends)("%s backend", (backend) => {
 			["a PKCS#8 private key (DER bytes)", () => fx.pkcs8Der, "wrong_key_type"],
 			["a PKCS#1 private key (DER bytes)", () => fx.pkcs1Der, "wrong_key_type"],
 			["a PKCS#1 private key (base64 DER)", () => base64(fx.pkcs1Der), "wrong_key_type"],
-			["garbage text", () => "-----BEGIN PUBLIC KEY-----\nnot base64 at all!\n-----END PUBLIC KEY-----", "unrecognized_format"],
+			[
+				"garbage text",
+				() => "-----BEGIN PUBLIC KEY-----\nnot base64 at all!\n-----END PUBLIC KEY-----",
+				"unrecognized_format",
+			],
 			["garbage base64", () => "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=", "unrecognized_format"],
 		];
 		it.each(publicRefusals)("loadPublicKey: %s -> %s", (_name, input, reason) => {
@@ -170,12 +200,28 @@ describe.each(backends)("%s backend", (backend) => {
 		});
 
 		it("names the rule in the message", () => {
-			expect(expectRefused(() => loadPrivateKey(fx.ecPrivatePem, { backend }), "not_rsa", fx.ecPrivatePem).message).toMatch(/RSA/);
-			expect(expectRefused(() => loadPrivateKey(fx.weakPrivatePem, { backend }), "too_small", fx.weakPrivatePem).message).toMatch(/1024 bits.*2048/);
-			expect(expectRefused(() => loadPrivateKey(fx.largePrivatePem, { backend }), "too_large", fx.largePrivatePem).message).toMatch(/4104 bits.*4096/);
-			expect(expectRefused(() => loadPrivateKey(fx.encryptedPkcs8Pem, { backend }), "passphrase_required", fx.encryptedPkcs8Pem).message).toMatch(/passphrase/);
-			expect(expectRefused(() => loadPrivateKey(fx.spkiPem, { backend }), "wrong_key_type", fx.spkiPem).message).toMatch(/public key/i);
-			expect(expectRefused(() => loadPublicKey(fx.pkcs8Pem, { backend }), "wrong_key_type", fx.pkcs8Pem).message).toMatch(/private key/i);
+			expect(
+				expectRefused(() => loadPrivateKey(fx.ecPrivatePem, { backend }), "not_rsa", fx.ecPrivatePem).message,
+			).toMatch(/RSA/);
+			expect(
+				expectRefused(() => loadPrivateKey(fx.weakPrivatePem, { backend }), "too_small", fx.weakPrivatePem).message,
+			).toMatch(/1024 bits.*2048/);
+			expect(
+				expectRefused(() => loadPrivateKey(fx.largePrivatePem, { backend }), "too_large", fx.largePrivatePem).message,
+			).toMatch(/4104 bits.*4096/);
+			expect(
+				expectRefused(
+					() => loadPrivateKey(fx.encryptedPkcs8Pem, { backend }),
+					"passphrase_required",
+					fx.encryptedPkcs8Pem,
+				).message,
+			).toMatch(/passphrase/);
+			expect(
+				expectRefused(() => loadPrivateKey(fx.spkiPem, { backend }), "wrong_key_type", fx.spkiPem).message,
+			).toMatch(/public key/i);
+			expect(
+				expectRefused(() => loadPublicKey(fx.pkcs8Pem, { backend }), "wrong_key_type", fx.pkcs8Pem).message,
+			).toMatch(/private key/i);
 		});
 	});
 
@@ -193,7 +239,11 @@ describe.each(backends)("%s backend", (backend) => {
 		});
 
 		it("allowWeakKeys does not lift the signing-key cap", () => {
-			expectRefused(() => loadPrivateKey(fx.largePrivatePem, { allowWeakKeys: true, backend }), "too_large", fx.largePrivatePem);
+			expectRefused(
+				() => loadPrivateKey(fx.largePrivatePem, { allowWeakKeys: true, backend }),
+				"too_large",
+				fx.largePrivatePem,
+			);
 		});
 	});
 
@@ -238,12 +288,19 @@ describe.each(backends)("%s backend", (backend) => {
 			const fields = { orderRef: "gen-1", amount: 12.5 };
 			for (const signer of backends) {
 				for (const verifier of backends) {
-					const sealed = sealMessage(fields, { privateKey: loadPrivateKey(pair.privateKey, { backend: signer }), backend: signer });
-					expect(openMessage(sealed, { publicKey: loadPublicKey(pair.publicKey, { backend: verifier }), backend: verifier })).toEqual(fields);
+					const sealed = sealMessage(fields, {
+						privateKey: loadPrivateKey(pair.privateKey, { backend: signer }),
+						backend: signer,
+					});
+					expect(
+						openMessage(sealed, { publicKey: loadPublicKey(pair.publicKey, { backend: verifier }), backend: verifier }),
+					).toEqual(fields);
 				}
 			}
 			expect(openssl(["pkey", "-noout", "-text"], pair.privateKey).toString()).toMatch(/Private-Key: \(2048 bit/);
-			expect(openssl(["pkey", "-pubin", "-noout", "-text"], pair.publicKey).toString()).toMatch(/Public-Key: \(2048 bit/);
+			expect(openssl(["pkey", "-pubin", "-noout", "-text"], pair.publicKey).toString()).toMatch(
+				/Public-Key: \(2048 bit/,
+			);
 		});
 
 		it("honours bits", async () => {
@@ -282,7 +339,9 @@ describe("across backends", () => {
 
 	it("both backends read the same key size from every format", () => {
 		for (const [, input, passphrase] of privateFormats) {
-			expect(backends.map((backend) => loadPrivateKey(input(), { passphrase: passphrase?.(), backend }).bits)).toEqual([2048, 2048]);
+			expect(backends.map((backend) => loadPrivateKey(input(), { passphrase: passphrase?.(), backend }).bits)).toEqual([
+				2048, 2048,
+			]);
 		}
 		for (const [, input] of publicFormats) {
 			expect(backends.map((backend) => loadPublicKey(input(), { backend }).bits)).toEqual([2048, 2048]);
@@ -297,8 +356,10 @@ describe("a damaged key that imports but cannot sign", () => {
 		const jwk = createPrivateKey(fx.pkcs8Pem).export({ format: "jwk" });
 		// The CRT coefficient (q^-1 mod p) grown past p by one leading byte: every other part is intact, so the key parses.
 		const qi = Buffer.concat([Buffer.from([1]), Buffer.from(jwk.qi as string, "base64url")]);
-		const damagedKey = createPrivateKey({ key: { ...jwk, qi: qi.toString("base64url") }, format: "jwk" });
-		const damaged = damagedKey.export({ type: "pkcs8", format: "pem" }) as string;
+		const damaged = createPrivateKey({ key: { ...jwk, qi: qi.toString("base64url") }, format: "jwk" }).export({
+			type: "pkcs8",
+			format: "pem",
+		}) as string;
 		const privateKey = loadPrivateKey(damaged, { backend: "node" });
 		let refused: unknown;
 		try {
@@ -321,10 +382,12 @@ describe("an encrypted key whose decrypted content is no RSA key", () => {
 		const info = forge.asn1.fromDer(forge.util.createBuffer(pkcs8.toString("binary")));
 		// PrivateKeyInfo with the RSA algorithm, but an empty SEQUENCE where the RSAPrivateKey belongs.
 		const inner = (info.value as Array<typeof info>)[2] as typeof info;
-		const { asn1 } = forge;
-		inner.value = asn1.toDer(asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [])).getBytes();
-		const encryptedInfo = forge.pki.encryptPrivateKeyInfo(info, fx.passphrase, { algorithm: "aes256" });
-		const encrypted = forge.pki.encryptedPrivateKeyToPem(encryptedInfo);
+		inner.value = forge.asn1
+			.toDer(forge.asn1.create(forge.asn1.Class.UNIVERSAL, forge.asn1.Type.SEQUENCE, true, []))
+			.getBytes();
+		const encrypted = forge.pki.encryptedPrivateKeyToPem(
+			forge.pki.encryptPrivateKeyInfo(info, fx.passphrase, { algorithm: "aes256" }),
+		);
 		for (const backend of backends) {
 			let refused: unknown;
 			try {

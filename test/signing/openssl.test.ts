@@ -4,7 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SignatureVerificationError } from "../../src/index.js";
-import { type CryptoBackendName, canonicalString, loadCryptoBackend, openMessage, sealMessage } from "../../src/signing/index.js";
+import {
+	type CryptoBackendName,
+	canonicalString,
+	loadCryptoBackend,
+	openMessage,
+	sealMessage,
+} from "../../src/signing/index.js";
 import { keyPath, keys, vectors } from "../helpers/vectors.js";
 import { awkward, trimmedDeep } from "./awkward.js";
 import { openssl } from "./key-fixtures.js";
@@ -29,7 +35,15 @@ function tempFile(content: string | Uint8Array): string {
 
 /** `openssl dgst -md5 -verify`: true only when openssl prints "Verified OK". */
 function opensslVerifies(data: string, signatureBase64: string): boolean {
-	const result = spawnSync("openssl", ["dgst", "-md5", "-verify", publicPem, "-signature", tempFile(Buffer.from(signatureBase64, "base64")), tempFile(data)]);
+	const result = spawnSync("openssl", [
+		"dgst",
+		"-md5",
+		"-verify",
+		publicPem,
+		"-signature",
+		tempFile(Buffer.from(signatureBase64, "base64")),
+		tempFile(data),
+	]);
 	return result.status === 0 && result.stdout.toString().trim() === "Verified OK";
 }
 
@@ -67,15 +81,21 @@ describe.each(backends)("%s backend with the openssl CLI", (backend) => {
 
 	it("a 2.1 message whose payload openssl signed opens with openMessage (raw text and parsed)", () => {
 		// A payload as another implementation might write it: spaces, unsorted keys, escaped and raw unicode.
-		const payload = '{ "orderRef": "ORD-1", "amount": 10.50, "note": "caf\\u00e9 / café", "items": [ {"b": 1, "a": 2} ] }';
+		const payload =
+			'{ "orderRef": "ORD-1", "amount": 10.50, "note": "caf\\u00e9 / café", "items": [ {"b": 1, "a": 2} ] }';
 		const message = { payload, signVersion: "2.1", signature: opensslSign(payload) };
 		const expected = JSON.parse(payload);
 		expect(openMessage(message, { publicKey: keys.merchantPublic, backend })).toEqual(expected);
 		expect(openMessage(JSON.stringify(message), { publicKey: keys.merchantPublic, backend })).toEqual(expected);
-		expect(openMessage(new TextEncoder().encode(JSON.stringify(message)), { publicKey: keys.merchantPublic, backend })).toEqual(expected);
-		expect(() => openMessage({ ...message, payload: payload.replace("10.50", "10.51") }, { publicKey: keys.merchantPublic, backend })).toThrow(
-			SignatureVerificationError,
-		);
+		expect(
+			openMessage(new TextEncoder().encode(JSON.stringify(message)), { publicKey: keys.merchantPublic, backend }),
+		).toEqual(expected);
+		expect(() =>
+			openMessage(
+				{ ...message, payload: payload.replace("10.50", "10.51") },
+				{ publicKey: keys.merchantPublic, backend },
+			),
+		).toThrow(SignatureVerificationError);
 	});
 
 	it("a 2.0 message whose canonical string openssl signed opens with openMessage (flat and wrapped)", () => {
@@ -87,7 +107,9 @@ describe.each(backends)("%s backend with the openssl CLI", (backend) => {
 		expect(openMessage(JSON.stringify(flat), { publicKey: keys.merchantPublic, backend })).toEqual(opened);
 		const wrapped = { status: "success", message: "ok", data: flat };
 		expect(openMessage(wrapped, { publicKey: keys.merchantPublic, backend })).toEqual(opened);
-		expect(() => openMessage({ ...flat, orderRef: "ORD/2026\\0002" }, { publicKey: keys.merchantPublic, backend })).toThrow(SignatureVerificationError);
+		expect(() =>
+			openMessage({ ...flat, orderRef: "ORD/2026\\0002" }, { publicKey: keys.merchantPublic, backend }),
+		).toThrow(SignatureVerificationError);
 	});
 });
 

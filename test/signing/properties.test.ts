@@ -1,7 +1,13 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadPrivateKey, loadPublicKey, MalformedMessageError, SignatureVerificationError } from "../../src/index.js";
-import { type CryptoBackendName, canonicalString, loadCryptoBackend, openMessage, sealMessage } from "../../src/signing/index.js";
+import {
+	type CryptoBackendName,
+	canonicalString,
+	loadCryptoBackend,
+	openMessage,
+	sealMessage,
+} from "../../src/signing/index.js";
 import { naturalCompare } from "../../src/signing/php.js";
 import { signText } from "../../src/signing/seal.js";
 import { keys } from "../helpers/vectors.js";
@@ -34,7 +40,10 @@ function thrown(fn: () => unknown): unknown {
 function expectTypedError(fn: () => unknown): SignatureVerificationError | MalformedMessageError {
 	const error = thrown(fn);
 	const typed = error instanceof SignatureVerificationError || error instanceof MalformedMessageError;
-	expect(typed, `expected a typed error, got ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`).toBe(true);
+	expect(
+		typed,
+		`expected a typed error, got ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
+	).toBe(true);
 	return error as SignatureVerificationError | MalformedMessageError;
 }
 
@@ -50,7 +59,8 @@ function nestedKeyOrders(value: unknown, out: string[][] = [], depth = 0): strin
 	if (Array.isArray(value)) for (const item of value) nestedKeyOrders(item, out, depth + 1);
 	else if (typeof value === "object" && value !== null) {
 		const keys = Object.keys(value).filter((key) => (value as Record<string, unknown>)[key] !== undefined);
-		if (depth > 0 && keys.some((key) => !/^(0|[1-9][0-9]*)$/.test(key))) out.push(keys.filter((key) => !/^(0|[1-9][0-9]*)$/.test(key)));
+		if (depth > 0 && keys.some((key) => !/^(0|[1-9][0-9]*)$/.test(key)))
+			out.push(keys.filter((key) => !/^(0|[1-9][0-9]*)$/.test(key)));
 		for (const key of [...keys].sort()) nestedKeyOrders((value as Record<string, unknown>)[key], out, depth + 1);
 	}
 	return out;
@@ -122,7 +132,9 @@ describe.each(backends)("%s backend", (backend) => {
 		fc.assert(
 			fc.property(jsonObject, (fields) => {
 				const sealed = sealMessage(fields, { privateKey, signVersion: "2.1", backend });
-				const expected = overTheWire(withoutSignature(Object.fromEntries(Object.entries(fields).filter(([key]) => key !== "signVersion"))));
+				const expected = overTheWire(
+					withoutSignature(Object.fromEntries(Object.entries(fields).filter(([key]) => key !== "signVersion"))),
+				);
 				expect(sealed.payload).toBe(expected);
 				expect(overTheWire(openMessage(sealed, { publicKey, backend }))).toBe(expected);
 				expect(overTheWire(openMessage(JSON.stringify(sealed), { publicKey, backend }))).toBe(expected);
@@ -133,15 +145,23 @@ describe.each(backends)("%s backend", (backend) => {
 
 	it("flipping any bit pattern in any byte of a signature fails verification (both versions)", () => {
 		fc.assert(
-			fc.property(message, fc.constantFrom("2.0" as const, "2.1" as const), fc.nat(), fc.integer({ min: 1, max: 255 }), (fields, signVersion, at, mask) => {
-				const sealed = sealMessage(fields, { privateKey, signVersion, backend });
-				const bytes = Buffer.from(sealed.signature, "base64");
-				const index = at % bytes.length;
-				bytes[index] = (bytes[index] ?? 0) ^ mask;
-				const error = expectTypedError(() => openMessage({ ...sealed, signature: bytes.toString("base64") }, { publicKey, backend }));
-				expect(error).toBeInstanceOf(SignatureVerificationError);
-				expect((error as SignatureVerificationError).reason).toBe("mismatch");
-			}),
+			fc.property(
+				message,
+				fc.constantFrom("2.0" as const, "2.1" as const),
+				fc.nat(),
+				fc.integer({ min: 1, max: 255 }),
+				(fields, signVersion, at, mask) => {
+					const sealed = sealMessage(fields, { privateKey, signVersion, backend });
+					const bytes = Buffer.from(sealed.signature, "base64");
+					const index = at % bytes.length;
+					bytes[index] = (bytes[index] ?? 0) ^ mask;
+					const error = expectTypedError(() =>
+						openMessage({ ...sealed, signature: bytes.toString("base64") }, { publicKey, backend }),
+					);
+					expect(error).toBeInstanceOf(SignatureVerificationError);
+					expect((error as SignatureVerificationError).reason).toBe("mismatch");
+				},
+			),
 			{ numRuns: runs[backend] },
 		);
 	});
@@ -168,7 +188,9 @@ describe.each(backends)("%s backend", (backend) => {
 				const changed = { ...fields, ...changes };
 				fc.pre(canonicalString(changed) !== canonicalString(fields));
 				const sealed = sealMessage(fields, { privateKey, backend });
-				const error = expectTypedError(() => openMessage({ ...changed, signature: sealed.signature }, { publicKey, backend }));
+				const error = expectTypedError(() =>
+					openMessage({ ...changed, signature: sealed.signature }, { publicKey, backend }),
+				);
 				expect(error).toBeInstanceOf(SignatureVerificationError);
 			}),
 			{ numRuns: runs[backend] },
@@ -179,7 +201,9 @@ describe.each(backends)("%s backend", (backend) => {
 		fc.assert(
 			fc.property(message, fc.constantFrom("2.0" as const, "2.1" as const), (fields, signVersion) => {
 				const sealed = sealMessage(fields, { privateKey, signVersion, backend });
-				expect(expectTypedError(() => openMessage(sealed, { publicKey: otherPublicKey, backend }))).toBeInstanceOf(SignatureVerificationError);
+				expect(expectTypedError(() => openMessage(sealed, { publicKey: otherPublicKey, backend }))).toBeInstanceOf(
+					SignatureVerificationError,
+				);
 				expect(openMessage(sealed, { publicKey: [otherPublicKey, publicKey], backend })).toBeTypeOf("object");
 			}),
 			{ numRuns: Math.min(runs[backend], 20) },
@@ -195,14 +219,27 @@ describe("malformed input gives a typed error, never a crash", () => {
 		const badSignature = fc.oneof(
 			fc.string({ maxLength: 400 }),
 			fc.base64String({ maxLength: 400 }),
-			fc.constantFrom("", "====", "abc", "a===", "!!!!", "AAAA".repeat(86), sealed20.signature.slice(1), `${sealed20.signature}AAAA`),
+			fc.constantFrom(
+				"",
+				"====",
+				"abc",
+				"a===",
+				"!!!!",
+				"AAAA".repeat(86),
+				sealed20.signature.slice(1),
+				`${sealed20.signature}AAAA`,
+			),
 			fc.anything(),
 		);
 		fc.assert(
 			fc.property(badSignature, (signature) => {
 				fc.pre(signature !== sealed20.signature && signature !== sealed21.signature);
-				expect(expectTypedError(() => openMessage({ ...sealed20, signature }, { publicKey }))).toBeInstanceOf(SignatureVerificationError);
-				expect(expectTypedError(() => openMessage({ ...sealed21, signature }, { publicKey }))).toBeInstanceOf(SignatureVerificationError);
+				expect(expectTypedError(() => openMessage({ ...sealed20, signature }, { publicKey }))).toBeInstanceOf(
+					SignatureVerificationError,
+				);
+				expect(expectTypedError(() => openMessage({ ...sealed21, signature }, { publicKey }))).toBeInstanceOf(
+					SignatureVerificationError,
+				);
 			}),
 			{ numRuns: 300 },
 		);
@@ -234,7 +271,9 @@ describe("malformed input gives a typed error, never a crash", () => {
 				expect(error).toBeInstanceOf(MalformedMessageError);
 				expect((error as MalformedMessageError).field).toBe("payload");
 				// An unsigned one is refused for its signature first: nothing is parsed before verification.
-				expect(expectTypedError(() => openMessage({ ...signed, signature }, { publicKey }))).toBeInstanceOf(SignatureVerificationError);
+				expect(expectTypedError(() => openMessage({ ...signed, signature }, { publicKey }))).toBeInstanceOf(
+					SignatureVerificationError,
+				);
 			}),
 			{ numRuns: 150 },
 		);
@@ -245,7 +284,9 @@ describe("malformed input gives a typed error, never a crash", () => {
 			fc.property(
 				fc.anything().filter((value) => typeof value !== "string" && value !== undefined),
 				(value) => {
-					expect(expectTypedError(() => openMessage({ ...sealed21, payload: value }, { publicKey }))).toBeInstanceOf(MalformedMessageError);
+					expect(expectTypedError(() => openMessage({ ...sealed21, payload: value }, { publicKey }))).toBeInstanceOf(
+						MalformedMessageError,
+					);
 					const error = expectTypedError(() => openMessage({ ...sealed21, signVersion: value }, { publicKey }));
 					expect(error).toBeInstanceOf(MalformedMessageError);
 					expect((error as MalformedMessageError).field).toBe("signVersion");
@@ -257,11 +298,30 @@ describe("malformed input gives a typed error, never a crash", () => {
 
 	it("anything that is not a message: values, JSON texts, random bytes", () => {
 		const notAMessage = fc.oneof(
-			fc.anything({ withNullPrototype: true, withMap: true, withSet: true, withTypedArray: true, withDate: true, withSparseArray: true, withBigInt: true }),
+			fc.anything({
+				withNullPrototype: true,
+				withMap: true,
+				withSet: true,
+				withTypedArray: true,
+				withDate: true,
+				withSparseArray: true,
+				withBigInt: true,
+			}),
 			fc.json(),
 			fc.string(),
 			fc.uint8Array({ maxLength: 64 }),
-			fc.constantFrom(null, undefined, "", "[]", "{}", "null", '{"payload":1}', '{"data":{}}', '{"data":[],"signature":null}', new Uint8Array([0xff, 0xfe])),
+			fc.constantFrom(
+				null,
+				undefined,
+				"",
+				"[]",
+				"{}",
+				"null",
+				'{"payload":1}',
+				'{"data":{}}',
+				'{"data":[],"signature":null}',
+				new Uint8Array([0xff, 0xfe]),
+			),
 		);
 		fc.assert(
 			fc.property(notAMessage, (input) => {
@@ -307,7 +367,9 @@ describe("malformed input gives a typed error, never a crash", () => {
 		const sealed = sealMessage(fields, { privateKey });
 		const forged = JSON.stringify(sealed).replace('"polluted":"yes"', '"polluted":"no"');
 		expect(expectTypedError(() => openMessage(forged, { publicKey }))).toBeInstanceOf(SignatureVerificationError);
-		expect(canonicalString(fields)).toBe('{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"orderRef":"P-1"}');
+		expect(canonicalString(fields)).toBe(
+			'{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"orderRef":"P-1"}',
+		);
 	});
 
 	it("a 2.0 message with a string payload field is refused when sealing (it would read as a 2.1 envelope)", () => {
@@ -320,6 +382,8 @@ describe("malformed input gives a typed error, never a crash", () => {
 	});
 
 	it("after every run above, Object.prototype is untouched", () => {
-		expect(Object.getOwnPropertyNames(Object.prototype).filter((name) => !OBJECT_PROTOTYPE_NAMES.has(name))).toEqual([]);
+		expect(Object.getOwnPropertyNames(Object.prototype).filter((name) => !OBJECT_PROTOTYPE_NAMES.has(name))).toEqual(
+			[],
+		);
 	});
 });

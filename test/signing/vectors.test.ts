@@ -1,7 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { SignatureVerificationError } from "../../src/index.js";
 import { referenceForm } from "../../src/signing/canonical.js";
-import { canonicalString, loadCryptoBackend, openCallbackUrl, openMessage, sealMessage } from "../../src/signing/index.js";
+import {
+	canonicalString,
+	loadCryptoBackend,
+	openCallbackUrl,
+	openMessage,
+	sealMessage,
+} from "../../src/signing/index.js";
 import { parseFlatText } from "../../src/signing/open.js";
 import { signText } from "../../src/signing/seal.js";
 import { parsedVerifies, signerKeys, type Vector, vectors } from "../helpers/vectors.js";
@@ -18,7 +24,9 @@ type Path = Array<string | number>;
 /** Every leaf of a JSON value with its path. */
 function leaves(value: Json, path: Path = []): Array<[Path, Json]> {
 	if (typeof value !== "object" || value === null) return [[path, value]];
-	const entries: Array<[string | number, Json]> = Array.isArray(value) ? value.map((item, i) => [i, item]) : Object.entries(value as Record<string, Json>);
+	const entries: Array<[string | number, Json]> = Array.isArray(value)
+		? value.map((item, i) => [i, item])
+		: Object.entries(value as Record<string, Json>);
 	return entries.flatMap(([key, item]) => leaves(item, [...path, key]));
 }
 
@@ -56,7 +64,9 @@ function base64Url(callbackUrl: string, json: string): string {
 describe("known-answer vectors (reference form, made by PHP)", () => {
 	it("cover every kind", () => {
 		const kinds = new Set(vectors.map((v) => v.kind));
-		expect(kinds).toEqual(new Set(["sign20", "verify20", "wrapped20", "callback20", "seal21", "wrapped21", "callback21"]));
+		expect(kinds).toEqual(
+			new Set(["sign20", "verify20", "wrapped20", "callback20", "seal21", "wrapped21", "callback21"]),
+		);
 	});
 
 	for (const backend of backends) {
@@ -137,13 +147,19 @@ function runVector(v: Vector, backend: "node" | "forge") {
 
 	it("fails with the other party's key", () => {
 		if (v.kind.startsWith("callback")) {
-			expect(() => openCallbackUrl(v.url ?? "", { publicKey: otherPublicKey, backend })).toThrow(SignatureVerificationError);
-		} else expect(() => openMessage(v.message, { publicKey: otherPublicKey, backend })).toThrow(SignatureVerificationError);
+			expect(() => openCallbackUrl(v.url ?? "", { publicKey: otherPublicKey, backend })).toThrow(
+				SignatureVerificationError,
+			);
+		} else
+			expect(() => openMessage(v.message, { publicKey: otherPublicKey, backend })).toThrow(SignatureVerificationError);
 	});
 
 	if (v.kind === "sign20" || v.kind === "verify20" || v.kind === "wrapped20" || v.kind === "callback20") {
 		const text = v.kind === "callback20" ? (v.payloadJson ?? "") : (v.message ?? "");
-		const open = (json: string) => (v.kind === "callback20" ? openCallbackUrl(base64Url(v.callbackUrl ?? "", json), verify).fields : openMessage(json, verify));
+		const open = (json: string) =>
+			v.kind === "callback20"
+				? openCallbackUrl(base64Url(v.callbackUrl ?? "", json), verify).fields
+				: openMessage(json, verify);
 
 		it("fails after any signed leaf changes, at any depth", () => {
 			const message = JSON.parse(text);

@@ -22,7 +22,9 @@ function passphrases(count: number, seed: number): string[] {
 		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
 		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 	};
-	const alphabet = [..." !#$%&()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_abcdefghijklmnopqrstuvwxyz{|}~éßø€中😀"];
+	const alphabet = [
+		..." !#$%&()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_abcdefghijklmnopqrstuvwxyz{|}~éßø€中😀",
+	];
 	const out: string[] = [];
 	while (out.length < count) {
 		const length = 1 + Math.floor(next() * 40);

@@ -95,7 +95,10 @@ async function connect(): Promise<{ store: NotificationStore; effects: EffectLog
 				await pool.query(insert, [eventId, pid, source, startedAt]);
 			},
 			started: async (eventId) => {
-				await pool.query(`INSERT INTO ${config.namespace}_started (event_id, pid) VALUES ($1, $2)`, [eventId, process.pid]);
+				await pool.query(`INSERT INTO ${config.namespace}_started (event_id, pid) VALUES ($1, $2)`, [
+					eventId,
+					process.pid,
+				]);
 			},
 		},
 	};

@@ -241,7 +241,8 @@ function fleetSuite(kind: "redis" | "postgres", open: Open) {
 				},
 			},
 		});
-		const pick = () => fleet.workers[Math.floor(Math.random() * fleet.workers.length)] as (typeof fleet.workers)[number];
+		const pick = () =>
+			fleet.workers[Math.floor(Math.random() * fleet.workers.length)] as (typeof fleet.workers)[number];
 		const reconciliations: Promise<{ errors: string[] }>[] = [];
 		const ids: string[] = [];
 		await inParallel(200, 4, async () => {

@@ -71,10 +71,13 @@ export async function startFleet(size: number, config: FleetConfig, blockIn?: nu
 				stdio: ["ignore", "inherit", "inherit", "ipc"],
 			});
 			return new Promise<Worker>((resolve, reject) => {
-				child.once("exit", (code) => reject(new Error(`fleet worker ${index} exited with ${code} before it was ready`)));
+				child.once("exit", (code) =>
+					reject(new Error(`fleet worker ${index} exited with ${code} before it was ready`)),
+				);
 				child.on("message", (message: WorkerMessage) => {
 					if (message.type === "ready") resolve({ index, port: message.port, child, alive: true });
-					else if (message.type === "blocked") reportBlocked({ worker: workers[index] as Worker, eventId: message.eventId });
+					else if (message.type === "blocked")
+						reportBlocked({ worker: workers[index] as Worker, eventId: message.eventId });
 					else if (message.type === "reconciled") pending.get(message.requestId)?.(message);
 				});
 			});

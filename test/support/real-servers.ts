@@ -206,7 +206,9 @@ function postgresUser(): { uid: number; gid: number } | undefined {
 	try {
 		return { uid: id("-u"), gid: id("-g") };
 	} catch {
-		throw new Error("Running as root, but there is no postgres system user (the Debian package postgresql creates it).");
+		throw new Error(
+			"Running as root, but there is no postgres system user (the Debian package postgresql creates it).",
+		);
 	}
 }
 

@@ -71,7 +71,9 @@ function explainFlat(fields: Record<string, unknown>): Explanation {
 	for (const key of order) walk(rest[key], [key], changed, lists);
 	const lines = [
 		"signVersion: 2.0, signed in the gateway's reference form (D3)",
-		signature === undefined ? "1. Nothing to remove (no top-level signature)." : '1. Removed the top-level "signature".',
+		signature === undefined
+			? "1. Nothing to remove (no top-level signature)."
+			: '1. Removed the top-level "signature".',
 		"2. Top-level keys in PHP's natural order (ksort SORT_NATURAL); nested objects keep their own order:",
 		...indent([order.join(", ")]),
 		'3. Every leaf becomes a string as PHP\'s trim() makes it (true -> "1", false and null -> "", floats at 14 digits);',

@@ -39,13 +39,16 @@ Exit codes: 0 written, 1 a file exists or cannot be written, 2 bad usage.`,
 		}
 		if (positionals.length > 0) throw usageError(`unexpected argument ${positionals[0]}`);
 		const name = values.name ?? "merchant";
-		if (!/^[A-Za-z0-9._-]+$/.test(name)) throw usageError("--name may hold letters, digits, dot, dash and underscore only");
+		if (!/^[A-Za-z0-9._-]+$/.test(name))
+			throw usageError("--name may hold letters, digits, dot, dash and underscore only");
 		const bits = values.bits === undefined ? 2048 : Number(values.bits);
-		if (!Number.isInteger(bits) || bits < 2048 || bits > 4096 || bits % 8 !== 0) throw usageError("--bits must be a multiple of 8 from 2048 to 4096");
+		if (!Number.isInteger(bits) || bits < 2048 || bits > 4096 || bits % 8 !== 0)
+			throw usageError("--bits must be a multiple of 8 from 2048 to 4096");
 		const dir = values.out ?? ".";
 		const privatePath = join(dir, `${name}-private.pem`);
 		const publicPath = join(dir, `${name}-public.pem`);
-		for (const path of [privatePath, publicPath]) if (await exists(path)) throw new CliError(`${path} already exists; not overwriting it`);
+		for (const path of [privatePath, publicPath])
+			if (await exists(path)) throw new CliError(`${path} already exists; not overwriting it`);
 		const pair = await generateKeyPair({ bits });
 		try {
 			await mkdir(dir, { recursive: true });

@@ -56,11 +56,13 @@ Exit codes: 0 stopped by Ctrl+C, 1 could not start, 2 bad usage.`,
 		}
 		if (positionals.length > 0) throw usageError(`unexpected argument ${positionals[0]}`);
 		const port = values.port === undefined ? 8080 : Number(values.port);
-		if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError("--port must be an integer from 0 to 65535");
+		if (!Number.isInteger(port) || port < 0 || port > 65535)
+			throw usageError("--port must be an integer from 0 to 65535");
 		const signVersion = values["sign-version"] ?? "2.0";
 		if (signVersion !== "2.0" && signVersion !== "2.1") throw usageError("--sign-version must be 2.0 or 2.1");
 		const refundApproval = values["refund-approval"] ?? "auto";
-		if (refundApproval !== "auto" && refundApproval !== "manual") throw usageError("--refund-approval must be auto or manual");
+		if (refundApproval !== "auto" && refundApproval !== "manual")
+			throw usageError("--refund-approval must be auto or manual");
 		const timeScale = values["ipn-time-scale"] === undefined ? 1 : Number(values["ipn-time-scale"]);
 		if (!Number.isFinite(timeScale) || timeScale < 0) throw usageError("--ipn-time-scale must be a number, 0 or more");
 		if (Boolean(values["gateway-private-key"]) !== Boolean(values["gateway-public-key"])) {
@@ -73,7 +75,9 @@ Exit codes: 0 stopped by Ctrl+C, 1 could not start, 2 bad usage.`,
 					publicKey: await readKeyFile(values["gateway-public-key"], "--gateway-public-key"),
 				}
 			: await generateKeyPair();
-		const merchantKeys = values["merchant-key"] ? { publicKey: await readKeyFile(values["merchant-key"], "--merchant-key") } : await generateKeyPair();
+		const merchantKeys = values["merchant-key"]
+			? { publicKey: await readKeyFile(values["merchant-key"], "--merchant-key") }
+			: await generateKeyPair();
 		const quiet = values.quiet === true;
 		let server: Awaited<ReturnType<typeof startSandboxServer>>;
 		try {
@@ -98,7 +102,16 @@ Exit codes: 0 stopped by Ctrl+C, 1 could not start, 2 bad usage.`,
 			const code = (error as NodeJS.ErrnoException).code;
 			throw new CliError(`cannot start the sandbox: ${code ?? (error as Error).message}`);
 		}
-		await printBanner(io, server.url, merchantId, signVersion, refundApproval, gatewayKeys.publicKey, merchantKeys, values["keys-dir"]);
+		await printBanner(
+			io,
+			server.url,
+			merchantId,
+			signVersion,
+			refundApproval,
+			gatewayKeys.publicKey,
+			merchantKeys,
+			values["keys-dir"],
+		);
 		await io.stopped;
 		await server.close();
 		io.stdout("sandbox stopped\n");
@@ -133,7 +146,9 @@ async function printBanner(
 			try {
 				await writeFile(path, text, { mode, flag: "wx" });
 			} catch (error) {
-				throw new CliError(`cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? "error"} (files are never overwritten)`);
+				throw new CliError(
+					`cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? "error"} (files are never overwritten)`,
+				);
 			}
 			written.push(path);
 		};
@@ -145,7 +160,12 @@ async function printBanner(
 		lines.push(`  keys written: ${written.join(", ")}`, "");
 	} else {
 		lines.push("Gateway public key (verify answers, IPNs and callbacks with it):", gatewayPublicKey.trim(), "");
-		if (merchantKeys.privateKey) lines.push("Merchant private key (THROWAWAY sandbox key; sign requests with it):", merchantKeys.privateKey.trim(), "");
+		if (merchantKeys.privateKey)
+			lines.push(
+				"Merchant private key (THROWAWAY sandbox key; sign requests with it):",
+				merchantKeys.privateKey.trim(),
+				"",
+			);
 	}
 	lines.push(
 		"Test cards (expiry 12/30, CVV 123): 4242424242424242 approved, 4000000000001018 declined, 4000000000000036 3DS",

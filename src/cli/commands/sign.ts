@@ -66,9 +66,13 @@ Exit codes: 0 signed or explained, 1 unreadable input or key, 2 bad usage.`,
 			const { text, message } = signedText(fields, version);
 			const signature = signText(text, key as PrivateKey);
 			if (values.message) {
-				io.stdout(`${JSON.stringify(version === "2.1" ? { payload: text, signVersion: "2.1", signature } : { ...message, signature }, null, 2)}\n`);
+				io.stdout(
+					`${JSON.stringify(version === "2.1" ? { payload: text, signVersion: "2.1", signature } : { ...message, signature }, null, 2)}\n`,
+				);
 			} else {
-				io.stdout(`signVersion: ${version}\n${version === "2.1" ? "payload" : "canonical string"}:\n${text}\nsignature:\n${signature}\n`);
+				io.stdout(
+					`signVersion: ${version}\n${version === "2.1" ? "payload" : "canonical string"}:\n${text}\nsignature:\n${signature}\n`,
+				);
 			}
 			return EXIT.ok;
 		} catch (error) {
@@ -77,7 +81,10 @@ Exit codes: 0 signed or explained, 1 unreadable input or key, 2 bad usage.`,
 	},
 };
 
-function signedText(fields: Record<string, unknown>, version: SignVersion): { text: string; message: Record<string, unknown> } {
+function signedText(
+	fields: Record<string, unknown>,
+	version: SignVersion,
+): { text: string; message: Record<string, unknown> } {
 	if (version === "2.1") {
 		if (typeof fields.payload === "string") return { text: fields.payload, message: fields };
 		const { signature: _s, signVersion: _v, ...rest } = fields;

@@ -10,7 +10,10 @@ export async function chargeCard(ctx: ApiContext): Promise<ApiReply> {
 	const { core } = ctx;
 	const verified = await verifiedRequest(ctx, false);
 	if (isReply(verified)) return verified;
-	const checked = validateFields(cardChargeRequestSchema({ allowLoopbackHttp: core.allowLoopbackHttp }), verified.fields);
+	const checked = validateFields(
+		cardChargeRequestSchema({ allowLoopbackHttp: core.allowLoopbackHttp }),
+		verified.fields,
+	);
 	if (isReply(checked)) return checked;
 	const params = checked.value;
 	const merchant = verified.merchant;
@@ -30,7 +33,12 @@ export async function chargeCard(ctx: ApiContext): Promise<ApiReply> {
 		expiresAt: undefined,
 		request: sessionRequest(params, "card", merchant.feeBySeller),
 	});
-	const card = { number: params.cardNumber, month: params.cardMonth, year: params.cardYear, name: `${params.billingFirstName} ${params.billingLastName}` };
+	const card = {
+		number: params.cardNumber,
+		month: params.cardMonth,
+		year: params.cardYear,
+		name: `${params.billingFirstName} ${params.billingLastName}`,
+	};
 	const decision = decideCharge(card, providers, merchant.autoCascade, core.now());
 	core.applyDecision(record, decision, card);
 	const transactionId = record.transactionId;

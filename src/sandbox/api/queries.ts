@@ -29,5 +29,7 @@ export async function queryRefund(ctx: ApiContext): Promise<ApiReply> {
 	const refund = core.refund(checked.value.refundId);
 	const record = refund && core.transaction(refund.transactionId);
 	if (!refund || !record || record.merchantId !== verified.merchant.merchantId) return unknown;
-	return ok(core.signer.wrapped("success", "Refund found.", refundFields(refund, record), verified.merchant.signVersion));
+	return ok(
+		core.signer.wrapped("success", "Refund found.", refundFields(refund, record), verified.merchant.signVersion),
+	);
 }

@@ -32,7 +32,18 @@ export async function createRefund(ctx: ApiContext): Promise<ApiReply> {
 		return fieldError("amount", `must be the full paid amount, ${full}, in one refund (its provider refunds in full)`);
 	}
 	if (remaining <= 0) return fieldError("amount", "cannot be refunded: nothing is left to refund on this transaction");
-	if (amount > remaining) return fieldError("amount", `must be at most the remaining refundable amount, ${show(remaining)} ${record.currency}`);
+	if (amount > remaining)
+		return fieldError(
+			"amount",
+			`must be at most the remaining refundable amount, ${show(remaining)} ${record.currency}`,
+		);
 	const refund = core.createRefund(record, amount, params.reason);
-	return ok(core.signer.wrapped("success", refund.message, { refundId: refund.refundId, refundNumber: refund.refundNumber }, verified.merchant.signVersion));
+	return ok(
+		core.signer.wrapped(
+			"success",
+			refund.message,
+			{ refundId: refund.refundId, refundNumber: refund.refundNumber },
+			verified.merchant.signVersion,
+		),
+	);
 }

@@ -7,7 +7,11 @@ type SessionParams = Omit<SessionRequest, "paymentMethod" | "feeBySeller"> & { f
  * What a transaction remembers of its creation request. `feeBySeller` falls back
  * to the account's share when the request omits it, as the gateway does.
  */
-export function sessionRequest(params: SessionParams, paymentMethod: string, accountFeeBySeller: number): SessionRequest {
+export function sessionRequest(
+	params: SessionParams,
+	paymentMethod: string,
+	accountFeeBySeller: number,
+): SessionRequest {
 	return {
 		orderDescription: params.orderDescription,
 		paymentMethod,

@@ -8,7 +8,11 @@ import { escapeHtml, formFields, html, notice, type PageReply, seeOther, themeFr
 import { testCardHelp } from "./test-card-help.js";
 
 /** The link's transaction, if the token matches. */
-export function linkedTransaction(core: SandboxCore, id: string, token: string | null | undefined): TransactionRecord | undefined {
+export function linkedTransaction(
+	core: SandboxCore,
+	id: string,
+	token: string | null | undefined,
+): TransactionRecord | undefined {
 	const record = core.transaction(id);
 	return record && token && token === record.pageToken ? record : undefined;
 }
@@ -18,7 +22,12 @@ const unknownLink = () => notice(404, "Unknown payment link", "This payment link
 /** Answers for a session that can no longer be paid. */
 function closedSession(core: SandboxCore, record: TransactionRecord): PageReply {
 	if (core.awaitingThreeDs(record)) return seeOther(`/3ds/${record.transactionId}?token=${record.pageToken}`);
-	if (record.status === "expired") return notice(410, "Session expired", "This checkout session has expired. Ask the merchant for a new payment link.");
+	if (record.status === "expired")
+		return notice(
+			410,
+			"Session expired",
+			"This checkout session has expired. Ask the merchant for a new payment link.",
+		);
 	return notice(409, "Already processed", `This payment is already ${record.status}.`);
 }
 
@@ -81,16 +90,28 @@ export async function submitCheckoutPage(core: SandboxCore, id: string, request:
 	if (action === "fail") {
 		const provider = merchant.providers[0];
 		record.provider = provider;
-		if (provider) record.attempts.push({ provider: provider.name, outcome: "declined", message: "Declined (simulated on the hosted page)." });
+		if (provider)
+			record.attempts.push({
+				provider: provider.name,
+				outcome: "declined",
+				message: "Declined (simulated on the hosted page).",
+			});
 		core.finish(record, "failed", "Declined (simulated on the hosted page).");
 		return seeOther(core.browserRedirect(record));
 	}
 	let card = APPROVED_CARD;
 	if (action === "pay") {
 		const number = (form.get("cardNumber") ?? "").replace(/[\s-]/g, "");
-		const entered = { number, month: form.get("cardMonth") ?? "", year: form.get("cardYear") ?? "", cvc: form.get("cardSecurityCode") ?? "" };
+		const entered = {
+			number,
+			month: form.get("cardMonth") ?? "",
+			year: form.get("cardYear") ?? "",
+			cvc: form.get("cardSecurityCode") ?? "",
+		};
 		const problems = [
-			cardNumber().safeParse(entered.number).success ? undefined : "Card number: 12 to 19 digits passing the Luhn check.",
+			cardNumber().safeParse(entered.number).success
+				? undefined
+				: "Card number: 12 to 19 digits passing the Luhn check.",
 			cardMonth().safeParse(entered.month).success ? undefined : "Month: two digits from 01 to 12.",
 			cardYear().safeParse(entered.year).success ? undefined : "Year: two digits.",
 			cardSecurityCode().safeParse(entered.cvc).success ? undefined : "CVC: 3 or 4 digits.",

@@ -34,7 +34,11 @@ export function themeFrom(colorMode: string | undefined): Theme {
 		const value = parts[index];
 		return value && SAFE_COLOR.test(value) ? value : fallback;
 	};
-	return { primary: pick(0, DEFAULT_THEME.primary), accent: pick(1, DEFAULT_THEME.accent), background: pick(2, DEFAULT_THEME.background) };
+	return {
+		primary: pick(0, DEFAULT_THEME.primary),
+		accent: pick(1, DEFAULT_THEME.accent),
+		background: pick(2, DEFAULT_THEME.background),
+	};
 }
 
 export function page(title: string, body: string, theme: Theme = DEFAULT_THEME): string {
@@ -71,7 +75,10 @@ ${body}
 </html>`;
 }
 
-export const html = (status: number, title: string, body: string, theme?: Theme): PageReply => ({ status, html: page(title, body, theme) });
+export const html = (status: number, title: string, body: string, theme?: Theme): PageReply => ({
+	status,
+	html: page(title, body, theme),
+});
 export const seeOther = (location: string): PageReply => ({ status: 303, location });
 
 /** A plain message page (unknown link, expired session, already paid...). */

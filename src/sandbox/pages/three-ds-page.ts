@@ -6,8 +6,10 @@ import { threeDsPasswords } from "../test-cards.js";
 import { linkedTransaction } from "./checkout-page.js";
 import { escapeHtml, formFields, html, notice, type PageReply, seeOther } from "./html.js";
 
-const unknownLink = () => notice(404, "Unknown authentication link", "This 3-D Secure link does not exist or is incomplete.");
-const notWaiting = (status: string) => notice(409, "Nothing to authenticate", `This payment is ${status}; it is not waiting for 3-D Secure.`);
+const unknownLink = () =>
+	notice(404, "Unknown authentication link", "This 3-D Secure link does not exist or is incomplete.");
+const notWaiting = (status: string) =>
+	notice(409, "Nothing to authenticate", `This payment is ${status}; it is not waiting for 3-D Secure.`);
 
 function render(record: TransactionRecord, error?: string): PageReply {
 	const amount = `${fromMinorUnits(record.amountMinor).toFixed(2)} ${record.currency}`;

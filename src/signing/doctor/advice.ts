@@ -6,7 +6,11 @@ const PARSED_ORDER_NOTE =
 	"JSON.parse moves integer-like keys first, reads 1.0 as 1 and rounds integers beyond 2^53.";
 
 /** What to do when `form` verifies the message. */
-export function adviceFor(form: SignatureFormName, candidate: FlatCandidate | undefined, received: ReceivedMessage): string {
+export function adviceFor(
+	form: SignatureFormName,
+	candidate: FlatCandidate | undefined,
+	received: ReceivedMessage,
+): string {
 	if (form === "payload-2.1") {
 		return [
 			"Nothing to configure for the signed string: this message is signed in 2.1 (the payload text),",

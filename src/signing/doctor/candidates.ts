@@ -5,7 +5,12 @@ import { retiredFirstDraftForm } from "../forms/retired-first-draft.js";
 import { type FlatSource, fieldsOf } from "../open.js";
 
 /** The signed-string forms the doctor tries. */
-export type SignatureFormName = "reference" | "payload-2.1" | "node-snippet" | "flat-stringified" | "retired-first-draft";
+export type SignatureFormName =
+	| "reference"
+	| "payload-2.1"
+	| "node-snippet"
+	| "flat-stringified"
+	| "retired-first-draft";
 
 /** A 2.0 form the doctor tries, and the export merchants pass as `signedString` for it. */
 export interface FlatCandidate {

@@ -104,7 +104,8 @@ function decodeText(bytes: Uint8Array): string {
 	}
 }
 
-const UNKNOWN_FORM = "A message to diagnose must be JSON text or bytes, a parsed JSON object, or a callback URL or query.";
+const UNKNOWN_FORM =
+	"A message to diagnose must be JSON text or bytes, a parsed JSON object, or a callback URL or query.";
 
 /** A 2.1 payload is JSON text; a callback's payload is base64, which never starts with `{`. */
 const looksLikeJson = (text: string) => text.trimStart().startsWith("{");

@@ -21,7 +21,8 @@ function serialize(value: unknown, path: PathStack): string {
 			if (value === null) return "null";
 			if (path.length >= MAX_DEPTH) fail(path, `nesting deeper than ${MAX_DEPTH} levels is not allowed`);
 			if (Array.isArray(value)) return serializeArray(value, path);
-			if (!isPlainObject(value)) fail(path, "only plain objects, arrays, strings, numbers, booleans and null are signed");
+			if (!isPlainObject(value))
+				fail(path, "only plain objects, arrays, strings, numbers, booleans and null are signed");
 			return serializeObject(value, path, false);
 		default:
 			return fail(path, `a ${typeof value} cannot be signed`);

@@ -110,6 +110,18 @@ function leafString(value: unknown): string | undefined {
 	return undefined;
 }
 
+/** How PHP writes a number as a string: digits, a fraction, PHP's exponent form. */
+const PHP_NUMBER = /^-?[0-9]+(?:\.[0-9]+)?(?:E[+-][0-9]+)?$/;
+
+/**
+ * A number handed out for a signed number leaf, to PHP's 14 significant digits: a literal no
+ * JavaScript number holds exactly (beyond 2^53, `1.0e+17`, `-0.0`) comes back as the nearest one.
+ */
+function sameNumber(value: unknown, signed: unknown): boolean {
+	if (typeof value !== "number" || typeof signed !== "string" || !PHP_NUMBER.test(signed)) return false;
+	return value.toPrecision(14) === Number(signed).toPrecision(14);
+}
+
 /**
  * `value` (a typed result, whose schema may drop fields) holds only what the 2.0 signed
  * string covers: `signed` is that string parsed, every leaf a string, and each value
@@ -118,7 +130,7 @@ function leafString(value: unknown): string | undefined {
 export function expectCoveredBy20(value: unknown, signed: unknown, path = "(out)"): void {
 	const leaf = leafString(value);
 	if (leaf !== undefined || typeof value !== "object" || value === null) {
-		if (leaf === undefined || signed !== leaf)
+		if (leaf === undefined || !(signed === leaf || sameNumber(value, signed)))
 			fail(`${path} is ${JSON.stringify(value)} but the signature covers ${JSON.stringify(signed)}`);
 		return;
 	}
