@@ -1,39 +1,59 @@
+import { rmSync } from "node:fs";
 import { defineConfig } from "tsup";
 
 /**
- * Five library entries (`merchant-gateway`, `merchant-gateway/signing`, `merchant-gateway/testing`, and the
- * two shared stores `merchant-gateway/stores/redis` and `.../stores/postgres`,
- * which import no database driver: the merchant passes a client in) in ESM and
- * CJS with declarations, plus the CLI. ky is ESM-only: the SDK only reaches it
- * through a dynamic `import()`, which works from both module systems, so it can
- * stay external. node-forge is reached the same way.
+ * The package's entries: `merchant-gateway`, `/signing`, `/testing`, `/testing/msw` (the only one
+ * that imports msw) and the two shared stores, which import no database driver: the merchant passes
+ * a client in.
  */
-export default defineConfig([
-	{
-		entry: {
-			index: "src/index.ts",
-			signing: "src/signing/index.ts",
-			testing: "src/testing.ts",
-			"stores/redis": "src/stores/redis.ts",
-			"stores/postgres": "src/stores/postgres.ts",
+const entries = {
+	index: "src/index.ts",
+	signing: "src/signing/index.ts",
+	testing: "src/testing.ts",
+	"testing-msw": "src/testing-msw.ts",
+	"stores/redis": "src/stores/redis.ts",
+	"stores/postgres": "src/stores/postgres.ts",
+};
+const external = ["ky", "node-forge", "zod", "ulid", "msw"];
+// Declarations marked @internal (the client's context given to resources, key handles) are left out.
+const dts = { entry: entries, compilerOptions: { stripInternal: true } };
+
+/**
+ * ESM is one file per source module (dist/ mirrors src/): with `sideEffects: false` a merchant's
+ * bundler keeps only the modules an import reaches, so an IPN route does not carry the client, and
+ * ky and node-forge stay behind their dynamic `import()`. CJS is bundled per entry, for Node. The
+ * folder is emptied here, once, rather than by each config as they run side by side.
+ */
+export default defineConfig((overrides) => {
+	rmSync(overrides.outDir ?? "dist", { recursive: true, force: true });
+	return [
+		{
+			entry: ["src/**/*.ts", "!src/cli/**"],
+			format: ["esm"],
+			bundle: false,
+			dts,
+			sourcemap: true,
+			target: "node22",
+			platform: "neutral",
 		},
-		format: ["esm", "cjs"],
-		// Declarations marked @internal (the client's context given to resources, key handles) are left out.
-		dts: { compilerOptions: { stripInternal: true } },
-		sourcemap: true,
-		clean: true,
-		target: "node22",
-		platform: "neutral",
-		splitting: true,
-		treeshake: true,
-		external: ["ky", "node-forge", "zod", "ulid", "msw"],
-	},
-	{
-		entry: { cli: "src/cli/main.ts" },
-		format: ["esm"],
-		target: "node22",
-		platform: "node",
-		sourcemap: true,
-		banner: { js: "#!/usr/bin/env node" },
-	},
-]);
+		{
+			entry: entries,
+			format: ["cjs"],
+			dts,
+			sourcemap: true,
+			target: "node22",
+			platform: "neutral",
+			splitting: true,
+			treeshake: true,
+			external,
+		},
+		{
+			entry: { cli: "src/cli/main.ts" },
+			format: ["esm"],
+			target: "node22",
+			platform: "node",
+			sourcemap: true,
+			banner: { js: "#!/usr/bin/env node" },
+		},
+	];
+});

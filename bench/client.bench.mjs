@@ -6,7 +6,7 @@ import crypto from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { GatewayClient, loadPrivateKey, loadPublicKey } from "../dist/index.js";
-import { canonicalString, sealMessage } from "../dist/signing.js";
+import { canonicalString, sealMessage } from "../dist/signing/index.js";
 import { median, report } from "./lib.mjs";
 
 const keysUrl = new URL("../test/vectors/keys/", import.meta.url);

@@ -21,7 +21,7 @@ import {
 	toNodeListener,
 	verifyNotification,
 } from "../dist/index.js";
-import { canonicalString, sealMessage } from "../dist/signing.js";
+import { canonicalString, sealMessage } from "../dist/signing/index.js";
 import { compareFastest, median, pinLoadAndServers, report } from "./lib.mjs";
 import { vector } from "./vectors.mjs";
 

@@ -8,7 +8,7 @@ import { fork } from "node:child_process";
 import * as crypto from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { sealMessage } from "../dist/signing.js";
+import { sealMessage } from "../dist/signing/index.js";
 import { median, report } from "./lib.mjs";
 
 const keysDir = new URL("../test/vectors/keys/", import.meta.url);

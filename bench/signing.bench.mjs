@@ -10,7 +10,7 @@
 import crypto from "node:crypto";
 import { readFileSync } from "node:fs";
 import { loadPrivateKey, loadPublicKey } from "../dist/index.js";
-import { canonicalString, loadCryptoBackend, openMessage, sealMessage } from "../dist/signing.js";
+import { canonicalString, loadCryptoBackend, openMessage, sealMessage } from "../dist/signing/index.js";
 import { compareFastest } from "./lib.mjs";
 import { vector } from "./vectors.mjs";
 

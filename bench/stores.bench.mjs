@@ -22,7 +22,7 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 import { createMemoryStore, createNotificationHandler, toNodeListener } from "../dist/index.js";
-import { sealMessage } from "../dist/signing.js";
+import { sealMessage } from "../dist/signing/index.js";
 import { createPostgresStore } from "../dist/stores/postgres.js";
 import { createRedisStore } from "../dist/stores/redis.js";
 import { median, pinLoadAndServers, report } from "./lib.mjs";

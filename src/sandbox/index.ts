@@ -1,6 +1,5 @@
 export type { SandboxClock } from "./clock.js";
 export type { SandboxReply, SandboxRequest } from "./exchange.js";
-export { type SandboxHandlersOptions, sandboxHandlers } from "./msw.js";
 export type { DeliveryAttempt } from "./notifier.js";
 export type {
 	SandboxEvent,

@@ -12,10 +12,14 @@ describe("the package's entries", () => {
 	});
 	afterAll(() => build?.cleanup());
 
+	/** ESM mirrors src (one file per module); CJS is one bundle per entry. */
+	const esmFile: Record<string, string> = { signing: "signing/index" };
+
 	function exportsOf(entry: string): { esm: string[]; cjs: string[] } {
+		const esmPath = join(build.dir, `${esmFile[entry] ?? entry}.js`);
 		const script = `
 			import { createRequire } from "node:module";
-			const esm = await import(${JSON.stringify(pathToFileURL(join(build.dir, `${entry}.js`)).href)});
+			const esm = await import(${JSON.stringify(pathToFileURL(esmPath).href)});
 			const cjs = createRequire(import.meta.url)(${JSON.stringify(join(build.dir, `${entry}.cjs`))});
 			console.log(JSON.stringify({ esm: Object.keys(esm).sort(), cjs: Object.keys(cjs).sort() }));
 		`;
@@ -59,6 +63,13 @@ describe("the package's entries", () => {
 	it("merchant-gateway/testing: the sandbox and the gateway's callback sealing", () => {
 		const { esm, cjs } = exportsOf("testing");
 		expect(cjs).toEqual(esm);
-		expect(esm).toEqual(expect.arrayContaining(["createSandbox", "sealCallbackUrl"]));
+		expect(esm).toEqual(expect.arrayContaining(["createSandbox", "sealCallbackUrl", "startSandboxServer"]));
+		expect(esm).not.toContain("sandboxHandlers");
+	});
+
+	it("merchant-gateway/testing/msw: the MSW handlers, on their own", () => {
+		const { esm, cjs } = exportsOf("testing-msw");
+		expect(cjs).toEqual(esm);
+		expect(esm).toEqual(["sandboxHandlers"]);
 	});
 });

@@ -70,7 +70,7 @@ describe("the package's Node.js floor", () => {
 
 		test("signing and generateKeyPair() name the Node.js they need; nothing falls back to node-forge", () => {
 			const script = `
-				const sdk = await import(${JSON.stringify(pathToFileURL(join(build.dir, "signing.js")).href)});
+				const sdk = await import(${JSON.stringify(pathToFileURL(join(build.dir, "signing", "index.js")).href)});
 				const outcome = async (work) => {
 					try {
 						await work();

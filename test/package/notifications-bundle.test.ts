@@ -1,6 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Budget, budgets, measure } from "../../scripts/bundle-size.js";
+import { buildPackage } from "../helpers/build.js";
 
 // A merchant whose code only receives IPNs bundles the handler, never the shared
 // stores or the reconciler: the package is free of side effects, so a bundler drops
@@ -35,5 +37,46 @@ describe("what a notifications-only bundle contains", () => {
 	it("the reconciler when it is imported (the check above can see it)", async () => {
 		const text = await bundle("createReconciler");
 		for (const mark of RECONCILER_MARKS) expect(text, mark).toContain(mark);
+	});
+});
+
+// The same question over the built package, as a merchant's bundler sees it (dist has a file per
+// module and `sideEffects: false`), with the gzipped budgets `npm run size` prints.
+describe("bundles of the built package, gzipped", () => {
+	let build: Awaited<ReturnType<typeof buildPackage>>;
+	beforeAll(async () => {
+		build = await buildPackage();
+	});
+	afterAll(() => build?.cleanup());
+
+	const budget = (name: string) => budgets.find((entry) => entry.name === name) as Budget;
+	/** Inputs that belong to the client, the sandbox or a package an IPN route never needs up front. */
+	const CLIENT_SIDE =
+		/^(client\.js|transport\/|resources\/|sandbox\/|testing|ky$|msw$|node-forge$|signing\/forge-backend)/;
+
+	it(`an IPN route: within ${budget("IPN route").max / 1024} KB, nothing of the client, ky, msw or the sandbox`, async () => {
+		const { imports, max } = budget("IPN route");
+		const size = await measure(imports, build.dir);
+		expect(size.eagerInputs).toContain("notifications/handler.js");
+		expect([...size.eagerInputs].filter((input) => CLIENT_SIDE.test(input))).toEqual([]);
+		expect([...size.lazyInputs].filter((input) => CLIENT_SIDE.test(input))).toEqual([]);
+		expect(size.eagerGzip).toBeLessThanOrEqual(max);
+	});
+
+	it("an edge IPN route that picks its crypto backend: node-forge only behind import()", async () => {
+		const imports = { ...budget("IPN route").imports, "signing/index.js": ["useCryptoBackend"] };
+		const size = await measure(imports, build.dir);
+		expect(size.lazyInputs).toContain("node-forge");
+		expect([...size.eagerInputs].filter((input) => CLIENT_SIDE.test(input))).toEqual([]);
+		expect(size.eagerGzip).toBeLessThanOrEqual(budget("IPN route").max);
+	});
+
+	it(`the client: within ${budget("client").max / 1024} KB, ky only behind import()`, async () => {
+		const { imports, max } = budget("client");
+		const size = await measure(imports, build.dir);
+		expect(size.eagerInputs).toContain("client.js");
+		expect([...size.eagerInputs].filter((input) => /^(ky|node-forge|msw|sandbox\/)/.test(input))).toEqual([]);
+		expect(size.lazyInputs).toContain("ky");
+		expect(size.eagerGzip).toBeLessThanOrEqual(max);
 	});
 });

@@ -13,7 +13,7 @@ import {
 } from "../../src/errors/index.js";
 import { createNotificationHandler } from "../../src/notifications/handler.js";
 import { toNodeListener } from "../../src/notifications/node-listener.js";
-import { sandboxHandlers } from "../../src/sandbox/msw.js";
+import { sandboxHandlers } from "../../src/testing-msw.js";
 import { createSandbox, type Sandbox } from "../../src/sandbox/sandbox.js";
 import { startSandboxServer } from "../../src/sandbox/server.js";
 import type { CardChargeParams } from "../../src/schemas/params.js";

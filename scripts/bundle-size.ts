@@ -1,0 +1,96 @@
+// What a merchant's bundle of the built package weighs: esbuild (minified, for browsers and edge
+// runtimes) over dist, gzipped. `npm run size` prints the budgets; test/package/bundle-size.test.ts checks them.
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { build, type Metafile } from "esbuild";
+
+const root = fileURLToPath(new URL("../", import.meta.url));
+
+/** Names imported, by file in dist: `{ "index.js": ["GatewayClient"] }` is `merchant-gateway`'s `GatewayClient`. */
+export type Imports = Record<string, readonly string[]>;
+
+export interface Budget {
+	name: string;
+	imports: Imports;
+	/** Gzipped bytes loaded up front by that import. */
+	max: number;
+}
+
+export const budgets: Budget[] = [
+	{
+		name: "IPN route",
+		imports: { "index.js": ["verifyNotification", "acknowledge", "createNotificationHandler"] },
+		max: 25 * 1024,
+	},
+	{ name: "client", imports: { "index.js": ["GatewayClient"] }, max: 50 * 1024 },
+];
+
+export interface BundleSize {
+	/** Gzipped bytes of the entry and the chunks it imports statically: what loads with the import. */
+	eagerGzip: number;
+	/** Gzipped bytes only a dynamic `import()` loads. */
+	lazyGzip: number;
+	/** The inputs of each part, named by package (`ky`, `node-forge`) or by their path in dist (`client.js`). */
+	eagerInputs: Set<string>;
+	lazyInputs: Set<string>;
+}
+
+/** Bundles the imports with code splitting, as a merchant's bundler would. */
+export async function measure(imports: Imports, distDir = join(root, "dist")): Promise<BundleSize> {
+	const contents = Object.entries(imports)
+		.map(([file, names]) => `export { ${names.join(", ")} } from "./${file}";`)
+		.join("\n");
+	const result = await build({
+		stdin: { contents, resolveDir: distDir, loader: "js" },
+		bundle: true,
+		write: false,
+		format: "esm",
+		platform: "browser",
+		minify: true,
+		splitting: true,
+		metafile: true,
+		outdir: join(distDir, ".size"),
+		logLevel: "error",
+	});
+	const outputs = result.metafile.outputs;
+	const entry = Object.keys(outputs).find((path) => outputs[path]?.entryPoint !== undefined) ?? "";
+	const eager = closure(entry, outputs, ["import-statement"]);
+	const lazy = [...closure(entry, outputs, ["import-statement", "dynamic-import"])].filter((path) => !eager.has(path));
+	const files = new Map(result.outputFiles.map((file) => [relative(process.cwd(), file.path), file.contents]));
+	const gzip = (paths: Iterable<string>) =>
+		[...paths].reduce((sum, path) => sum + gzipSync(files.get(path) ?? new Uint8Array()).length, 0);
+	const name = (input: string) => {
+		const inDist = relative(distDir, join(process.cwd(), input));
+		if (!inDist.startsWith("..")) return inDist;
+		return /.*node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1] ?? input;
+	};
+	const inputsOf = (paths: Iterable<string>) =>
+		new Set([...paths].flatMap((path) => Object.keys(outputs[path]?.inputs ?? {}).map(name)));
+	return { eagerGzip: gzip(eager), lazyGzip: gzip(lazy), eagerInputs: inputsOf(eager), lazyInputs: inputsOf(lazy) };
+}
+
+function closure(entry: string, outputs: Metafile["outputs"], kinds: string[]): Set<string> {
+	const seen = new Set<string>();
+	const pending = [entry];
+	for (let path = pending.pop(); path !== undefined; path = pending.pop()) {
+		if (seen.has(path)) continue;
+		seen.add(path);
+		for (const item of outputs[path]?.imports ?? []) if (kinds.includes(item.kind)) pending.push(item.path);
+	}
+	return seen;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+	const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+	for (const budget of budgets) {
+		const size = await measure(budget.imports);
+		const packages = [...size.lazyInputs].filter((input) => !input.endsWith(".js"));
+		const verdict = size.eagerGzip <= budget.max ? "within" : "OVER";
+		if (verdict === "OVER") process.exitCode = 1;
+		console.log(
+			`${budget.name} (${Object.values(budget.imports).flat().join(" + ")}): ${kb(size.eagerGzip)} gzipped up front, ${verdict} ` +
+				`its ${kb(budget.max)} budget; ${kb(size.lazyGzip)} more on first use (${packages.join(", ") || "SDK code"})`,
+		);
+	}
+}
