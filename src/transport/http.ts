@@ -129,6 +129,23 @@ function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
 	return out;
 }
 
+/** The statuses fetch would follow when the answer names a Location. */
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * A redirect fails the attempt as a network error, as `redirect: "error"` would: the gateway never
+ * redirects an API call, and a signed request must not be sent elsewhere. Asked as `"manual"`, because
+ * Cloudflare Workers refuse `"error"`.
+ */
+async function refuseRedirect(response: Response): Promise<Response> {
+	const redirected = REDIRECT_STATUSES.has(response.status) && response.headers.has("location");
+	if (response.type !== "opaqueredirect" && !redirected) return response;
+	await response.body?.cancel().catch(() => undefined);
+	throw new TypeError(
+		`the gateway answered with a redirect (HTTP ${response.status}), which the client does not follow`,
+	);
+}
+
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 	return new Promise((resolve, reject) => {
 		if (signal?.aborted) return reject(signal.reason);
@@ -185,8 +202,8 @@ export class Transport {
 					headers,
 					body: exchange.body,
 					signal: exchange.signal,
-					redirect: "error",
-				});
+					redirect: "manual",
+				}).then(refuseRedirect);
 			},
 		});
 		return this.#ky;

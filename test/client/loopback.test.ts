@@ -1,4 +1,5 @@
-import { createServer } from "node:net";
+import { createServer as createHttpServer, type Server } from "node:http";
+import { type AddressInfo, createServer } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { ConnectionError, OutcomeUnknownError, ProcessingError, TimeoutError } from "../../src/errors/index.js";
 import { type HttpGatewayStub, startHttpGateway } from "../fixtures/gateway-http.js";
@@ -86,5 +87,54 @@ describe("over real loopback HTTP", () => {
 			.catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(ConnectionError);
 		expect((error as Error).message).toMatch(/ECONNREFUSED/);
+	});
+});
+
+describe("a redirect from the gateway", () => {
+	let server: Server;
+	let elsewhere: Server;
+	const hits: string[] = [];
+	let baseUrl = "";
+	beforeAll(async () => {
+		const listen = async (handler: Parameters<typeof createHttpServer>[1]) => {
+			const started = createHttpServer(handler);
+			await new Promise<void>((resolve) => started.listen(0, "127.0.0.1", resolve));
+			return { started, url: `http://127.0.0.1:${(started.address() as AddressInfo).port}` };
+		};
+		const target = await listen((request, response) => {
+			hits.push(`elsewhere ${request.url}`);
+			response.writeHead(200, { "content-type": "application/json" }).end("{}");
+		});
+		elsewhere = target.started;
+		const gateway = await listen((request, response) => {
+			hits.push(`gateway ${request.url}`);
+			response.writeHead(302, { location: `${target.url}${request.url}` }).end();
+		});
+		server = gateway.started;
+		baseUrl = gateway.url;
+	});
+	afterAll(async () => {
+		for (const each of [server, elsewhere]) await new Promise((resolve) => each.close(resolve));
+	});
+	beforeEach(() => {
+		hits.length = 0;
+	});
+
+	// Asked as redirect "manual" (workerd refuses "error") and refused by the client itself.
+	test("is not followed: a query fails with ConnectionError naming it; a create's outcome is unknown", async () => {
+		const inits: RequestInit[] = [];
+		const fetch = (input: Request | URL | string, init?: RequestInit) => {
+			if (init) inits.push(init);
+			return globalThis.fetch(input, init);
+		};
+		const gateway = makeClient({ baseUrl, allowLoopbackHttp: true, maxRetries: 0, fetch });
+		const queried = await gateway.transactions.retrieve(ids.transaction).catch((e: unknown) => e);
+		expect(queried).toBeInstanceOf(ConnectionError);
+		expect((queried as Error).message).toContain("redirect (HTTP 302)");
+		const created = await gateway.checkout.create(checkoutParams()).catch((e: unknown) => e);
+		expect(created).toBeInstanceOf(OutcomeUnknownError);
+		expect((created as Error).cause).toBeInstanceOf(ConnectionError);
+		expect(hits).toEqual(["gateway /v2/checkout/query", "gateway /v2/checkout"]);
+		expect(inits.map((init) => init.redirect)).toEqual(["manual", "manual"]);
 	});
 });

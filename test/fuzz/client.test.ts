@@ -194,7 +194,7 @@ const headers = fc.record(
 		"x-request-id": fc.string({ maxLength: 8 }).map((text) => text.replace(/[^\x20-\x7e]/g, "")),
 		// A body that is not in the encoding named: the fetch's decoder fails while the client reads.
 		"content-encoding": fc.constantFrom("gzip", "br", "deflate", "identity", "x-unknown"),
-		// A 3xx with a Location: fetch refuses to follow (redirect: "error").
+		// A 3xx with a Location: the client refuses to follow it (a network error, as redirect: "error" gives).
 		location: fc.constantFrom("/v2/checkout", "http://127.0.0.1:9/elsewhere"),
 	},
 	{ requiredKeys: [] },
