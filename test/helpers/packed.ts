@@ -1,0 +1,113 @@
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import {
+	cpSync,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	statSync,
+	symlinkSync,
+	writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { build } from "tsup";
+import { root } from "./build.js";
+
+/** What goes into the package: a change to any of these makes a new tarball. */
+const INPUTS = ["src", "package.json", "tsup.config.ts", "tsconfig.json", "README.md", "CHANGELOG.md", "LICENSE"];
+const CACHE = join(root, "node_modules", ".cache", "merchant-gateway-packed");
+/** Waiting for another test file that is building the same tarball. */
+const WAIT_MS = 240_000;
+
+export interface PackedPackage {
+	/** The `npm pack` tarball of a full build (declarations and source maps included, as published). */
+	tarball: string;
+	/** The paths inside it, as `npm pack --json` lists them. */
+	files: string[];
+}
+
+function inputsHash(): string {
+	const hash = createHash("sha256");
+	const visit = (path: string) => {
+		if (statSync(path).isDirectory()) for (const name of readdirSync(path).sort()) visit(join(path, name));
+		else hash.update(`${path.slice(root.length)}\0`).update(readFileSync(path));
+	};
+	for (const input of INPUTS) visit(join(root, input));
+	return hash.digest("hex").slice(0, 16);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The package as `npm pack` makes it from a full build of the current sources. Built once per
+ * state of the sources and shared by every test file (and by the next run): the first caller
+ * builds under a lock folder, the others wait for its `done` mark.
+ */
+export async function packedPackage(): Promise<PackedPackage> {
+	const dir = join(CACHE, inputsHash());
+	const done = join(dir, "done.json");
+	const lock = `${dir}.lock`;
+	const deadline = Date.now() + WAIT_MS;
+	while (!existsSync(done)) {
+		mkdirSync(CACHE, { recursive: true });
+		try {
+			mkdirSync(lock);
+		} catch {
+			if (Date.now() > deadline) throw new Error(`Gave up waiting for ${lock}: remove it if no test is building.`);
+			await sleep(250);
+			continue;
+		}
+		try {
+			if (!existsSync(done)) writeFileSync(done, JSON.stringify(await packInto(dir)));
+		} finally {
+			rmSync(lock, { recursive: true, force: true });
+		}
+	}
+	return JSON.parse(readFileSync(done, "utf8")) as PackedPackage;
+}
+
+async function packInto(dir: string): Promise<PackedPackage> {
+	for (const name of readdirSync(CACHE)) if (!name.endsWith(".lock")) rmSync(join(CACHE, name), { recursive: true });
+	const staged = join(dir, "package");
+	mkdirSync(staged, { recursive: true });
+	await build({ outDir: join(staged, "dist"), silent: true });
+	for (const file of ["package.json", "README.md", "CHANGELOG.md", "LICENSE"])
+		cpSync(join(root, file), join(staged, file));
+	const [packed] = JSON.parse(
+		execFileSync("npm", ["pack", "--json", "--pack-destination", dir], { cwd: staged, encoding: "utf8" }),
+	) as [{ filename: string; files: { path: string }[] }];
+	rmSync(staged, { recursive: true });
+	return { tarball: join(dir, packed.filename), files: packed.files.map((file) => file.path).sort() };
+}
+
+/**
+ * A fresh folder (under the system's temp folder) whose node_modules holds the tarball unpacked as
+ * `merchant-gateway`, as `npm install <tarball>` would, and the named packages linked from this
+ * repository's node_modules (no network: the machine reaches only the registry, and tests do not).
+ */
+export function consumerProject(
+	tarball: string,
+	options: { packages: readonly string[]; packageJson?: Record<string, unknown> },
+): { dir: string; cleanup(): void } {
+	const dir = mkdtempSync(join(tmpdir(), "merchant-gateway-consumer-"));
+	const modules = join(dir, "node_modules");
+	mkdirSync(join(modules, "merchant-gateway"), { recursive: true });
+	execFileSync("tar", ["-xzf", tarball, "-C", join(modules, "merchant-gateway"), "--strip-components=1"]);
+	for (const name of options.packages) {
+		mkdirSync(dirname(join(modules, name)), { recursive: true });
+		symlinkSync(join(root, "node_modules", name), join(modules, name), "dir");
+	}
+	const packageJson = { name: "consumer", private: true, ...options.packageJson };
+	writeFileSync(join(dir, "package.json"), JSON.stringify(packageJson, null, 2));
+	return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The runtime dependencies an installed copy needs. */
+export const DEPENDENCIES = Object.keys(
+	(JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { dependencies: Record<string, string> })
+		.dependencies,
+);
