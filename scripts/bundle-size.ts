@@ -89,7 +89,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
 		const verdict = size.eagerGzip <= budget.max ? "within" : "OVER";
 		if (verdict === "OVER") process.exitCode = 1;
 		console.log(
-			`${budget.name} (${Object.values(budget.imports).flat().join(" + ")}): ${kb(size.eagerGzip)} gzipped up front, ${verdict} ` +
+			`${budget.name} (${Object.values(budget.imports).flat().join(" + ")}): ` +
+				`${kb(size.eagerGzip)} gzipped up front, ${verdict} ` +
 				`its ${kb(budget.max)} budget; ${kb(size.lazyGzip)} more on first use (${packages.join(", ") || "SDK code"})`,
 		);
 	}

@@ -54,7 +54,7 @@ describe("bundles of the built package, gzipped", () => {
 	const CLIENT_SIDE =
 		/^(client\.js|transport\/|resources\/|sandbox\/|testing|ky$|msw$|node-forge$|signing\/forge-backend)/;
 
-	it(`an IPN route: within ${budget("IPN route").max / 1024} KB, nothing of the client, ky, msw or the sandbox`, async () => {
+	it(`an IPN route: within ${budget("IPN route").max / 1024} KB; no client, ky, msw or sandbox`, async () => {
 		const { imports, max } = budget("IPN route");
 		const size = await measure(imports, build.dir);
 		expect(size.eagerInputs).toContain("notifications/handler.js");

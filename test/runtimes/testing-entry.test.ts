@@ -36,7 +36,7 @@ describe("a script on merchant-gateway/testing, without msw installed", () => {
 		expect(JSON.parse(result.stdout)).toEqual({ outcome: "success", delivery: "network_error" });
 	});
 
-	it("the MSW handlers' entry fails naming msw, from ESM and from CommonJS; the testing entry loads from both", async () => {
+	it("the MSW entry fails naming msw, from ESM and from CommonJS; the testing entry loads from both", async () => {
 		const script = [
 			'import { createRequire } from "node:module";',
 			"const require = createRequire(import.meta.url);",

@@ -13,11 +13,11 @@ import {
 } from "../../src/errors/index.js";
 import { createNotificationHandler } from "../../src/notifications/handler.js";
 import { toNodeListener } from "../../src/notifications/node-listener.js";
-import { sandboxHandlers } from "../../src/testing-msw.js";
 import { createSandbox, type Sandbox } from "../../src/sandbox/sandbox.js";
 import { startSandboxServer } from "../../src/sandbox/server.js";
 import type { CardChargeParams } from "../../src/schemas/params.js";
 import type { Refund, Transaction } from "../../src/schemas/resources.js";
+import { sandboxHandlers } from "../../src/testing-msw.js";
 import { keys } from "../helpers/vectors.js";
 import { cardFields, MERCHANT_ID, merchant, postForm } from "./helpers.js";
 

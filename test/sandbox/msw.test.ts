@@ -3,9 +3,9 @@ import { setupServer } from "msw/node";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { GatewayClient } from "../../src/client.js";
 import { createNotificationHandler } from "../../src/notifications/handler.js";
-import { sandboxHandlers } from "../../src/testing-msw.js";
 import { createSandbox, type Sandbox } from "../../src/sandbox/sandbox.js";
 import type { Transaction } from "../../src/schemas/resources.js";
+import { sandboxHandlers } from "../../src/testing-msw.js";
 import { keys } from "../helpers/vectors.js";
 
 // Everything in-process: the gateway (sandbox) and the merchant's IPN route are
