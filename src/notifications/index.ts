@@ -11,7 +11,7 @@ export {
 	type NotificationReply,
 } from "./handler.js";
 export type { BodyTimeout } from "./http-rules.js";
-export { type NodeListener, toNodeListener } from "./node-listener.js";
+export { type NodeListener, type NodeRequestLike, type NodeResponseLike, toNodeListener } from "./node-listener.js";
 export {
 	createReconciler,
 	DEFAULT_PENDING_STATUSES,

@@ -1,14 +1,41 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { isPlainObject } from "../signing/canonical.js";
 import type { NotificationDelivery, NotificationHandler, NotificationReply } from "./handler.js";
 import { type BodyTimeout, bodyTimedOut, bodyTooLarge, HttpRuleError, joinChunks, replyHeaders } from "./http-rules.js";
 
-/** A node:http request, possibly after a framework's body parser set `body`. */
-type NodeRequest = IncomingMessage & { body?: unknown };
+/**
+ * What the listener reads of a node:http `IncomingMessage` (Express's `req` is one), possibly after a
+ * body parser set `body`. Written out here so the package's types do not need Node's.
+ */
+export interface NodeRequestLike {
+	readonly method?: string | undefined;
+	readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+	/** True once a body parser has read the stream. */
+	readonly readableEnded: boolean;
+	readonly body?: unknown;
+	on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
+	on(event: "end", listener: () => void): unknown;
+	on(event: "error", listener: (error: Error) => void): unknown;
+	pause(): unknown;
+}
+
+/** What the listener writes to a node:http `ServerResponse` (Express's `res` is one). */
+export interface NodeResponseLike {
+	readonly headersSent: boolean;
+	writeHead(status: number, headers: Record<string, string>): unknown;
+	end(body: string): unknown;
+}
 
 /** A `(req, res)` listener for node:http and Express-style frameworks (Connect, Polka). */
-export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
+export type NodeListener = (req: NodeRequestLike, res: NodeResponseLike) => void;
+
+type NodeRequest = NodeRequestLike;
+
+/** A header as one string: node:http gives repeated headers as a list. */
+function headerOf(req: NodeRequest, name: string): string | undefined {
+	const value = req.headers[name];
+	return Array.isArray(value) ? value.join(", ") : value;
+}
 
 function readStream(req: NodeRequest, limit: number, timeout: BodyTimeout): Promise<unknown> {
 	return new Promise((resolve, reject) => {
@@ -82,17 +109,18 @@ class NodeDelivery implements NotificationDelivery {
 	constructor(req: NodeRequest) {
 		this.#req = req;
 		this.method = req.method;
-		this.contentType = req.headers["content-type"];
-		this.contentLength = req.headers["content-length"];
+		this.contentType = headerOf(req, "content-type");
+		this.contentLength = headerOf(req, "content-length");
 	}
 	readBody(limit: number, timeout: BodyTimeout): Promise<unknown> {
 		return readBody(this.#req, limit, timeout);
 	}
 }
 
-function send(res: ServerResponse, reply: NotificationReply): void {
+function send(res: NodeResponseLike, reply: NotificationReply): void {
 	if (res.headersSent) return;
-	res.writeHead(reply.status, { ...replyHeaders(reply), "content-length": String(Buffer.byteLength(reply.body)) });
+	const length = new TextEncoder().encode(reply.body).length;
+	res.writeHead(reply.status, { ...replyHeaders(reply), "content-length": String(length) });
 	res.end(reply.body);
 }
 
