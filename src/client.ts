@@ -281,7 +281,14 @@ export class GatewayClient {
 	}
 
 	/** What `JSON.stringify` shows: no keys. */
-	toJSON(): { baseUrl: string; merchantId: string; signVersion: string } {
+	toJSON(): {
+		/** The gateway's base URL. */
+		baseUrl: string;
+		/** Your merchant ID. */
+		merchantId: string;
+		/** The version requests are signed in. */
+		signVersion: string;
+	} {
 		return { ...this.#summary };
 	}
 

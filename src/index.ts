@@ -1,4 +1,8 @@
-// The public surface of `merchant-gateway`. Each area keeps its own barrel.
+/**
+ * The typed client for the Payment Gateway API v2, IPN verification, acknowledgement and the IPN
+ * route handler, callback decoding, keys and the SDK's errors. Each area keeps its own barrel.
+ * @module merchant-gateway
+ */
 
 export { GatewayClient, type GatewayClientOptions } from "./client.js";
 export * from "./errors/index.js";
@@ -12,7 +16,15 @@ export type {
 	RefundParams,
 	TransactionDocumentParam,
 } from "./schemas/params.js";
-export type { CallbackResult, Refund, Transaction, TransactionDocument } from "./schemas/resources.js";
+export type {
+	CallbackResult,
+	CardDetails,
+	PaymentMethodDetails,
+	Refund,
+	Transaction,
+	TransactionDocument,
+	TransactionFees,
+} from "./schemas/resources.js";
 export type {
 	CardChargeOutcome,
 	CardChargePending,

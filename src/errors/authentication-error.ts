@@ -6,5 +6,6 @@ import { errorKind, GatewayError } from "./gateway-error.js";
  * The request was refused, so nothing was processed.
  */
 export class AuthenticationError extends GatewayError {
+	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "AuthenticationError";
 }

@@ -7,6 +7,7 @@ import type { FieldIssue } from "./request-validation-error.js";
  * the object is made, before any request is sent or served.
  */
 export class ConfigurationError extends GatewayError {
+	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "ConfigurationError";
 	/** Every failing option with its rule; never the option's value. */
 	readonly issues: readonly FieldIssue[];

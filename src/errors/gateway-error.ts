@@ -21,6 +21,7 @@ export interface GatewayErrorContext {
  * keep the ordinary `instanceof`: only `new Mine()` is a `Mine`.
  */
 export class GatewayError extends Error {
+	/** @internal The name `instanceof` recognises across builds. */
 	static readonly [ERROR_KIND]: string = "GatewayError";
 	/** HTTP status of the gateway's answer, when there was one. */
 	readonly status: number | undefined;
@@ -39,6 +40,8 @@ export class GatewayError extends Error {
 		});
 	}
 
+	/** `instanceof` that also recognises this class's errors thrown by the other build (ESM or CJS). */
+	/** `instanceof` that also recognises this class's errors thrown by the other build (ESM or CJS). */
 	static override [Symbol.hasInstance](value: unknown): boolean {
 		// A class without a kind of its own (a user's subclass, an internal one) is matched by identity, as usual.
 		if (!Object.hasOwn(this, ERROR_KIND)) return Function.prototype[Symbol.hasInstance].call(this, value);

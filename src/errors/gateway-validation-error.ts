@@ -2,13 +2,17 @@ import { errorKind, GatewayError, type GatewayErrorContext } from "./gateway-err
 
 /** One field the gateway refused, as its 422 answer lists it. */
 export interface GatewayFieldError {
+	/** The field's name, as the gateway spells it (`orderRef`). */
 	field: string;
+	/** The gateway's messages about it, such as "The order ref field has already been taken." */
 	messages: string[];
 }
 
 /** The gateway refused the request's fields (HTTP 422 with an `errors` array). */
 export class GatewayValidationError extends GatewayError {
+	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "GatewayValidationError";
+	/** Each refused field with the gateway's messages. */
 	readonly errors: readonly GatewayFieldError[];
 
 	constructor(message: string, errors: readonly GatewayFieldError[], context: GatewayErrorContext) {

@@ -15,7 +15,9 @@ export type InvalidKeyReason =
  * failed and never contains key material.
  */
 export class InvalidKeyError extends GatewayError {
+	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "InvalidKeyError";
+	/** The rule the key broke. */
 	readonly reason: InvalidKeyReason;
 
 	constructor(reason: InvalidKeyReason, message: string) {

@@ -5,6 +5,7 @@ import { errorKind, GatewayError, type GatewayErrorContext } from "./gateway-err
  * signature check). Says which field and rule, never the content.
  */
 export class InvalidNotificationError extends GatewayError {
+	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "InvalidNotificationError";
 	/** Dotted path of the offending field, when one can be named. */
 	readonly field: string | undefined;

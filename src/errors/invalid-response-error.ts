@@ -2,6 +2,7 @@ import { errorKind, GatewayError, type GatewayErrorContext } from "./gateway-err
 
 /** The gateway's answer was not JSON, or not of the documented shape. */
 export class InvalidResponseError extends GatewayError {
+	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "InvalidResponseError";
 	/** A short, redacted start of the body, for debugging. */
 	readonly excerpt: string | undefined;

@@ -7,6 +7,7 @@ import { errorKind, GatewayError } from "./gateway-error.js";
  * longer than your slowest callback.
  */
 export class LeaseExpiredError extends GatewayError {
+	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "LeaseExpiredError";
 	/** The event whose lease ended. */
 	readonly eventId: string;

@@ -6,6 +6,7 @@ import { errorKind, GatewayError, type GatewayErrorContext } from "./gateway-err
  * which field and which rule, and never quotes the content.
  */
 export class MalformedMessageError extends GatewayError {
+	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "MalformedMessageError";
 	/** Dotted path of the offending field, when one can be named. */
 	readonly field: string | undefined;

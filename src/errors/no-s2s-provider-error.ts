@@ -5,5 +5,6 @@ import { errorKind, GatewayError } from "./gateway-error.js";
  * impossible: ask for an S2S-capable processor, or use checkout instead.
  */
 export class NoS2SProviderError extends GatewayError {
+	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "NoS2SProviderError";
 }

@@ -6,5 +6,6 @@ import { errorKind, GatewayError } from "./gateway-error.js";
  * callback without a claim; the driver's error is the `cause`.
  */
 export class NotificationStoreError extends GatewayError {
+	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "NotificationStoreError";
 }

@@ -11,6 +11,7 @@ import { errorKind, GatewayError, type GatewayErrorContext } from "./gateway-err
  * or query the transaction (`transactionId`, for refunds) and look for `orderRef`.
  */
 export class OutcomeUnknownError extends GatewayError {
+	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "OutcomeUnknownError";
 	/** The orderRef sent, when the request had one (checkout, card charge). */
 	readonly orderRef: string | undefined;

@@ -2,6 +2,7 @@ import { errorKind, GatewayError, type GatewayErrorContext } from "./gateway-err
 
 /** The gateway could not process an S2S charge (HTTP 400 or 500 with `data.transactionId`). */
 export class ProcessingError extends GatewayError {
+	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "ProcessingError";
 	/** The transaction the failure belongs to; query it or wait for its IPN. */
 	readonly transactionId: string | undefined;

@@ -2,6 +2,7 @@ import { errorKind, GatewayError, type GatewayErrorContext } from "./gateway-err
 
 /** The gateway answered 429 and retries (if allowed) did not get through. */
 export class RateLimitError extends GatewayError {
+	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "RateLimitError";
 	/** Seconds the gateway asked to wait (Retry-After), when it said. */
 	readonly retryAfterSeconds: number | undefined;

@@ -13,7 +13,9 @@ export interface FieldIssue {
  * `issues` lists every failing field with its rule.
  */
 export class RequestValidationError extends GatewayError {
+	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "RequestValidationError";
+	/** Every failing field with its rule; never the field's value. */
 	readonly issues: readonly FieldIssue[];
 
 	constructor(issues: readonly FieldIssue[], path?: string) {

@@ -6,6 +6,7 @@ import { errorKind, GatewayError, type GatewayErrorContext } from "./gateway-err
  * `cause` of an `OutcomeUnknownError`: the request may have been processed.
  */
 export class ResponseTooLargeError extends GatewayError {
+	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "ResponseTooLargeError";
 	/** The limit that was passed, in bytes (`maxResponseBytes`). */
 	readonly limitBytes: number;

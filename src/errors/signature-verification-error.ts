@@ -8,7 +8,9 @@ export type SignatureFailureReason = "missing_signature" | "malformed_signature"
  * keys. Nothing in the message may be trusted.
  */
 export class SignatureVerificationError extends GatewayError {
+	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "SignatureVerificationError";
+	/** Why the signature was refused. */
 	readonly reason: SignatureFailureReason;
 
 	constructor(reason: SignatureFailureReason, message: string, context?: GatewayErrorContext) {

@@ -9,7 +9,9 @@ export const MAX_DESCRIPTION_LENGTH = 1500;
  * "processed, stop retrying"; anything else makes the gateway deliver again.
  */
 export interface Acknowledgement {
+	/** `"100"` when processed; any other code asks the gateway to deliver again. */
 	returnCode: string;
+	/** Free text for the gateway's logs, at most 1500 characters, redacted. */
 	description?: string;
 }
 

@@ -8,6 +8,7 @@ import type { PublicKeyLike } from "../signing/keys.js";
 import type { SignVersion } from "../signing/seal.js";
 import { notificationIssues } from "./issues.js";
 
+/** How `decodeCallback` checks the redirect. */
 export interface DecodeCallbackOptions {
 	/** The gateway's public key, or several during a key rotation. */
 	gatewayPublicKey: PublicKeyLike | readonly PublicKeyLike[];

@@ -45,6 +45,7 @@ export interface NotificationErrorInfo {
 	eventId: string | undefined;
 }
 
+/** What `createNotificationHandler` needs: the gateway's key, your callbacks, and limits with defaults. */
 export interface NotificationHandlerOptions {
 	/** The gateway's public key, or several during a key rotation. Parsed once, when the handler is made. */
 	gatewayPublicKey: PublicKeyLike | readonly PublicKeyLike[];

@@ -8,21 +8,31 @@ import { type BodyTimeout, bodyTimedOut, bodyTooLarge, HttpRuleError, joinChunks
  * body parser set `body`. Written out here so the package's types do not need Node's.
  */
 export interface NodeRequestLike {
+	/** The HTTP method: the handler answers 405 to anything but POST. */
 	readonly method?: string | undefined;
+	/** Request headers, names in lower case. */
 	readonly headers: Readonly<Record<string, string | string[] | undefined>>;
 	/** True once a body parser has read the stream. */
 	readonly readableEnded: boolean;
+	/** What a body parser left: a parsed object, text or bytes. */
 	readonly body?: unknown;
+	/** Reads the body as it arrives. */
 	on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
+	/** Called once the whole body was read. */
 	on(event: "end", listener: () => void): unknown;
+	/** Called when the connection fails while the body is read. */
 	on(event: "error", listener: (error: Error) => void): unknown;
+	/** Stops reading a body that is too large or too slow. */
 	pause(): unknown;
 }
 
 /** What the listener writes to a node:http `ServerResponse` (Express's `res` is one). */
 export interface NodeResponseLike {
+	/** Whether an answer was started already (then the listener leaves the response alone). */
 	readonly headersSent: boolean;
+	/** Starts the answer. */
 	writeHead(status: number, headers: Record<string, string>): unknown;
+	/** Sends the JSON body and ends the answer. */
 	end(body: string): unknown;
 }
 

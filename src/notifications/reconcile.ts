@@ -27,6 +27,7 @@ export const DEFAULT_PENDING_STATUSES: readonly KnownTransactionStatus[] = [
 
 /** Where a reconciliation failure happened. */
 export interface ReconcileErrorInfo {
+	/** Whether the id is a transaction's or a refund's. */
 	kind: "transaction" | "refund";
 	/** The transaction or refund id as given. */
 	id: string;
@@ -34,6 +35,7 @@ export interface ReconcileErrorInfo {
 	eventId: string | undefined;
 }
 
+/** What `createReconciler` needs: the client, the handler's store and callbacks, and limits with defaults. */
 export interface ReconcilerOptions {
 	/** The client that queries the gateway: every answer is verified before anything is handed on. */
 	gateway: GatewayClient;
@@ -65,7 +67,9 @@ export interface ReconcilerOptions {
 
 /** What to reconcile: transaction ids, refund ids, or both. Duplicates are queried once. */
 export interface ReconcileInput {
+	/** Transaction ids to query. @default none */
 	transactions?: Iterable<string> | undefined;
+	/** Refund ids to query. @default none */
 	refunds?: Iterable<string> | undefined;
 }
 
@@ -89,8 +93,11 @@ export interface ReconcileProgress {
 
 /** One id's result. */
 export interface ReconcileOutcome {
+	/** Whether the id is a transaction's or a refund's. */
 	kind: "transaction" | "refund";
+	/** The id as given. */
 	id: string;
+	/** What happened to it; the counts of `ReconcileProgress` say what each result means. */
 	result: "processed" | "already_processed" | "in_progress" | "pending" | "failed";
 	/** The verified status, when the query answered. */
 	status: string | undefined;
@@ -100,6 +107,7 @@ export interface ReconcileOutcome {
 	error: unknown;
 }
 
+/** What a `reconcile` run did: the final counts and each id's outcome. */
 export interface ReconcileReport extends ReconcileProgress {
 	/** One entry per id, in the order they finished. */
 	outcomes: ReconcileOutcome[];
@@ -111,6 +119,7 @@ export interface ReconcileRunOptions {
 	onProgress?: ((progress: ReconcileProgress) => void) | undefined;
 }
 
+/** Made by `createReconciler`: brings the events whose IPN never arrived to your callbacks. */
 export interface Reconciler {
 	/**
 	 * Queries each id (verified), and hands every result in a final status that was

@@ -39,12 +39,16 @@ export type ConfirmResult = "confirmed" | "lease_lost";
  *   token all share one (the absent token), as before tokens existed.
  */
 export interface NotificationStore {
+	/** Takes the event for `leaseMs`, unless it was processed or someone else holds it. */
 	claim(eventId: string, leaseMs: number, token?: string): ClaimResult | Promise<ClaimResult>;
+	/** Marks the claimed event processed for good. */
 	// biome-ignore lint/suspicious/noConfusingVoidType: stores written before ConfirmResult return (a promise of) void.
 	confirm(eventId: string, token?: string): void | ConfirmResult | Promise<void | ConfirmResult>;
+	/** Forgets the caller's claim, so the next delivery processes the event again. */
 	release(eventId: string, token?: string): void | Promise<void>;
 }
 
+/** Limits of the in-memory store. */
 export interface MemoryStoreOptions {
 	/** How long a processed event is remembered, in milliseconds. @default 604_800_000 (7 days) */
 	ttlMs?: number | undefined;

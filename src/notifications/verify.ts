@@ -8,6 +8,7 @@ import type { SignVersion } from "../signing/seal.js";
 import { refundEventId, transactionEventId } from "./event-id.js";
 import { notificationIssues } from "./issues.js";
 
+/** How `verifyNotification` checks an IPN. */
 export interface VerifyNotificationOptions {
 	/** The gateway's public key, or several during a key rotation: any one may verify. Loaded keys or PEM / base64 DER text. */
 	gatewayPublicKey: PublicKeyLike | readonly PublicKeyLike[];
@@ -31,13 +32,17 @@ interface EventBase {
 
 /** A verified transaction IPN. */
 export interface TransactionNotification extends EventBase {
+	/** Tells the two kinds of IPN apart. */
 	type: "transaction";
+	/** The transaction, verified and typed. */
 	transaction: Transaction;
 }
 
 /** A verified refund IPN. */
 export interface RefundNotification extends EventBase {
+	/** Tells the two kinds of IPN apart. */
 	type: "refund";
+	/** The refund, verified and typed. */
 	refund: Refund;
 }
 

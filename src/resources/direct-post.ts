@@ -4,6 +4,7 @@ import { safeParse } from "../schemas/safe-parse.js";
 import { type SealedPayload, sealMessage } from "../signing/seal.js";
 import type { ClientContext } from "./context.js";
 
+/** Options of `checkout.directPostForm`. */
 export interface DirectPostOptions {
 	/** CSP nonce for the inline script that submits the form. @default none (no nonce attribute) */
 	nonce?: string | undefined;
@@ -13,6 +14,7 @@ export interface DirectPostOptions {
 export interface DirectPostForm {
 	/** The form's action: `{baseUrl}/v2/checkout`. */
 	action: string;
+	/** The form's method. */
 	method: "POST";
 	/** The signed fields, every value a string (nested values as JSON text). */
 	fields: Record<string, string>;

@@ -5,16 +5,26 @@
  * response type.
  */
 export interface SandboxRequest {
+	/** HTTP method, such as `POST`. */
 	method: string;
 	/** Absolute URL (path and query are what matter). */
 	url: string;
-	headers: { get(name: string): string | null };
+	/** Request headers, read by name (any case). */
+	headers: {
+		/** The header's value, or null when absent. */
+		get(name: string): string | null;
+	};
+	/** The body as text. */
 	text(): Promise<string>;
 }
 
+/** The sandbox's answer to a `SandboxRequest`. */
 export interface SandboxReply {
+	/** HTTP status. */
 	status: number;
+	/** Response headers. */
 	headers: Record<string, string>;
+	/** Response body (JSON or HTML), empty for redirects. */
 	body: string;
 }
 

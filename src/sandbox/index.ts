@@ -15,6 +15,7 @@ export type { ProviderAttempt } from "./state.js";
 export {
 	refundStatuses,
 	type SandboxRefundStatus,
+	type SandboxStatus,
 	type SandboxTransactionStatus,
 	transactionStatuses,
 } from "./statuses.js";

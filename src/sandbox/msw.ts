@@ -1,16 +1,17 @@
 import { HttpResponse, http, type RequestHandler } from "msw";
 import type { Sandbox } from "./sandbox.js";
 
-/**
- * MSW request handlers that route every request under `baseUrl` to the sandbox:
- * `setupServer(...sandboxHandlers(sandbox))` and the client talks to it in-process.
- * Requests elsewhere (the merchant's own IPN receiver, say) are left to other handlers.
- */
+/** Options of `sandboxHandlers`. */
 export interface SandboxHandlersOptions {
 	/** The origin the handlers answer on; the client's baseUrl must match it. @default sandbox.baseUrl */
 	baseUrl?: string | undefined;
 }
 
+/**
+ * MSW request handlers that route every request under `baseUrl` to the sandbox:
+ * `setupServer(...sandboxHandlers(sandbox))` and the client talks to it in-process.
+ * Requests elsewhere (the merchant's own IPN receiver, say) are left to other handlers.
+ */
 export function sandboxHandlers(sandbox: Sandbox, options: SandboxHandlersOptions = {}): RequestHandler[] {
 	const base = (options.baseUrl ?? sandbox.baseUrl).replace(/\/+$/, "");
 	return [

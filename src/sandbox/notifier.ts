@@ -10,11 +10,15 @@ export interface DeliveryAttempt {
 	attempt: number;
 	/** The event identity of D7: `transaction:{id}:{status}` or `refund:{id}:{status}`. */
 	eventId: string;
+	/** A transaction IPN or a refund IPN. */
 	kind: "transaction" | "refund";
+	/** The notificationUrl it was sent to. */
 	url: string;
 	/** A forced duplicate of a notification already acknowledged. */
 	duplicate: boolean;
+	/** When the attempt started, on the sandbox clock (ISO 8601). */
 	startedAt: string;
+	/** When it ended, on the sandbox clock (ISO 8601). */
 	finishedAt: string;
 	/** acknowledged: HTTP 2xx with returnCode "100"; anything else is retried. */
 	outcome: "acknowledged" | "rejected" | "timeout" | "network_error";

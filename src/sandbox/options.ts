@@ -84,23 +84,63 @@ export interface SandboxIpnOptions {
 /** What the sandbox reports as it works (the CLI prints these). Card numbers never appear. */
 export type SandboxEvent =
 	| {
+			/** A request was answered. */
 			type: "request";
+			/** Its HTTP method. */
 			method: string;
+			/** Its path, such as `/v2/checkout`. */
 			path: string;
+			/** The HTTP status of the answer. */
 			status: number;
 			/** Why a request was refused when the answer cannot say, such as why its signature did not verify. */
 			detail?: string | undefined;
 	  }
-	| { type: "transaction"; transactionId: string; status: string; statusCode: number }
-	| { type: "refund"; refundId: string; status: string; statusCode: number }
-	| { type: "delivery"; attempt: import("./notifier.js").DeliveryAttempt }
-	| { type: "error"; message: string };
+	| {
+			/** A transaction changed status. */
+			type: "transaction";
+			/** Its id. */
+			transactionId: string;
+			/** Its new status. */
+			status: string;
+			/** The status's code. */
+			statusCode: number;
+	  }
+	| {
+			/** A refund changed status. */
+			type: "refund";
+			/** Its id. */
+			refundId: string;
+			/** Its new status. */
+			status: string;
+			/** The status's code. */
+			statusCode: number;
+	  }
+	| {
+			/** An IPN delivery attempt ended. */
+			type: "delivery";
+			/** What happened to it. */
+			attempt: import("./notifier.js").DeliveryAttempt;
+	  }
+	| {
+			/** Something failed inside the sandbox. */
+			type: "error";
+			/** What failed. */
+			message: string;
+	  };
 
+/** Options of `createSandbox`. */
 export interface SandboxOptions {
 	/** Merchant accounts. More can be added with `sandbox.addMerchant`. @default none */
 	merchants?: readonly SandboxMerchantOptions[] | undefined;
 	/** The gateway's own key pair (PEM). @default a fresh 2048-bit pair generated at creation */
-	gatewayKeys?: { privateKey: string; publicKey: string } | undefined;
+	gatewayKeys?:
+		| {
+				/** The gateway's private key (PEM): the sandbox signs with it. */
+				privateKey: string;
+				/** Its public key (PEM): what your code verifies with. */
+				publicKey: string;
+		  }
+		| undefined;
 	/** Freeze the sandbox clock at this time; it then moves only with `sandbox.clock.advance`/`set`. @default follows real time */
 	now?: Date | string | number | undefined;
 	/** Origin the MSW handlers answer on and links point to when a request carries none. @default "https://sandbox.merchant-gateway.test" */

@@ -5,6 +5,7 @@ import type { SandboxRequest } from "./exchange.js";
 import type { SandboxOptions } from "./options.js";
 import { createSandbox, type Sandbox } from "./sandbox.js";
 
+/** Options of `startSandboxServer`: the sandbox's own, and where to listen. */
 export interface SandboxServerOptions extends SandboxOptions {
 	/** Serve this sandbox instead of creating one from the other options. @default a new sandbox */
 	sandbox?: Sandbox | undefined;
@@ -18,10 +19,13 @@ export interface SandboxServerOptions extends SandboxOptions {
 	publicUrl?: string | undefined;
 }
 
+/** A sandbox served over HTTP on loopback. */
 export interface SandboxServer {
 	/** The origin the server answers on, such as `http://127.0.0.1:43121`. */
 	readonly url: string;
+	/** The TCP port it listens on. */
 	readonly port: number;
+	/** The sandbox it serves: inspect transactions and deliveries, move its clock. */
 	readonly sandbox: Sandbox;
 	/** Stops the server (and the sandbox, when the server created it). */
 	close(): Promise<void>;

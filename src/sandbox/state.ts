@@ -22,8 +22,11 @@ export interface MerchantAccount {
 
 /** What a provider did with one charge attempt (auto-cascade may make several). */
 export interface ProviderAttempt {
+	/** The provider's name. */
 	provider: string;
+	/** What the provider did with the charge. */
 	outcome: "approved" | "declined";
+	/** The provider's message, such as why it declined. */
 	message: string | null;
 }
 

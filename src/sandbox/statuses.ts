@@ -1,4 +1,9 @@
-import { type KnownRefundStatus, type KnownTransactionStatus, STATUS_CODES } from "../statuses/catalogue.js";
+import {
+	type KnownRefundStatus,
+	type KnownTransactionStatus,
+	STATUS_CODES,
+	type StatusCode,
+} from "../statuses/catalogue.js";
 
 /**
  * The statuses the sandbox uses, taken from the gateway's catalogue (D8) as the
@@ -6,14 +11,29 @@ import { type KnownRefundStatus, type KnownTransactionStatus, STATUS_CODES } fro
  * come from `STATUS_CODES`, the one place they are written.
  */
 
-interface SandboxStatus {
-	code: number;
+/** One status the sandbox sets. */
+export interface SandboxStatus {
+	/** Its code in the gateway's catalogue (`STATUS_CODES`). */
+	code: StatusCode;
+	/** Final: the status does not change again. */
 	terminal: boolean;
+	/** What it means in the sandbox. */
 	meaning: string;
 }
 
+/** A transaction status the sandbox sets. */
+export type SandboxTransactionStatus = Extract<
+	KnownTransactionStatus,
+	"incomplete" | "pending" | "successful" | "failed" | "canceled" | "expired"
+>;
+/** A refund status the sandbox sets. */
+export type SandboxRefundStatus = Extract<
+	KnownRefundStatus,
+	"refund_under_review" | "refund_successful" | "refund_failed"
+>;
+
 /** Transaction statuses the sandbox sets. */
-export const transactionStatuses = {
+export const transactionStatuses: Readonly<Record<SandboxTransactionStatus, SandboxStatus>> = {
 	incomplete: { code: STATUS_CODES.incomplete, terminal: false, meaning: "A checkout session not paid yet." },
 	pending: {
 		code: STATUS_CODES.pending,
@@ -28,10 +48,10 @@ export const transactionStatuses = {
 	},
 	canceled: { code: STATUS_CODES.canceled, terminal: true, meaning: "The buyer canceled on the hosted page." },
 	expired: { code: STATUS_CODES.expired, terminal: true, meaning: "The checkout session reached expiresAt unpaid." },
-} as const satisfies { [Status in KnownTransactionStatus]?: SandboxStatus };
+};
 
 /** Refund statuses the sandbox sets. */
-export const refundStatuses = {
+export const refundStatuses: Readonly<Record<SandboxRefundStatus, SandboxStatus>> = {
 	refund_under_review: {
 		code: STATUS_CODES.refund_under_review,
 		terminal: false,
@@ -43,7 +63,4 @@ export const refundStatuses = {
 		terminal: true,
 		meaning: "Rejected during manual approval; the amount is refundable again.",
 	},
-} as const satisfies { [Status in KnownRefundStatus]?: SandboxStatus };
-
-export type SandboxTransactionStatus = keyof typeof transactionStatuses;
-export type SandboxRefundStatus = keyof typeof refundStatuses;
+};

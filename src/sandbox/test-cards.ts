@@ -16,8 +16,11 @@ export type TestCardBehaviour =
 	| "pending_then_declined"
 	| "cascade";
 
+/** A card number with the outcome the sandbox gives it. */
 export interface TestCard {
+	/** The card number (Luhn-valid). */
 	number: string;
+	/** What the sandbox does with a charge on it. */
 	behaviour: TestCardBehaviour;
 	/** What happens, in words (shown on the hosted page and in the README). */
 	description: string;
@@ -26,7 +29,12 @@ export interface TestCard {
 }
 
 /** The gateway guide's 3-D Secure passwords, which the sandbox's 3DS page accepts: one passes, one fails. */
-export const threeDsPasswords = { pass: "123456", fail: "111111" } as const;
+export const threeDsPasswords = {
+	/** Completes 3-D Secure. */
+	pass: "123456",
+	/** Fails 3-D Secure: the charge fails. */
+	fail: "111111",
+} as const;
 
 type Behaviour = TestCardBehaviour;
 const from =
@@ -35,6 +43,7 @@ const from =
 const guide = from("gateway-guide");
 const own = from("sandbox");
 
+/** Every test card, the gateway guide's first. */
 export const testCards: readonly TestCard[] = [
 	guide("4242424242424242", "approved", "The gateway guide's card: approved at once (expiry 12/30, CVV 123)."),
 	guide(

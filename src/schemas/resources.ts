@@ -239,7 +239,24 @@ export interface Refund {
 	transactionCreatedAt: string;
 }
 
-export type CallbackResult = LazyOutput<typeof callbackResultSchema>;
+/**
+ * The summary the buyer's redirect to your callbackUrl carries (verified). Only `status` is always
+ * sent; the IPN or a transaction query gives the full transaction.
+ */
+export interface CallbackResult {
+	/** Transaction status: one of the catalogue's names, or a newer one the gateway added. Always sent. */
+	status: TransactionStatus;
+	/** The gateway's transaction id (ULID). May be absent. */
+	transactionId?: string | undefined;
+	/** Your `orderRef`. May be absent. */
+	ref?: string | undefined;
+	/** Invoice amount. May be absent. */
+	amount?: number | undefined;
+	/** ISO 4217 currency code. May be absent. */
+	currency?: string | undefined;
+}
+
+export type _CallbackResultMatch = Assert<SameShape<CallbackResult, LazyOutput<typeof callbackResultSchema>>>;
 
 export type _TransactionMatch = Assert<SameShape<Transaction, LazyOutput<typeof transactionSchema>>>;
 export type _RefundMatch = Assert<SameShape<Refund, LazyOutput<typeof refundSchema>>>;

@@ -78,6 +78,7 @@ interface ChargeBase {
  * unsigned: confirm through the IPN or a transaction query before fulfilling.
  */
 export interface CardChargeSuccess extends ChargeBase {
+	/** Tells the three results apart. */
 	outcome: "success";
 }
 /**
@@ -85,16 +86,19 @@ export interface CardChargeSuccess extends ChargeBase {
  * returns to callbackUrl. Decided by the signed `data.url`, whatever the unsigned wrapper status says.
  */
 export interface CardChargeRedirect extends ChargeBase {
+	/** Tells the three results apart. */
 	outcome: "redirect";
 	/** The 3DS page (the answer's `data.url`, signed). */
 	redirectUrl: string;
 }
 /** Accepted, result not known yet (the unsigned wrapper `status`): wait for the IPN or query the transaction. */
 export interface CardChargePending extends ChargeBase {
+	/** Tells the three results apart. */
 	outcome: "pending";
 }
 /** The result of `card.charge`: a union on `outcome`. */
 export type CardChargeResult = CardChargeSuccess | CardChargeRedirect | CardChargePending;
+/** The kinds of `card.charge` result: `success`, `redirect` or `pending`. */
 export type CardChargeOutcome = CardChargeResult["outcome"];
 type InferredCharge = LazyOutput<typeof cardChargeResultSchema>;
 export type _CardChargeSuccessMatch = Assert<
@@ -141,6 +145,7 @@ export interface RefundCreated {
 	/** The gateway's message: null when auto-processed. Unsigned. */
 	message: string | null;
 }
+/** Whether a created refund was processed at once or waits for the merchant's approval. */
 export type RefundApproval = RefundCreated["approval"];
 export type _RefundCreatedMatch = Assert<SameShape<RefundCreated, LazyOutput<typeof refundCreatedSchema>>>;
 

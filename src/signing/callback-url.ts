@@ -73,7 +73,12 @@ export function unverifiedCallbackFields(input: CallbackInput): Record<string, u
 export function openCallbackUrl(
 	input: CallbackInput,
 	options: OpenOptions,
-): { fields: Record<string, unknown>; signVersion: SignVersion } {
+): {
+	/** The verified fields, without the signature. */
+	fields: Record<string, unknown>;
+	/** The version the callback was signed in. */
+	signVersion: SignVersion;
+} {
 	const query = readQuery(input);
 	const text = decodePayload(query.payload);
 	if (query.signVersion === "2.1")

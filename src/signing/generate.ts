@@ -2,6 +2,7 @@ import { InvalidKeyError } from "../errors/invalid-key-error.js";
 import { type CryptoBackendName, loadCryptoBackend } from "./backend.js";
 import { MAX_SIGNING_BITS, MIN_BITS } from "./keys.js";
 
+/** Options of `generateKeyPair`. */
 export interface GenerateKeyPairOptions {
 	/** Modulus size: a multiple of 8 from 2048 to 4096 bits. @default 2048 */
 	bits?: number | undefined;
@@ -11,7 +12,9 @@ export interface GenerateKeyPairOptions {
 
 /** A key pair as PEM text: PKCS#8 private key, SPKI public key. */
 export interface GeneratedKeyPair {
+	/** PKCS#8 PEM: keep it secret. */
 	privateKey: string;
+	/** SPKI PEM: what you register with the gateway. */
 	publicKey: string;
 }
 

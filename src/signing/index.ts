@@ -1,6 +1,9 @@
-// `merchant-gateway/signing`: the low-level signing API, for code that signs or checks messages itself
-// (the client and the IPN handler already do both). Sealing callback URLs is the gateway's job: see
-// `merchant-gateway/testing`.
+/**
+ * The low-level signing API, for code that signs or checks messages itself (the client and the IPN
+ * handler already do both), the signature doctor, and the choice of crypto backend. Sealing callback
+ * URLs is the gateway's job: see `merchant-gateway/testing`.
+ * @module merchant-gateway/signing
+ */
 import { type CryptoBackendName, loadCryptoBackend as loadBackend } from "./backend.js";
 
 export { type CryptoBackendName, useCryptoBackend } from "./backend.js";
@@ -13,7 +16,7 @@ export {
 	type SignatureAttempt,
 	type SignatureDiagnosis,
 } from "./doctor/diagnose.js";
-export type { DiagnosableMessage } from "./doctor/read-message.js";
+export type { DiagnosableMessage, MessageShape } from "./doctor/read-message.js";
 export { flatStringifiedForm, nodeSnippetForm, retiredFirstDraftForm } from "./forms/index.js";
 export { type GeneratedKeyPair, type GenerateKeyPairOptions, generateKeyPair } from "./generate.js";
 export {

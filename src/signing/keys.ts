@@ -11,6 +11,7 @@ import { base64Decode } from "./encoding.js";
 /** Key material as merchants receive it: PEM text, bare base64 DER, or DER bytes. */
 export type KeyInput = string | Uint8Array;
 
+/** Options of `loadPrivateKey`. */
 export interface LoadPrivateKeyOptions {
 	/** Passphrase of an encrypted PKCS#8 key. @default undefined */
 	passphrase?: string | undefined;
@@ -20,6 +21,7 @@ export interface LoadPrivateKeyOptions {
 	backend?: CryptoBackendName | undefined;
 }
 
+/** Options of `loadPublicKey`. */
 export interface LoadPublicKeyOptions {
 	/** Accept keys under 2048 bits (never do this outside tests). @default false */
 	allowWeakKeys?: boolean | undefined;
@@ -117,6 +119,7 @@ function checkSize(parsed: ParsedKey, role: "private" | "public", allowWeak: boo
 
 /** Shared by both key classes: one parse per backend, kept for the key's lifetime. */
 abstract class ParsedKeyCache {
+	/** The key's size in bits (its modulus length). */
 	readonly bits: number;
 	readonly #handles = new Map<CryptoBackendName, unknown>();
 
@@ -138,9 +141,11 @@ abstract class ParsedKeyCache {
 	/** @internal */
 	protected abstract convert(from: CryptoBackend, handle: unknown, to: CryptoBackend): unknown;
 
+	/** `"[redacted key]"`: key material never reaches JSON. */
 	toJSON(): string {
 		return REDACTED;
 	}
+	/** `"[redacted key]"`: key material never reaches a string. */
 	toString(): string {
 		return REDACTED;
 	}
@@ -163,6 +168,7 @@ export class PrivateKey extends ParsedKeyCache {
 		return to.importPrivateKey({ encoding: "der", bytes: from.exportPrivateKey(handle) }, undefined).handle;
 	}
 
+	/** Whether `value` is a key `loadPrivateKey` made. */
 	static isPrivateKey(value: unknown): value is PrivateKey {
 		return typeof value === "object" && value !== null && #brand in value;
 	}
@@ -182,6 +188,7 @@ export class PublicKey extends ParsedKeyCache {
 		return to.importPublicKey({ encoding: "der", bytes: from.exportPublicKey(handle) }).handle;
 	}
 
+	/** Whether `value` is a key `loadPublicKey` made. */
 	static isPublicKey(value: unknown): value is PublicKey {
 		return typeof value === "object" && value !== null && #brand in value;
 	}
@@ -232,6 +239,7 @@ export function loadPublicKey(input: KeyInput, options: LoadPublicKeyOptions = {
 
 /** A key argument: a loaded key or the raw PEM/DER it would be loaded from. */
 export type PrivateKeyLike = PrivateKey | KeyInput;
+/** A public key argument: a loaded key or the raw PEM/DER it would be loaded from. */
 export type PublicKeyLike = PublicKey | KeyInput;
 
 /** Loaded keys pass through; raw material is parsed once per distinct string. */

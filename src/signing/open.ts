@@ -8,6 +8,7 @@ import { type PublicKey, type PublicKeyLike, toPublicKeys } from "./keys.js";
 import { phpTrim } from "./php.js";
 import type { SignVersion } from "./seal.js";
 
+/** How `openMessage` and `openCallbackUrl` verify. */
 export interface OpenOptions {
 	/** The signer's public key, or several during a key rotation: any one may verify. */
 	publicKey: PublicKeyLike | readonly PublicKeyLike[];

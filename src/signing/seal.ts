@@ -8,6 +8,7 @@ import { type PrivateKeyLike, toPrivateKey } from "./keys.js";
 /** The two signing versions of the gateway. 2.0 is what omitting `signVersion` means. */
 export type SignVersion = "2.0" | "2.1";
 
+/** Options of `sealMessage`. */
 export interface SealOptions {
 	/** The signer's private key (the merchant's, for requests). */
 	privateKey: PrivateKeyLike;
@@ -24,13 +25,19 @@ export interface SealOptions {
 
 /** A 2.1 message: every field inside `payload` as JSON text. */
 export interface SealedPayload {
+	/** Every field, as JSON text: the signed bytes. */
 	payload: string;
+	/** Always `"2.1"`. */
 	signVersion: "2.1";
+	/** RSA-MD5 over `payload`, standard base64. */
 	signature: string;
 }
 
 /** A 2.0 message: the fields, flat, plus `signature`. */
-export type SealedFlat<T extends Record<string, unknown>> = Omit<T, "signature"> & { signature: string };
+export type SealedFlat<T extends Record<string, unknown>> = Omit<T, "signature"> & {
+	/** RSA-MD5 over the fields' signed string, standard base64. */
+	signature: string;
+};
 
 /** Signs `text` as UTF-8 with RSA-MD5 and returns standard base64 (D2). */
 export function signText(text: string, privateKey: PrivateKeyLike, backendName?: CryptoBackendName): string {

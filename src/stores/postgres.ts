@@ -1,5 +1,8 @@
-// `merchant-gateway/stores/postgres`: the NotificationStore over PostgreSQL. It imports
-// no driver: the merchant passes a `pg` Pool (or anything with its `query`).
+/**
+ * The `NotificationStore` over PostgreSQL, shared by every instance of your IPN route. It imports no
+ * driver: you pass a `pg` Pool (or anything with its `query`).
+ * @module merchant-gateway/stores/postgres
+ */
 import { createHash } from "node:crypto";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { NotificationStoreError } from "../errors/notification-store-error.js";
@@ -8,16 +11,26 @@ import { DEFAULT_TTL_MS, driverMessage, OptionIssues } from "./options.js";
 
 /** A query as `pg` takes it; `name` makes it a prepared statement, parsed once per connection. */
 export interface PgQuery {
+	/** The prepared statement's name. */
 	name?: string;
+	/** The SQL, with `$1`-style parameters. */
 	text: string;
+	/** The parameters' values. */
 	values?: unknown[];
 }
 
 /** What the store calls on a `pg` Pool (a `pg` Client works too). */
 export interface PgPoolLike {
-	query(query: PgQuery): Promise<{ rows: unknown[]; rowCount: number | null }>;
+	/** Runs one statement. */
+	query(query: PgQuery): Promise<{
+		/** The rows it returned. */
+		rows: unknown[];
+		/** How many rows it touched. */
+		rowCount: number | null;
+	}>;
 }
 
+/** Options of `createPostgresStore`. */
 export interface PostgresStoreOptions {
 	/** A `pg` Pool. The store never ends it. Give it an `error` listener: `pg` emits one when an idle connection drops. */
 	pool: PgPoolLike;
@@ -33,6 +46,7 @@ export interface PostgresStoreOptions {
 	ttlMs?: number | undefined;
 }
 
+/** Options of `cleanup`. */
 export interface CleanupOptions {
 	/** Rows deleted per statement, so a large backlog never holds locks for long. @default 1000 */
 	batchSize?: number | undefined;
@@ -40,8 +54,11 @@ export interface CleanupOptions {
 
 /** The PostgreSQL store: a `NotificationStore` plus the table's upkeep. */
 export interface PostgresStore extends NotificationStore {
+	/** Takes the event for `leaseMs`, unless it was processed or someone else holds it. */
 	claim(eventId: string, leaseMs: number, token?: string): Promise<ClaimResult>;
+	/** Marks the claimed event processed for good. */
 	confirm(eventId: string, token?: string): Promise<ConfirmResult>;
+	/** Forgets the caller's claim, so the next delivery processes the event again. */
 	release(eventId: string, token?: string): Promise<void>;
 	/** Creates the table and its index if absent (`postgresStoreSchema`'s SQL); safe from every instance at once. */
 	migrate(): Promise<void>;

@@ -1,5 +1,8 @@
-// `merchant-gateway/stores/redis`: the NotificationStore over Redis. It imports no
-// Redis driver: the merchant passes a connected client (node-redis 5+ or ioredis 5+).
+/**
+ * The `NotificationStore` over Redis, shared by every instance of your IPN route. It imports no Redis
+ * driver: you pass a connected client (node-redis 5+ or ioredis 5+).
+ * @module merchant-gateway/stores/redis
+ */
 import { createHash } from "node:crypto";
 import { NotificationStoreError } from "../errors/notification-store-error.js";
 import type { ClaimResult, ConfirmResult, NotificationStore } from "../notifications/store.js";
@@ -7,8 +10,11 @@ import { DEFAULT_TTL_MS, driverMessage, OptionIssues } from "./options.js";
 
 /** The Redis store: a `NotificationStore` whose every answer is a promise. */
 export interface RedisStore extends NotificationStore {
+	/** Takes the event for `leaseMs`, unless it was processed or someone else holds it. */
 	claim(eventId: string, leaseMs: number, token?: string): Promise<ClaimResult>;
+	/** Marks the claimed event processed for good. */
 	confirm(eventId: string, token?: string): Promise<ConfirmResult>;
+	/** Forgets the caller's claim, so the next delivery processes the event again. */
 	release(eventId: string, token?: string): Promise<void>;
 }
 
@@ -16,7 +22,9 @@ export interface RedisStore extends NotificationStore {
 export interface NodeRedisClientLike {
 	/** False while the client is not connected (or reconnecting). */
 	readonly isReady?: boolean;
+	/** Runs a script the server already knows. */
 	evalSha(sha1: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+	/** Runs a script, teaching it to the server. */
 	eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
 }
 
@@ -24,10 +32,13 @@ export interface NodeRedisClientLike {
 export interface IoRedisClientLike {
 	/** `"ready"` once connected. */
 	readonly status?: string;
+	/** Runs a script the server already knows. */
 	evalsha(sha1: string, numKeys: number, ...args: string[]): Promise<unknown>;
+	/** Runs a script, teaching it to the server. */
 	eval(script: string, numKeys: number, ...args: string[]): Promise<unknown>;
 }
 
+/** Options of `createRedisStore`. */
 export interface RedisStoreOptions {
 	/** A connected client: node-redis (`redis` 5+) or ioredis. The store never connects, closes or configures it. */
 	client: NodeRedisClientLike | IoRedisClientLike;

@@ -10,6 +10,7 @@ import { adviceFor, likelyCauses } from "./advice.js";
 import { FLAT_CANDIDATES, PAYLOAD_DESCRIPTION, type SignatureFormName } from "./candidates.js";
 import { type DiagnosableMessage, type MessageShape, readReceived, type SignedPart } from "./read-message.js";
 
+/** Options of `diagnoseSignature`. */
 export interface DiagnoseSignatureOptions {
 	/** The gateway's public key, or several during a rotation: the report says which one verifies. */
 	publicKey: PublicKeyLike | readonly PublicKeyLike[];
@@ -19,6 +20,7 @@ export interface DiagnoseSignatureOptions {
 
 /** One signed-string form tried on the message. */
 export interface SignatureAttempt {
+	/** The form's name. */
 	form: SignatureFormName;
 	/** The version whose signature this form was checked against. */
 	signVersion: SignVersion;
@@ -47,16 +49,20 @@ export interface SignatureDiagnosis {
 	form?: SignatureFormName | undefined;
 	/** Every form that verifies. */
 	verifiedBy: SignatureFormName[];
+	/** What the message looked like. */
 	message: {
+		/** Its kind: flat, wrapped or a callback. */
 		shape: MessageShape;
 		/** The version the message claims. */
 		signVersion: SignVersion;
 		/** `text` when the raw text was given, `object` for a parsed message. */
 		readFrom: "text" | "object";
+		/** Whether it carried a signature the doctor could read. */
 		signature: "present" | "missing" | "malformed";
 	};
 	/** The size of each key given, in their order. */
 	keyBits: number[];
+	/** Every form tried, in order, with its verdict. */
 	attempts: SignatureAttempt[];
 	/** When a form verifies: how to configure the SDK for it. */
 	advice?: string | undefined;
