@@ -108,8 +108,7 @@ describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", ()
 		expect(await page.textContent("h1")).toBe("Browser Shop");
 		await page.fill("#cardName", "Ada Lovelace");
 		await page.fill("#cardNumber", "4000 0000 0000 0010");
-		await page.fill("#cardMonth", "12");
-		await page.fill("#cardYear", "39");
+		await page.fill("#cardExpiry", "12/39");
 		await page.fill("#cardSecurityCode", "123");
 		await Promise.all([page.waitForURL(`${shop.url}/return?**`), page.click("#pay")]);
 		expect(await page.textContent("#result")).toBe("Payment verified: successful");
@@ -213,16 +212,15 @@ describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", ()
 		await page.goto(paymentLink);
 		// The page lists the gateway guide's cards and the 3DS passwords beside the sandbox's own.
 		const help = await page.textContent("#test-cards");
-		expect(help).toMatch(/123456 passes, 111111 fails[\s\S]*4242424242424242[\s\S]*4000000000001018/);
+		expect(help).toMatch(/123456 confirms the payment and 111111 makes it fail[\s\S]*4242 4242 4242 4242[\s\S]*4000 0000 0000 1018/);
 		await page.fill("#cardNumber", "4000 0000 0000 0036");
-		await page.fill("#cardMonth", "12");
-		await page.fill("#cardYear", "30");
+		await page.fill("#cardExpiry", "12/30");
 		await page.fill("#cardSecurityCode", "123");
 		await Promise.all([page.waitForURL(`${sandbox.url}/3ds/**`), page.click("#pay")]);
 		expect(sandbox.sandbox.transaction(transactionId)).toMatchObject({ status: "pending", statusCode: 2 });
 		await page.fill("#password", "000000");
 		await page.click("#submit-password");
-		expect(await page.textContent("[role=alert]")).toContain("Wrong password");
+		expect(await page.textContent("[role=alert]")).toContain("That password is wrong");
 		await page.fill("#password", password);
 		await Promise.all([page.waitForURL(`${shop.url}${landing}?**`), page.click("#submit-password")]);
 		expect(decodeCallback(page.url(), { gatewayPublicKey: keys.gatewayPublic }).status).toBe(status);
