@@ -212,7 +212,9 @@ describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", ()
 		await page.goto(paymentLink);
 		// The page lists the gateway guide's cards and the 3DS passwords beside the sandbox's own.
 		const help = await page.textContent("#test-cards");
-		expect(help).toMatch(/123456 confirms the payment and 111111 makes it fail[\s\S]*4242 4242 4242 4242[\s\S]*4000 0000 0000 1018/);
+		expect(help).toMatch(
+			/123456 confirms the payment and 111111 makes it fail[\s\S]*4242 4242 4242 4242[\s\S]*4000 0000 0000 1018/,
+		);
 		await page.fill("#cardNumber", "4000 0000 0000 0036");
 		await page.fill("#cardExpiry", "12/30");
 		await page.fill("#cardSecurityCode", "123");

@@ -162,7 +162,8 @@ checkout may then exist: look for its --order-ref in the sandbox's log).`,
 		} catch (error) {
 			if (error instanceof ConfigurationError || error instanceof RequestValidationError)
 				throw new CliError(redactText(describeIssues(error.issues)), EXIT.usage);
-			const hint = error instanceof ConnectionError ? ` (is the sandbox running at --sandbox-url ${origin}?)` : "";
+			const unreachable = error instanceof ConnectionError || (error as Error).cause instanceof ConnectionError;
+			const hint = unreachable ? ` (is the sandbox running at --sandbox-url ${origin}?)` : "";
 			throw new CliError(`${describeFailure(error)}${hint}`);
 		}
 	},
