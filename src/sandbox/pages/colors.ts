@@ -131,10 +131,11 @@ export function contrast(a: Rgb, b: Rgb): number {
 /** WCAG AA for body text. */
 export const AA_TEXT = 4.5;
 
-/** White or near-black text, whichever reads better on `background` (at least 4.5:1 for any colour). */
+export const BLACK: Rgb = { r: 0, g: 0, b: 0 };
+
+/** White or black text, whichever reads better on `background`: at least 4.58:1 on any colour. */
 export function textOn(background: Rgb): Rgb {
-	const dark = { r: 17, g: 17, b: 17 };
-	return contrast(WHITE, background) >= contrast(dark, background) ? WHITE : dark;
+	return contrast(WHITE, background) >= contrast(BLACK, background) ? WHITE : BLACK;
 }
 
 /**

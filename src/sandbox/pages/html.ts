@@ -34,7 +34,7 @@ export function page(title: string, body: string, theme: Theme = DEFAULT_THEME):
 <meta name="robots" content="noindex">
 <title>${escapeHtml(title)}</title>
 <style>
-body{margin:0;font:16px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;background:${theme.background};color:${INK}}
+body{margin:0;font:16px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;background:${theme.background};color:${theme.onBackground}}
 main{max-width:30rem;margin:2rem auto;background:#fff;color:${INK};border-radius:12px;box-shadow:0 2px 12px rgba(0,0,0,.08);padding:1.5rem 1.75rem}
 @media (max-width:32rem){main{margin:0;border-radius:0;padding:1.25rem 1rem}}
 header{display:flex;align-items:center;gap:.75rem;border-bottom:3px solid ${theme.primary};padding-bottom:.75rem;margin-bottom:1rem}

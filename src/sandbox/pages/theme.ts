@@ -8,8 +8,10 @@ export interface Theme {
 	onPrimary: string;
 	/** Headings and links on the white card, darkened from the merchant's colour when it is too light. */
 	accent: string;
-	/** Behind the card; no text sits on it. */
+	/** Behind the card. */
 	background: string;
+	/** Text on `background`, should any sit there. */
+	onBackground: string;
 }
 
 const DEFAULTS = { primary: "#1f6feb", accent: "#0b3d91", background: "#f5f7fb" } as const;
@@ -20,6 +22,7 @@ function themeOf(primary: Rgb, accent: Rgb, background: Rgb): Theme {
 		onPrimary: toHex(textOn(primary)),
 		accent: toHex(readableOn(accent, WHITE)),
 		background: toHex(background),
+		onBackground: toHex(textOn(background)),
 	};
 }
 
