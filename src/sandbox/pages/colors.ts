@@ -47,6 +47,11 @@ function namedColor(name: string): string | undefined {
 	return named.get(name);
 }
 
+/** Every CSS colour name the pages know (for the browser test that checks them against Chromium). */
+export function colorNames(): string[] {
+	return NAMED.split(" ").map((entry) => entry.slice(0, -6));
+}
+
 export const WHITE: Rgb = { r: 255, g: 255, b: 255 };
 
 /** `#rrggbb`, the one form the pages write. */
