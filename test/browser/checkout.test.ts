@@ -242,7 +242,8 @@ describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", ()
 		const logo =
 			"data:image/svg+xml;base64," +
 			Buffer.from(
-				'<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><rect width="40" height="40" rx="8" fill="#c2410c"/></svg>',
+				'<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40">' +
+					'<rect width="40" height="40" rx="8" fill="#c2410c"/></svg>',
 			).toString("base64");
 		// A hostile palette: a light primary (white text would vanish), a pale accent, a dark page.
 		const brand = { brandName: "Harbour Books", logoSource: logo, colorMode: "#ffd400---#fff3a0---#202830" };
@@ -384,7 +385,7 @@ describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", ()
 			await page.close();
 		});
 
-		test("a mistake only the sandbox catches: name and expiry kept, the error beside the card number, which is typed again", async () => {
+		test("a mistake only the sandbox catches: name and expiry kept, the error beside the card number", async () => {
 			const { transactionId, paymentLink } = await order(`shot-luhn-${Date.now()}`);
 			const page = await browser.newPage();
 			await page.goto(paymentLink);

@@ -24,7 +24,7 @@ describe("checkout create against a running sandbox", () => {
 		url = /listening on (http:\/\/[^\s]+)/.exec(banner)?.[1] ?? "";
 		// The banner shows the command to run, with the sandbox's own URL and key directory.
 		expect(banner).toContain(
-			`npx merchant-gateway checkout create --sandbox-url ${url} --keys-dir ${keysDir} -m sandbox-merchant --amount 10.00 --currency EUR`,
+			`checkout create --sandbox-url ${url} --keys-dir ${keysDir} -m sandbox-merchant --amount 10.00 --currency EUR`,
 		);
 	});
 	afterAll(async () => {
@@ -32,7 +32,7 @@ describe("checkout create against a running sandbox", () => {
 		await sandbox?.exited;
 	});
 
-	test("prints the payment link; paying it lands on the stand-in shop, whose callback verifies, and the IPN is acknowledged", async () => {
+	test("prints the payment link; paid, it ends on the stand-in shop, which verifies it and the IPN", async () => {
 		const created = await runCliProcess([
 			"checkout",
 			"create",
@@ -153,7 +153,7 @@ describe("checkout create against a running sandbox", () => {
 });
 
 describe("sandbox --public-url", () => {
-	test("every link the sandbox prints or answers with uses it: banner, payment link, 3-D Secure link and redirects", async () => {
+	test("every link the sandbox prints or answers with uses it: banner, payment and 3DS links", async () => {
 		const publicUrl = "https://pay.shop.test";
 		const sandbox = startCliProcess([
 			...["sandbox", "--port", "0", "--public-url", `${publicUrl}/`, "-m", "shop"],

@@ -68,7 +68,8 @@ describe("one spelling per meaning across commands", () => {
 		const verify = await runCliProcess(["verify-ipn", "-", "-k", keyPath("gateway-public")], ipnBody);
 		expect(verify.code).toBe(0);
 		expect(verify.err).toBe(
-			"merchant-gateway verify-ipn: -k is deprecated; use --gateway-key (-k now means --key, the private key a command signs with)\n",
+			"merchant-gateway verify-ipn: -k is deprecated; use --gateway-key " +
+				"(-k now means --key, the private key a command signs with)\n",
 		);
 		const attached = await runCliProcess(["verify-ipn", "-", `-k${keyPath("gateway-public")}`], ipnBody);
 		expect(attached.code).toBe(0);
@@ -127,7 +128,8 @@ describe("one spelling per meaning across commands", () => {
 		]);
 		expect(result.code).toBe(1);
 		expect(result.err).toContain(
-			`the --gateway-public-key file ${keyPath("merchant-public")} is not the public key of the --key file ${keyPath("gateway-private")}`,
+			`the --gateway-public-key file ${keyPath("merchant-public")} is not the public key ` +
+				`of the --key file ${keyPath("gateway-private")}`,
 		);
 	});
 });

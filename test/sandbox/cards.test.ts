@@ -178,10 +178,10 @@ describe("S2S test cards", () => {
 		const data = openMessage((await charge(server, "4000000000000036")).json, gateway);
 		const url = new URL(String(data.url));
 		const token = url.searchParams.get("token") ?? "";
-		const wrong = await postForm(`${url.origin}${url.pathname}`, { token, password: "000000" });
+		const wrong = await postForm(`${url.origin}${url.pathname}`, { token, password: "864209" });
 		expect(wrong.status).toBe(422);
 		expect(wrong.text).toContain("That password is wrong");
-		expect(wrong.text).not.toContain("000000");
+		expect(wrong.text).not.toContain("864209");
 		expect(server.sandbox.transaction(String(data.transactionId))?.status).toBe("pending");
 	});
 

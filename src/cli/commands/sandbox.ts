@@ -257,13 +257,15 @@ function printBanner(io: CliIo, banner: Banner): void {
 				"",
 			);
 	}
+	const gatewayKey = keysDir ? join(keysDir, KEY_FILES.gatewayPublic) : "<gateway public key>";
 	const keys =
 		keysDir && banner.merchantKeys.privateKey
 			? `--keys-dir ${keysDir}`
-			: `--key <merchant private key> --gateway-key ${keysDir ? join(keysDir, KEY_FILES.gatewayPublic) : "<gateway public key>"}`;
+			: `--key <merchant private key> --gateway-key ${gatewayKey}`;
+	const order = `-m ${banner.merchantId} --amount 10.00 --currency EUR`;
 	lines.push(
 		"Create a checkout and print its payment link:",
-		`  npx merchant-gateway checkout create --sandbox-url ${url} ${keys} -m ${banner.merchantId} --amount 10.00 --currency EUR`,
+		`  npx merchant-gateway checkout create --sandbox-url ${url} ${keys} ${order}`,
 		"",
 		"Test cards (expiry 12/30, CVV 123): 4242424242424242 approved, 4000000000001018 declined, 4000000000000036 3DS",
 		"  (3DS password 123456 passes, 111111 fails); more in the README and on the hosted page.",

@@ -80,9 +80,12 @@ function input(field: Input, state: FormState | undefined, autofocus: boolean): 
 	const value = field.value ? ` value="${escapeHtml(field.value)}"` : "";
 	const invalid = error ? ' aria-invalid="true"' : "";
 	const describedBy = described ? ` aria-describedby="${described}"` : "";
+	const attributes = `${field.attributes}${value}${invalid}${describedBy}${autofocus ? " autofocus" : ""}`;
+	const errorLine = error ? `<p class="field-error" id="${field.name}-error">${escapeHtml(error)}</p>` : "";
+	const hintLine = hint ? `<p class="hint" id="${field.name}-hint">${hint}</p>` : "";
 	return `<label for="${field.name}">${field.label}</label>
-<input id="${field.name}" name="${field.name}" ${field.attributes}${value}${invalid}${describedBy}${autofocus ? " autofocus" : ""}>
-${error ? `<p class="field-error" id="${field.name}-error">${escapeHtml(error)}</p>` : ""}${hint ? `<p class="hint" id="${field.name}-hint">${hint}</p>` : ""}`;
+<input id="${field.name}" name="${field.name}" ${attributes}>
+${errorLine}${hintLine}`;
 }
 
 // The browser checks what it can before posting (and keeps everything typed when it refuses); the
@@ -92,14 +95,18 @@ const FIELDS: Record<Field, Omit<Input, "value">> = {
 	cardNumber: {
 		name: "cardNumber",
 		label: "Card number",
-		attributes:
-			'inputmode="numeric" autocomplete="cc-number" required maxlength="23" pattern="([0-9][ \\-]?){11,18}[0-9]" title="12 to 19 digits"',
+		attributes: [
+			'inputmode="numeric" autocomplete="cc-number" required maxlength="23"',
+			'pattern="([0-9][ \\-]?){11,18}[0-9]" title="12 to 19 digits"',
+		].join(" "),
 	},
 	cardExpiry: {
 		name: "cardExpiry",
 		label: "Expiry date (MM/YY)",
-		attributes:
-			'inputmode="numeric" autocomplete="cc-exp" required maxlength="7" placeholder="MM/YY" pattern="(0?[1-9]|1[0-2]) ?\\/? ?([0-9]{2}|[0-9]{4})" title="MM/YY, such as 12/30"',
+		attributes: [
+			'inputmode="numeric" autocomplete="cc-exp" required maxlength="7" placeholder="MM/YY"',
+			'pattern="(0?[1-9]|1[0-2]) ?\\/? ?([0-9]{2}|[0-9]{4})" title="MM/YY, such as 12/30"',
+		].join(" "),
 	},
 	cardSecurityCode: {
 		name: "cardSecurityCode",
@@ -134,7 +141,8 @@ ${field("cardNumber")}
 ${token}
 <button type="submit" class="secondary" name="action" value="approve" id="simulate-success">Simulate success</button>
 <button type="submit" class="secondary" name="action" value="fail" id="simulate-failure">Simulate failure</button>
-<button type="submit" class="secondary" name="action" value="cancel" id="cancel">Cancel and return to ${escapeHtml(branding.brand)}</button>
+<button type="submit" class="secondary" name="action" value="cancel" id="cancel">
+Cancel and return to ${escapeHtml(branding.brand)}</button>
 </form>
 ${testCardHelp()}`;
 	return html(state ? 422 : 200, `Pay ${branding.brand}`, body, branding.theme);

@@ -25,7 +25,7 @@ function render(core: SandboxCore, record: TransactionRecord, error?: string): P
 	const token = `<input type="hidden" name="token" value="${record.pageToken}">`;
 	const action = `/3ds/${record.transactionId}`;
 	const { pass, fail } = threeDsPasswords;
-	const described = error ? ' aria-invalid="true" aria-describedby="password-error"' : "";
+	const invalid = error ? ' aria-invalid="true" aria-describedby="password-error" autofocus' : "";
 	const body = `<div class="banner">Sandbox 3-D Secure: the password <code>${pass}</code> confirms the payment,
 <code>${fail}</code> makes it fail.</div>
 ${brandHeader(branding)}
@@ -35,7 +35,7 @@ ${brandHeader(branding)}
 <form method="post" action="${action}">
 ${token}
 <label for="password">3-D Secure password</label>
-<input id="password" name="password" type="password" autocomplete="one-time-code" required${described}${error ? " autofocus" : ""}>
+<input id="password" name="password" type="password" autocomplete="one-time-code" required${invalid}>
 ${error ? `<p class="field-error" id="password-error" role="alert">${escapeHtml(error)}</p>` : ""}
 <button type="submit" id="submit-password">Confirm</button>
 </form>
@@ -43,7 +43,8 @@ ${error ? `<p class="field-error" id="password-error" role="alert">${escapeHtml(
 ${token}
 <button type="submit" class="secondary" name="result" value="pass" id="authenticate">Authenticate</button>
 <button type="submit" class="secondary" name="result" value="fail" id="fail-authentication">Fail authentication</button>
-<button type="submit" class="secondary" name="result" value="cancel" id="cancel">Cancel and return to ${escapeHtml(branding.brand)}</button>
+<button type="submit" class="secondary" name="result" value="cancel" id="cancel">
+Cancel and return to ${escapeHtml(branding.brand)}</button>
 </form>`;
 	return html(error ? 422 : 200, `Confirm your payment - ${branding.brand}`, body, branding.theme);
 }
