@@ -7,6 +7,7 @@ import { parseJsonText, TextNumber, TextObject, type TextValue } from "./json-te
 import { type PublicKey, type PublicKeyLike, toPublicKeys } from "./keys.js";
 import { phpTrim } from "./php.js";
 import type { SignVersion } from "./seal.js";
+import { textReferenceForm, wrappedTextReferenceForm } from "./text-form.js";
 
 export interface OpenOptions {
 	/** The signer's public key, or several during a key rotation: any one may verify. */
@@ -228,6 +229,21 @@ export function parseFlatText(text: string, what = "message", field?: string): T
 }
 
 /**
+ * Verifies a 2.0 message from its text in the reference form, written in one pass over the text
+ * beside `object`, which `JSON.parse` read from it and whose strings end up trimmed.
+ */
+function openFlatText(text: string, object: Record<string, unknown>, options: OpenOptions): OpenedMessage {
+	const wrapped = object.signature === undefined && isPlainObject(object.data);
+	const signedPart = wrapped ? (object.data as Record<string, unknown>) : object;
+	const signed = wrapped ? wrappedTextReferenceForm(text, object) : textReferenceForm(text, object);
+	checkVersion("2.0", options.acceptVersions);
+	verifyAny(toPublicKeys(options.publicKey), utf8Encode(signed), signedPart.signature, options.backend);
+	const { signature: _signature, ...fields } = signedPart;
+	if (!wrapped) return { fields, signVersion: "2.0" };
+	return { fields, signVersion: "2.0", wrapper: { status: object.status, message: object.message } };
+}
+
+/**
  * Like `openMessage`, and also says which version and envelope the message used.
  */
 export function openVerified(message: unknown, options: OpenOptions): OpenedMessage {
@@ -250,6 +266,7 @@ export function openVerified(message: unknown, options: OpenOptions): OpenedMess
 	}
 	// 2.0 signs nested objects in the signer's order and numbers by their literals: read the text itself.
 	// The values handed out come from `object` when the SDK parsed it from that same text.
+	if (typeof text === "string" && options.signedString === undefined) return openFlatText(text, object, options);
 	const source: FlatSource = typeof text === "string" ? parseFlatText(text) : object;
 	const owned = typeof text === "string";
 	const data = member(source, "data");
