@@ -1,6 +1,5 @@
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
-import { fail, isListKeys, type PathStack } from "./canonical.js";
-import { MAX_DEPTH } from "./json-text.js";
+import { fail, isListKeys, MAX_DEPTH, type PathStack } from "./canonical.js";
 import { naturalCompare, phpJsonString, phpNumberString, phpTrim } from "./php.js";
 
 /**
@@ -254,4 +253,14 @@ export function wrappedTextReferenceForm(text: string, parsed: Record<string, un
 	}
 	if (signed === undefined) throw new MalformedMessageError("A wrapped answer must have a data object.", "data");
 	return signed;
+}
+
+/**
+ * The reference form of a 2.0 message text (of its `data` when `wrapped`), read from a fresh
+ * `JSON.parse` of the same text. For callers that only need the string, such as the doctor.
+ * @internal
+ */
+export function referenceFormOfText(text: string, wrapped = false): string {
+	const parsed = JSON.parse(text) as Record<string, unknown>;
+	return wrapped ? wrappedTextReferenceForm(text, parsed) : textReferenceForm(text, parsed);
 }
