@@ -202,8 +202,12 @@ class TextFormWriter {
 	/** The signed string of the message object that starts here: its top level in PHP's natural order. */
 	message(object: Record<string, unknown>): string {
 		const [names, written] = this.members(object, 0, "signature");
-		const order = names.map((_, i) => i).sort((a, b) => naturalCompare(names[a] as string, names[b] as string));
-		if (isListKeys(order.map((i) => names[i] as string))) return `[${order.map((i) => written[i]).join(",")}]`;
+		const order = names.map((_, i) => i);
+		order.sort((a, b) => naturalCompare(names[a] as string, names[b] as string));
+		// Top-level names 0..n-1 make a list, as for nested objects (never so in a real message).
+		if (names[order[0] ?? -1] === "0" && isListKeys(order.map((i) => names[i] as string))) {
+			return `[${order.map((i) => written[i]).join(",")}]`;
+		}
 		let out = "{";
 		for (const i of order) {
 			const name = names[i] as string;
