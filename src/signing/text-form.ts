@@ -204,8 +204,9 @@ class TextFormWriter {
 		const [names, written] = this.members(object, 0, "signature");
 		const order = names.map((_, i) => i);
 		order.sort((a, b) => naturalCompare(names[a] as string, names[b] as string));
-		// Top-level names 0..n-1 make a list, as for nested objects (never so in a real message).
-		if (names[order[0] ?? -1] === "0" && isListKeys(order.map((i) => names[i] as string))) {
+		// No names, or names 0..n-1, make a list, as for nested objects (never so in a real message).
+		const first = order.length === 0 ? "0" : names[order[0] as number];
+		if (first === "0" && isListKeys(order.map((i) => names[i] as string))) {
 			return `[${order.map((i) => written[i]).join(",")}]`;
 		}
 		let out = "{";
