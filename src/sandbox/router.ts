@@ -7,6 +7,7 @@ import { createRefund } from "./api/refund.js";
 import type { SandboxCore } from "./core.js";
 import type { SandboxReply, SandboxRequest } from "./exchange.js";
 import { showCheckoutPage, submitCheckoutPage } from "./pages/checkout-page.js";
+import { acknowledgeDemoIpn, DEMO_SHOP_PATH, showDemoShopPage } from "./pages/demo-shop.js";
 import { escapeHtml, html, notice, type PageReply } from "./pages/html.js";
 import { showThreeDsPage, submitThreeDsPage } from "./pages/three-ds-page.js";
 import type { ApiReply } from "./replies.js";
@@ -82,7 +83,9 @@ async function dispatch(core: SandboxCore, request: SandboxRequest, url: URL, or
 	if (pageMatch) {
 		const [, kind, id = ""] = pageMatch;
 		if (request.method === "GET" || request.method === "HEAD") {
-			return pageResponse(kind === "pay" ? showCheckoutPage(core, id, url) : showThreeDsPage(core, id, url), origin);
+			const referer = request.headers.get("referer");
+			const shown = kind === "pay" ? showCheckoutPage(core, id, url, referer) : showThreeDsPage(core, id, url, referer);
+			return pageResponse(shown, origin);
 		}
 		if (request.method === "POST")
 			return pageResponse(
@@ -91,6 +94,10 @@ async function dispatch(core: SandboxCore, request: SandboxRequest, url: URL, or
 			);
 		return methodNotAllowed("GET, POST");
 	}
+	if (path === `${DEMO_SHOP_PATH}/ipn`)
+		return request.method === "POST" ? jsonResponse(await acknowledgeDemoIpn(core, request)) : methodNotAllowed("POST");
+	if ((path === DEMO_SHOP_PATH || path.startsWith(`${DEMO_SHOP_PATH}/`)) && request.method === "GET")
+		return pageResponse(showDemoShopPage(core, path.slice(DEMO_SHOP_PATH.length + 1), url), origin);
 	if (path === "/" && request.method === "GET") {
 		return pageResponse(
 			html(

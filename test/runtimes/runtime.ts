@@ -10,10 +10,11 @@ import { keys, vectorsFile } from "../helpers/vectors.js";
 
 // Runs test/runtimes/scenario.mjs in a runtime against the packed package, installed in a fresh
 // consumer project. The runtimes come from the npm registry as devDependencies (their binaries ship
-// inside the packages): Bun as @oven/bun-linux-x64, Deno as deno, workerd through miniflare.
+// inside the packages): Bun as @oven/bun-linux-x64, Deno as @deno/linux-x64-glibc (the registry here
+// lacks the `deno` package's other platform packages, so npm ci refuses it), workerd through miniflare.
 
 export const BUN = join(root, "node_modules", "@oven", "bun-linux-x64", "bin", "bun");
-export const DENO = join(root, "node_modules", "deno", "deno");
+export const DENO = join(root, "node_modules", "@deno", "linux-x64-glibc", "deno");
 
 export type RuntimeName = "node" | "bun" | "deno" | "workerd" | "workerd-nodejs-compat";
 
