@@ -78,7 +78,11 @@ async function packInto(dir: string): Promise<PackedPackage> {
 	for (const file of ["package.json", "README.md", "CHANGELOG.md", "LICENSE"])
 		cpSync(join(root, file), join(staged, file));
 	const [packed] = JSON.parse(
-		execFileSync("npm", ["pack", "--json", "--pack-destination", dir], { cwd: staged, encoding: "utf8" }),
+		// The build is staged already: no `prepare` (it would build again, without the sources at hand).
+		execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", dir], {
+			cwd: staged,
+			encoding: "utf8",
+		}),
 	) as [{ filename: string; files: { path: string }[] }];
 	rmSync(staged, { recursive: true });
 	return { tarball: join(dir, packed.filename), files: packed.files.map((file) => file.path).sort() };
