@@ -1,6 +1,7 @@
-import { errorKind, GatewayError } from "./gateway-error.js";
+import { errorKind } from "./gateway-error.js";
+import { GatewayRefusalError } from "./gateway-refusal-error.js";
 
 /** The gateway answered a checkout creation with `status: "error"` (no transaction, no link). */
-export class CheckoutError extends GatewayError {
+export class CheckoutError extends GatewayRefusalError {
 	static override readonly [errorKind] = "CheckoutError";
 }

@@ -1,4 +1,5 @@
-import { errorKind, GatewayError, type GatewayErrorContext } from "./gateway-error.js";
+import { errorKind, type GatewayErrorContext } from "./gateway-error.js";
+import { GatewayRefusalError } from "./gateway-refusal-error.js";
 
 /** One field the gateway refused, as its 422 answer lists it. */
 export interface GatewayFieldError {
@@ -7,7 +8,7 @@ export interface GatewayFieldError {
 }
 
 /** The gateway refused the request's fields (HTTP 422 with an `errors` array). */
-export class GatewayValidationError extends GatewayError {
+export class GatewayValidationError extends GatewayRefusalError {
 	static override readonly [errorKind] = "GatewayValidationError";
 	readonly errors: readonly GatewayFieldError[];
 

@@ -1,11 +1,12 @@
-import { errorKind, GatewayError, type GatewayErrorContext } from "./gateway-error.js";
+import { errorKind, type GatewayErrorContext } from "./gateway-error.js";
+import { VerificationError } from "./verification-error.js";
 
 /**
  * The gateway's answer grew past the client's `maxResponseBytes` (counted after
  * decompression), so the client stopped reading it. On a create it is the
  * `cause` of an `OutcomeUnknownError`: the request may have been processed.
  */
-export class ResponseTooLargeError extends GatewayError {
+export class ResponseTooLargeError extends VerificationError {
 	static override readonly [errorKind] = "ResponseTooLargeError";
 	/** The limit that was passed, in bytes (`maxResponseBytes`). */
 	readonly limitBytes: number;
