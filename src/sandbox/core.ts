@@ -3,6 +3,7 @@ import { sealCallbackUrl } from "../signing/callback-url.js";
 import { toPublicKeys } from "../signing/keys.js";
 import { type CardInput, type ChargeDecision, storedCard } from "./charge.js";
 import { ControllableClock } from "./clock.js";
+import { FaultQueue } from "./faults.js";
 import { computeFees, feeModel } from "./fees.js";
 import { IdSource, randomToken } from "./formats.js";
 import { Notifier } from "./notifier.js";
@@ -13,6 +14,7 @@ import {
 	type SandboxMerchantOptions,
 	type SandboxOptions,
 } from "./options.js";
+import { RequestLog } from "./received.js";
 import { GatewaySigner, MESSAGES } from "./replies.js";
 import { callbackFields, refundFields, transactionFields } from "./resources.js";
 import type { MerchantAccount, RefundRecord, SessionRequest, TransactionRecord } from "./state.js";
@@ -67,6 +69,8 @@ export class SandboxCore {
 	readonly merchants = new Map<string, MerchantAccount>();
 	readonly transactions = new Map<string, TransactionRecord>();
 	readonly refunds = new Map<string, RefundRecord>();
+	readonly faults = new FaultQueue();
+	readonly received = new RequestLog();
 	readonly #ids = new IdSource();
 	readonly #orderRefs = new Map<string, Set<string>>();
 	readonly #onEvent: ((event: SandboxEvent) => void) | undefined;
@@ -358,6 +362,7 @@ export class SandboxCore {
 	}
 
 	close(): void {
+		this.faults.close();
 		this.clock.close();
 		this.notifier.close();
 	}

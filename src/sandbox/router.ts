@@ -1,15 +1,20 @@
+import { escapeHtml } from "../internal/escape-html.js";
 import { redactText } from "../internal/redact.js";
 import { chargeCard } from "./api/card.js";
 import { createCheckout } from "./api/checkout.js";
 import type { ApiContext } from "./api/context.js";
 import { queryRefund, queryTransaction } from "./api/queries.js";
 import { createRefund } from "./api/refund.js";
+import { type Arrived, arrivalRecord, readRequest } from "./arrival.js";
 import type { SandboxCore } from "./core.js";
 import type { SandboxReply, SandboxRequest } from "./exchange.js";
+import { runFault } from "./fault-runner.js";
+import { pageForm } from "./page-form.js";
 import { showCheckoutPage, submitCheckoutPage } from "./pages/checkout-page.js";
-import { escapeHtml, html, notice, type PageReply } from "./pages/html.js";
+import { html, notice, type PageReply } from "./pages/html.js";
 import { showThreeDsPage, submitThreeDsPage } from "./pages/three-ds-page.js";
 import type { ApiReply } from "./replies.js";
+import { isReply } from "./validate.js";
 
 const API: Record<string, (ctx: ApiContext) => Promise<ApiReply>> = {
 	"/v2/card/api": chargeCard,
@@ -17,6 +22,11 @@ const API: Record<string, (ctx: ApiContext) => Promise<ApiReply>> = {
 	"/v2/refund": createRefund,
 	"/v2/refund/query": queryRefund,
 };
+
+const unknownEndpoint = async (): Promise<ApiReply> => ({
+	status: 404,
+	json: { status: "error", message: "No such endpoint." },
+});
 
 const PAGE_HEADERS = {
 	"content-type": "text/html; charset=utf-8",
@@ -66,29 +76,31 @@ function formErrorPage(reply: ApiReply): PageReply {
 const methodNotAllowed = (allow: string): SandboxReply =>
 	jsonResponse({ status: 405, json: { status: "error", message: `Method not allowed; use ${allow}.` } }, { allow });
 
-async function dispatch(core: SandboxCore, request: SandboxRequest, url: URL, origin: string): Promise<Routed> {
-	const path = url.pathname.replace(/\/+$/, "") || "/";
-	const ctx: ApiContext = { core, request, origin };
-	if (path === "/v2/checkout") {
+/** Answers a request that was read: the API, the hosted pages, or a 404. */
+export async function dispatch(core: SandboxCore, arrived: Arrived): Promise<Routed> {
+	const { request, url, path, origin } = arrived;
+	if (arrived.message !== undefined) {
 		if (request.method !== "POST") return methodNotAllowed("POST");
+		const ctx: ApiContext = { core, request, origin, envelope: arrived.message, received: arrived.received };
+		if (path !== "/v2/checkout") return jsonResponse(await (API[path] ?? unknownEndpoint)(ctx));
 		const reply = await createCheckout(ctx);
 		if ("redirect" in reply) return pageResponse({ status: 303, location: reply.redirect }, origin);
 		if ("failedForm" in reply) return pageResponse(formErrorPage(reply.failedForm), origin);
 		return jsonResponse(reply);
 	}
-	const api = API[path];
-	if (api) return request.method === "POST" ? jsonResponse(await api(ctx)) : methodNotAllowed("POST");
 	const pageMatch = /^\/(pay|3ds)\/([0-9A-Za-z]{26})$/.exec(path);
 	if (pageMatch) {
 		const [, kind, id = ""] = pageMatch;
 		if (request.method === "GET" || request.method === "HEAD") {
 			return pageResponse(kind === "pay" ? showCheckoutPage(core, id, url) : showThreeDsPage(core, id, url), origin);
 		}
-		if (request.method === "POST")
+		if (request.method === "POST") {
+			const form = pageForm(request.headers.get("content-type"), arrived.body);
 			return pageResponse(
-				kind === "pay" ? await submitCheckoutPage(core, id, request) : await submitThreeDsPage(core, id, request),
+				kind === "pay" ? submitCheckoutPage(core, id, form) : submitThreeDsPage(core, id, form),
 				origin,
 			);
+		}
 		return methodNotAllowed("GET, POST");
 	}
 	if (path === "/" && request.method === "GET") {
@@ -113,10 +125,14 @@ export async function handleRequest(
 	origin?: string,
 ): Promise<SandboxReply> {
 	const url = new URL(request.url);
-	const base = origin ?? url.origin;
+	const received = core.received.add(arrivalRecord(core, request, url));
+	const fault = core.faults.take(received.path);
 	let response: Routed;
 	try {
-		response = await dispatch(core, request, url, base);
+		const read = () => readRequest(request, url, origin ?? url.origin, received);
+		const answer = async (arrived: Arrived | ApiReply) =>
+			isReply(arrived) ? jsonResponse(arrived) : dispatch(core, arrived);
+		response = fault ? await runFault(core, fault, received, read, answer, request.signal) : await answer(await read());
 	} catch (error) {
 		// Details stay out of the answer; the event gets a redacted message.
 		core.emit({ type: "error", message: redactText(error instanceof Error ? error.message : String(error)) });
@@ -126,6 +142,7 @@ export async function handleRequest(
 		});
 	}
 	const { detail, ...reply } = response;
+	received.status = reply.drop === "before-answer" ? "dropped" : reply.status;
 	const why = detail === undefined ? {} : { detail };
 	core.emit({ type: "request", method: request.method, path: url.pathname, status: reply.status, ...why });
 	return reply;

@@ -3,9 +3,11 @@ import { generateKeyPair } from "../signing/generate.js";
 import type { SandboxClock } from "./clock.js";
 import { SandboxCore } from "./core.js";
 import { type SandboxReply, type SandboxRequest, toResponse } from "./exchange.js";
+import type { SandboxFaults } from "./faults.js";
 import { gatewayTime } from "./formats.js";
 import type { DeliveryAttempt } from "./notifier.js";
 import type { SandboxMerchantOptions, SandboxOptions } from "./options.js";
+import type { ReceivedLog } from "./received.js";
 import { refundFields, transactionFields } from "./resources.js";
 import { handleRequest } from "./router.js";
 import type { ProviderAttempt } from "./state.js";
@@ -30,6 +32,13 @@ export interface Sandbox {
 	readonly baseUrl: string;
 	/** The sandbox clock: expiry and pending charges follow it. */
 	readonly clock: SandboxClock;
+	/**
+	 * Fault injection: `sandbox.faults.next("/v2/checkout", { drop: "after-processing" })` and the
+	 * next checkout is created but its answer never arrives. See {@link SandboxFault}.
+	 */
+	readonly faults: SandboxFaults;
+	/** The requests the sandbox received, oldest first: path, raw body, headers and the fields sent. */
+	readonly received: ReceivedLog;
 	/** Registers a merchant account. */
 	addMerchant(merchant: SandboxMerchantOptions): void;
 	/**
@@ -96,6 +105,8 @@ function sandboxFacade(core: SandboxCore): Sandbox {
 		gatewayPublicKey: core.gatewayPublicKey,
 		baseUrl: core.baseUrl,
 		clock: core.clock,
+		faults: core.faults,
+		received: core.received,
 		addMerchant: (merchant) => void core.addMerchant(merchant),
 		fetch: async (request, options) => toResponse(await handleRequest(core, request, options?.origin)),
 		handle: (request, options) => handleRequest(core, request, options?.origin),

@@ -8,7 +8,7 @@ import { sessionRequest } from "./session-request.js";
 /** POST /v2/card/api: an S2S card charge decided by the test card table. */
 export async function chargeCard(ctx: ApiContext): Promise<ApiReply> {
 	const { core } = ctx;
-	const verified = await verifiedRequest(ctx, false);
+	const verified = verifiedRequest(ctx);
 	if (isReply(verified)) return verified;
 	const checked = validateFields(
 		cardChargeRequestSchema({ allowLoopbackHttp: core.allowLoopbackHttp }),

@@ -11,9 +11,10 @@ export type CheckoutReply = ApiReply | { redirect: string; form: boolean } | { f
 /** POST /v2/checkout: a session on the hosted page. */
 export async function createCheckout(ctx: ApiContext): Promise<CheckoutReply> {
 	const { core } = ctx;
-	const verified = await verifiedRequest(ctx, true);
+	const verified = verifiedRequest(ctx);
 	// A form that could not be read or verified is still a browser's form post: it gets a page too.
-	if (isReply(verified)) return isBrowserForm(ctx.request) ? { failedForm: verified } : verified;
+	if (isReply(verified))
+		return isBrowserForm(ctx.request.headers.get("content-type")) ? { failedForm: verified } : verified;
 	const reply = (answer: ApiReply): CheckoutReply => (verified.form ? { failedForm: answer } : answer);
 	const checked = validateFields(checkoutRequestSchema({ allowLoopbackHttp: core.allowLoopbackHttp }), verified.fields);
 	if (isReply(checked)) return reply(checked);

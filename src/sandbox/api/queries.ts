@@ -8,7 +8,7 @@ import { type ApiContext, verifiedRequest } from "./context.js";
 export async function queryTransaction(ctx: ApiContext): Promise<ApiReply> {
 	const { core } = ctx;
 	const unknown = notFound("No transaction with this transactionId for this merchant.");
-	const verified = await verifiedRequest(ctx, false, unknown);
+	const verified = verifiedRequest(ctx, unknown);
 	if (isReply(verified)) return verified;
 	const checked = validateFields(transactionQueryRequestSchema(), verified.fields);
 	if (isReply(checked)) return checked;
@@ -22,7 +22,7 @@ export async function queryTransaction(ctx: ApiContext): Promise<ApiReply> {
 export async function queryRefund(ctx: ApiContext): Promise<ApiReply> {
 	const { core } = ctx;
 	const unknown = notFound("No refund with this refundId for this merchant.");
-	const verified = await verifiedRequest(ctx, false, unknown);
+	const verified = verifiedRequest(ctx, unknown);
 	if (isReply(verified)) return verified;
 	const checked = validateFields(refundQueryRequestSchema(), verified.fields);
 	if (isReply(checked)) return checked;

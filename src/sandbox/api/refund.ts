@@ -14,7 +14,7 @@ const show = (minor: number) => fromMinorUnits(minor).toFixed(2);
 export async function createRefund(ctx: ApiContext): Promise<ApiReply> {
 	const { core } = ctx;
 	const unknown = fieldError("transactionId", "does not match a transaction of this merchant");
-	const verified = await verifiedRequest(ctx, false, unknown);
+	const verified = verifiedRequest(ctx, unknown);
 	if (isReply(verified)) return verified;
 	const checked = validateFields(refundRequestSchema(), verified.fields);
 	if (isReply(checked)) return checked;

@@ -2,9 +2,9 @@ import { fromMinorUnits } from "../../money/amount.js";
 import { cardMonth, cardNumber, cardSecurityCode, cardYear } from "../../schemas/fields.js";
 import { type CardInput, decideCharge } from "../charge.js";
 import type { SandboxCore } from "../core.js";
-import type { SandboxRequest } from "../exchange.js";
+import type { PageForm } from "../page-form.js";
 import type { TransactionRecord } from "../state.js";
-import { escapeHtml, formFields, html, notice, type PageReply, seeOther, themeFrom } from "./html.js";
+import { escapeHtml, html, notice, type PageReply, seeOther, themeFrom } from "./html.js";
 import { testCardHelp } from "./test-card-help.js";
 
 /** The link's transaction, if the token matches. */
@@ -76,8 +76,7 @@ export function showCheckoutPage(core: SandboxCore, id: string, url: URL): PageR
 const APPROVED_CARD: CardInput = { number: "4000000000000010", month: "12", year: "99", name: null };
 
 /** POST /pay/:id: the buyer paid with a card, or picked an outcome. */
-export async function submitCheckoutPage(core: SandboxCore, id: string, request: SandboxRequest): Promise<PageReply> {
-	const form = await formFields(request);
+export function submitCheckoutPage(core: SandboxCore, id: string, form: PageForm): PageReply {
 	const record = linkedTransaction(core, id, form.get("token"));
 	if (!record) return unknownLink();
 	if (!core.payable(record)) return closedSession(core, record);

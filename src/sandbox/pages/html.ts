@@ -1,5 +1,3 @@
-import type { SandboxRequest } from "../exchange.js";
-
 /** Server-rendered HTML for the sandbox's pages: inline styles only, nothing fetched from elsewhere. */
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -84,12 +82,4 @@ export const seeOther = (location: string): PageReply => ({ status: 303, locatio
 /** A plain message page (unknown link, expired session, already paid...). */
 export function notice(status: number, title: string, text: string): PageReply {
 	return html(status, title, `<header><h1>${escapeHtml(title)}</h1></header><p>${escapeHtml(text)}</p>`);
-}
-
-/** The form fields of a posted page. */
-export async function formFields(request: SandboxRequest): Promise<Map<string, string>> {
-	const type = request.headers.get("content-type") ?? "";
-	const text = await request.text();
-	if (!type.toLowerCase().startsWith("application/x-www-form-urlencoded") || text.length > 65_536) return new Map();
-	return new Map(new URLSearchParams(text));
 }

@@ -1,10 +1,10 @@
 import { fromMinorUnits } from "../../money/amount.js";
 import type { SandboxCore } from "../core.js";
-import type { SandboxRequest } from "../exchange.js";
+import type { PageForm } from "../page-form.js";
 import type { TransactionRecord } from "../state.js";
 import { threeDsPasswords } from "../test-cards.js";
 import { linkedTransaction } from "./checkout-page.js";
-import { escapeHtml, formFields, html, notice, type PageReply, seeOther } from "./html.js";
+import { escapeHtml, html, notice, type PageReply, seeOther } from "./html.js";
 
 const unknownLink = () =>
 	notice(404, "Unknown authentication link", "This 3-D Secure link does not exist or is incomplete.");
@@ -48,8 +48,7 @@ export function showThreeDsPage(core: SandboxCore, id: string, url: URL): PageRe
  * The buyer types the gateway guide's password (`password`: 123456 passes,
  * 111111 fails), or presses a shortcut (`result`: pass or fail).
  */
-export async function submitThreeDsPage(core: SandboxCore, id: string, request: SandboxRequest): Promise<PageReply> {
-	const form = await formFields(request);
+export function submitThreeDsPage(core: SandboxCore, id: string, form: PageForm): PageReply {
 	const record = linkedTransaction(core, id, form.get("token"));
 	if (!record) return unknownLink();
 	if (!core.awaitingThreeDs(record)) return notWaiting(record.status);

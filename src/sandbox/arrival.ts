@@ -1,0 +1,68 @@
+import { endpointAt } from "../endpoints.js";
+import { claimedFields, type Envelope, readEnvelope } from "./authenticate.js";
+import { readBodyText } from "./body.js";
+import type { SandboxCore } from "./core.js";
+import type { SandboxRequest } from "./exchange.js";
+import { normalPath, type ReceivedEntry } from "./received.js";
+import { type ApiReply, badRequest } from "./replies.js";
+import { isReply } from "./validate.js";
+
+/** A request read once and recorded: what every handler works from. */
+export interface Arrived {
+	request: SandboxRequest;
+	url: URL;
+	/** The URL's path without a trailing slash. */
+	path: string;
+	/** Where links in the answer point. */
+	origin: string;
+	body: string;
+	/** On an API path: the message as sent, or the answer refusing the body. */
+	message: Envelope | ApiReply | undefined;
+	received: ReceivedEntry;
+}
+
+/** The record a request starts with in `sandbox.received`. */
+export function arrivalRecord(core: SandboxCore, request: SandboxRequest, url: URL): ReceivedEntry {
+	return {
+		receivedAt: core.now(),
+		method: request.method,
+		path: normalPath(url.pathname),
+		url: request.url,
+		headers: request.headers,
+		raw: "",
+		fields: undefined,
+		signVersion: undefined,
+		verified: undefined,
+		status: undefined,
+	};
+}
+
+/** Reads the body (the one place it is read) and, on an API path, the message in it; a 413 when it is too large. */
+export async function readRequest(
+	request: SandboxRequest,
+	url: URL,
+	origin: string,
+	received: ReceivedEntry,
+): Promise<Arrived | ApiReply> {
+	const body = await readBodyText(request);
+	if (body === undefined) return badRequest("The request body is larger than 1 MiB.", 413);
+	received.raw = body;
+	const path = received.path;
+	const endpoint = endpointAt(path);
+	let message: Envelope | ApiReply | undefined;
+	if (endpoint !== undefined) {
+		// Only the checkout endpoint takes a browser's form post (DIRECT_POST).
+		message = readEnvelope(body, request.headers.get("content-type"), endpoint === "checkout");
+		if (!isReply(message)) recordMessage(received, message);
+	}
+	return { request, url, path, origin, body, message, received };
+}
+
+/** The record's fields and version: the message as sent, read without trusting it. */
+function recordMessage(received: ReceivedEntry, envelope: Envelope): void {
+	const claimed = claimedFields(envelope);
+	if (isReply(claimed)) return;
+	const { signature: _signature, signVersion: _version, ...fields } = claimed;
+	received.fields = fields;
+	received.signVersion = typeof envelope.body.payload === "string" ? "2.1" : "2.0";
+}
