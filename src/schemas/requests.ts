@@ -223,6 +223,12 @@ const forceCardApi = <T extends object>(value: T) => ({
 	connectionMode: "API" as const,
 });
 
+/** `checkout.create` sends a JSON request: a form post is `checkout.directPost()`'s. */
+const DIRECT_POST_ELSEWHERE = {
+	path: ["connectionMode"],
+	message: "DIRECT_POST is a browser form post: use checkout.directPost()",
+};
+
 function build(allowLoopbackHttp: boolean) {
 	const checkout = checkoutShape(allowLoopbackHttp);
 	const card = cardChargeShape(allowLoopbackHttp);
@@ -237,9 +243,17 @@ function build(allowLoopbackHttp: boolean) {
 		// What merchants pass: no merchantId (from the client's configuration), no
 		// signature; for S2S no paymentMethod or connectionMode (forced). Strict, so a
 		// misspelled optional field is an error rather than silently dropped.
-		checkoutParams: z.omit(z.strictObject(checkout), { merchantId: true }),
-		cardChargeParams: z.omit(z.strictObject(card), forcedCardFields).check(requireStateForUsCa()),
+		checkoutFormParams: z.omit(z.strictObject(checkout), { merchantId: true }),
+		checkoutParams: z
+			.omit(z.strictObject(checkout), { merchantId: true })
+			.check(z.refine((params) => params.connectionMode !== "DIRECT_POST", DIRECT_POST_ELSEWHERE)),
+		cardChargeParams: z.pipe(
+			z.omit(z.strictObject(card), forcedCardFields).check(requireStateForUsCa()),
+			z.transform(forceCardApi),
+		),
 		refundParams: z.omit(z.strictObject(refund), { merchantId: true }),
+		transactionQueryParams: z.omit(z.strictObject(transactionQueryShape()), { merchantId: true }),
+		refundQueryParams: z.omit(z.strictObject(refundQueryShape()), { merchantId: true }),
 	};
 }
 
@@ -273,12 +287,21 @@ export const refundQueryRequestSchema = (options?: RequestSchemaOptions): Schema
 /** @internal what `GatewayClient` validates merchants' parameters with. */
 export const checkoutParamsSchema = (options?: RequestSchemaOptions): Schemas["checkoutParams"] =>
 	schemas(options).checkoutParams;
+/** @internal what `checkout.directPost` validates merchants' parameters with (DIRECT_POST allowed). */
+export const checkoutFormParamsSchema = (options?: RequestSchemaOptions): Schemas["checkoutFormParams"] =>
+	schemas(options).checkoutFormParams;
 /** @internal */
 export const cardChargeParamsSchema = (options?: RequestSchemaOptions): Schemas["cardChargeParams"] =>
 	schemas(options).cardChargeParams;
 /** @internal */
 export const refundParamsSchema = (options?: RequestSchemaOptions): Schemas["refundParams"] =>
 	schemas(options).refundParams;
+/** @internal */
+export const transactionQueryParamsSchema = (options?: RequestSchemaOptions): Schemas["transactionQueryParams"] =>
+	schemas(options).transactionQueryParams;
+/** @internal */
+export const refundQueryParamsSchema = (options?: RequestSchemaOptions): Schemas["refundQueryParams"] =>
+	schemas(options).refundQueryParams;
 
 /** `signature`: base64, at most 750 characters (the envelope field, outside the message schemas). */
 export const signatureSchema = lazySchema(() =>

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { RequestValidationError } from "../../src/errors/request-validation-error.js";
-import { escapeHtml } from "../../src/resources/direct-post.js";
+import { escapeHtml } from "../../src/internal/escape-html.js";
 import { checkoutRequestSchema, decodeCheckoutForm } from "../../src/schemas/requests.js";
 import { openVerified } from "../../src/signing/open.js";
 import { BASE_URL } from "../fixtures/gateway.js";

@@ -1,6 +1,12 @@
 import { createServer } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { ConnectionError, OutcomeUnknownError, ProcessingError, TimeoutError } from "../../src/errors/index.js";
+import {
+	ConnectionError,
+	GatewayRefusalError,
+	OutcomeUnknownError,
+	ProcessingError,
+	TimeoutError,
+} from "../../src/errors/index.js";
 import { type HttpGatewayStub, startHttpGateway } from "../fixtures/gateway-http.js";
 import { ids } from "../fixtures/gateway-messages.js";
 import { cardParams, checkoutParams, makeClient } from "./helpers.js";
@@ -11,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => stub.close());
 beforeEach(() => {
-	stub.hits.length = 0;
+	stub.reset();
 });
 
 const client = (overrides = {}) => makeClient({ baseUrl: stub.baseUrl, allowLoopbackHttp: true, ...overrides });
@@ -72,6 +78,29 @@ describe("over real loopback HTTP", () => {
 			ProcessingError,
 		);
 		expect(stub.hits.length).toBe(4);
+	});
+
+	// Fetch sends a request again by itself when it is answered 421 Misdirected Request and its body can be
+	// replayed (undici follows the Fetch standard there): a create's body is a one-shot stream, so it is not.
+	test.each([
+		["/v2/checkout", () => client().checkout.create(checkoutParams())],
+		["/v2/card/api", () => client().card.charge(cardParams())],
+		["/v2/refund", () => client().refunds.create({ transactionId: ids.transaction, amount: 1 })],
+	] as const)("%s answered 421 Misdirected Request: sent once, never again by fetch", async (path, call) => {
+		const misdirected = (_req: unknown, res: import("node:http").ServerResponse) =>
+			res.writeHead(421, { "content-type": "application/json" }).end('{"status":"error","message":"Misdirected"}');
+		stub.next(path, misdirected, misdirected);
+		const error = await call().catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(GatewayRefusalError);
+		expect((error as GatewayRefusalError).status).toBe(421);
+		expect(stub.hits).toEqual([path]);
+	});
+
+	test("a create's body goes out with its Content-Length, as one message", async () => {
+		await client().checkout.create(checkoutParams({ orderDescription: "Café crème ☕" }));
+		const [received] = stub.received;
+		expect(received?.headers["transfer-encoding"]).toBeUndefined();
+		expect(received?.headers["content-length"]).toBe(String(Buffer.byteLength(received?.body ?? "")));
 	});
 
 	test("a refused connection never reached the gateway: a create fails with ConnectionError, not OutcomeUnknownError", async () => {

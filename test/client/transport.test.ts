@@ -11,9 +11,9 @@ import {
 	TimeoutError,
 } from "../../src/errors/index.js";
 import type { ClientRetryEvent } from "../../src/transport/observer.js";
-import { parseRetryAfter, retryDelayMs } from "../../src/transport/retry-policy.js";
+import { parseRetryAfter } from "../../src/transport/retry.js";
 import { GatewayFixture } from "../fixtures/gateway.js";
-import { ids } from "../fixtures/gateway-messages.js";
+import { ids, signedFlat, transaction } from "../fixtures/gateway-messages.js";
 import { cardParams, checkoutParams, makeClient } from "./helpers.js";
 
 const fixture = new GatewayFixture();
@@ -90,7 +90,7 @@ describe("queries are retried on network errors, 408, 429 and 5xx", () => {
 		expect(fixture.count("/v2/checkout/query")).toBe(3);
 	});
 
-	test("408 and 429 are retried; Retry-After is honored", async () => {
+	test("408 and 429 are retried", async () => {
 		fixture.reset();
 		const retries: ClientRetryEvent[] = [];
 		fixture.next(
@@ -100,7 +100,58 @@ describe("queries are retried on network errors, 408, 429 and 5xx", () => {
 		);
 		await makeClient({ hooks: { onRetry: (event) => retries.push(event) } }).transactions.retrieve(ids.transaction);
 		expect(fixture.count("/v2/checkout/query")).toBe(3);
-		expect(retries[1]).toMatchObject({ reason: "status 429", delayMs: 0 });
+		expect(retries.map((r) => r.reason)).toEqual(["status 408", "status 429"]);
+	});
+
+	describe("the wait before a retry, on a driven clock", () => {
+		afterEach(() => {
+			vi.useRealTimers();
+			vi.restoreAllMocks();
+		});
+
+		/** Starts a query whose attempts get `statuses`, and returns when each attempt arrived on the clock. */
+		async function arrivals(statuses: Array<[number, Record<string, string>?]>, retryBaseDelayMs: number) {
+			fixture.reset();
+			const at: number[] = [];
+			const answers = statuses.map(([status, headers]) => () => {
+				at.push(Date.now());
+				return HttpResponse.json({ status: "error" }, { status, headers: headers ?? {} });
+			});
+			const success = () => {
+				at.push(Date.now());
+				return HttpResponse.json(signedFlat(transaction(ids.transaction), "2.0"));
+			};
+			fixture.next("/v2/checkout/query", ...answers, success);
+			vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date", "performance"] });
+			const start = Date.now();
+			const client = makeClient({ retryBaseDelayMs, maxRetries: statuses.length });
+			const done = client.transactions.retrieve(ids.transaction);
+			while (fixture.count("/v2/checkout/query") <= statuses.length) await vi.advanceTimersByTimeAsync(10);
+			await done;
+			return at.map((time) => time - start);
+		}
+		/** The gaps between the attempts match `expected`, to the 10 ms the clock steps by. */
+		const expectGaps = (times: number[], expected: number[]) => {
+			const gaps = times.slice(1).map((time, i) => time - (times[i] ?? 0));
+			expect(gaps).toHaveLength(expected.length);
+			gaps.forEach((gap, i) => {
+				expect(gap).toBeGreaterThanOrEqual((expected[i] ?? 0) - 10);
+				expect(gap).toBeLessThanOrEqual((expected[i] ?? 0) + 10);
+			});
+		};
+
+		test("the backoff doubles from retryBaseDelayMs, with full jitter, capped at 8 s", async () => {
+			vi.spyOn(Math, "random").mockReturnValue(0.999999);
+			expectGaps(await arrivals([[503], [503], [503]], 3000), [3000, 6000, 8000]);
+			vi.spyOn(Math, "random").mockReturnValue(0.5);
+			expectGaps(await arrivals([[503], [503]], 1000), [500, 1000]);
+		});
+
+		test("a Retry-After up to a minute replaces the backoff", async () => {
+			vi.spyOn(Math, "random").mockReturnValue(0.999999);
+			const retryAfter = (seconds: string): [number, Record<string, string>] => [429, { "retry-after": seconds }];
+			expectGaps(await arrivals([retryAfter("0"), retryAfter("20"), [503]], 1000), [0, 20_000, 4000]);
+		});
 	});
 
 	test("429 with a Retry-After longer than a minute is not waited for", async () => {
@@ -239,14 +290,6 @@ describe("retry policy", () => {
 		expect(parseRetryAfter(new Date(10_000).toUTCString(), 4_000)).toBe(6000);
 		expect(parseRetryAfter("soon")).toBeUndefined();
 		expect(parseRetryAfter(null)).toBeUndefined();
-	});
-
-	test("exponential backoff with jitter, capped; Retry-After wins", () => {
-		expect(retryDelayMs(1, 100, undefined, () => 0)).toBe(50);
-		expect(retryDelayMs(1, 100, undefined, () => 1)).toBe(100);
-		expect(retryDelayMs(3, 100, undefined, () => 1)).toBe(400);
-		expect(retryDelayMs(20, 100, undefined, () => 1)).toBe(8000);
-		expect(retryDelayMs(2, 100, 1234)).toBe(1234);
 	});
 });
 

@@ -1,0 +1,41 @@
+/**
+ * A response whose body stops at a byte limit, counted as the body stream yields its bytes, that is
+ * after fetch undid any content encoding. Past the limit the stream fails and is cancelled, which
+ * closes the connection: an endless response or a decompression bomb costs at most the limit and one
+ * chunk. `exceeded` tells a body that was cut from one that failed for another reason.
+ */
+export class CappedResponse extends Response {
+	/** True once the body passed the limit; reading it then failed with {@link BodyTooLargeError}. */
+	exceeded = false;
+}
+
+/** What reading a capped body fails with past its limit. */
+export class BodyTooLargeError extends RangeError {
+	constructor(limitBytes: number) {
+		super(`The response body is larger than ${limitBytes} bytes.`);
+		this.name = "BodyTooLargeError";
+	}
+}
+
+/** Statuses whose response never has a body (a Response cannot be built with one). */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/** `response` with its body capped at `limitBytes`; a response without a body is returned as it is. */
+export function capBody(response: Response, limitBytes: number): Response {
+	if (response.body === null || NULL_BODY_STATUSES.has(response.status)) return response;
+	let size = 0;
+	const counter = new TransformStream<Uint8Array, Uint8Array>({
+		transform(chunk, controller) {
+			size += chunk.byteLength;
+			if (size > limitBytes) {
+				capped.exceeded = true;
+				controller.error(new BodyTooLargeError(limitBytes));
+				return;
+			}
+			controller.enqueue(chunk);
+		},
+	});
+	const init = { status: response.status, statusText: response.statusText, headers: response.headers };
+	const capped = new CappedResponse(response.body.pipeThrough(counter), init);
+	return capped;
+}
