@@ -72,6 +72,7 @@ function checkPostedLengths(ctx: ClientContext, path: string, posted: ReturnType
 	throw new RequestValidationError(issues, path);
 }
 
+/** @internal Signs a DIRECT_POST form and writes its auto-submitting page. */
 export function directPostForm(
 	ctx: ClientContext,
 	path: string,

@@ -120,6 +120,7 @@ abstract class ParsedKeyCache {
 	readonly bits: number;
 	readonly #handles = new Map<CryptoBackendName, unknown>();
 
+	/** @internal */
 	protected constructor(backend: CryptoBackendName, parsed: ParsedKey) {
 		this.bits = parsed.bits;
 		this.#handles.set(backend, parsed.handle);

@@ -23,19 +23,21 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 /** `response` with its body capped at `limitBytes`; a response without a body is returned as it is. */
 export function capBody(response: Response, limitBytes: number): Response {
 	if (response.body === null || NULL_BODY_STATUSES.has(response.status)) return response;
+	const reader = response.body.getReader();
 	let size = 0;
-	const counter = new TransformStream<Uint8Array, Uint8Array>({
-		transform(chunk, controller) {
-			size += chunk.byteLength;
-			if (size > limitBytes) {
-				capped.exceeded = true;
-				controller.error(new BodyTooLargeError(limitBytes));
-				return;
-			}
-			controller.enqueue(chunk);
+	const body = new ReadableStream<Uint8Array>({
+		async pull(controller) {
+			const { done, value } = await reader.read();
+			if (done) return controller.close();
+			size += value.byteLength;
+			if (size <= limitBytes) return controller.enqueue(value);
+			capped.exceeded = true;
+			controller.error(new BodyTooLargeError(limitBytes));
+			await reader.cancel();
 		},
+		cancel: (reason) => reader.cancel(reason),
 	});
 	const init = { status: response.status, statusText: response.statusText, headers: response.headers };
-	const capped = new CappedResponse(response.body.pipeThrough(counter), init);
+	const capped = new CappedResponse(body, init);
 	return capped;
 }

@@ -185,6 +185,19 @@ describe("the limit, in process", () => {
 		expect(hits).toBe(1);
 	});
 
+	test("an error response past the limit: ResponseTooLargeError with its status, and a query is not retried", async () => {
+		const baseUrl = await serve((_request, response) => {
+			response.writeHead(503, { "content-type": "application/json" });
+			response.end(`{"status":"error","message":"${"x".repeat(5000)}"}`);
+		});
+		const error = await client(baseUrl, 1000)
+			.transactions.retrieve(ids.transaction)
+			.catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(ResponseTooLargeError);
+		expect((error as ResponseTooLargeError).status).toBe(503);
+		expect(hits).toBe(1);
+	});
+
 	test("UTF-8 is decoded as Response.text() does, across chunk boundaries", async () => {
 		const text = `\uFEFF${"é€😀".repeat(30_000)}`;
 		const bytes = Buffer.from(text);
