@@ -16,8 +16,8 @@ import {
 import { refundSchema, transactionSchema } from "./schemas/resources.js";
 import { cardChargeDataSchema, checkoutCreatedFieldsSchema, refundCreatedDataSchema } from "./schemas/responses.js";
 
-/** What the table says about one endpoint. */
-export interface EndpointDefinition {
+/** What the table says about one endpoint (each row satisfies this). */
+export interface EndpointRow {
 	/** The path under the base URL. Every endpoint is a JSON POST. */
 	readonly path: string;
 	/**
@@ -41,7 +41,7 @@ export interface EndpointDefinition {
 	/** The message the gateway receives (without `signature` and `signVersion`); the sandbox validates with it. */
 	readonly request: (options?: RequestSchemaOptions) => z.core.$ZodType;
 	/** The signed fields of a success response (a wrapped response's `data`). */
-	readonly response: LazySchema<z.core.$ZodType>;
+	readonly answer: LazySchema<z.core.$ZodType>;
 }
 
 /**
@@ -58,7 +58,7 @@ export const ENDPOINTS = {
 		merchantId: "required",
 		params: checkoutParamsSchema,
 		request: checkoutRequestSchema,
-		response: checkoutCreatedFieldsSchema,
+		answer: checkoutCreatedFieldsSchema,
 	},
 	card: {
 		path: "/v2/card/api",
@@ -68,7 +68,7 @@ export const ENDPOINTS = {
 		merchantId: "required",
 		params: cardChargeParamsSchema,
 		request: cardChargeRequestSchema,
-		response: cardChargeDataSchema,
+		answer: cardChargeDataSchema,
 	},
 	transactionQuery: {
 		path: "/v2/checkout/query",
@@ -78,7 +78,7 @@ export const ENDPOINTS = {
 		merchantId: "optional",
 		params: transactionQueryParamsSchema,
 		request: transactionQueryRequestSchema,
-		response: transactionSchema,
+		answer: transactionSchema,
 	},
 	refund: {
 		path: "/v2/refund",
@@ -88,7 +88,7 @@ export const ENDPOINTS = {
 		merchantId: "optional",
 		params: refundParamsSchema,
 		request: refundRequestSchema,
-		response: refundCreatedDataSchema,
+		answer: refundCreatedDataSchema,
 	},
 	refundQuery: {
 		path: "/v2/refund/query",
@@ -98,23 +98,25 @@ export const ENDPOINTS = {
 		merchantId: "optional",
 		params: refundQueryParamsSchema,
 		request: refundQueryRequestSchema,
-		response: refundSchema,
+		answer: refundSchema,
 	},
-} as const satisfies Record<string, EndpointDefinition>;
+} as const satisfies Record<string, EndpointRow>;
 
 /** An endpoint's name in {@link ENDPOINTS}. */
 export type EndpointName = keyof typeof ENDPOINTS;
+/** One row of {@link ENDPOINTS}. */
+export type EndpointDefinition<N extends EndpointName = EndpointName> = (typeof ENDPOINTS)[N];
 /** Whether an endpoint changes state at the gateway (`create`) or only reads it (`query`). */
-export type EndpointKind = EndpointDefinition["kind"];
+export type EndpointKind = EndpointRow["kind"];
 /** Whether a response is signed whole (`flat`) or only its `data` (`wrapped`). */
-export type Envelope = EndpointDefinition["envelope"];
+export type Envelope = EndpointRow["envelope"];
 /** What a merchant passes for endpoint `N`. */
 export type ParamsOf<N extends EndpointName> = z.input<ReturnType<(typeof ENDPOINTS)[N]["params"]>>;
 /** The message endpoint `N` sends, after validation. */
 export type MessageOf<N extends EndpointName> = z.output<ReturnType<(typeof ENDPOINTS)[N]["request"]>>;
 /** The signed fields of endpoint `N`'s success response, after validation. */
 export type ResponseDataOf<N extends EndpointName> =
-	(typeof ENDPOINTS)[N]["response"] extends LazySchema<infer S> ? z.output<S> : never;
+	(typeof ENDPOINTS)[N]["answer"] extends LazySchema<infer S> ? z.output<S> : never;
 
 /** The endpoint served at `path`, if any (a trailing slash is ignored). */
 export function endpointAt(path: string): EndpointName | undefined {

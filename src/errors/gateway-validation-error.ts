@@ -1,7 +1,7 @@
 import { errorKind, type GatewayErrorContext } from "./gateway-error.js";
 import { GatewayRefusalError } from "./gateway-refusal-error.js";
 
-/** One field the gateway refused, as its 422 answer lists it. */
+/** One field the gateway refused, as its 422 response lists it. */
 export interface GatewayFieldError {
 	field: string;
 	messages: string[];

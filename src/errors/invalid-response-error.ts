@@ -1,7 +1,7 @@
 import { errorKind, type GatewayErrorContext } from "./gateway-error.js";
 import { VerificationError } from "./verification-error.js";
 
-/** The gateway's answer was not JSON, or not of the documented shape. */
+/** The gateway's response was not JSON, or not of the documented shape. */
 export class InvalidResponseError extends VerificationError {
 	static override readonly [errorKind] = "InvalidResponseError";
 	/** A short, redacted start of the body, for debugging. */

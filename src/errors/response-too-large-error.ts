@@ -2,7 +2,7 @@ import { errorKind, type GatewayErrorContext } from "./gateway-error.js";
 import { VerificationError } from "./verification-error.js";
 
 /**
- * The gateway's answer grew past the client's `maxResponseBytes` (counted after
+ * The gateway's response grew past the client's `maxResponseBytes` (counted after
  * decompression), so the client stopped reading it. On a create it is the
  * `cause` of an `OutcomeUnknownError`: the request may have been processed.
  */
@@ -13,7 +13,7 @@ export class ResponseTooLargeError extends VerificationError {
 
 	constructor(limitBytes: number, context: GatewayErrorContext) {
 		const limit = `maxResponseBytes (${limitBytes} bytes after decompression)`;
-		super(`The gateway's answer is larger than ${limit}; reading stopped there.`, context);
+		super(`The gateway's response is larger than ${limit}; reading stopped there.`, context);
 		this.limitBytes = limitBytes;
 	}
 }

@@ -120,6 +120,18 @@ export class Transport {
 		return this.#config.maxResponseBytes;
 	}
 
+	/**
+	 * What an attempt sends: a query's body as text; a create's as a one-shot stream with its length, so
+	 * fetch cannot send it a second time by itself (see {@link oneShotBody}).
+	 */
+	#body(request: OutgoingRequest, kyHeaders: Headers): { headers: Headers; body: BodyInit; duplex?: "half" } {
+		if (request.kind === "query") return { headers: kyHeaders, body: request.body };
+		const { body, length } = oneShotBody(request.body);
+		const headers = new Headers(kyHeaders);
+		headers.set("content-length", length);
+		return { headers, body, duplex: "half" };
+	}
+
 	async send(request: OutgoingRequest): Promise<GatewayResponse | NoResponse> {
 		const { default: ky, HTTPError, NetworkError, TimeoutError } = await loadKy();
 		const { observer, maxResponseBytes, userAgent } = this.#config;
@@ -127,13 +139,21 @@ export class Transport {
 		const fetch = this.#config.fetch ?? globalThis.fetch;
 		let attempt = 0;
 		let lastEndedAt = 0;
-		const sendAttempt = async (input: Request | URL | string, init?: RequestInit): Promise<Response> => {
+		// Each attempt goes out through the caller's fetch (or the global one) as `fetch(url, init)`: the
+		// headers and the signal (timeout and the caller's abort) of the Request ky made for it, and the body.
+		const sendAttempt = async (input: Request | URL | string): Promise<Response> => {
 			attempt++;
 			const { path, fields, signVersion } = request;
 			if (observer.watchesRequests) observer.request({ method: "POST", path, url, attempt, signVersion }, fields);
+			const { headers, signal } = input as Request;
 			const startedAt = performance.now();
 			try {
-				const response = await fetch(input, init);
+				const response = await fetch(url, {
+					method: "POST",
+					redirect: "error",
+					signal,
+					...this.#body(request, headers),
+				});
 				if (observer.watchesResponses) {
 					const durationMs = Math.round(performance.now() - startedAt);
 					observer.response({ method: "POST", path, attempt, status: response.status, durationMs });
@@ -154,16 +174,10 @@ export class Transport {
 			observer.retry({ method: "POST", path: request.path, attempt: retryCount + 1, delayMs, reason });
 		};
 		const create = request.kind === "create";
-		const oneShot = create ? oneShotBody(request.body) : undefined;
 		const pending = ky(url, {
 			method: "post",
-			headers: {
-				"content-type": "application/json",
-				accept: "application/json",
-				"user-agent": userAgent,
-				...(oneShot && { "content-length": oneShot.length }),
-			},
-			body: oneShot?.body ?? request.body,
+			headers: { "content-type": "application/json", accept: "application/json", "user-agent": userAgent },
+			body: request.body,
 			redirect: "error",
 			signal: request.signal ?? null,
 			timeout: request.timeoutMs ?? this.#config.timeoutMs,

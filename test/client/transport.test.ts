@@ -271,6 +271,27 @@ describe("custom fetch", () => {
 		expect(seen).toEqual(["https://gateway.test/v2/checkout/query"]);
 	});
 
+	test("is called as fetch(url, init): a query's body is its text, a create's a one-shot stream with its length", async () => {
+		fixture.reset();
+		const calls: Array<[unknown, RequestInit | undefined]> = [];
+		const gateway = makeClient({
+			fetch: (input, init) => {
+				calls.push([input, init]);
+				return fetch(input, init);
+			},
+		});
+		await gateway.transactions.retrieve(ids.transaction);
+		await gateway.checkout.create(checkoutParams());
+		const [[queryUrl, query], [createUrl, create]] = calls as [[unknown, RequestInit], [unknown, RequestInit]];
+		expect(queryUrl).toBe("https://gateway.test/v2/checkout/query");
+		expect(typeof query.body).toBe("string");
+		expect(createUrl).toBe("https://gateway.test/v2/checkout");
+		expect(create.body).toBeInstanceOf(ReadableStream);
+		expect(create).toMatchObject({ method: "POST", redirect: "error", duplex: "half" });
+		const length = new Headers(create.headers).get("content-length");
+		expect(Number(length)).toBe(Buffer.byteLength(fixture.received[1]?.raw ?? ""));
+	});
+
 	test("a fetch that returns a non-JSON 500 on a query ends in InvalidResponseError after retries", async () => {
 		let calls = 0;
 		const gateway = makeClient({

@@ -117,7 +117,7 @@ describe("against the sandbox over real HTTP: the gateway processed the create, 
 		const orderRef = unique(`ORD-UNKNOWN-${reason}`);
 		const error = await rejection(client(options).card.charge(cardParams({ orderRef, ...urls() })));
 		expectSignatureCause(expectUnknown(error, { orderRef }, setting), reason);
-		expect(error.message).not.toMatch(/no answer came back/);
+		expect(error.message).not.toMatch(/no response came back/);
 		// The gateway did charge: a retry would have charged twice.
 		expect(charged(orderRef)).toHaveLength(1);
 		expect(charged(orderRef)[0]?.status).toBe("successful");
