@@ -1,0 +1,16 @@
+import type { EndpointDefinition, EndpointName } from "../../endpoints.js";
+import { chargeCard, openCheckout } from "./creations.js";
+import type { ApiHandler } from "./endpoint.js";
+import { queryRefund, queryTransaction, refundPayment } from "./refunds-and-queries.js";
+
+/**
+ * The sandbox's handler of every row of the endpoint table: a new row does not
+ * compile until it has one here.
+ */
+export const ENDPOINT_HANDLERS = {
+	checkout: openCheckout,
+	card: chargeCard,
+	transactionQuery: queryTransaction,
+	refund: refundPayment,
+	refundQuery: queryRefund,
+} as const satisfies { readonly [N in EndpointName]: ApiHandler<EndpointDefinition<N>> };
