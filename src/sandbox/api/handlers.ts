@@ -1,7 +1,10 @@
 import type { EndpointDefinition, EndpointName } from "../../endpoints.js";
-import { chargeCard, openCheckout } from "./creations.js";
+import { chargeCard } from "./card-charge.js";
+import { openCheckout } from "./checkout.js";
 import type { ApiHandler } from "./endpoint.js";
-import { queryRefund, queryTransaction, refundPayment } from "./refunds-and-queries.js";
+import { refundPayment } from "./refund.js";
+import { queryRefund } from "./refund-query.js";
+import { queryTransaction } from "./transaction-query.js";
 
 /**
  * The sandbox's handler of every row of the endpoint table: a new row does not

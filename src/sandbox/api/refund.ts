@@ -1,0 +1,18 @@
+import { ENDPOINTS } from "../../endpoints.js";
+import { toMinorUnits } from "../../money/amount.js";
+import { fieldError, ok } from "../replies.js";
+import { endpointPipeline } from "./endpoint.js";
+import { ruleReply } from "./rule-replies.js";
+
+/** POST /v2/refund: a refund of a successful payment (the ledger's refund rules decide). */
+export const refundPayment = endpointPipeline(ENDPOINTS.refund, {
+	unknownSubject: fieldError("transactionId", "does not match a transaction of this merchant"),
+	handle({ params, merchant }, { core }) {
+		const amountMinor = toMinorUnits(params.amount);
+		const made = core.ledger.refundPayment(merchant.merchantId, params.transactionId, amountMinor, params.reason);
+		if (!made.ok) return ruleReply(made.violation);
+		const { refundId, refundNumber, message } = made.value;
+		const wrapper = { status: "success", message };
+		return ok(core.signer.answer("refund", { refundId, refundNumber }, merchant.signVersion, wrapper));
+	},
+});
