@@ -1,4 +1,5 @@
 import { type FieldIssue, RequestValidationError } from "../errors/request-validation-error.js";
+import { escapeHtml } from "../internal/escape-html.js";
 import { checkoutRequestSchema, toFieldIssues } from "../schemas/requests.js";
 import { safeParse } from "../schemas/safe-parse.js";
 import { type SealedPayload, sealMessage } from "../signing/seal.js";
@@ -20,11 +21,7 @@ export interface DirectPostForm {
 	html: string;
 }
 
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-/** Escapes text for an HTML attribute value or text node. */
-export function escapeHtml(text: string): string {
-	return text.replace(/[&<>"']/g, (char) => ESCAPES[char] ?? char);
-}
+export { escapeHtml };
 
 /**
  * The spec does not show how a form post encodes fields. Every value travels
