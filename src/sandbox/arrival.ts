@@ -1,4 +1,4 @@
-import { endpointAt } from "../endpoints.js";
+import { type EndpointName, endpointAt } from "../endpoints.js";
 import { claimedFields, type Envelope, readEnvelope } from "./authenticate.js";
 import { readBodyText } from "./body.js";
 import type { SandboxCore } from "./core.js";
@@ -16,6 +16,8 @@ export interface Arrived {
 	/** Where links in the answer point. */
 	origin: string;
 	body: string;
+	/** The endpoint of the table at this path, if any. */
+	endpoint: EndpointName | undefined;
 	/** On an API path: the message as sent, or the answer refusing the body. */
 	message: Envelope | ApiReply | undefined;
 	received: ReceivedEntry;
@@ -55,7 +57,7 @@ export async function readRequest(
 		message = readEnvelope(body, request.headers.get("content-type"), endpoint === "checkout");
 		if (!isReply(message)) recordMessage(received, message);
 	}
-	return { request, url, path, origin, body, message, received };
+	return { request, url, path, origin, body, endpoint, message, received };
 }
 
 /** The record's fields and version: the message as sent, read without trusting it. */

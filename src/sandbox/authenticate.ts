@@ -4,8 +4,8 @@ import { decodeCheckoutForm } from "../schemas/requests.js";
 import type { SignedStringForm } from "../signing/canonical.js";
 import { openVerified, parseJsonObject } from "../signing/open.js";
 import type { SignVersion } from "../signing/seal.js";
+import type { MerchantAccount } from "./merchants.js";
 import { type ApiReply, badRequest, invalidSignature } from "./replies.js";
-import type { MerchantAccount } from "./state.js";
 
 /** A request body before verification: the envelope as sent, and how it came. */
 export interface Envelope {

@@ -1,5 +1,7 @@
+import { ConfigurationError } from "../errors/configuration-error.js";
 import type { Refund, Transaction } from "../schemas/resources.js";
 import { generateKeyPair } from "../signing/generate.js";
+import { refundAnswer, transactionAnswer } from "./answers.js";
 import type { SandboxClock } from "./clock.js";
 import { SandboxCore } from "./core.js";
 import { type SandboxReply, type SandboxRequest, toResponse } from "./exchange.js";
@@ -8,9 +10,8 @@ import { gatewayTime } from "./formats.js";
 import type { DeliveryAttempt } from "./notifier.js";
 import type { SandboxMerchantOptions, SandboxOptions } from "./options.js";
 import type { ReceivedLog } from "./received.js";
-import { refundFields, transactionFields } from "./resources.js";
 import { handleRequest } from "./router.js";
-import type { ProviderAttempt } from "./state.js";
+import type { ProviderAttempt, TransactionRecord } from "./state.js";
 
 /** A transaction as the sandbox sees it: the spec's resource plus what only the simulator knows. */
 export type SandboxTransaction = Transaction & {
@@ -72,34 +73,44 @@ export interface Sandbox {
 /**
  * Creates a sandbox. Without `gatewayKeys` it generates a 2048-bit gateway key
  * pair (a few hundred milliseconds); pass a fixed pair to make tests faster.
+ * @throws ConfigurationError naming each wrong option and its rule.
  */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
 	const keys = options.gatewayKeys ?? (await generateKeyPair());
-	const core = new SandboxCore(options, keys);
-	return sandboxFacade(core);
+	return sandboxFacade(new SandboxCore(options, keys));
+}
+
+/** The test-facing view of a transaction: the spec's resource plus what only the simulator knows. */
+function transactionView(core: SandboxCore, transaction: TransactionRecord): SandboxTransaction {
+	const { channel, transactionId, pageToken, expiresAt } = transaction;
+	return {
+		...transactionAnswer(transaction, core.merchantOf(transaction)),
+		attempts: transaction.attempts.map((attempt) => ({ ...attempt })),
+		provider: transaction.provider?.name,
+		expiresAt: expiresAt ? gatewayTime(expiresAt) : undefined,
+		paymentPath: channel === "checkout" ? `/pay/${transactionId}?token=${pageToken}` : undefined,
+	};
 }
 
 function sandboxFacade(core: SandboxCore): Sandbox {
+	const { ledger } = core;
 	const view = (id: string): SandboxTransaction | undefined => {
-		const record = core.transaction(id);
-		if (!record) return undefined;
-		core.expireIfUnpaid(record);
-		return {
-			...(transactionFields(record, core.merchantOf(record)) as unknown as Transaction),
-			attempts: record.attempts.map((a) => ({ ...a })),
-			provider: record.provider?.name,
-			expiresAt: record.expiresAt ? gatewayTime(record.expiresAt) : undefined,
-			paymentPath: record.channel === "checkout" ? `/pay/${record.transactionId}?token=${record.pageToken}` : undefined,
-		};
+		const transaction = ledger.transaction(id);
+		return transaction && transactionView(core, transaction);
 	};
 	const refundView = (id: string): Refund | undefined => {
-		const refund = core.refund(id);
-		const record = refund && core.transaction(refund.transactionId);
-		return refund && record ? (refundFields(refund, record) as unknown as Refund) : undefined;
+		const refund = ledger.refund(id);
+		const transaction = refund && ledger.transaction(refund.transactionId);
+		return refund && transaction ? refundAnswer(refund, transaction) : undefined;
 	};
 	const decide = (id: string, approve: boolean, message?: string): Refund => {
-		core.decideRefund(id, approve, message);
-		return refundView(id) as Refund;
+		const decided = ledger.decideRefund(id, approve, message);
+		const transaction = decided.ok && ledger.transaction(decided.value.transactionId);
+		if (decided.ok && transaction) return refundAnswer(decided.value, transaction);
+		const verb = approve ? "approved" : "rejected";
+		const status = !decided.ok && decided.violation.rule === "not_under_review" ? decided.violation.status : undefined;
+		const rule = status ? `is ${status}; only a refund under review can be ${verb}` : "names no refund in this sandbox";
+		throw new ConfigurationError([{ field: "refundId", message: `${id} ${rule}` }], "refund decision");
 	};
 	return {
 		gatewayPublicKey: core.gatewayPublicKey,
@@ -107,11 +118,11 @@ function sandboxFacade(core: SandboxCore): Sandbox {
 		clock: core.clock,
 		faults: core.faults,
 		received: core.received,
-		addMerchant: (merchant) => void core.addMerchant(merchant),
+		addMerchant: (merchant) => void core.merchants.add(merchant),
 		fetch: async (request, options) => toResponse(await handleRequest(core, request, options?.origin)),
 		handle: (request, options) => handleRequest(core, request, options?.origin),
 		transaction: view,
-		transactions: () => [...core.transactions.keys()].map((id) => view(id) as SandboxTransaction),
+		transactions: () => ledger.transactions().map((transaction) => transactionView(core, transaction)),
 		refund: refundView,
 		approveRefund: (id) => decide(id, true),
 		rejectRefund: (id, message) => decide(id, false, message),

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { ConfigurationError } from "../errors/configuration-error.js";
 import { isLoopbackHost } from "../schemas/fields.js";
 import { readStreamText } from "./body.js";
 import { cutBody, type SandboxReply, type SandboxRequest } from "./exchange.js";
@@ -33,7 +34,8 @@ export async function startSandboxServer(options: SandboxServerOptions = {}): Pr
 	const host = options.host ?? "127.0.0.1";
 	const bare = host.replace(/^\[|\]$/g, "");
 	if (!options.allowNonLoopback && !(isLoopbackHost(host) || bare === "::1")) {
-		throw new RangeError(`The sandbox listens on loopback only; host ${host} needs allowNonLoopback: true.`);
+		const rule = `must be a loopback address (the sandbox listens on loopback only), or set allowNonLoopback: true`;
+		throw new ConfigurationError([{ field: "host", message: `${host} ${rule}` }], "sandbox server options");
 	}
 	const owned = options.sandbox === undefined;
 	const sandbox = options.sandbox ?? (await createSandbox(options));

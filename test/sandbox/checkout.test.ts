@@ -516,3 +516,38 @@ test("sandbox options are checked at creation, naming the option", async () => {
 	).rejects.toThrow(/public key/);
 	await expect(startSandbox({ host: "192.0.2.1" })).rejects.toThrow(/allowNonLoopback/);
 });
+
+test("a wrong sandbox option or argument is a ConfigurationError naming each option and its rule", async () => {
+	const gatewayKeys = { privateKey: keys.gatewayPrivate, publicKey: keys.gatewayPublic };
+	const { ConfigurationError } = await import("../../src/errors/index.js");
+	const { createSandbox } = await import("../../src/sandbox/sandbox.js");
+	const refused = await createSandbox({
+		gatewayKeys,
+		pendingDelayMs: -1,
+		now: "yesterday",
+		ipn: { duplicates: 11 },
+	}).catch((error: unknown) => error);
+	expect(refused).toBeInstanceOf(ConfigurationError);
+	expect((refused as InstanceType<typeof ConfigurationError>).issues.map((issue) => issue.field)).toEqual([
+		"pendingDelayMs",
+		"now",
+		"ipn.duplicates",
+	]);
+	const merchants = [{ merchantId: "m", publicKey: keys.merchantPublic, feeBySeller: 101 }];
+	await expect(createSandbox({ gatewayKeys, merchants })).rejects.toThrow(ConfigurationError);
+	const sandbox = await createSandbox({
+		gatewayKeys,
+		merchants: [{ merchantId: "m", publicKey: keys.merchantPublic }],
+	});
+	try {
+		expect(() => sandbox.addMerchant({ merchantId: "m", publicKey: keys.merchantPublic })).toThrow(
+			/merchantId: m is already registered/,
+		);
+		expect(() => sandbox.clock.advance(-1)).toThrow(ConfigurationError);
+		expect(() => sandbox.clock.set(0)).toThrow(/cannot go backwards/);
+		expect(() => sandbox.approveRefund("01k0svjxa7rxj0wwz0cqb85r6a")).toThrow(ConfigurationError);
+		expect(() => sandbox.redeliver("dlv_999999")).toThrow(ConfigurationError);
+	} finally {
+		sandbox.close();
+	}
+});

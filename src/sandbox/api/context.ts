@@ -1,20 +1,17 @@
 import { type Authenticated, authenticate, claimedFields, type Envelope } from "../authenticate.js";
 import type { SandboxCore } from "../core.js";
-import type { SandboxRequest } from "../exchange.js";
 import { LIMITS } from "../limits.js";
+import type { MerchantAccount } from "../merchants.js";
 import type { ReceivedEntry } from "../received.js";
 import { type ApiReply, fieldError } from "../replies.js";
-import type { MerchantAccount } from "../state.js";
 import { isReply } from "../validate.js";
 
-type Found = Authenticated | ApiReply;
 /** The merchant a request leads to: the id to name in a refusal, and the account when there is one. */
 export type Claimant = { merchantId: string; merchant: MerchantAccount | undefined };
 
-/** One request as every API rule sees it. */
+/** One API request as every endpoint handler sees it. */
 export interface ApiContext {
 	core: SandboxCore;
-	request: SandboxRequest;
 	/** The body, read once by the router: the message, or the answer refusing it. */
 	envelope: Envelope | ApiReply;
 	/** The record of this request in `sandbox.received`, which verification completes. */
@@ -30,7 +27,7 @@ export interface ApiContext {
  * merchant, the answer is `unknownSubject` (the endpoint's "no such
  * transaction/refund"), or for creation requests a missing merchantId.
  */
-export function verifiedRequest(ctx: ApiContext, unknownSubject?: ApiReply): Found {
+export function verifiedRequest(ctx: ApiContext, unknownSubject?: ApiReply): Authenticated | ApiReply {
 	const { envelope } = ctx;
 	if (isReply(envelope)) return envelope;
 	const claimed = claimedFields(envelope);
@@ -49,11 +46,11 @@ export function findMerchant(core: SandboxCore, claimed: Record<string, unknown>
 		const merchant = typeof merchantId === "string" ? core.merchants.get(merchantId) : undefined;
 		return { merchantId: String(merchantId).slice(0, LIMITS.quotedMerchantId), merchant };
 	}
-	let owner: string | undefined;
-	if (typeof transactionId === "string") owner = core.transaction(transactionId)?.merchantId;
-	else if (typeof refundId === "string") {
-		const refund = core.refund(refundId);
-		owner = refund && core.transaction(refund.transactionId)?.merchantId;
-	}
+	const owner =
+		typeof transactionId === "string"
+			? core.ledger.ownerOf({ transactionId })
+			: typeof refundId === "string"
+				? core.ledger.ownerOf({ refundId })
+				: undefined;
 	return owner === undefined ? undefined : { merchantId: owner, merchant: core.merchants.get(owner) };
 }

@@ -1,7 +1,8 @@
 import { fromMinorUnits } from "../../money/amount.js";
 import { cardMonth, cardNumber, cardSecurityCode, cardYear } from "../../schemas/fields.js";
-import { type CardInput, decideCharge } from "../charge.js";
+import type { CardInput } from "../charge.js";
 import type { SandboxCore } from "../core.js";
+import { awaitsThreeDs } from "../ledger.js";
 import type { PageForm } from "../page-form.js";
 import type { TransactionRecord } from "../state.js";
 import { escapeHtml, html, notice, type PageReply, seeOther, themeFrom } from "./html.js";
@@ -13,15 +14,14 @@ export function linkedTransaction(
 	id: string,
 	token: string | null | undefined,
 ): TransactionRecord | undefined {
-	const record = core.transaction(id);
-	return record && token && token === record.pageToken ? record : undefined;
+	return core.ledger.linkedSession(id, token);
 }
 
 const unknownLink = () => notice(404, "Unknown payment link", "This payment link does not exist or is incomplete.");
 
 /** Answers for a session that can no longer be paid. */
-function closedSession(core: SandboxCore, record: TransactionRecord): PageReply {
-	if (core.awaitingThreeDs(record)) return seeOther(`/3ds/${record.transactionId}?token=${record.pageToken}`);
+function closedSession(record: TransactionRecord): PageReply {
+	if (awaitsThreeDs(record)) return seeOther(`/3ds/${record.transactionId}?token=${record.pageToken}`);
 	if (record.status === "expired")
 		return notice(
 			410,
@@ -69,7 +69,7 @@ ${testCardHelp()}`;
 export function showCheckoutPage(core: SandboxCore, id: string, url: URL): PageReply {
 	const record = linkedTransaction(core, id, url.searchParams.get("token"));
 	if (!record) return unknownLink();
-	if (!core.payable(record)) return closedSession(core, record);
+	if (record.status !== "incomplete") return closedSession(record);
 	return render(core, record);
 }
 
@@ -79,24 +79,11 @@ const APPROVED_CARD: CardInput = { number: "4000000000000010", month: "12", year
 export function submitCheckoutPage(core: SandboxCore, id: string, form: PageForm): PageReply {
 	const record = linkedTransaction(core, id, form.get("token"));
 	if (!record) return unknownLink();
-	if (!core.payable(record)) return closedSession(core, record);
-	const merchant = core.merchantOf(record);
+	if (record.status !== "incomplete") return closedSession(record);
 	const action = form.get("action");
-	if (action === "cancel") {
-		core.finish(record, "canceled", "The buyer canceled the payment.");
-		return seeOther(core.browserRedirect(record));
-	}
-	if (action === "fail") {
-		const provider = merchant.providers[0];
-		record.provider = provider;
-		if (provider)
-			record.attempts.push({
-				provider: provider.name,
-				outcome: "declined",
-				message: "Declined (simulated on the hosted page).",
-			});
-		core.finish(record, "failed", "Declined (simulated on the hosted page).");
-		return seeOther(core.browserRedirect(record));
+	if (action === "cancel" || action === "fail") {
+		const done = action === "cancel" ? core.ledger.cancelOnPage(id) : core.ledger.failOnPage(id);
+		return done.ok ? seeOther(core.browserRedirect(done.value)) : closedSession(record);
 	}
 	let card = APPROVED_CARD;
 	if (action === "pay") {
@@ -120,8 +107,10 @@ export function submitCheckoutPage(core: SandboxCore, id: string, form: PageForm
 	} else if (action !== "approve") {
 		return render(core, record, "Choose Pay, Simulate success, Simulate failure or Cancel.");
 	}
-	const decision = decideCharge(card, merchant.providers, merchant.autoCascade, core.now());
-	core.applyDecision(record, decision, card);
-	if (decision.kind === "three_ds") return seeOther(`/3ds/${record.transactionId}?token=${record.pageToken}`);
-	return seeOther(core.browserRedirect(record));
+	const charged = core.ledger.payOnPage(id, card);
+	if (!charged.ok) return closedSession(record);
+	if (charged.value.decision.kind === "three_ds") {
+		return seeOther(`/3ds/${record.transactionId}?token=${record.pageToken}`);
+	}
+	return seeOther(core.browserRedirect(charged.value.transaction));
 }

@@ -1,11 +1,8 @@
+import { escapeHtml } from "../../internal/escape-html.js";
+
 /** Server-rendered HTML for the sandbox's pages: inline styles only, nothing fetched from elsewhere. */
 
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-/** Escapes text for HTML content and attribute values. */
-export function escapeHtml(value: string): string {
-	return value.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
-}
+export { escapeHtml };
 
 /** An HTML answer. */
 export interface PageReply {

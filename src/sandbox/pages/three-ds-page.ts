@@ -1,5 +1,6 @@
 import { fromMinorUnits } from "../../money/amount.js";
 import type { SandboxCore } from "../core.js";
+import { awaitsThreeDs } from "../ledger.js";
 import type { PageForm } from "../page-form.js";
 import type { TransactionRecord } from "../state.js";
 import { threeDsPasswords } from "../test-cards.js";
@@ -39,7 +40,7 @@ ${token}
 export function showThreeDsPage(core: SandboxCore, id: string, url: URL): PageReply {
 	const record = linkedTransaction(core, id, url.searchParams.get("token"));
 	if (!record) return unknownLink();
-	if (!core.awaitingThreeDs(record)) return notWaiting(record.status);
+	if (!awaitsThreeDs(record)) return notWaiting(record.status);
 	return render(record);
 }
 
@@ -51,7 +52,7 @@ export function showThreeDsPage(core: SandboxCore, id: string, url: URL): PageRe
 export function submitThreeDsPage(core: SandboxCore, id: string, form: PageForm): PageReply {
 	const record = linkedTransaction(core, id, form.get("token"));
 	if (!record) return unknownLink();
-	if (!core.awaitingThreeDs(record)) return notWaiting(record.status);
+	if (!awaitsThreeDs(record)) return notWaiting(record.status);
 	const password = form.get("password");
 	const result = password === undefined ? form.get("result") : passwordResult(password);
 	if (result !== "pass" && result !== "fail") {
@@ -59,8 +60,8 @@ export function submitThreeDsPage(core: SandboxCore, id: string, form: PageForm)
 		const problem = password === undefined ? "Choose Authenticate or Fail authentication." : "Wrong password.";
 		return render(record, `${problem} ${hint}`);
 	}
-	core.completeThreeDs(record, result === "pass");
-	return seeOther(core.browserRedirect(record));
+	const completed = core.ledger.completeThreeDs(id, result === "pass");
+	return completed.ok ? seeOther(core.browserRedirect(completed.value)) : notWaiting(record.status);
 }
 
 function passwordResult(password: string): "pass" | "fail" | undefined {
