@@ -11,8 +11,8 @@ import {
 	ResponseTooLargeError,
 	SignatureVerificationError,
 } from "../../src/errors/index.js";
-import { ids, signedFlat, transaction } from "../fixtures/gateway-messages.js";
 import { keys } from "../helpers/vectors.js";
+import { ids, signedFlat, transaction } from "../support/gateway-messages.js";
 import { checkoutParams, makeClient } from "./helpers.js";
 
 /**

@@ -5,9 +5,9 @@ import { parseJsonText, TextNumber, TextObject, type TextValue } from "../../../
 import { loadPrivateKey, loadPublicKey } from "../../../src/signing/keys.js";
 import { parseFlatText } from "../../../src/signing/open.js";
 import { sealMessage, signText } from "../../../src/signing/seal.js";
-import { checkoutCreated, ids, refund, transaction } from "../../fixtures/gateway-messages.js";
 import { keys, vector } from "../../helpers/vectors.js";
 import { awkwardNumber, awkwardString, jsonObject } from "../../signing/arbitraries.js";
+import { checkoutCreated, ids, refund, transaction } from "../../support/gateway-messages.js";
 import type { Signed } from "./checks.js";
 import { fromValue, type Node, write } from "./json-tree.js";
 import {
