@@ -101,7 +101,8 @@ const isProxyStatus = (status: number) => status === 502 || status === 503 || st
 
 const NO_S2S_ADVICE = "The account has only hosted-page processors: ask for an S2S-capable processor, or use checkout.";
 const SIGNATURE_ADVICE =
-	"check the key registered for this merchantId and the signed string (npx merchant-gateway sign --explain, npx merchant-gateway doctor)";
+	"check the key registered for this merchantId and the signed string " +
+	"(npx merchant-gateway sign --explain, npx merchant-gateway doctor)";
 
 /**
  * The error a response stands for, or undefined when it is a success to verify. Error responses are

@@ -20,7 +20,7 @@ export type OrderParams = ParamsOfShape<OrderShape, typeof FILLED_BY_CLIENT>;
 export type TransactionDocumentParam = NonNullable<OrderParams["transactionDocuments"]>[number];
 /** `checkout.create` and `checkout.directPost` parameters (POST /v2/checkout). */
 export type CheckoutParams = ParamsOfShape<CheckoutShape, typeof FILLED_BY_CLIENT>;
-/** `card.charge` parameters (POST /v2/card/api). `paymentMethod` and `connectionMode` are forced to `card` and `API`. */
+/** `card.charge` parameters (POST /v2/card/api); `paymentMethod` and `connectionMode` are forced (card, API). */
 export type CardChargeParams = ParamsOfShape<CardChargeShape, typeof FORCED_ON_CARD>;
 /** `refunds.create` parameters (POST /v2/refund). */
 export type RefundParams = ParamsOfShape<RefundShape, typeof FILLED_BY_CLIENT>;

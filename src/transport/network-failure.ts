@@ -44,7 +44,10 @@ export function failedBeforeSending(error: unknown): boolean {
 	);
 }
 
-/** The deepest message and the first error code along the cause chain, e.g. `ECONNREFUSED (connect ECONNREFUSED 127.0.0.1:9)`. */
+/**
+ * The deepest message and the first error code along the cause chain, such as
+ * `ECONNREFUSED (connect ECONNREFUSED 127.0.0.1:9)`.
+ */
 export function describeFailure(error: unknown): string {
 	let message = error instanceof Error ? error.message : "network error";
 	let current: unknown = error;

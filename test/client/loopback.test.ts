@@ -50,7 +50,7 @@ describe("over real loopback HTTP, against the sandbox", () => {
 		expect(paths()).toEqual(["/v2/checkout/query", "/v2/checkout/query", "/v2/checkout/query"]);
 	});
 
-	test("a connection reset after the request was sent: create -> OutcomeUnknownError (once); query retried", async () => {
+	test("a reset after sending: a create -> OutcomeUnknownError (sent once); a query is retried", async () => {
 		const transactionId = await gateway.chargedTransaction();
 		gateway.reset();
 		gateway.next("/v2/card/api", { drop: "after-reading" }, { drop: "after-reading" });
@@ -106,7 +106,7 @@ describe("over real loopback HTTP, against the sandbox", () => {
 		expect(received?.headers.get("content-length")).toBe(String(Buffer.byteLength(received?.raw ?? "")));
 	});
 
-	test("a refused connection never reached the gateway: a create fails with ConnectionError, not OutcomeUnknownError", async () => {
+	test("a refused connection never reached the gateway: a create is a ConnectionError, not unknown", async () => {
 		const port = await new Promise<number>((resolve) => {
 			const probe = createServer().listen(0, "127.0.0.1", () => {
 				const { port } = probe.address() as { port: number };

@@ -185,7 +185,7 @@ describe("the limit, in process", () => {
 		expect(hits).toBe(1);
 	});
 
-	test("an error response past the limit: ResponseTooLargeError with its status, and a query is not retried", async () => {
+	test("an error response past the limit: ResponseTooLargeError with its status, not retried", async () => {
 		const baseUrl = await serve((_request, response) => {
 			response.writeHead(503, { "content-type": "application/json" });
 			response.end(`{"status":"error","message":"${"x".repeat(5000)}"}`);
