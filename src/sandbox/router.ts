@@ -10,9 +10,8 @@ import { pageForm } from "./page-form.js";
 import { showCheckoutPage, submitCheckoutPage } from "./pages/checkout-page.js";
 import { html, notice } from "./pages/html.js";
 import { showThreeDsPage, submitThreeDsPage } from "./pages/three-ds-page.js";
-import { type ApiReply, notFound } from "./replies.js";
+import { type ApiReply, isReply, notFound } from "./replies.js";
 import { formErrorPage, jsonReply, methodNotAllowed, pageReply, type Routed } from "./reply-forms.js";
-import { isReply } from "./validate.js";
 
 const HOME_BODY =
 	"<header><h1>Merchant Gateway sandbox</h1></header>" +
@@ -22,8 +21,8 @@ const HOME_BODY =
 function answerApi(core: SandboxCore, arrived: Arrived & { endpoint: NonNullable<Arrived["endpoint"]> }): Routed {
 	const { request, origin, endpoint } = arrived;
 	if (request.method !== "POST") return methodNotAllowed("POST");
-	const envelope = arrived.message ?? notFound("No such endpoint.");
-	const ctx: ApiContext = { core, origin, envelope, received: arrived.received };
+	const message = arrived.message ?? notFound("No such endpoint.");
+	const ctx: ApiContext = { core, origin, message, received: arrived.received };
 	const reply = ENDPOINT_HANDLERS[endpoint].answer(ctx);
 	if ("redirect" in reply) return pageReply({ status: 303, location: reply.redirect }, origin);
 	// A checkout posted by a browser's form that the sandbox refuses: the buyer gets a page, not JSON.
