@@ -259,7 +259,7 @@ describe("hosted checkout page", () => {
 			cardSecurityCode: "1",
 		});
 		expect(page.status).toBe(422);
-		expect(page.text).toContain("Luhn");
+		expect(page.text).toContain("This card number is not valid");
 		expect(page.text).not.toContain("4000000000000011");
 	});
 
