@@ -6,8 +6,12 @@ export interface CliIo {
 	stderr(text: string): void;
 	/** Reads standard input to the end. */
 	readStdin(): Promise<string>;
-	/** Resolves when the user asks a long-running command to stop (Ctrl+C). */
-	stopped: Promise<void>;
+	/**
+	 * Hands Ctrl+C (SIGINT) and SIGTERM to the command, which then stops cleanly, and
+	 * resolves when one arrives. A command that never calls it is ended by a signal at
+	 * once (exit code 130 or 143); a second signal always ends the process at once.
+	 */
+	untilStopped(): Promise<void>;
 }
 
 /** Exit codes scripts can rely on. */
@@ -17,6 +21,10 @@ export const EXIT = {
 	failure: 1,
 	/** Bad flags or arguments: see --help. */
 	usage: 2,
+	/** Ended by Ctrl+C (128 + SIGINT), as shells report it. */
+	interrupted: 130,
+	/** Ended by SIGTERM (128 + SIGTERM). */
+	terminated: 143,
 } as const;
 
 /** A failure the command reports on stderr with its exit code. */
@@ -32,22 +40,26 @@ export class CliError extends Error {
 
 export const usageError = (message: string) => new CliError(`${message} (see --help)`, EXIT.usage);
 
-/** Reads a file, or standard input for `-`. */
-export async function readInput(path: string, io: CliIo): Promise<string> {
+/** A file-system error code in words, the code kept for searching. */
+export function fileProblem(error: unknown): string {
+	const code = (error as NodeJS.ErrnoException).code;
+	const words: Record<string, string> = {
+		ENOENT: "no such file",
+		EACCES: "permission denied",
+		EPERM: "permission denied",
+		EISDIR: "it is a directory",
+		ENOTDIR: "a part of the path is not a directory",
+		EEXIST: "it already exists",
+	};
+	return code === undefined ? "cannot be read" : `${words[code] ?? "error"} (${code})`;
+}
+
+/** Reads a file, or standard input for `-`. `what` names it in errors, such as "the IPN body". */
+export async function readInput(path: string, io: CliIo, what = "the input file"): Promise<string> {
 	if (path === "-") return io.readStdin();
 	try {
 		return await readFile(path, "utf8");
 	} catch (error) {
-		throw new CliError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
-	}
-}
-
-/** Reads a key file; its content is never echoed. */
-export async function readKeyFile(path: string | undefined, flag: string): Promise<string> {
-	if (!path) throw usageError(`${flag} <file> is required`);
-	try {
-		return await readFile(path, "utf8");
-	} catch (error) {
-		throw new CliError(`cannot read ${flag} file ${path}: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
+		throw new CliError(`cannot read ${what} ${path}: ${fileProblem(error)}`);
 	}
 }

@@ -1,5 +1,6 @@
 import { SDK_VERSION } from "../transport/version.js";
 import type { Command } from "./command.js";
+import { checkout } from "./commands/checkout.js";
 import { decodeCallbackCommand } from "./commands/decode-callback.js";
 import { doctor } from "./commands/doctor.js";
 import { keygen } from "./commands/keygen.js";
@@ -8,7 +9,7 @@ import { sign } from "./commands/sign.js";
 import { verifyIpn } from "./commands/verify-ipn.js";
 import { CliError, type CliIo, EXIT } from "./io.js";
 
-const commands: readonly Command[] = [sandbox, keygen, decodeCallbackCommand, verifyIpn, sign, doctor];
+const commands: readonly Command[] = [sandbox, checkout, keygen, decodeCallbackCommand, verifyIpn, sign, doctor];
 
 const usage = `Usage: merchant-gateway <command> [options]
 
@@ -16,7 +17,11 @@ Commands:
 ${commands.map((c) => `  ${c.name.padEnd(16)} ${c.summary}`).join("\n")}
 
 Run merchant-gateway <command> --help for a command's options.
-Exit codes: 0 success, 1 failure (verification, existing file, bad input), 2 bad usage.`;
+Flags mean the same in every command: -k/--key the private key it signs with,
+--passphrase that key's passphrase, -g/--gateway-key the gateway's public key,
+-m/--merchant-id, -v/--sign-version, --keys-dir the directory of key files.
+Exit codes: 0 success, 1 failure (verification, existing file, bad input), 2 bad usage,
+130 stopped by Ctrl+C, 143 stopped by SIGTERM (the sandbox exits 0 when stopped).`;
 
 /** Runs one CLI invocation and returns its exit code. Errors go to stderr; nothing is thrown. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {

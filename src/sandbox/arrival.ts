@@ -1,11 +1,10 @@
 import { type EndpointName, endpointAt } from "../endpoints.js";
-import { claimedFields, type Envelope, readEnvelope } from "./authenticate.js";
+import { type ApiMessage, readMessage } from "./authenticate.js";
 import { readBodyText } from "./body.js";
 import type { SandboxCore } from "./core.js";
 import type { SandboxRequest } from "./exchange.js";
 import { normalPath, type ReceivedEntry } from "./received.js";
-import { type ApiReply, badRequest } from "./replies.js";
-import { isReply } from "./validate.js";
+import { type ApiReply, badRequest, isReply } from "./replies.js";
 
 /** A request read once and recorded: what every handler works from. */
 export interface Arrived {
@@ -19,7 +18,7 @@ export interface Arrived {
 	/** The endpoint of the table at this path, if any. */
 	endpoint: EndpointName | undefined;
 	/** On an API path: the message as sent, or the answer refusing the body. */
-	message: Envelope | ApiReply | undefined;
+	message: ApiMessage | ApiReply | undefined;
 	received: ReceivedEntry;
 }
 
@@ -32,7 +31,7 @@ export function arrivalRecord(core: SandboxCore, request: SandboxRequest, url: U
 		url: request.url,
 		headers: request.headers,
 		raw: "",
-		fields: undefined,
+		claimed: undefined,
 		signVersion: undefined,
 		verified: undefined,
 		status: undefined,
@@ -51,20 +50,14 @@ export async function readRequest(
 	received.raw = body;
 	const path = received.path;
 	const endpoint = endpointAt(path);
-	let message: Envelope | ApiReply | undefined;
+	let message: ApiMessage | ApiReply | undefined;
 	if (endpoint !== undefined) {
 		// Only the checkout endpoint takes a browser's form post (DIRECT_POST).
-		message = readEnvelope(body, request.headers.get("content-type"), endpoint === "checkout");
-		if (!isReply(message)) recordMessage(received, message);
+		message = readMessage(body, request.headers.get("content-type"), endpoint === "checkout");
+		if (!isReply(message)) {
+			received.claimed = message.claimed;
+			received.signVersion = typeof message.envelope.body.payload === "string" ? "2.1" : "2.0";
+		}
 	}
 	return { request, url, path, origin, body, endpoint, message, received };
-}
-
-/** The record's fields and version: the message as sent, read without trusting it. */
-function recordMessage(received: ReceivedEntry, envelope: Envelope): void {
-	const claimed = claimedFields(envelope);
-	if (isReply(claimed)) return;
-	const { signature: _signature, signVersion: _version, ...fields } = claimed;
-	received.fields = fields;
-	received.signVersion = typeof envelope.body.payload === "string" ? "2.1" : "2.0";
 }

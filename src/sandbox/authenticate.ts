@@ -5,7 +5,7 @@ import type { SignedStringForm } from "../signing/canonical.js";
 import { openVerified, parseJsonObject } from "../signing/open.js";
 import type { SignVersion } from "../signing/seal.js";
 import type { MerchantAccount } from "./merchants.js";
-import { type ApiReply, badRequest, invalidSignature } from "./replies.js";
+import { type ApiReply, badRequest, invalidSignature, isReply } from "./replies.js";
 
 /** A request body before verification: the envelope as sent, and how it came. */
 export interface Envelope {
@@ -60,6 +60,20 @@ export function readEnvelope(text: string, contentType: string | null, allowForm
 		`Content-Type must be application/json${allowForm ? " or application/x-www-form-urlencoded" : ""}.`,
 		415,
 	);
+}
+
+/** An API request's message as sent: its envelope, and the fields it claims (not verified yet). */
+export interface ApiMessage {
+	envelope: Envelope;
+	claimed: Record<string, unknown>;
+}
+
+/** Reads an API request's message: its envelope and claimed fields, or the answer refusing the body. */
+export function readMessage(text: string, contentType: string | null, allowForm: boolean): ApiMessage | ApiReply {
+	const envelope = readEnvelope(text, contentType, allowForm);
+	if (isReply(envelope)) return envelope;
+	const claimed = claimedFields(envelope);
+	return isReply(claimed) ? claimed : { envelope, claimed };
 }
 
 /**

@@ -2,7 +2,7 @@ import { findMerchant } from "./api/context.js";
 import type { SandboxCore } from "./core.js";
 import type { SandboxReply } from "./exchange.js";
 import { DROPPED, type FaultTools, faultReply, type SandboxFault } from "./faults.js";
-import type { ReceivedEntry } from "./received.js";
+import { type ReceivedEntry, receivedView } from "./received.js";
 
 /**
  * Handles a request a fault was queued for: holds it, then drops the connection,
@@ -31,7 +31,7 @@ export async function runFault<Read, Reply extends SandboxReply>(
 	const reply =
 		fault.reply === undefined
 			? await sandboxAnswer()
-			: await faultReply(fault.reply, { ...received }, tools(core, received, sandboxAnswer));
+			: await faultReply(fault.reply, receivedView(received), tools(core, received, sandboxAnswer));
 	if (fault.drop === "after-processing") {
 		await sandboxAnswer();
 		return DROPPED;
@@ -40,7 +40,7 @@ export async function runFault<Read, Reply extends SandboxReply>(
 }
 
 function tools(core: SandboxCore, received: ReceivedEntry, answer: () => Promise<SandboxReply>): FaultTools {
-	const account = received.fields && findMerchant(core, received.fields)?.merchant;
+	const account = received.claimed && findMerchant(core, received.claimed)?.merchant;
 	const signVersion = account?.signVersion ?? "2.0";
 	return {
 		answer,

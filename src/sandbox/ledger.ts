@@ -160,6 +160,15 @@ export class Ledger {
 		return allowed(state);
 	}
 
+	/** The buyer cancels on the 3-D Secure page. Rule: the transaction waits for 3-D Secure. */
+	cancelThreeDs(transactionId: string): RuleResult<TransactionRecord> {
+		const state = this.#transactions.get(transactionId.toLowerCase());
+		if (!state) return refused({ rule: "unknown_transaction" });
+		if (!awaitsThreeDs(state)) return refused({ rule: "not_awaiting_three_ds", status: state.status });
+		this.#finish(state, "canceled", "The buyer canceled the payment during 3-D Secure.");
+		return allowed(state);
+	}
+
 	/** Refunds part or all of a successful payment of this merchant's (see `RefundBook.open` for the rules). */
 	refundPayment(
 		merchantId: string,

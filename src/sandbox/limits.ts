@@ -5,7 +5,7 @@ export const LIMITS = {
 	/** The largest hosted-page form it reads; a larger one reads as an empty form. */
 	pageFormBytes: 65_536,
 	/** How many received requests `sandbox.received` keeps (the oldest go first). */
-	receivedRequests: 1_000,
+	receivedRequests: 100,
 	/** The longest merchantId a refusal message quotes. */
 	quotedMerchantId: 100,
 } as const;

@@ -70,6 +70,8 @@ export class Notifier {
 	#idleWaiters: (() => void)[] = [];
 	#sequence = 0;
 	#closed = false;
+	/** Aborts the attempts in flight on close, so a merchant server that never answers cannot hold the process. */
+	readonly #closing = new AbortController();
 
 	constructor(settings: IpnSettings, clock: ControllableClock, onAttempt: (attempt: DeliveryAttempt) => void) {
 		this.#delays = settings.retryDelaysMs;
@@ -118,6 +120,7 @@ export class Notifier {
 
 	close(): void {
 		this.#closed = true;
+		this.#closing.abort();
 		this.#active = 0;
 		this.#waiting = 0;
 		this.#settle();
@@ -201,7 +204,7 @@ export class Notifier {
 				method: "POST",
 				headers: { "content-type": "application/json", "user-agent": "merchant-gateway-sandbox" },
 				body: delivery.body,
-				signal,
+				signal: AbortSignal.any([signal, this.#closing.signal]),
 				redirect: "manual",
 			});
 		} catch (error) {

@@ -30,12 +30,25 @@ export interface ReceivedRequest {
 	readonly status: number | "dropped" | undefined;
 }
 
-/** A record the sandbox fills in as it handles the request. */
-export type ReceivedEntry = { -readonly [K in keyof ReceivedRequest]: ReceivedRequest[K] };
+/**
+ * A record the sandbox fills in as it handles the request. It keeps the message's claimed
+ * fields as read; `signature` and `signVersion` are left out when a test reads the record.
+ */
+export type ReceivedEntry = { -readonly [K in Exclude<keyof ReceivedRequest, "fields">]: ReceivedRequest[K] } & {
+	claimed: Readonly<Record<string, unknown>> | undefined;
+};
+
+/** A record as a test reads it. */
+export function receivedView(entry: ReceivedEntry): ReceivedRequest {
+	const { claimed, ...rest } = entry;
+	if (claimed === undefined) return { ...rest, fields: undefined };
+	const { signature: _signature, signVersion: _version, ...fields } = claimed;
+	return { ...rest, fields };
+}
 
 /** The requests a sandbox received, oldest first. */
 export interface ReceivedLog {
-	/** Every request kept (the last {@link LIMITS.receivedRequests}), or only those to `path`. */
+	/** Every request kept (the last 100), or only those to `path`. */
 	all(path?: string): ReceivedRequest[];
 	/** How many requests to `path` (or in all) are kept. */
 	count(path?: string): number;
@@ -63,7 +76,7 @@ export class RequestLog implements ReceivedLog {
 
 	all(path?: string): ReceivedRequest[] {
 		const wanted = path === undefined ? undefined : normalPath(path);
-		return this.#entries.filter((entry) => wanted === undefined || entry.path === wanted).map((e) => ({ ...e }));
+		return this.#entries.filter((entry) => wanted === undefined || entry.path === wanted).map(receivedView);
 	}
 
 	count(path?: string): number {

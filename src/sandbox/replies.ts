@@ -12,6 +12,14 @@ export interface ApiReply {
 	detail?: string | undefined;
 }
 
+/** Whether a step returned the answer that ends the request rather than its result. */
+export const isReply = (value: unknown): value is ApiReply =>
+	typeof value === "object" &&
+	value !== null &&
+	"status" in value &&
+	"json" in value &&
+	typeof (value as ApiReply).status === "number";
+
 /** One field the sandbox refused, as the spec's 422 lists it. */
 export interface FieldErrors {
 	field: string;

@@ -8,11 +8,11 @@ import type { SandboxReply, SandboxRequest } from "./exchange.js";
 import { runFault } from "./fault-runner.js";
 import { pageForm } from "./page-form.js";
 import { showCheckoutPage, submitCheckoutPage } from "./pages/checkout-page.js";
+import { acknowledgeDemoIpn, DEMO_SHOP_PATH, showDemoShopPage } from "./pages/demo-shop.js";
 import { html, notice } from "./pages/html.js";
 import { showThreeDsPage, submitThreeDsPage } from "./pages/three-ds-page.js";
-import { type ApiReply, notFound } from "./replies.js";
+import { type ApiReply, isReply, notFound } from "./replies.js";
 import { formErrorPage, jsonReply, methodNotAllowed, pageReply, type Routed } from "./reply-forms.js";
-import { isReply } from "./validate.js";
 
 const HOME_BODY =
 	"<header><h1>Merchant Gateway sandbox</h1></header>" +
@@ -22,8 +22,8 @@ const HOME_BODY =
 function answerApi(core: SandboxCore, arrived: Arrived & { endpoint: NonNullable<Arrived["endpoint"]> }): Routed {
 	const { request, origin, endpoint } = arrived;
 	if (request.method !== "POST") return methodNotAllowed("POST");
-	const envelope = arrived.message ?? notFound("No such endpoint.");
-	const ctx: ApiContext = { core, origin, envelope, received: arrived.received };
+	const message = arrived.message ?? notFound("No such endpoint.");
+	const ctx: ApiContext = { core, origin, message, received: arrived.received };
 	const reply = ENDPOINT_HANDLERS[endpoint].answer(ctx);
 	if ("redirect" in reply) return pageReply({ status: 303, location: reply.redirect }, origin);
 	// A checkout posted by a browser's form that the sandbox refuses: the buyer gets a page, not JSON.
@@ -39,11 +39,24 @@ function dispatch(core: SandboxCore, arrived: Arrived): Routed {
 	if (pageMatch) {
 		const [, kind, id = ""] = pageMatch;
 		if (request.method === "GET" || request.method === "HEAD") {
-			return pageReply(kind === "pay" ? showCheckoutPage(core, id, url) : showThreeDsPage(core, id, url), origin);
+			const referer = request.headers.get("referer");
+			const shown = kind === "pay" ? showCheckoutPage(core, id, url, referer) : showThreeDsPage(core, id, url, referer);
+			return pageReply(shown, origin);
 		}
 		if (request.method !== "POST") return methodNotAllowed("GET, POST");
 		const form = pageForm(request.headers.get("content-type"), arrived.body);
-		return pageReply(kind === "pay" ? submitCheckoutPage(core, id, form) : submitThreeDsPage(core, id, form), origin);
+		const referer = request.headers.get("referer");
+		const submitted =
+			kind === "pay"
+				? submitCheckoutPage(core, id, form, url, referer)
+				: submitThreeDsPage(core, id, form, url, referer);
+		return pageReply(submitted, origin);
+	}
+	if (path === `${DEMO_SHOP_PATH}/ipn`) {
+		return request.method === "POST" ? jsonReply(acknowledgeDemoIpn(core, arrived.body)) : methodNotAllowed("POST");
+	}
+	if ((path === DEMO_SHOP_PATH || path.startsWith(`${DEMO_SHOP_PATH}/`)) && request.method === "GET") {
+		return pageReply(showDemoShopPage(core, path.slice(DEMO_SHOP_PATH.length + 1), url), origin);
 	}
 	if (path === "/" && request.method === "GET")
 		return pageReply(html(200, "Merchant Gateway sandbox", HOME_BODY), origin);

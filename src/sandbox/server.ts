@@ -70,12 +70,14 @@ export async function startSandboxServer(options: SandboxServerOptions = {}): Pr
 async function serve(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse, origin: () => string): Promise<void> {
 	try {
 		const method = req.method ?? "GET";
+		// Only the headers: `sandbox.received` keeps them, and must not keep the whole request alive.
+		const headers = req.headers;
 		let gone: AbortController | undefined;
 		// A plain SandboxRequest: no Web Request, Headers or stream objects on the hot path.
 		const request: SandboxRequest = {
 			method,
 			url: new URL(req.url ?? "/", origin()).href,
-			headers: { get: (name) => headerValue(req.headers[name.toLowerCase()]) },
+			headers: { get: (name) => headerValue(headers[name.toLowerCase()]) },
 			text: () => readStreamText(req),
 			// Made when asked for (only a held request asks): aborts when the client closes the connection.
 			get signal() {

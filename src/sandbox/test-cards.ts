@@ -19,7 +19,7 @@ export type TestCardBehaviour =
 export interface TestCard {
 	number: string;
 	behaviour: TestCardBehaviour;
-	/** What happens, in words (shown on the hosted page and in the README). */
+	/** What happens, for the developer: statuses and HTTP codes (the hosted page tells the buyer in plainer words). */
 	description: string;
 	/** `gateway-guide`: from the gateway's integration guide (use expiry 12/30, CVV 123); `sandbox`: this SDK's. */
 	source: "gateway-guide" | "sandbox";

@@ -1,6 +1,6 @@
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
 import { base64Decode, base64Encode, utf8Decode, utf8Encode } from "./encoding.js";
-import { type OpenOptions, openFlat, openPayload, parseFlatText, parseJsonObject } from "./open.js";
+import { type OpenOptions, openFlat, openPayload, parseJsonObject } from "./open.js";
 import { type SealOptions, type SignVersion, sealMessage } from "./seal.js";
 
 /**
@@ -81,7 +81,8 @@ export function openCallbackUrl(
 	if (query.signVersion !== undefined && query.signVersion !== "2.0") {
 		throw new MalformedMessageError(`The callback's signVersion must be "2.0" or "2.1".`, "signVersion");
 	}
-	return { fields: openFlat(parseFlatText(text, "callback payload", "payload"), options), signVersion: "2.0" };
+	const fields = openFlat(parseJsonObject(text, "callback payload", "payload"), options, { text });
+	return { fields, signVersion: "2.0" };
 }
 
 function appendQuery(url: string, query: string): string {

@@ -1,5 +1,4 @@
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
-import { MAX_DEPTH, TextNumber, TextObject } from "./json-text.js";
 import { naturalCompare, phpJsonString, phpNumberString, phpTrim } from "./php.js";
 
 /**
@@ -8,6 +7,9 @@ import { naturalCompare, phpJsonString, phpNumberString, phpTrim } from "./php.j
  * It receives the message without its `signature`.
  */
 export type SignedStringForm = (message: Readonly<Record<string, unknown>>) => string;
+
+/** Deeper nesting than this is refused rather than risking the call stack. */
+export const MAX_DEPTH = 64;
 
 /** Object keys and array indexes from the top down to the value being written, joined only for an error. */
 export type PathStack = Array<string | number>;
@@ -44,10 +46,8 @@ function serialize(value: unknown, path: PathStack): string {
 			return value ? '"1"' : '""';
 		case "object":
 			if (value === null) return '""';
-			if (value instanceof TextNumber) return numberLeaf(value.literal, path);
 			if (path.length >= MAX_DEPTH) fail(path, `nesting deeper than ${MAX_DEPTH} levels is not allowed`);
 			if (Array.isArray(value)) return serializeList(value, path);
-			if (value instanceof TextObject) return serializeMembers(value.keys, value.values, path);
 			if (!isPlainObject(value))
 				fail(path, "only plain objects, arrays, strings, numbers, booleans and null can be signed");
 			return serializeMembers(...presentMembers(value), path);
@@ -105,22 +105,15 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 }
 
 /**
- * The reference form of a message as received: a plain object (its own key order) or
- * JSON text read by `parseJsonText` (the text's order and number literals).
+ * The reference form of a message object, in its own key order.
  * @internal
  */
-export function referenceForm(message: Record<string, unknown> | TextObject): string {
+export function referenceForm(message: Record<string, unknown>): string {
+	if (!isPlainObject(message)) fail([], "a signed message must be a plain JSON object");
 	const members: Array<[string, unknown]> = [];
-	if (message instanceof TextObject) {
-		message.keys.forEach((key, i) => {
-			if (key !== "signature") members.push([key, message.values[i]]);
-		});
-	} else {
-		if (!isPlainObject(message)) fail([], "a signed message must be a plain JSON object");
-		for (const key of Object.keys(message)) {
-			const value = message[key];
-			if (value !== undefined && key !== "signature") members.push([key, value]);
-		}
+	for (const key of Object.keys(message)) {
+		const value = message[key];
+		if (value !== undefined && key !== "signature") members.push([key, value]);
 	}
 	// ksort(SORT_NATURAL) on the top level only; the sort is stable, as PHP 8's is.
 	members.sort((a, b) => naturalCompare(a[0], b[0]));

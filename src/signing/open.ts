@@ -3,10 +3,10 @@ import { SignatureVerificationError } from "../errors/signature-verification-err
 import { type CryptoBackendName, resolveBackend } from "./backend.js";
 import { isPlainObject, referenceForm, type SignedStringForm } from "./canonical.js";
 import { base64Decode, utf8Decode, utf8Encode } from "./encoding.js";
-import { parseJsonText, TextNumber, TextObject, type TextValue } from "./json-text.js";
 import { type PublicKey, type PublicKeyLike, toPublicKeys } from "./keys.js";
 import { phpTrim } from "./php.js";
 import type { SignVersion } from "./seal.js";
+import { textReferenceForm, wrappedTextReferenceForm } from "./text-form.js";
 
 export interface OpenOptions {
 	/** The signer's public key, or several during a key rotation: any one may verify. */
@@ -61,59 +61,28 @@ export function parseJsonObject(message: unknown, what = "message", field?: stri
 }
 
 /**
- * Builds what a verifier hands out: plain JavaScript values, every string trimmed with
- * PHP's set at every depth (what the reference form signed), numbers from their literals.
- * Keys are never trimmed: the reference form signs them as they are.
+ * A trimmed copy of a received value, every string trimmed with PHP's set at every depth (what
+ * the reference form signed). Keys are never trimmed: the reference form signs them as they are.
  */
-function received(value: unknown, trim: boolean): unknown {
-	if (typeof value === "string") return trim ? phpTrim(value) : value;
+function trimmedCopy(value: unknown): unknown {
+	if (typeof value === "string") return phpTrim(value);
 	if (typeof value !== "object" || value === null) return value;
-	if (value instanceof TextNumber) return Number(value.literal);
-	if (Array.isArray(value)) return value.map((item) => received(item, trim));
-	if (value instanceof TextObject) return receivedObject(value.keys, value.values, trim, false);
-	const object = value as Record<string, unknown>;
-	const keys = Object.keys(object);
-	return receivedObject(
-		keys,
-		keys.map((key) => object[key]),
-		trim,
-		false,
-	);
-}
-
-function receivedObject(keys: readonly string[], values: readonly unknown[], trim: boolean, dropSignature: boolean) {
+	if (Array.isArray(value)) return value.map(trimmedCopy);
 	const out: Record<string, unknown> = {};
-	for (let i = 0; i < keys.length; i++) {
-		const key = keys[i] as string;
-		if (dropSignature && key === "signature") continue;
-		const value = received(values[i], trim);
+	for (const key of Object.keys(value)) {
+		const item = trimmedCopy((value as Record<string, unknown>)[key]);
 		// Assigning "__proto__" would set the prototype: define it as the data it is.
 		if (key === "__proto__")
-			Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-		else out[key] = value;
+			Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+		else out[key] = item;
 	}
 	return out;
 }
 
-/** A 2.0 message as read for verification: the text's tree when the text is at hand, else the object. */
-export type FlatSource = TextObject | Record<string, unknown>;
-
-function member(source: FlatSource, key: string): unknown {
-	if (!(source instanceof TextObject)) return source[key];
-	const index = source.keys.indexOf(key);
-	return index < 0 ? undefined : source.values[index];
-}
-
-/** @internal also what the doctor hands a custom form, as `openFlat` does */
-export function fieldsOf(source: FlatSource, trim: boolean): Record<string, unknown> {
-	if (source instanceof TextObject) return receivedObject(source.keys, source.values, trim, true);
-	const keys = Object.keys(source).filter((key) => source[key] !== undefined);
-	return receivedObject(
-		keys,
-		keys.map((key) => source[key]),
-		trim,
-		true,
-	);
+/** The members of a 2.0 message without its signature (and without absent values). */
+export function withoutSignature(message: Record<string, unknown>): Record<string, unknown> {
+	const { signature: _signature, ...fields } = message;
+	return fields;
 }
 
 function verifyAny(
@@ -184,47 +153,30 @@ export function openPayload(
 }
 
 /**
- * Verifies 2.0 flat fields (D3) and returns what was signed: the fields without the
- * signature, strings trimmed as the reference form trims them. With a custom
- * `signedString` form the fields come back as received, strings trimmed the same way.
- * Numbers come back as JavaScript numbers: a literal that none holds exactly (an integer
- * beyond 2^53, `1.0e+17`, `-0.0`) verifies from the text and comes back as the nearest one.
+ * Verifies a flat 2.0 message and returns what was signed: the fields without the signature,
+ * every string trimmed as the reference form trims it (also under a custom `signedString` form,
+ * which receives the fields untrimmed). Given `text`, the JSON text `message` was parsed from by
+ * the SDK itself, the reference form follows the text's member order and number literals, and
+ * `message` is trimmed in place (`wrapper`: the parsed answer whose `data` it is); without it, `message` is verified in its own order and left as is.
+ * Numbers come back as JavaScript numbers: a literal that none holds exactly (an integer beyond
+ * 2^53, `1.0e+17`, `-0.0`) verifies from the text and comes back as the nearest one.
  * @internal shared by messages and callback URLs
  */
 export function openFlat(
-	source: FlatSource,
+	message: Record<string, unknown>,
 	options: OpenOptions,
-	parsed?: Record<string, unknown>,
+	text?: { text: string; wrapper?: Record<string, unknown> | undefined },
 ): Record<string, unknown> {
+	let signed: string;
+	if (options.signedString) signed = options.signedString(withoutSignature(message));
+	else if (text === undefined) signed = referenceForm(message);
+	else if (text.wrapper) signed = wrappedTextReferenceForm(text.text, text.wrapper);
+	else signed = textReferenceForm(text.text, message);
 	checkVersion("2.0", options.acceptVersions);
-	const signed = options.signedString ? options.signedString(fieldsOf(source, false)) : referenceForm(source);
-	verifyAny(toPublicKeys(options.publicKey), utf8Encode(signed), member(source, "signature"), options.backend);
-	if (parsed === undefined) return fieldsOf(source, true);
-	const { signature: _signature, ...fields } = parsed;
-	return trimmedInPlace(fields) as Record<string, unknown>;
-}
-
-/**
- * Trims every string at every depth, in place: for values the SDK parsed itself from the
- * text it verified (`JSON.parse` reads the same values as the order-preserving reader,
- * which refuses duplicate names), so nobody else holds them.
- */
-function trimmedInPlace(value: unknown): unknown {
-	if (typeof value === "string") return phpTrim(value);
-	if (typeof value !== "object" || value === null) return value;
-	const container = value as Record<string, unknown>;
-	for (const key of Object.keys(container)) {
-		const item = container[key];
-		if (typeof item === "string" || (typeof item === "object" && item !== null)) container[key] = trimmedInPlace(item);
-	}
-	return value;
-}
-
-/** Reads 2.0 JSON text in its own order and with its number literals; the top level must be an object. */
-export function parseFlatText(text: string, what = "message", field?: string): TextObject {
-	const tree: TextValue = parseJsonText(text, what, field);
-	if (!(tree instanceof TextObject)) throw new MalformedMessageError(`The ${what} must be a JSON object.`, field);
-	return tree;
+	verifyAny(toPublicKeys(options.publicKey), utf8Encode(signed), message.signature, options.backend);
+	const fields = withoutSignature(message);
+	// A custom form saw the fields untrimmed, and a caller's object is never changed.
+	return options.signedString || text === undefined ? (trimmedCopy(fields) as Record<string, unknown>) : fields;
 }
 
 /**
@@ -249,15 +201,12 @@ export function openVerified(message: unknown, options: OpenOptions): OpenedMess
 		throw new MalformedMessageError("payload must be a JSON string.", "payload");
 	}
 	// 2.0 signs nested objects in the signer's order and numbers by their literals: read the text itself.
-	// The values handed out come from `object` when the SDK parsed it from that same text.
-	const source: FlatSource = typeof text === "string" ? parseFlatText(text) : object;
-	const owned = typeof text === "string";
-	const data = member(source, "data");
-	if (object.signature === undefined && (data instanceof TextObject || isPlainObject(data))) {
-		const fields = openFlat(data, options, owned ? (object.data as Record<string, unknown>) : undefined);
-		return { fields, signVersion: "2.0", wrapper: { status: object.status, message: object.message } };
-	}
-	return { fields: openFlat(source, options, owned ? object : undefined), signVersion: "2.0" };
+	const wrapped = object.signature === undefined && isPlainObject(object.data);
+	const signedPart = wrapped ? (object.data as Record<string, unknown>) : object;
+	const source = typeof text === "string" ? { text, wrapper: wrapped ? object : undefined } : undefined;
+	const fields = openFlat(signedPart, options, source);
+	if (!wrapped) return { fields, signVersion: "2.0" };
+	return { fields, signVersion: "2.0", wrapper: { status: object.status, message: object.message } };
 }
 
 /**

@@ -46,7 +46,7 @@ describe("merchant-gateway doctor", () => {
 
 	it("a 2.1 IPN from standard input: the payload form, exit 0", async () => {
 		const body = JSON.stringify(sealMessage(fields, { privateKey: keys.gatewayPrivate, signVersion: "2.1" }));
-		const result = await runCliProcess(["doctor", "-", "-k", gatewayKey], body);
+		const result = await runCliProcess(["doctor", "-", "-g", gatewayKey], body);
 		expect(result.code).toBe(0);
 		expect(result.out).toContain("Verdict: the payload-2.1 form verifies this message.");
 		expect(result.out).toContain('signVersion: "2.1"');
@@ -57,7 +57,7 @@ describe("merchant-gateway doctor", () => {
 			privateKey: keys.gatewayPrivate,
 			signedString: flatStringifiedForm,
 		});
-		const result = await runCliProcess(["doctor", url, "-k", gatewayKey]);
+		const result = await runCliProcess(["doctor", url, "-g", gatewayKey]);
 		expect(result.code).toBe(0);
 		expect(result.out).toContain("Message:   a callback redirect, signVersion 2.0");
 		expect(result.out).toContain("Verdict: the flat-stringified form verifies this message.");
@@ -67,7 +67,7 @@ describe("merchant-gateway doctor", () => {
 	it("a wrapped answer in the retired form, keys of a rotation: says which key, --json gives the report", async () => {
 		const data = sealMessage(fields, { privateKey: keys.gatewayPrivate, signedString: retiredFirstDraftForm });
 		const path = file("wrapped.json", JSON.stringify({ status: "success", message: "ok", data }));
-		const keysArgs = ["-k", keyPath("merchant-public"), "-k", gatewayKey];
+		const keysArgs = ["-g", keyPath("merchant-public"), "-g", gatewayKey];
 		const [text, json] = await Promise.all([
 			runCliProcess(["doctor", path, ...keysArgs]),
 			runCliProcess(["doctor", path, ...keysArgs, "--json"]),
@@ -85,7 +85,7 @@ describe("merchant-gateway doctor", () => {
 
 	it("a message no form verifies: says so with the likely causes, exit 1", async () => {
 		const body = JSON.stringify(sealMessage(fields, { privateKey: keys.merchantPrivate }));
-		const result = await runCliProcess(["doctor", file("other-key.json", body), "-k", gatewayKey]);
+		const result = await runCliProcess(["doctor", file("other-key.json", body), "-g", gatewayKey]);
 		expect(result.code).toBe(1);
 		expect(result.out).toContain("Verdict: NO form verifies this message.");
 		expect(result.out).toContain("Likely causes, most specific first:\n  1. The key is not the one the gateway signs");
@@ -103,7 +103,7 @@ describe("merchant-gateway doctor", () => {
 		const body = JSON.stringify(
 			sealMessage(charge, { privateKey: keys.gatewayPrivate, signedString: flatStringifiedForm }),
 		);
-		const result = await runCliProcess(["doctor", file("card.json", body), "-k", gatewayKey]);
+		const result = await runCliProcess(["doctor", file("card.json", body), "-g", gatewayKey]);
 		expect(result.code).toBe(0);
 		expect(result.out).toContain("411111******1112");
 		for (const secret of ["4111111111111112", "PRIVATE KEY", '"123"', "987"]) expect(result.out).not.toContain(secret);
@@ -112,7 +112,7 @@ describe("merchant-gateway doctor", () => {
 	it("bad usage exits 2 with the reason on stderr", async () => {
 		const [noKey, twoFiles, help] = await Promise.all([
 			runCliProcess(["doctor", "-"], "{}"),
-			runCliProcess(["doctor", "a", "b", "-k", gatewayKey]),
+			runCliProcess(["doctor", "a", "b", "-g", gatewayKey]),
 			runCliProcess(["doctor", "--help"]),
 		]);
 		expect(noKey.code).toBe(2);
@@ -124,8 +124,8 @@ describe("merchant-gateway doctor", () => {
 
 	it("an unreadable file or a message of no known form exits 1 with the reason on stderr", async () => {
 		const [missing, garbage] = await Promise.all([
-			runCliProcess(["doctor", join(dir, "nope.json"), "-k", gatewayKey]),
-			runCliProcess(["doctor", "-", "-k", gatewayKey], "[1,2]"),
+			runCliProcess(["doctor", join(dir, "nope.json"), "-g", gatewayKey]),
+			runCliProcess(["doctor", "-", "-g", gatewayKey], "[1,2]"),
 		]);
 		expect(missing.code).toBe(1);
 		expect(missing.err).toContain("cannot read");

@@ -1,4 +1,4 @@
-import { parseJsonText, TextNumber, TextObject, type TextValue } from "../../src/signing/json-text.js";
+import { parseJsonText, TextNumber, TextObject, type TextValue } from "./json-text.js";
 
 /** How PHP writes a number as a string: digits, a fraction, PHP's exponent form. */
 const PHP_NUMBER = /^-?[0-9]+(?:\.[0-9]+)?(?:E[+-][0-9]+)?$/;

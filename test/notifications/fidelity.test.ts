@@ -8,10 +8,9 @@ import {
 	type SignedStringForm,
 	verifyNotification,
 } from "../../src/index.js";
-import { referenceForm } from "../../src/signing/canonical.js";
 import { openMessage } from "../../src/signing/index.js";
-import { parseFlatText } from "../../src/signing/open.js";
 import { signText } from "../../src/signing/seal.js";
+import { referenceFormOfText } from "../../src/signing/text-form.js";
 import { sealCallbackUrl } from "../../src/testing.js";
 import { sortedStringify } from "../helpers/forms.js";
 import { keys, vector } from "../helpers/vectors.js";
@@ -132,7 +131,7 @@ describe("a signed number that no JavaScript number holds exactly (literalSensit
 			'"orderNumber":1',
 			`"orderNumber":${literal}`,
 		);
-		const signedString = referenceForm(parseFlatText(fields));
+		const signedString = referenceFormOfText(fields);
 		return `${fields.slice(0, -1)},"signature":"${signText(signedString, keys.gatewayPrivate)}"}`;
 	}
 

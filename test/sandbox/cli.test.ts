@@ -28,7 +28,7 @@ function cli(argv: string[], stdin = "") {
 			err += text;
 		},
 		readStdin: async () => stdin,
-		stopped,
+		untilStopped: () => stopped,
 	});
 	return {
 		done: done.then((code) => ({ code, out, err })),
@@ -158,10 +158,10 @@ describe("verify-ipn and decode-callback", () => {
 				eventId: `transaction:${transaction.transactionId}:successful`,
 				signVersion,
 			});
-			const fromStdin = await run(["verify-ipn", "-", "-k", keyPath("gateway-public")], body);
+			const fromStdin = await run(["verify-ipn", "-", "-g", keyPath("gateway-public")], body);
 			expect(fromStdin.code).toBe(0);
 			const tampered = await run(
-				["verify-ipn", "-", "-k", keyPath("gateway-public")],
+				["verify-ipn", "-", "-g", keyPath("gateway-public")],
 				body.replace("successful", "failed"),
 			);
 			expect(tampered.code).toBe(1);
@@ -237,6 +237,6 @@ describe("sandbox", () => {
 			keyPath("merchant-public"),
 		]);
 		expect(result.code).toBe(1);
-		expect(result.err).toContain("loopback");
+		expect(result.err).toContain("--host 0.0.0.0 is not a loopback address: add --allow-non-loopback to listen there");
 	});
 });

@@ -278,6 +278,16 @@ describe("faults are checked when queued", () => {
 		expect(sandbox.faults.pending()).toBe(0);
 	});
 
+	test("the record keeps the last 100 requests", async () => {
+		const own = await createSandbox({ gatewayKeys, merchants: accounts() });
+		for (let i = 1; i <= 105; i++) await own.fetch(new Request(`${own.baseUrl}/?n=${i}`));
+		expect(own.received.count()).toBe(100);
+		expect(own.received.all()[0]?.url).toBe(`${own.baseUrl}/?n=6`);
+		own.received.clear();
+		expect(own.received.all()).toEqual([]);
+		own.close();
+	});
+
 	test("closing the sandbox lets a held request go", async () => {
 		const own = await createSandbox({ gatewayKeys, merchants: accounts() });
 		own.faults.next("/v2/refund", { hang: true });

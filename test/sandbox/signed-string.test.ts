@@ -5,9 +5,8 @@ import { GatewayClient } from "../../src/client.js";
 import { AuthenticationError } from "../../src/errors/index.js";
 import { createNotificationHandler, type SignedStringForm, type Transaction, toNodeListener } from "../../src/index.js";
 import { startSandboxServer } from "../../src/sandbox/server.js";
-import { referenceForm } from "../../src/signing/canonical.js";
-import { parseFlatText } from "../../src/signing/open.js";
 import { signText } from "../../src/signing/seal.js";
+import { referenceFormOfText } from "../../src/signing/text-form.js";
 import { sortedStringify } from "../helpers/forms.js";
 import { keys } from "../helpers/vectors.js";
 import { MERCHANT_ID, merchant } from "./helpers.js";
@@ -102,7 +101,7 @@ describe("the sandbox verifies requests in the body's own order (the reference f
 				'"metadata":{"10":"ten","9":"nine"}',
 			];
 			const text = `{${fields.join(",")}}`;
-			const signature = signText(referenceForm(parseFlatText(text)), keys.merchantPrivate);
+			const signature = signText(referenceFormOfText(text), keys.merchantPrivate);
 			const body = `${text.slice(0, -1)},"signature":"${signature}"}`;
 			const post = (json: string) =>
 				fetch(`${gateway.url}/v2/checkout`, {

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MalformedMessageError } from "../../src/index.js";
-import { referenceForm } from "../../src/signing/canonical.js";
 import { canonicalString } from "../../src/signing/index.js";
-import { parseFlatText } from "../../src/signing/open.js";
+import { referenceFormOfText } from "../../src/signing/text-form.js";
 
 /** The canonical string of `{ v: value }`, minus the wrapper, to look at one value at a time. */
 const canonicalValue = (value: unknown) => canonicalString({ v: value }).slice('{"v":'.length, -1);
@@ -195,7 +194,7 @@ describe("D3 steps 1-2: what is signed", () => {
 			'{"m":["a","b"],"o":{"0":"a","2":"c"},"p":{"1":"b"}}',
 		);
 		// Out of order in the text, the keys are not a list (JavaScript objects cannot hold that order).
-		expect(referenceForm(parseFlatText('{"n":{"1":"b","0":"a"}}'))).toBe('{"n":{"1":"b","0":"a"}}');
+		expect(referenceFormOfText('{"n":{"1":"b","0":"a"}}')).toBe('{"n":{"1":"b","0":"a"}}');
 	});
 
 	it("accepts null-prototype objects (as some parsers create)", () => {

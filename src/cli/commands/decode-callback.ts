@@ -1,6 +1,8 @@
 import { decodeCallback } from "../../notifications/callback.js";
 import { type Command, parse } from "../command.js";
-import { CliError, EXIT, readKeyFile, usageError } from "../io.js";
+import { FLAGS, OLD_GATEWAY_KEY_SHORT } from "../flags.js";
+import { CliError, EXIT, usageError } from "../io.js";
+import { readPublicKeyFile } from "../keys.js";
 import { describeFailure } from "./failure.js";
 
 export const decodeCallbackCommand: Command = {
@@ -13,18 +15,22 @@ Verifies the signature of a callback redirect ({callbackUrl}?payload=..., 2.0 or
 status, transactionId, ref, amount, currency. Quote the URL in your shell.
 
 Options:
-  -k, --gateway-key <file>  The gateway's public key (PEM)
-  -h, --help                Show this help
+  -g, --gateway-key <file>    The gateway's public key (PEM or base64 DER)
+  -h, --help                  Show this help
 
-Exit codes: 0 verified, 1 not verified or malformed, 2 bad usage.`,
+Exit codes: 0 verified, 1 not verified or malformed, 2 bad usage, 130 Ctrl+C.`,
 	async run(args, io) {
-		const { values, positionals } = parse(args, { "gateway-key": { type: "string", short: "k" } });
+		const { values, positionals } = parse(
+			args,
+			{ "gateway-key": FLAGS.gatewayKey },
+			{ command: this.name, io, deprecated: OLD_GATEWAY_KEY_SHORT },
+		);
 		if (values.help) {
 			io.stdout(`${this.help}\n`);
 			return EXIT.ok;
 		}
 		if (positionals.length !== 1) throw usageError("give exactly one callback URL");
-		const gatewayPublicKey = await readKeyFile(values["gateway-key"], "--gateway-key");
+		const gatewayPublicKey = await readPublicKeyFile("--gateway-key", values["gateway-key"]);
 		try {
 			const result = decodeCallback(positionals[0] ?? "", { gatewayPublicKey });
 			io.stdout(`${JSON.stringify(result, null, 2)}\n`);

@@ -1,6 +1,8 @@
 import { diagnoseSignature, type SignatureAttempt, type SignatureDiagnosis } from "../../signing/doctor/diagnose.js";
 import { type Command, parse } from "../command.js";
-import { CliError, EXIT, readInput, readKeyFile, usageError } from "../io.js";
+import { FLAGS, OLD_GATEWAY_KEY_SHORT } from "../flags.js";
+import { CliError, EXIT, readInput, usageError } from "../io.js";
+import { readPublicKeyFile } from "../keys.js";
 import { describeFailure } from "./failure.js";
 
 const SHAPES = {
@@ -62,18 +64,19 @@ to configure the SDK for the one that verifies, or, when none does, the likely
 causes. Give the body as received: a re-serialized body may no longer verify.
 
 Options:
-  -k, --gateway-key <file>  The gateway's public key (PEM or base64 DER); repeat
-                            it to try every key of a rotation
-      --json                Print the report as JSON
-  -h, --help                Show this help
+  -g, --gateway-key <file>    The gateway's public key (PEM or base64 DER); repeat
+                              it to try every key of a rotation
+      --json                  Print the result as JSON
+  -h, --help                  Show this help
 
 Exit codes: 0 a form verifies, 1 none verifies or the input is not a signed
-message, 2 bad usage.`,
+message, 2 bad usage, 130 Ctrl+C.`,
 	async run(args, io) {
-		const { values, positionals } = parse(args, {
-			"gateway-key": { type: "string", short: "k", multiple: true },
-			json: { type: "boolean" },
-		});
+		const { values, positionals } = parse(
+			args,
+			{ "gateway-key": { ...FLAGS.gatewayKey, multiple: true }, json: FLAGS.json },
+			{ command: this.name, io, deprecated: OLD_GATEWAY_KEY_SHORT },
+		);
 		if (values.help) {
 			io.stdout(`${this.help}\n`);
 			return EXIT.ok;
@@ -81,10 +84,12 @@ message, 2 bad usage.`,
 		if (positionals.length !== 1) throw usageError("give exactly one file, - for standard input, or a callback URL");
 		const keyFiles = values["gateway-key"] ?? [];
 		if (keyFiles.length === 0) throw usageError("--gateway-key <file> is required");
-		const publicKey = await Promise.all(keyFiles.map((file) => readKeyFile(file, "--gateway-key")));
+		const publicKey = await Promise.all(keyFiles.map((file) => readPublicKeyFile("--gateway-key", file)));
 		const source = positionals[0] ?? "-";
 		// A byte-order mark comes from an editor that saved the body, never from the gateway.
-		const message = /^https?:\/\//i.test(source) ? source : (await readInput(source, io)).replace(/^\uFEFF/, "");
+		const message = /^https?:\/\//i.test(source)
+			? source
+			: (await readInput(source, io, "the message file")).replace(/^\uFEFF/, "");
 		let report: SignatureDiagnosis;
 		try {
 			report = diagnoseSignature(message, { publicKey });

@@ -1,10 +1,28 @@
+import { createPublicKey } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { ConfigurationError } from "../../errors/configuration-error.js";
 import type { SandboxEvent } from "../../sandbox/options.js";
-import { startSandboxServer } from "../../sandbox/server.js";
+import { type SandboxServer, startSandboxServer } from "../../sandbox/server.js";
 import { generateKeyPair } from "../../signing/generate.js";
-import { type Command, parse } from "../command.js";
-import { CliError, type CliIo, EXIT, readKeyFile, usageError } from "../io.js";
+import { type Command, type DeprecatedFlag, parse } from "../command.js";
+import { FLAGS, signVersionFlag } from "../flags.js";
+import { CliError, type CliIo, EXIT, fileProblem, usageError } from "../io.js";
+import { readKeyPairFile, readPublicKeyFile } from "../keys.js";
+
+/** The file names `--keys-dir` holds, which `checkout create --keys-dir` reads back. */
+export const KEY_FILES = {
+	gatewayPublic: "gateway-public.pem",
+	merchantPrivate: "merchant-private.pem",
+	merchantPublic: "merchant-public.pem",
+} as const;
+
+const OLD_GATEWAY_PRIVATE_KEY: Record<string, DeprecatedFlag> = {
+	"--gateway-private-key": {
+		use: "key",
+		why: "--key names the private key a command signs with; the sandbox signs as the gateway",
+	},
+};
 
 export const sandbox: Command = {
 	name: "sandbox",
@@ -13,43 +31,60 @@ export const sandbox: Command = {
 
 Starts the gateway simulator: the /v2 API, the hosted checkout page and the
 3DS page. Prints its URL, the merchant id, the gateway's public key and the
-merchant key, then logs every request and IPN delivery until Ctrl+C.
+merchant key, then logs every request and IPN delivery until Ctrl+C (or
+SIGTERM), when it closes its connections and exits 0.
 Without --merchant-key a throwaway merchant key pair is generated and its
 private key printed (or written with --keys-dir): it is a sandbox key only.
 
 Options:
-  -p, --port <n>                  Port. Default: 8080 (0 picks a free one)
-      --host <addr>               Interface. Default: 127.0.0.1 (loopback only)
-      --allow-non-loopback        Permit a non-loopback --host
-  -m, --merchant-id <id>          Default: sandbox-merchant
-      --merchant-key <file>       The merchant's PUBLIC key (PEM) to register
-      --gateway-private-key <f>   Gateway key pair to sign with (both files, PEM)
-      --gateway-public-key <f>    Default: a fresh pair
-  -v, --sign-version <v>          2.0 or 2.1. Default: 2.0
-      --refund-approval <mode>    auto or manual. Default: auto
-      --hpp-only                  Hosted-page processors only (S2S gets the no-provider error)
-      --keys-dir <dir>            Write generated keys there instead of printing the private key
-      --ipn-time-scale <x>        Multiply IPN retry delays (e.g. 0.01). Default: 1
-  -q, --quiet                     Print the banner only, no request log
-  -h, --help                      Show this help
+  -p, --port <n>              Port. Default: 8080 (0 picks a free one)
+      --host <addr>           Interface. Default: 127.0.0.1 (loopback only)
+      --allow-non-loopback    Permit a non-loopback --host
+      --public-url <url>      The origin the buyer's browser and your server reach
+                              the sandbox at (a proxy or tunnel, such as
+                              https://sandbox.example.test): every link it prints
+                              or answers with uses it. Default: the listening address
+  -m, --merchant-id <id>      Default: sandbox-merchant
+      --merchant-key <file>   The merchant's PUBLIC key (PEM) to register
+  -k, --key <file>            The gateway's private key to sign with (PEM; its
+                              public key is derived). Default: a fresh pair
+      --passphrase <p>        Passphrase of an encrypted --key
+  -v, --sign-version <v>      2.0 or 2.1. Default: 2.0
+      --refund-approval <m>   auto or manual. Default: auto
+      --hpp-only              Hosted-page processors only (S2S gets the no-provider error)
+      --keys-dir <dir>        Write the keys there (${KEY_FILES.gatewayPublic}, and
+                              ${KEY_FILES.merchantPrivate} when generated) instead of
+                              printing them; checkout create --keys-dir reads them
+      --ipn-time-scale <x>    Multiply IPN retry delays (e.g. 0.01). Default: 1
+  -q, --quiet                 Print the banner only, no request log
+  -h, --help                  Show this help
 
-Exit codes: 0 stopped by Ctrl+C, 1 could not start, 2 bad usage.`,
+Deprecated: --gateway-private-key (use --key); --gateway-public-key (derived from
+--key now; when given it must match).
+
+Exit codes: 0 stopped by Ctrl+C or SIGTERM, 1 could not start, 2 bad usage.`,
 	async run(args, io) {
-		const { values, positionals } = parse(args, {
-			port: { type: "string", short: "p" },
-			host: { type: "string" },
-			"allow-non-loopback": { type: "boolean" },
-			"merchant-id": { type: "string", short: "m" },
-			"merchant-key": { type: "string" },
-			"gateway-private-key": { type: "string" },
-			"gateway-public-key": { type: "string" },
-			"sign-version": { type: "string", short: "v" },
-			"refund-approval": { type: "string" },
-			"hpp-only": { type: "boolean" },
-			"keys-dir": { type: "string" },
-			"ipn-time-scale": { type: "string" },
-			quiet: { type: "boolean", short: "q" },
-		});
+		const { values, positionals } = parse(
+			args,
+			{
+				port: { type: "string", short: "p" },
+				host: { type: "string" },
+				"allow-non-loopback": { type: "boolean" },
+				"public-url": { type: "string" },
+				"merchant-id": FLAGS.merchantId,
+				"merchant-key": { type: "string" },
+				key: FLAGS.key,
+				passphrase: FLAGS.passphrase,
+				"gateway-public-key": { type: "string" },
+				"sign-version": FLAGS.signVersion,
+				"refund-approval": { type: "string" },
+				"hpp-only": { type: "boolean" },
+				"keys-dir": FLAGS.keysDir,
+				"ipn-time-scale": { type: "string" },
+				quiet: { type: "boolean", short: "q" },
+			},
+			{ command: this.name, io, deprecated: OLD_GATEWAY_PRIVATE_KEY },
+		);
 		if (values.help) {
 			io.stdout(`${this.help}\n`);
 			return EXIT.ok;
@@ -58,32 +93,36 @@ Exit codes: 0 stopped by Ctrl+C, 1 could not start, 2 bad usage.`,
 		const port = values.port === undefined ? 8080 : Number(values.port);
 		if (!Number.isInteger(port) || port < 0 || port > 65535)
 			throw usageError("--port must be an integer from 0 to 65535");
-		const signVersion = values["sign-version"] ?? "2.0";
-		if (signVersion !== "2.0" && signVersion !== "2.1") throw usageError("--sign-version must be 2.0 or 2.1");
+		const host = values.host ?? "127.0.0.1";
+		const publicUrl = values["public-url"] === undefined ? undefined : publicUrlFlag(values["public-url"]);
+		const signVersion = signVersionFlag(values["sign-version"]);
 		const refundApproval = values["refund-approval"] ?? "auto";
 		if (refundApproval !== "auto" && refundApproval !== "manual")
 			throw usageError("--refund-approval must be auto or manual");
 		const timeScale = values["ipn-time-scale"] === undefined ? 1 : Number(values["ipn-time-scale"]);
 		if (!Number.isFinite(timeScale) || timeScale < 0) throw usageError("--ipn-time-scale must be a number, 0 or more");
-		if (Boolean(values["gateway-private-key"]) !== Boolean(values["gateway-public-key"])) {
-			throw usageError("give both --gateway-private-key and --gateway-public-key, or neither");
+		if (values["gateway-public-key"] !== undefined) {
+			io.stderr("merchant-gateway sandbox: --gateway-public-key is deprecated; the public key is derived from --key\n");
+			if (values.key === undefined) throw usageError("--gateway-public-key needs --key, the private key it belongs to");
 		}
 		const merchantId = values["merchant-id"] ?? "sandbox-merchant";
-		const gatewayKeys = values["gateway-private-key"]
-			? {
-					privateKey: await readKeyFile(values["gateway-private-key"], "--gateway-private-key"),
-					publicKey: await readKeyFile(values["gateway-public-key"], "--gateway-public-key"),
-				}
+		const gatewayKeys = values.key
+			? await readKeyPairFile("--key", values.key, values.passphrase)
 			: await generateKeyPair();
+		if (values["gateway-public-key"] !== undefined)
+			await checkSamePublicKey(values["gateway-public-key"], gatewayKeys.publicKey, values.key ?? "");
 		const merchantKeys = values["merchant-key"]
-			? { publicKey: await readKeyFile(values["merchant-key"], "--merchant-key") }
+			? { publicKey: await readPublicKeyFile("--merchant-key", values["merchant-key"]) }
 			: await generateKeyPair();
+		const keysDir = values["keys-dir"];
+		const written = keysDir ? await writeKeys(keysDir, gatewayKeys.publicKey, merchantKeys) : undefined;
 		const quiet = values.quiet === true;
-		let server: Awaited<ReturnType<typeof startSandboxServer>>;
+		let server: SandboxServer;
 		try {
 			server = await startSandboxServer({
 				port,
-				host: values.host,
+				host,
+				publicUrl,
 				allowNonLoopback: values["allow-non-loopback"] === true,
 				gatewayKeys,
 				merchants: [
@@ -99,75 +138,136 @@ Exit codes: 0 stopped by Ctrl+C, 1 could not start, 2 bad usage.`,
 				onEvent: quiet ? undefined : (event) => io.stdout(`${formatEvent(event)}\n`),
 			});
 		} catch (error) {
-			const code = (error as NodeJS.ErrnoException).code;
-			throw new CliError(`cannot start the sandbox: ${code ?? (error as Error).message}`);
+			throw new CliError(startFailure(error, host, port));
 		}
-		await printBanner(
-			io,
-			server.url,
+		const shownHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+		const stopped = io.untilStopped();
+		printBanner(io, {
+			listening: `http://${shownHost}:${server.port}`,
+			url: server.url,
 			merchantId,
 			signVersion,
 			refundApproval,
-			gatewayKeys.publicKey,
+			gatewayPublicKey: gatewayKeys.publicKey,
 			merchantKeys,
-			values["keys-dir"],
-		);
-		await io.stopped;
+			keysDir,
+			written,
+		});
+		await stopped;
 		await server.close();
 		io.stdout("sandbox stopped\n");
 		return EXIT.ok;
 	},
 };
 
-async function printBanner(
-	io: CliIo,
-	url: string,
-	merchantId: string,
-	signVersion: string,
-	refundApproval: string,
+/** --public-url: an http(s) origin. Links are made by resolving paths against it, so a path would be lost. */
+function publicUrlFlag(value: string): string {
+	let url: URL;
+	try {
+		url = new URL(value);
+	} catch {
+		throw usageError("--public-url must be an absolute URL such as https://sandbox.example.test");
+	}
+	if (url.protocol !== "https:" && url.protocol !== "http:") throw usageError("--public-url must be an http(s) URL");
+	if (url.username || url.password) throw usageError("--public-url must not carry credentials");
+	if (url.pathname !== "/" || url.search || url.hash)
+		throw usageError("--public-url must be an origin only, without a path, query or fragment");
+	return url.origin;
+}
+
+async function checkSamePublicKey(path: string, derived: string, keyPath: string): Promise<void> {
+	const given = await readPublicKeyFile("--gateway-public-key", path);
+	const der = (pem: string) => createPublicKey(pem).export({ format: "der", type: "spki" });
+	if (!der(given).equals(der(derived)))
+		throw new CliError(`the --gateway-public-key file ${path} is not the public key of the --key file ${keyPath}`);
+}
+
+function startFailure(error: unknown, host: string, port: number): string {
+	const code = (error as NodeJS.ErrnoException).code;
+	if (code === "EADDRINUSE")
+		return `port ${port} on ${host} is in use (EADDRINUSE): pick another --port, or --port 0 for a free one`;
+	if (code === "EACCES") return `cannot listen on port ${port} (EACCES): pick another --port`;
+	if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
+		return `--host ${host} is not an address of this machine (${code})`;
+	if (error instanceof ConfigurationError && error.issues.some((issue) => issue.field === "host"))
+		return `--host ${host} is not a loopback address: add --allow-non-loopback to listen there`;
+	return `cannot start the sandbox: ${code ?? (error as Error).message}`;
+}
+
+/** Writes the keys before the server starts, so a write failure leaves nothing running. Never overwrites. */
+async function writeKeys(
+	keysDir: string,
 	gatewayPublicKey: string,
 	merchantKeys: { publicKey: string; privateKey?: string },
-	keysDir: string | undefined,
-): Promise<void> {
-	const lines = [
-		`Merchant Gateway sandbox listening on ${url}`,
+): Promise<string[]> {
+	try {
+		await mkdir(keysDir, { recursive: true });
+	} catch (error) {
+		throw new CliError(`cannot create the --keys-dir directory ${keysDir}: ${fileProblem(error)}`);
+	}
+	const files: [string, string, number][] = [[KEY_FILES.gatewayPublic, gatewayPublicKey, 0o644]];
+	if (merchantKeys.privateKey)
+		files.push(
+			[KEY_FILES.merchantPrivate, merchantKeys.privateKey, 0o600],
+			[KEY_FILES.merchantPublic, merchantKeys.publicKey, 0o644],
+		);
+	const written: string[] = [];
+	for (const [name, text, mode] of files) {
+		const path = join(keysDir, name);
+		try {
+			await writeFile(path, text, { mode, flag: "wx" });
+		} catch (error) {
+			throw new CliError(`cannot write ${path}: ${fileProblem(error)} (key files are never overwritten)`);
+		}
+		written.push(path);
+	}
+	return written;
+}
+
+interface Banner {
+	listening: string;
+	url: string;
+	merchantId: string;
+	signVersion: string;
+	refundApproval: string;
+	gatewayPublicKey: string;
+	merchantKeys: { publicKey: string; privateKey?: string };
+	keysDir: string | undefined;
+	written: string[] | undefined;
+}
+
+function printBanner(io: CliIo, banner: Banner): void {
+	const { url, keysDir } = banner;
+	const lines = [`Merchant Gateway sandbox listening on ${banner.listening}`];
+	if (url !== banner.listening) lines.push(`  public URL:       ${url}   (every link uses it)`);
+	lines.push(
 		`  API base URL:     ${url}   (POST ${url}/v2/checkout ...)`,
-		`  merchant id:      ${merchantId}`,
-		`  signing version:  ${signVersion}`,
-		`  refund approval:  ${refundApproval}`,
+		`  merchant id:      ${banner.merchantId}`,
+		`  signing version:  ${banner.signVersion}`,
+		`  refund approval:  ${banner.refundApproval}`,
 		"  http://127.0.0.1 and http://localhost notification/callback URLs are accepted (sandbox only).",
 		"",
-	];
-	if (keysDir) {
-		await mkdir(keysDir, { recursive: true });
-		const written: string[] = [];
-		const put = async (name: string, text: string, mode: number) => {
-			const path = join(keysDir, name);
-			try {
-				await writeFile(path, text, { mode, flag: "wx" });
-			} catch (error) {
-				throw new CliError(
-					`cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? "error"} (files are never overwritten)`,
-				);
-			}
-			written.push(path);
-		};
-		await put("gateway-public.pem", gatewayPublicKey, 0o644);
-		if (merchantKeys.privateKey) {
-			await put("merchant-private.pem", merchantKeys.privateKey, 0o600);
-			await put("merchant-public.pem", merchantKeys.publicKey, 0o644);
-		}
-		lines.push(`  keys written: ${written.join(", ")}`, "");
-	} else {
-		lines.push("Gateway public key (verify answers, IPNs and callbacks with it):", gatewayPublicKey.trim(), "");
-		if (merchantKeys.privateKey)
+	);
+	if (banner.written) lines.push(`  keys written: ${banner.written.join(", ")}`, "");
+	else {
+		lines.push("Gateway public key (verify answers, IPNs and callbacks with it):", banner.gatewayPublicKey.trim(), "");
+		if (banner.merchantKeys.privateKey)
 			lines.push(
 				"Merchant private key (THROWAWAY sandbox key; sign requests with it):",
-				merchantKeys.privateKey.trim(),
+				banner.merchantKeys.privateKey.trim(),
 				"",
 			);
 	}
+	const gatewayKey = keysDir ? join(keysDir, KEY_FILES.gatewayPublic) : "<gateway public key>";
+	const keys =
+		keysDir && banner.merchantKeys.privateKey
+			? `--keys-dir ${keysDir}`
+			: `--key <merchant private key> --gateway-key ${gatewayKey}`;
+	const order = `-m ${banner.merchantId} --amount 10.00 --currency EUR`;
 	lines.push(
+		"Create a checkout and print its payment link:",
+		`  npx merchant-gateway checkout create --sandbox-url ${url} ${keys} ${order}`,
+		"",
 		"Test cards (expiry 12/30, CVV 123): 4242424242424242 approved, 4000000000001018 declined, 4000000000000036 3DS",
 		"  (3DS password 123456 passes, 111111 fails); more in the README and on the hosted page.",
 		"Press Ctrl+C to stop.",

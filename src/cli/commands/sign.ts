@@ -1,9 +1,11 @@
 import { canonicalString } from "../../signing/canonical.js";
-import { loadPrivateKey, type PrivateKey } from "../../signing/keys.js";
+import type { PrivateKey } from "../../signing/keys.js";
 import { parseJsonObject } from "../../signing/open.js";
 import { type SignVersion, signText } from "../../signing/seal.js";
 import { type Command, parse } from "../command.js";
-import { CliError, EXIT, readInput, readKeyFile, usageError } from "../io.js";
+import { FLAGS, signVersionFlag } from "../flags.js";
+import { CliError, EXIT, readInput, usageError } from "../io.js";
+import { readPrivateKeyFile } from "../keys.js";
 import { explainSignedString } from "./explain.js";
 import { describeFailure } from "./failure.js";
 
@@ -29,34 +31,40 @@ card data and key material redacted, to compare with what the gateway's
 support sees; --key is optional with it and adds the signature.
 
 Options:
-  -k, --key <file>            The signer's private key (PEM)
+  -k, --key <file>            The private key to sign with (PEM or base64 DER)
       --passphrase <p>        Passphrase of an encrypted private key
   -v, --sign-version <v>      2.0 or 2.1. Default: 2.0
-  -m, --message               Print the complete signed message as JSON instead
+      --message               Print the complete signed message as JSON instead
   -e, --explain               Explain how the signed string is made, step by step
   -h, --help                  Show this help
 
-Exit codes: 0 signed or explained, 1 unreadable input or key, 2 bad usage.`,
+Exit codes: 0 signed or explained, 1 unreadable input or key, 2 bad usage,
+130 Ctrl+C.`,
 	async run(args, io) {
-		const { values, positionals } = parse(args, {
-			key: { type: "string", short: "k" },
-			passphrase: { type: "string" },
-			"sign-version": { type: "string", short: "v" },
-			message: { type: "boolean", short: "m" },
-			explain: { type: "boolean", short: "e" },
-		});
+		const { values, positionals } = parse(
+			args,
+			{
+				key: FLAGS.key,
+				passphrase: FLAGS.passphrase,
+				"sign-version": FLAGS.signVersion,
+				message: { type: "boolean" },
+				explain: { type: "boolean", short: "e" },
+			},
+			{ command: this.name, io, deprecated: { "-m": { use: "message", why: "-m means --merchant-id" } } },
+		);
 		if (values.help) {
 			io.stdout(`${this.help}\n`);
 			return EXIT.ok;
 		}
 		if (positionals.length !== 1) throw usageError("give exactly one file, or - for standard input");
-		const version = values["sign-version"] ?? "2.0";
-		if (version !== "2.0" && version !== "2.1") throw usageError("--sign-version must be 2.0 or 2.1");
+		const version = signVersionFlag(values["sign-version"]);
 		if (values.explain && values.message) throw usageError("give --explain or --message, not both");
-		const keyText = values.explain && values.key === undefined ? undefined : await readKeyFile(values.key, "--key");
-		const input = await readInput(positionals[0] ?? "-", io);
+		const key =
+			values.explain && values.key === undefined
+				? undefined
+				: await readPrivateKeyFile("--key", values.key, values.passphrase);
+		const input = await readInput(positionals[0] ?? "-", io, "the message file");
 		try {
-			const key = keyText === undefined ? undefined : loadPrivateKey(keyText, { passphrase: values.passphrase });
 			const fields = parseJsonObject(input, "input");
 			if (values.explain) {
 				const { signedString, text } = explainSignedString(fields, version);

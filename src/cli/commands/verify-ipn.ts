@@ -1,6 +1,8 @@
 import { verifyNotification } from "../../notifications/verify.js";
 import { type Command, parse } from "../command.js";
-import { CliError, EXIT, readInput, readKeyFile, usageError } from "../io.js";
+import { FLAGS, OLD_GATEWAY_KEY_SHORT } from "../flags.js";
+import { CliError, EXIT, readInput, usageError } from "../io.js";
+import { readPublicKeyFile } from "../keys.js";
 import { describeFailure } from "./failure.js";
 
 export const verifyIpn: Command = {
@@ -14,19 +16,23 @@ or refund), its event id, signing version and the verified resource.
 Use - to read the body from standard input.
 
 Options:
-  -k, --gateway-key <file>  The gateway's public key (PEM)
-  -h, --help                Show this help
+  -g, --gateway-key <file>    The gateway's public key (PEM or base64 DER)
+  -h, --help                  Show this help
 
-Exit codes: 0 verified, 1 not verified or malformed, 2 bad usage.`,
+Exit codes: 0 verified, 1 not verified or malformed, 2 bad usage, 130 Ctrl+C.`,
 	async run(args, io) {
-		const { values, positionals } = parse(args, { "gateway-key": { type: "string", short: "k" } });
+		const { values, positionals } = parse(
+			args,
+			{ "gateway-key": FLAGS.gatewayKey },
+			{ command: this.name, io, deprecated: OLD_GATEWAY_KEY_SHORT },
+		);
 		if (values.help) {
 			io.stdout(`${this.help}\n`);
 			return EXIT.ok;
 		}
 		if (positionals.length !== 1) throw usageError("give exactly one file, or - for standard input");
-		const gatewayPublicKey = await readKeyFile(values["gateway-key"], "--gateway-key");
-		const body = await readInput(positionals[0] ?? "-", io);
+		const gatewayPublicKey = await readPublicKeyFile("--gateway-key", values["gateway-key"]);
+		const body = await readInput(positionals[0] ?? "-", io, "the IPN body file");
 		try {
 			io.stdout(`${JSON.stringify(verifyNotification(body, { gatewayPublicKey }), null, 2)}\n`);
 			return EXIT.ok;

@@ -1,10 +1,9 @@
-import { type Authenticated, authenticate, claimedFields, type Envelope } from "../authenticate.js";
+import { type ApiMessage, type Authenticated, authenticate } from "../authenticate.js";
 import type { SandboxCore } from "../core.js";
 import { LIMITS } from "../limits.js";
 import type { MerchantAccount } from "../merchants.js";
 import type { ReceivedEntry } from "../received.js";
-import { type ApiReply, fieldError } from "../replies.js";
-import { isReply } from "../validate.js";
+import { type ApiReply, fieldError, isReply } from "../replies.js";
 
 /** The merchant a request leads to: the id to name in a refusal, and the account when there is one. */
 export type Claimant = { merchantId: string; merchant: MerchantAccount | undefined };
@@ -13,7 +12,7 @@ export type Claimant = { merchantId: string; merchant: MerchantAccount | undefin
 export interface ApiContext {
 	core: SandboxCore;
 	/** The body, read once by the router: the message, or the answer refusing it. */
-	envelope: Envelope | ApiReply;
+	message: ApiMessage | ApiReply;
 	/** The record of this request in `sandbox.received`, which verification completes. */
 	received: ReceivedEntry;
 	/** The origin links in answers point to (the sandbox's own address). */
@@ -28,10 +27,9 @@ export interface ApiContext {
  * transaction/refund"), or for creation requests a missing merchantId.
  */
 export function verifiedRequest(ctx: ApiContext, unknownSubject?: ApiReply): Authenticated | ApiReply {
-	const { envelope } = ctx;
-	if (isReply(envelope)) return envelope;
-	const claimed = claimedFields(envelope);
-	if (isReply(claimed)) return claimed;
+	const { message } = ctx;
+	if (isReply(message)) return message;
+	const { envelope, claimed } = message;
 	const found = findMerchant(ctx.core, claimed);
 	if (!found) return unknownSubject ?? fieldError("merchantId", "is required");
 	const verified = authenticate(envelope, found.merchant, found.merchantId, ctx.core.signer.signedString);

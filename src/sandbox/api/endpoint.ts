@@ -3,7 +3,8 @@ import type { EndpointDefinition } from "../../endpoints.js";
 import type { RequestSchemaOptions } from "../../schemas/requests.js";
 import type { MerchantAccount } from "../merchants.js";
 import type { ApiReply } from "../replies.js";
-import { isReply, validateFields } from "../validate.js";
+import { isReply } from "../replies.js";
+import { validateFields } from "../validate.js";
 import { type ApiContext, verifiedRequest } from "./context.js";
 
 /** A request verified with the merchant's key and parsed with the endpoint's request schema. */

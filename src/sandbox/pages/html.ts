@@ -1,4 +1,5 @@
 import { escapeHtml } from "../../internal/escape-html.js";
+import { DEFAULT_THEME, type Theme } from "./theme.js";
 
 /** Server-rendered HTML for the sandbox's pages: inline styles only, nothing fetched from elsewhere. */
 
@@ -12,29 +13,12 @@ export interface PageReply {
 	location?: string | undefined;
 }
 
-export interface Theme {
-	primary: string;
-	accent: string;
-	background: string;
-}
+export { type Theme, themeFrom } from "./theme.js";
 
-const DEFAULT_THEME: Theme = { primary: "#1f6feb", accent: "#0b3d91", background: "#f5f7fb" };
-/** The colors the request schema admits: names, HEX, rgb()/rgba(). Anything else falls back to the default theme. */
-const SAFE_COLOR = /^(#[0-9a-f]{3,8}|rgba?\([\d.%\s,/]+\)|[a-z]{3,30})$/i;
-
-/** colorMode: up to three colors joined by `---`: primary, accent, background. */
-export function themeFrom(colorMode: string | undefined): Theme {
-	const parts = (colorMode ?? "").split("---").map((p) => p.trim());
-	const pick = (index: number, fallback: string) => {
-		const value = parts[index];
-		return value && SAFE_COLOR.test(value) ? value : fallback;
-	};
-	return {
-		primary: pick(0, DEFAULT_THEME.primary),
-		accent: pick(1, DEFAULT_THEME.accent),
-		background: pick(2, DEFAULT_THEME.background),
-	};
-}
+/** Fixed colours, each checked for AA contrast on the background it sits on (test/sandbox/pages.test.ts). */
+const INK = "#1b1f24";
+const MUTED = "#4a4f57";
+const ERROR_INK = "#a4161a";
 
 export function page(title: string, body: string, theme: Theme = DEFAULT_THEME): string {
 	return `<!doctype html>
@@ -45,23 +29,38 @@ export function page(title: string, body: string, theme: Theme = DEFAULT_THEME):
 <meta name="robots" content="noindex">
 <title>${escapeHtml(title)}</title>
 <style>
-body{margin:0;font:16px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;background:${theme.background};color:#1b1f24}
-main{max-width:30rem;margin:2rem auto;background:#fff;border-radius:12px;box-shadow:0 2px 12px rgba(0,0,0,.08);padding:1.5rem 1.75rem}
+body{margin:0;font:16px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;
+background:${theme.background};color:${theme.onBackground}}
+main{max-width:30rem;margin:2rem auto;background:#fff;color:${INK};border-radius:12px;
+box-shadow:0 2px 12px rgba(0,0,0,.08);padding:1.5rem 1.75rem}
+@media (max-width:32rem){main{margin:0;border-radius:0;padding:1.25rem 1rem}}
 header{display:flex;align-items:center;gap:.75rem;border-bottom:3px solid ${theme.primary};padding-bottom:.75rem;margin-bottom:1rem}
 header img{max-height:40px;max-width:120px}
 h1{font-size:1.15rem;margin:0;color:${theme.accent}}
+h2{font-size:1.05rem;margin:.5rem 0}
+a{color:${theme.accent}}
 .amount{font-size:1.9rem;font-weight:700;margin:.25rem 0}
-.description{white-space:pre-wrap;color:#444}
-.banner{background:#fff4ce;border:1px solid #e0c060;border-radius:6px;padding:.4rem .6rem;font-size:.85rem;margin-bottom:1rem}
-.error{background:#fde7e9;border:1px solid #d1242f;border-radius:6px;padding:.5rem .7rem;margin:.75rem 0}
+.description{white-space:pre-wrap;color:${MUTED}}
+.banner{background:#fff4ce;color:${INK};border:1px solid #e0c060;border-radius:6px;padding:.4rem .6rem;
+font-size:.85rem;margin-bottom:1rem}
+.error{background:#fde7e9;color:${INK};border:1px solid #d1242f;border-radius:6px;padding:.5rem .7rem;margin:.75rem 0}
+.field-error{color:${ERROR_INK};font-size:.85rem;margin:.2rem 0 0}
+.hint{color:${MUTED};font-size:.8rem;margin:.2rem 0 0}
 label{display:block;font-size:.85rem;margin-top:.6rem}
-input{width:100%;box-sizing:border-box;padding:.5rem;border:1px solid #c8ccd2;border-radius:6px;font:inherit}
+input{width:100%;box-sizing:border-box;padding:.5rem;border:1px solid #8a9099;border-radius:6px;font:inherit;
+color:${INK};background:#fff}
+input::placeholder{color:#6b7079}
+input[aria-invalid=true]{border:2px solid ${ERROR_INK}}
 .row{display:flex;gap:.5rem}.row>div{flex:1}
-button{margin-top:.9rem;width:100%;padding:.65rem;border:0;border-radius:6px;font:inherit;font-weight:600;cursor:pointer;background:${theme.primary};color:#fff}
-button.secondary{background:#e9ecf1;color:#1b1f24}
-.choices{display:flex;gap:.5rem}.choices button{flex:1}
-table{border-collapse:collapse;font-size:.8rem;margin-top:1rem;width:100%}td{border-top:1px solid #eee;padding:.2rem .3rem;vertical-align:top}
-code{font-size:.8rem}
+button{margin-top:.9rem;width:100%;padding:.65rem;border:0;border-radius:6px;font:inherit;font-weight:600;
+cursor:pointer;background:${theme.primary};color:${theme.onPrimary}}
+button.secondary{background:#e9ecf1;color:${INK}}
+.choices{display:flex;flex-wrap:wrap;gap:.5rem}.choices button{flex:1 1 8rem}
+.back{display:inline-block;margin-top:1rem}
+table{border-collapse:collapse;font-size:.85rem;margin-top:.5rem;width:100%}
+th{text-align:left;font-weight:600}td,th{border-top:1px solid #e3e5e8;padding:.25rem .3rem;vertical-align:top}
+.help{margin-top:1.5rem}.help p{font-size:.9rem}
+code{font-size:.85rem}
 </style>
 </head>
 <body><main>
@@ -76,7 +75,7 @@ export const html = (status: number, title: string, body: string, theme?: Theme)
 });
 export const seeOther = (location: string): PageReply => ({ status: 303, location });
 
-/** A plain message page (unknown link, expired session, already paid...). */
+/** A plain message page with no merchant behind it (the sandbox's own 404). */
 export function notice(status: number, title: string, text: string): PageReply {
 	return html(status, title, `<header><h1>${escapeHtml(title)}</h1></header><p>${escapeHtml(text)}</p>`);
 }

@@ -4,64 +4,93 @@ import { awaitsThreeDs } from "../ledger.js";
 import type { PageForm } from "../page-form.js";
 import type { TransactionRecord } from "../state.js";
 import { threeDsPasswords } from "../test-cards.js";
+import { brandedNotice, brandHeader, brandingOf } from "./branding.js";
 import { linkedTransaction } from "./checkout-page.js";
-import { escapeHtml, html, notice, type PageReply, seeOther } from "./html.js";
+import { escapeHtml, html, type PageReply, seeOther } from "./html.js";
+import { unknownLink } from "./unknown-link.js";
 
-const unknownLink = () =>
-	notice(404, "Unknown authentication link", "This 3-D Secure link does not exist or is incomplete.");
-const notWaiting = (status: string) =>
-	notice(409, "Nothing to authenticate", `This payment is ${status}; it is not waiting for 3-D Secure.`);
+function notWaiting(core: SandboxCore, record: TransactionRecord): PageReply {
+	return brandedNotice(
+		409,
+		brandingOf(core, record),
+		"Nothing to confirm",
+		"This payment is not waiting for a 3-D Secure confirmation any more.",
+		core.browserRedirect(record),
+	);
+}
 
-function render(record: TransactionRecord, error?: string): PageReply {
+/** Renders the challenge; a refused password is never written back into the page. */
+function render(core: SandboxCore, record: TransactionRecord, error?: string): PageReply {
+	const branding = brandingOf(core, record);
 	const amount = `${fromMinorUnits(record.amountMinor).toFixed(2)} ${record.currency}`;
 	const token = `<input type="hidden" name="token" value="${record.pageToken}">`;
 	const action = `/3ds/${record.transactionId}`;
 	const { pass, fail } = threeDsPasswords;
-	const body = `<div class="banner">Sandbox 3-D Secure: <code>${pass}</code> passes, <code>${fail}</code> fails.</div>
-<header><h1>Confirm your payment</h1></header>
+	const invalid = error ? ' aria-invalid="true" aria-describedby="password-error" autofocus' : "";
+	const body = `<div class="banner">Sandbox 3-D Secure: the password <code>${pass}</code> confirms the payment,
+<code>${fail}</code> makes it fail.</div>
+${brandHeader(branding)}
+<h2>Confirm your payment</h2>
 <div class="amount">${escapeHtml(amount)}</div>
-<p>Card ending ${escapeHtml(record.card?.lastFourDigits ?? "")}</p>
-${error ? `<div class="error" role="alert">${escapeHtml(error)}</div>` : ""}
+<p>Your bank asks you to confirm this payment with the card ending ${escapeHtml(record.card?.lastFourDigits ?? "")}.</p>
 <form method="post" action="${action}">
 ${token}
 <label for="password">3-D Secure password</label>
-<input id="password" name="password" type="password" autocomplete="one-time-code">
-<button type="submit" id="submit-password">Submit</button>
+<input id="password" name="password" type="password" autocomplete="one-time-code" required${invalid}>
+${error ? `<p class="field-error" id="password-error" role="alert">${escapeHtml(error)}</p>` : ""}
+<button type="submit" id="submit-password">Confirm</button>
 </form>
 <form method="post" action="${action}" class="choices">
 ${token}
 <button type="submit" class="secondary" name="result" value="pass" id="authenticate">Authenticate</button>
 <button type="submit" class="secondary" name="result" value="fail" id="fail-authentication">Fail authentication</button>
+<button type="submit" class="secondary" name="result" value="cancel" id="cancel">
+Cancel and return to ${escapeHtml(branding.brand)}</button>
 </form>`;
-	return html(error ? 422 : 200, "3-D Secure", body);
+	return html(error ? 422 : 200, `Confirm your payment - ${branding.brand}`, body, branding.theme);
 }
 
 /** GET /3ds/:id: the sandbox's stand-in for the issuer's 3-D Secure challenge. */
-export function showThreeDsPage(core: SandboxCore, id: string, url: URL): PageReply {
+export function showThreeDsPage(core: SandboxCore, id: string, url: URL, referer?: string | null): PageReply {
 	const record = linkedTransaction(core, id, url.searchParams.get("token"));
-	if (!record) return unknownLink();
-	if (!awaitsThreeDs(record)) return notWaiting(record.status);
-	return render(record);
+	if (!record) return unknownLink(core, id, url, referer);
+	if (!awaitsThreeDs(record)) return notWaiting(core, record);
+	return render(core, record);
 }
 
 /**
  * POST /3ds/:id: the outcome, then the IPN and the redirect to the merchant.
  * The buyer types the gateway guide's password (`password`: 123456 passes,
- * 111111 fails), or presses a shortcut (`result`: pass or fail).
+ * 111111 fails), or presses a shortcut (`result`: pass, fail or cancel; cancel
+ * ends the payment as canceled and returns the buyer to cancelUrl).
  */
-export function submitThreeDsPage(core: SandboxCore, id: string, form: PageForm): PageReply {
+export function submitThreeDsPage(
+	core: SandboxCore,
+	id: string,
+	form: PageForm,
+	url: URL,
+	referer?: string | null,
+): PageReply {
 	const record = linkedTransaction(core, id, form.get("token"));
-	if (!record) return unknownLink();
-	if (!awaitsThreeDs(record)) return notWaiting(record.status);
+	if (!record) return unknownLink(core, id, url, referer);
+	if (!awaitsThreeDs(record)) return notWaiting(core, record);
 	const password = form.get("password");
 	const result = password === undefined ? form.get("result") : passwordResult(password);
+	if (result === "cancel") {
+		const canceled = core.ledger.cancelThreeDs(id);
+		return canceled.ok ? seeOther(core.browserRedirect(canceled.value)) : notWaiting(core, record);
+	}
 	if (result !== "pass" && result !== "fail") {
-		const hint = `Enter the sandbox password: ${threeDsPasswords.pass} passes, ${threeDsPasswords.fail} fails.`;
-		const problem = password === undefined ? "Choose Authenticate or Fail authentication." : "Wrong password.";
-		return render(record, `${problem} ${hint}`);
+		const problem =
+			password === undefined
+				? "Choose Authenticate, Fail authentication or Cancel."
+				: password === ""
+					? "Enter your 3-D Secure password."
+					: "That password is wrong. Please type it again.";
+		return render(core, record, problem);
 	}
 	const completed = core.ledger.completeThreeDs(id, result === "pass");
-	return completed.ok ? seeOther(core.browserRedirect(completed.value)) : notWaiting(record.status);
+	return completed.ok ? seeOther(core.browserRedirect(completed.value)) : notWaiting(core, record);
 }
 
 function passwordResult(password: string): "pass" | "fail" | undefined {

@@ -2,7 +2,17 @@ import { referenceForm, type SignedStringForm } from "../canonical.js";
 import { flatStringifiedForm } from "../forms/flat-stringified.js";
 import { nodeSnippetForm } from "../forms/node-snippet.js";
 import { retiredFirstDraftForm } from "../forms/retired-first-draft.js";
-import { type FlatSource, fieldsOf } from "../open.js";
+import { withoutSignature } from "../open.js";
+import { referenceFormOfText } from "../text-form.js";
+
+/** A 2.0 part as received: the signed object, and the text it came from when the text was at hand. */
+export interface FlatSource {
+	/** The signed object (a wrapped answer's `data`), signature included. */
+	fields: Record<string, unknown>;
+	/** The JSON text: the message's own, or the whole answer's when `wrapped`. */
+	text: string | undefined;
+	wrapped: boolean;
+}
 
 /** The signed-string forms the doctor tries. */
 export type SignatureFormName =
@@ -25,7 +35,7 @@ export interface FlatCandidate {
 const asConfigured =
 	(form: SignedStringForm) =>
 	(flat: FlatSource): string =>
-		form(fieldsOf(flat, false));
+		form(withoutSignature(flat.fields));
 
 /** The 2.0 forms in the order tried: the SDK's default first. */
 export const FLAT_CANDIDATES: readonly FlatCandidate[] = [
@@ -37,7 +47,8 @@ export const FLAT_CANDIDATES: readonly FlatCandidate[] = [
 			'as received, every leaf a string as PHP trim() makes it (true -> "1", false and null -> ""), ' +
 			"json_encode escaping",
 		// From the text when it was given: its own nested order and number literals.
-		signedString: (flat) => referenceForm(flat),
+		signedString: (flat) =>
+			flat.text === undefined ? referenceForm(flat.fields) : referenceFormOfText(flat.text, flat.wrapped),
 	},
 	{
 		name: "node-snippet",

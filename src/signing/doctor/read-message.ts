@@ -2,8 +2,8 @@ import { MalformedMessageError } from "../../errors/malformed-message-error.js";
 import { decodePayload, readQuery } from "../callback-url.js";
 import { isPlainObject } from "../canonical.js";
 import { utf8Decode } from "../encoding.js";
-import { TextObject } from "../json-text.js";
-import { type FlatSource, parseFlatText, parseJsonObject } from "../open.js";
+import { parseJsonObject } from "../open.js";
+import type { FlatSource } from "./candidates.js";
 
 /**
  * A signed message as merchants hold it: the raw body (text or bytes), a parsed JSON
@@ -40,19 +40,18 @@ export interface ReceivedMessage {
 	parts: SignedPart[];
 }
 
-function member(source: FlatSource, key: string): unknown {
-	if (!(source instanceof TextObject)) return source[key];
-	const index = source.keys.indexOf(key);
-	return index < 0 ? undefined : source.values[index];
-}
-
-/** The 2.0 part of a flat or wrapped message: a wrapped answer signs `data` (D3), a flat one itself. */
-function flatPart(source: FlatSource, object: Record<string, unknown>): { shape: MessageShape; part: SignedPart } {
-	const data = member(source, "data");
-	if (object.signature === undefined && (data instanceof TextObject || isPlainObject(data))) {
-		return { shape: "wrapped", part: { signVersion: "2.0", flat: data, signature: member(data, "signature") } };
+/** The 2.0 part of a flat or wrapped message: a wrapped answer signs `data`, a flat one itself. */
+function flatPart(
+	object: Record<string, unknown>,
+	text: string | undefined,
+): { shape: MessageShape; part: SignedPart } {
+	const data = object.data;
+	if (object.signature === undefined && isPlainObject(data)) {
+		const flat = { fields: data, text, wrapped: true };
+		return { shape: "wrapped", part: { signVersion: "2.0", flat, signature: data.signature } };
 	}
-	return { shape: "flat", part: { signVersion: "2.0", flat: source, signature: object.signature } };
+	const flat = { fields: object, text, wrapped: false };
+	return { shape: "flat", part: { signVersion: "2.0", flat, signature: object.signature } };
 }
 
 /** Reads a JSON message as `openVerified` does: a string `payload` means 2.1. */
@@ -65,7 +64,7 @@ function readJson(object: Record<string, unknown>, text: string | undefined): Re
 	if ("payload" in object && object.payload !== undefined) {
 		throw new MalformedMessageError("payload must be a JSON string.", "payload");
 	}
-	const { shape, part } = flatPart(text === undefined ? object : parseFlatText(text), object);
+	const { shape, part } = flatPart(object, text);
 	return { shape, readFrom, parts: [part] };
 }
 
@@ -84,8 +83,8 @@ function readCallback(input: URL | URLSearchParams | string | Readonly<Record<st
 	const hasOuter = query.signature !== undefined && query.signature !== "";
 	let inner: SignedPart;
 	try {
-		const flat = parseFlatText(text, "callback payload", "payload");
-		inner = { signVersion: "2.0", flat, signature: member(flat, "signature") };
+		const fields = parseJsonObject(text, "callback payload", "payload");
+		inner = { signVersion: "2.0", flat: { fields, text, wrapped: false }, signature: fields.signature };
 	} catch (error) {
 		// Not a JSON object: it can only be a 2.1 payload, which needs no parsing to verify.
 		if (hasOuter) return { shape: "callback", readFrom: "text", parts: [outer] };

@@ -1,5 +1,4 @@
-import { fail, isPlainObject, type PathStack, type SignedStringForm } from "../canonical.js";
-import { MAX_DEPTH } from "../json-text.js";
+import { fail, isPlainObject, MAX_DEPTH, type PathStack, type SignedStringForm } from "../canonical.js";
 import { phpJsonString, phpTrim } from "../php.js";
 
 function quoted(text: string, path: PathStack): string {

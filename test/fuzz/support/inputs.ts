@@ -1,8 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import { canonicalString, isPlainObject, referenceForm } from "../../../src/signing/canonical.js";
-import { TextObject } from "../../../src/signing/json-text.js";
-import { parseFlatText } from "../../../src/signing/open.js";
+import { referenceFormOfText } from "../../../src/signing/text-form.js";
 import { sameSignedContent } from "../../helpers/signed-content.js";
 import { violation } from "./checks.js";
 import { applyByteMutation, type ByteMutation, byteMutations } from "./mutations.js";
@@ -83,10 +82,9 @@ export function expectAsReceived(received: Body, fields: Record<string, unknown>
 	}
 	let signedForm: string;
 	if (text !== undefined) {
-		const tree = parseFlatText(text);
-		const data = tree.values[tree.keys.indexOf("data")];
-		const wrapped = !tree.keys.includes("signature") && data instanceof TextObject;
-		signedForm = referenceForm(wrapped ? data : tree);
+		const object = JSON.parse(text) as Record<string, unknown>;
+		const wrapped = object.signature === undefined && isPlainObject(object.data);
+		signedForm = referenceFormOfText(text, wrapped);
 	} else {
 		const object = input as Record<string, unknown>;
 		const wrapped = object.signature === undefined && isPlainObject(object.data);

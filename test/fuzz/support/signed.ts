@@ -1,10 +1,10 @@
 import { createPublicKey, verify } from "node:crypto";
 import fc from "fast-check";
-import { canonicalString, referenceForm } from "../../../src/signing/canonical.js";
-import { parseJsonText, TextNumber, TextObject, type TextValue } from "../../../src/signing/json-text.js";
+import { canonicalString } from "../../../src/signing/canonical.js";
 import { loadPrivateKey, loadPublicKey } from "../../../src/signing/keys.js";
-import { parseFlatText } from "../../../src/signing/open.js";
 import { sealMessage, signText } from "../../../src/signing/seal.js";
+import { referenceFormOfText } from "../../../src/signing/text-form.js";
+import { parseJsonText, TextNumber, TextObject, type TextValue } from "../../helpers/json-text.js";
 import { keys, vector } from "../../helpers/vectors.js";
 import { awkwardNumber, awkwardString, jsonObject } from "../../signing/arbitraries.js";
 import { checkoutCreated, ids, refund, transaction } from "../../support/gateway-messages.js";
@@ -207,7 +207,7 @@ function gatewayTexts(fields: fc.Arbitrary<Record<string, unknown>>): fc.Arbitra
 			for (const edit of edits) applyTreeMutation(root, edit as TreeMutation);
 			let signedString: string;
 			try {
-				signedString = referenceForm(parseFlatText(write(root.node)));
+				signedString = referenceFormOfText(write(root.node));
 			} catch {
 				return undefined;
 			}

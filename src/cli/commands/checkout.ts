@@ -1,0 +1,184 @@
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { ConfigurationError } from "../../errors/configuration-error.js";
+import { ConnectionError } from "../../errors/connection-error.js";
+import { type FieldIssue, RequestValidationError } from "../../errors/request-validation-error.js";
+import { redactText } from "../../internal/redact.js";
+import { DEMO_SHOP_PATH } from "../../sandbox/pages/demo-shop.js";
+import { type Command, parse } from "../command.js";
+import { FLAGS, signVersionFlag } from "../flags.js";
+import { CliError, EXIT, usageError } from "../io.js";
+import { readPrivateKeyFile, readPublicKeyFile } from "../keys.js";
+import { describeFailure } from "./failure.js";
+import { KEY_FILES } from "./sandbox.js";
+
+/** The flag that sets each request field or client option, so an error names what to change. */
+const FLAG_OF: Record<string, string> = {
+	baseUrl: "--sandbox-url",
+	merchantId: "--merchant-id",
+	privateKey: "--key",
+	gatewayPublicKey: "--gateway-key",
+	signVersion: "--sign-version",
+	amount: "--amount",
+	currency: "--currency",
+	orderRef: "--order-ref",
+	orderDescription: "--description",
+	callbackUrl: "--callback-url",
+	notificationUrl: "--notification-url",
+	cancelUrl: "--cancel-url",
+	errorUrl: "--error-url",
+	brandName: "--brand-name",
+	colorMode: "--color-mode",
+};
+
+const describeIssues = (issues: readonly FieldIssue[]) =>
+	issues.map((issue) => `${FLAG_OF[issue.field] ?? issue.field} ${issue.message}`).join("; ");
+
+export const checkout: Command = {
+	name: "checkout",
+	summary: "Create a checkout in a running sandbox and print its payment link",
+	help: `Usage: merchant-gateway checkout create --sandbox-url <url> --amount <n> --currency <code> [options]
+
+Creates a hosted checkout session through the SDK's own client, in a sandbox
+started with \`merchant-gateway sandbox\`, and prints its transaction id and the
+payment link to open in a browser. The answer's signature is verified with the
+gateway's public key, as your server would. Without the URL flags the buyer
+returns to the sandbox's stand-in shop pages and the IPN goes to its stand-in
+IPN route, which verifies and acknowledges it.
+
+Options:
+      --sandbox-url <url>     The sandbox's URL, as it prints it (its --public-url
+                              when it has one)
+      --amount <n>            Amount in major units, up to 2 decimals: 10.00
+      --currency <code>       ISO 4217 code: EUR
+  -m, --merchant-id <id>      Default: sandbox-merchant (the sandbox's default)
+  -k, --key <file>            The merchant's private key to sign with (PEM or
+                              base64 DER)
+      --passphrase <p>        Passphrase of an encrypted --key
+  -g, --gateway-key <file>    The gateway's public key (PEM or base64 DER)
+      --keys-dir <dir>        Where \`sandbox --keys-dir\` wrote the keys: gives
+                              --key (${KEY_FILES.merchantPrivate}) and --gateway-key
+                              (${KEY_FILES.gatewayPublic}) when they are not given
+  -v, --sign-version <v>      2.0 or 2.1. Default: 2.0
+      --order-ref <ref>       Default: cli- and a random suffix
+      --description <text>    Shown on the hosted page. Default: Order from the CLI
+      --callback-url <url>    Where the buyer returns after paying
+      --notification-url <u>  Where the IPN goes
+      --cancel-url <url>      Where the buyer goes on Cancel
+      --error-url <url>       Where the buyer goes when the payment fails
+                              (the four default to the sandbox's stand-in shop)
+      --brand-name <name>     Shown on the hosted page instead of the account's
+      --color-mode <c>        primary---accent---background colours of the page
+      --json                  Print the result as JSON
+  -h, --help                  Show this help
+
+Exit codes: 0 created, 1 refused or not verified, 2 bad usage, 130 Ctrl+C (the
+checkout may then exist: look for its --order-ref in the sandbox's log).`,
+	async run(args, io) {
+		const { values, positionals } = parse(
+			args,
+			{
+				"sandbox-url": { type: "string" },
+				amount: { type: "string" },
+				currency: { type: "string" },
+				"merchant-id": FLAGS.merchantId,
+				key: FLAGS.key,
+				passphrase: FLAGS.passphrase,
+				"gateway-key": FLAGS.gatewayKey,
+				"keys-dir": FLAGS.keysDir,
+				"sign-version": FLAGS.signVersion,
+				"order-ref": { type: "string" },
+				description: { type: "string" },
+				"callback-url": { type: "string" },
+				"notification-url": { type: "string" },
+				"cancel-url": { type: "string" },
+				"error-url": { type: "string" },
+				"brand-name": { type: "string" },
+				"color-mode": { type: "string" },
+				json: FLAGS.json,
+			},
+			{ command: this.name, io },
+		);
+		if (values.help) {
+			io.stdout(`${this.help}\n`);
+			return EXIT.ok;
+		}
+		const [action, ...rest] = positionals;
+		if (action !== "create")
+			throw usageError(action ? `unknown action ${action}; use create` : "give an action: create");
+		if (rest.length > 0) throw usageError(`unexpected argument ${rest[0]}`);
+		const sandboxUrl = values["sandbox-url"];
+		if (!sandboxUrl) throw usageError("--sandbox-url <url> is required");
+		const origin = sandboxOrigin(sandboxUrl);
+		if (values.amount === undefined) throw usageError("--amount <n> is required");
+		if (!/^\d{1,15}(\.\d{1,2})?$/.test(values.amount))
+			throw usageError("--amount must be a decimal number with at most 2 decimals, such as 10.00");
+		if (!values.currency) throw usageError("--currency <code> is required");
+		const signVersion = signVersionFlag(values["sign-version"]);
+		const keysDir = values["keys-dir"];
+		const keyFlag = values.key === undefined && keysDir ? "--keys-dir" : "--key";
+		const gatewayFlag = values["gateway-key"] === undefined && keysDir ? "--keys-dir" : "--gateway-key";
+		const privateKey = await readPrivateKeyFile(
+			keyFlag,
+			values.key ?? (keysDir && join(keysDir, KEY_FILES.merchantPrivate)),
+			values.passphrase,
+		);
+		const gatewayPublicKey = await readPublicKeyFile(
+			gatewayFlag,
+			values["gateway-key"] ?? (keysDir && join(keysDir, KEY_FILES.gatewayPublic)),
+		);
+		const shop = `${origin}${DEMO_SHOP_PATH}`;
+		const orderRef = values["order-ref"] ?? `cli-${randomBytes(6).toString("hex")}`;
+		const { GatewayClient } = await import("../../client.js");
+		try {
+			const gateway = new GatewayClient({
+				baseUrl: origin,
+				merchantId: values["merchant-id"] ?? "sandbox-merchant",
+				privateKey,
+				gatewayPublicKey,
+				signVersion,
+				allowLoopbackHttp: true,
+			});
+			const session = await gateway.checkout.create({
+				orderRef,
+				amount: Number(values.amount),
+				currency: values.currency,
+				paymentMethod: "checkout",
+				orderDescription: values.description ?? "Order from the CLI",
+				callbackUrl: values["callback-url"] ?? `${shop}/callback`,
+				notificationUrl: values["notification-url"] ?? `${shop}/ipn`,
+				cancelUrl: values["cancel-url"] ?? `${shop}/cancel`,
+				errorUrl: values["error-url"] ?? `${shop}/error`,
+				...(values["brand-name"] === undefined ? {} : { brandName: values["brand-name"] }),
+				...(values["color-mode"] === undefined ? {} : { colorMode: values["color-mode"] }),
+			});
+			const result = { orderRef, transactionId: session.transactionId, paymentLink: session.paymentLink };
+			io.stdout(
+				values.json
+					? `${JSON.stringify(result, null, 2)}\n`
+					: `order ref:      ${orderRef}\ntransaction id: ${session.transactionId}\npayment link:\n${session.paymentLink}\n`,
+			);
+			return EXIT.ok;
+		} catch (error) {
+			if (error instanceof ConfigurationError || error instanceof RequestValidationError)
+				throw new CliError(redactText(describeIssues(error.issues)), EXIT.usage);
+			const unreachable = error instanceof ConnectionError || (error as Error).cause instanceof ConnectionError;
+			const hint = unreachable ? ` (is the sandbox running at --sandbox-url ${origin}?)` : "";
+			throw new CliError(`${describeFailure(error)}${hint}`);
+		}
+	},
+};
+
+/** --sandbox-url: the sandbox's origin (the client appends /v2/...). */
+function sandboxOrigin(value: string): string {
+	let url: URL;
+	try {
+		url = new URL(value);
+	} catch {
+		throw usageError("--sandbox-url must be an absolute URL such as http://127.0.0.1:8080");
+	}
+	if (url.protocol !== "https:" && url.protocol !== "http:") throw usageError("--sandbox-url must be an http(s) URL");
+	if (url.pathname !== "/" || url.search || url.hash || url.username || url.password)
+		throw usageError("--sandbox-url must be the sandbox's origin, without a path, query, fragment or credentials");
+	return url.origin;
+}

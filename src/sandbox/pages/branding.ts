@@ -1,0 +1,54 @@
+import type { SandboxCore } from "../core.js";
+import type { TransactionRecord } from "../state.js";
+import { escapeHtml, html, type PageReply } from "./html.js";
+import { type Theme, themeFrom } from "./theme.js";
+
+/** What a page shows of the merchant: name, logo, colours, and the way back to the shop. */
+export interface Branding {
+	brand: string;
+	/** Only https:, http: and data:image URLs; anything else is left out. */
+	logo: string | undefined;
+	theme: Theme;
+}
+
+/** The merchant's branding for a transaction: the request's overrides, else the account's. */
+export function brandingOf(core: SandboxCore, record: TransactionRecord): Branding {
+	const merchant = core.merchantOf(record);
+	const logo = record.request.logoSource ?? merchant.logoSource;
+	return {
+		brand: record.request.brandName ?? merchant.brandName,
+		logo: logo && /^(https?:|data:image\/)/i.test(logo) ? logo : undefined,
+		theme: themeFrom(record.request.colorMode),
+	};
+}
+
+/** The shop's site, for a visitor who did not prove they hold the link: the callback URL's origin. */
+export function shopHome(record: TransactionRecord): string {
+	return `${new URL(record.request.callbackUrl).origin}/`;
+}
+
+/** The page header: logo and the merchant's name as the page's heading. */
+export function brandHeader(branding: Branding): string {
+	const logo = branding.logo ? `<img src="${escapeHtml(branding.logo)}" alt="">` : "";
+	return `<header>${logo}<h1>${escapeHtml(branding.brand)}</h1></header>`;
+}
+
+/** A link back to the shop. */
+export function backLink(href: string, brand: string): string {
+	return `<a class="back" id="back-to-shop" href="${escapeHtml(href)}">Return to ${escapeHtml(brand)}</a>`;
+}
+
+/** A message page in the merchant's colours, with the way back to the shop. */
+export function brandedNotice(
+	status: number,
+	branding: Branding,
+	title: string,
+	text: string,
+	back: string | undefined,
+): PageReply {
+	const body = `${brandHeader(branding)}
+<h2>${escapeHtml(title)}</h2>
+<p>${escapeHtml(text)}</p>
+${back === undefined ? "" : backLink(back, branding.brand)}`;
+	return html(status, `${title} - ${branding.brand}`, body, branding.theme);
+}

@@ -1,0 +1,271 @@
+import { MalformedMessageError } from "../errors/malformed-message-error.js";
+import { fail, isListKeys, MAX_DEPTH, type PathStack } from "./canonical.js";
+import { naturalCompare, phpJsonString, phpNumberString, phpTrim } from "./php.js";
+
+/**
+ * The reference form of a 2.0 message written straight from its JSON text, in one pass.
+ *
+ * The text decides what `JSON.parse` loses: member order at every depth and number literals.
+ * The object that `JSON.parse` made from the same text supplies the decoded strings, and each
+ * string is trimmed in that object as it is written, so what the verifier hands out is exactly
+ * what was signed. Only for text `JSON.parse` has just accepted: the reader trusts its syntax
+ * and checks only what `JSON.parse` does not (duplicate member names, nesting depth).
+ */
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_LIST = 0x5b;
+const CLOSE_LIST = 0x5d;
+
+type Container = Record<string, unknown> | unknown[];
+
+function quoted(text: string, path: PathStack): string {
+	const json = phpJsonString(text);
+	if (json === undefined) fail(path, "text must be well-formed Unicode (it has a lone surrogate)");
+	return json;
+}
+
+/** A number literal ends at a delimiter: `,`, `}`, `]` or white space (the text is valid JSON). */
+function endsNumber(unit: number): boolean {
+	return unit === 0x2c || unit === CLOSE_OBJECT || unit === CLOSE_LIST || unit <= 0x20 || Number.isNaN(unit);
+}
+
+class TextFormWriter {
+	at = 0;
+	readonly text: string;
+	readonly path: PathStack = [];
+
+	constructor(text: string) {
+		this.text = text;
+	}
+
+	/** Skips white space; returns the code unit it stops at. */
+	next(): number {
+		const text = this.text;
+		let at = this.at;
+		let unit = text.charCodeAt(at);
+		while (unit === 0x20 || unit === 0x0a || unit === 0x0d || unit === 0x09) unit = text.charCodeAt(++at);
+		this.at = at;
+		return unit;
+	}
+
+	/** Moves past the string that starts here; returns the index of its closing quote. */
+	skipString(): number {
+		const text = this.text;
+		let end = this.at;
+		for (;;) {
+			end = text.indexOf('"', end + 1);
+			let before = end - 1;
+			while (text.charCodeAt(before) === BACKSLASH) before--;
+			// An even run of backslashes escapes itself, not the quote.
+			if ((end - 1 - before) % 2 === 0) break;
+		}
+		this.at = end + 1;
+		return end;
+	}
+
+	memberName(): string {
+		const start = this.at;
+		const end = this.skipString();
+		const raw = this.text.slice(start + 1, end);
+		return raw.includes("\\") ? (JSON.parse(this.text.slice(start, end + 1)) as string) : raw;
+	}
+
+	/** Moves past the value that starts here without writing it. */
+	skipValue(): void {
+		const unit = this.next();
+		if (unit === QUOTE) return void this.skipString();
+		if (unit !== OPEN_OBJECT && unit !== OPEN_LIST) {
+			while (!endsNumber(this.text.charCodeAt(this.at))) this.at++;
+			return;
+		}
+		let depth = 0;
+		for (;;) {
+			const at = this.next();
+			if (at === QUOTE) {
+				this.skipString();
+				continue;
+			}
+			this.at++;
+			if (at === OPEN_OBJECT || at === OPEN_LIST) depth++;
+			else if ((at === CLOSE_OBJECT || at === CLOSE_LIST) && --depth === 0) return;
+		}
+	}
+
+	/** Writes the value that starts here; `container[key]` is what `JSON.parse` read for it. */
+	value(container: Container, key: string | number, depth: number): string {
+		const unit = this.next();
+		const text = this.text;
+		switch (unit) {
+			case QUOTE: {
+				this.skipString();
+				const read = (container as Record<string, unknown>)[key] as string;
+				const trimmed = phpTrim(read);
+				if (trimmed !== read) (container as Record<string, unknown>)[key] = trimmed;
+				return quoted(trimmed, this.path);
+			}
+			case OPEN_OBJECT:
+				return this.object((container as Record<string, unknown>)[key] as Record<string, unknown>, depth + 1);
+			case OPEN_LIST:
+				return this.list((container as Record<string, unknown>)[key] as unknown[], depth + 1);
+			case 0x74: // true
+				this.at += 4;
+				return '"1"';
+			case 0x66: // false
+				this.at += 5;
+				return '""';
+			case 0x6e: // null
+				this.at += 4;
+				return '""';
+		}
+		const start = this.at;
+		while (!endsNumber(text.charCodeAt(this.at))) this.at++;
+		const written = phpNumberString(text.slice(start, this.at));
+		if (written === undefined) fail(this.path, "numbers must be finite");
+		return `"${written}"`;
+	}
+
+	deeper(depth: number): void {
+		if (depth >= MAX_DEPTH) fail(this.path, `nesting deeper than ${MAX_DEPTH} levels is not allowed`);
+	}
+
+	list(items: unknown[], depth: number): string {
+		this.deeper(depth);
+		this.at++;
+		if (this.next() === CLOSE_LIST) {
+			this.at++;
+			return "[]";
+		}
+		let out = "[";
+		for (let index = 0; ; index++) {
+			this.path.push(index);
+			out += (index > 0 ? "," : "") + this.value(items, index, depth);
+			this.path.pop();
+			const unit = this.next();
+			this.at++;
+			if (unit === CLOSE_LIST) return `${out}]`;
+		}
+	}
+
+	/** The members of the object that starts here, each name with its written value, in the text's order. */
+	members(object: Record<string, unknown>, depth: number, skip?: string): [string[], string[]] {
+		this.deeper(depth);
+		const names: string[] = [];
+		const written: string[] = [];
+		const objectStart = this.at;
+		this.at++;
+		let count = 0;
+		if (this.next() === CLOSE_OBJECT) this.at++;
+		else
+			for (;;) {
+				const name = this.memberName();
+				this.next();
+				this.at++; // the colon
+				count++;
+				if (name === skip) this.skipValue();
+				else {
+					this.path.push(name);
+					written.push(this.value(object, name, depth));
+					this.path.pop();
+					names.push(name);
+				}
+				const unit = this.next();
+				this.at++;
+				if (unit === CLOSE_OBJECT) break;
+				this.next();
+			}
+		// JSON.parse keeps one member per name: fewer own keys than members means a name repeats.
+		if (count !== Object.keys(object).length) {
+			const where = this.path.length === 0 ? "" : ` (in ${this.path.join(".")})`;
+			throw new MalformedMessageError(
+				`The message is not valid JSON: duplicate member name at position ${objectStart}${where}.`,
+			);
+		}
+		return [names, written];
+	}
+
+	object(object: Record<string, unknown>, depth: number): string {
+		const [names, written] = this.members(object, depth);
+		if (isListKeys(names)) return `[${written.join(",")}]`;
+		let out = "{";
+		for (let i = 0; i < names.length; i++) {
+			const name = names[i] as string;
+			this.path.push(name);
+			out += `${i > 0 ? "," : ""}${quoted(name, this.path)}:${written[i]}`;
+			this.path.pop();
+		}
+		return `${out}}`;
+	}
+
+	/** The signed string of the message object that starts here: its top level in PHP's natural order. */
+	message(object: Record<string, unknown>): string {
+		const [names, written] = this.members(object, 0, "signature");
+		const order = names.map((_, i) => i);
+		order.sort((a, b) => naturalCompare(names[a] as string, names[b] as string));
+		// No names, or names 0..n-1, make a list, as for nested objects (never so in a real message).
+		const first = order.length === 0 ? "0" : names[order[0] as number];
+		if (first === "0" && isListKeys(order.map((i) => names[i] as string))) {
+			return `[${order.map((i) => written[i]).join(",")}]`;
+		}
+		let out = "{";
+		for (const i of order) {
+			const name = names[i] as string;
+			this.path.push(name);
+			out += `${out.length > 1 ? "," : ""}${quoted(name, this.path)}:${written[i]}`;
+			this.path.pop();
+		}
+		return `${out}}`;
+	}
+}
+
+/**
+ * The signed string of a flat 2.0 message given as text, and `parsed`, what `JSON.parse` read from
+ * that text, with every string trimmed in place. The top-level `signature` is left out and untouched.
+ * @internal
+ */
+export function textReferenceForm(text: string, parsed: Record<string, unknown>): string {
+	const writer = new TextFormWriter(text);
+	writer.next();
+	return writer.message(parsed);
+}
+
+/**
+ * The signed string of the `data` object of a wrapped 2.0 answer given as text, trimming the strings
+ * of `parsed.data` in place; the wrapper's own members are skipped as they are not signed.
+ * @internal
+ */
+export function wrappedTextReferenceForm(text: string, parsed: Record<string, unknown>): string {
+	const writer = new TextFormWriter(text);
+	writer.next();
+	writer.at++;
+	let signed: string | undefined;
+	let count = 0;
+	for (let unit = writer.next(); unit !== CLOSE_OBJECT; unit = writer.next()) {
+		if (unit === 0x2c) writer.at++;
+		writer.next();
+		const name = writer.memberName();
+		writer.next();
+		writer.at++; // the colon
+		count++;
+		if (name === "data" && writer.next() === OPEN_OBJECT)
+			signed = writer.message(parsed.data as Record<string, unknown>);
+		else writer.skipValue();
+	}
+	if (count !== Object.keys(parsed).length) {
+		throw new MalformedMessageError("The message is not valid JSON: duplicate member name at position 0.");
+	}
+	if (signed === undefined) throw new MalformedMessageError("A wrapped answer must have a data object.", "data");
+	return signed;
+}
+
+/**
+ * The reference form of a 2.0 message text (of its `data` when `wrapped`), read from a fresh
+ * `JSON.parse` of the same text. For callers that only need the string, such as the doctor.
+ * @internal
+ */
+export function referenceFormOfText(text: string, wrapped = false): string {
+	const parsed = JSON.parse(text) as Record<string, unknown>;
+	return wrapped ? wrappedTextReferenceForm(text, parsed) : textReferenceForm(text, parsed);
+}
