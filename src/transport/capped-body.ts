@@ -1,13 +1,14 @@
 /**
- * A response whose body stops at a byte limit, counted as the body stream yields its bytes, that is
+ * Responses whose body stops at a byte limit, counted as the body stream yields its bytes, that is
  * after fetch undid any content encoding. Past the limit the stream fails and is cancelled, which
  * closes the connection: an endless response or a decompression bomb costs at most the limit and one
- * chunk. `exceeded` tells a body that was cut from one that failed for another reason.
+ * chunk. (A set rather than a `Response` subclass: naming `Response` while the SDK loads would load
+ * Node's fetch implementation on import.)
  */
-export class CappedResponse extends Response {
-	/** True once the body passed the limit; reading it then failed with {@link BodyTooLargeError}. */
-	exceeded = false;
-}
+const cut = new WeakSet<Response>();
+
+/** Whether `response`'s body passed its limit, so that reading it failed with {@link BodyTooLargeError}. */
+export const wasCut = (response: Response): boolean => cut.has(response);
 
 /** What reading a capped body fails with past its limit. */
 export class BodyTooLargeError extends RangeError {
@@ -31,13 +32,13 @@ export function capBody(response: Response, limitBytes: number): Response {
 			if (done) return controller.close();
 			size += value.byteLength;
 			if (size <= limitBytes) return controller.enqueue(value);
-			capped.exceeded = true;
+			cut.add(capped);
 			controller.error(new BodyTooLargeError(limitBytes));
 			await reader.cancel();
 		},
 		cancel: (reason) => reader.cancel(reason),
 	});
 	const init = { status: response.status, statusText: response.statusText, headers: response.headers };
-	const capped = new CappedResponse(body, init);
+	const capped = new Response(body, init);
 	return capped;
 }

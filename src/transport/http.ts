@@ -1,7 +1,7 @@
 import type { BeforeRetryState, RetryOptions } from "ky";
 import type { EndpointKind } from "../endpoints.js";
 import type { SignVersion } from "../signing/seal.js";
-import { BodyTooLargeError, CappedResponse, capBody } from "./capped-body.js";
+import { BodyTooLargeError, capBody, wasCut } from "./capped-body.js";
 import { failedBeforeSending } from "./network-failure.js";
 import type { Observer } from "./observer.js";
 import { queryRetry } from "./retry.js";
@@ -194,7 +194,7 @@ export class Transport {
 		} catch (error) {
 			if (error instanceof HTTPError) {
 				const failed = error.response as Response;
-				const cut = failed instanceof CappedResponse && failed.exceeded;
+				const cut = wasCut(failed);
 				const text = cut ? undefined : typeof error.data === "string" ? error.data : "";
 				return { status: failed.status, headers: failed.headers, text };
 			}

@@ -1,4 +1,5 @@
 import type { RetryOptions } from "ky";
+import { wasCut } from "./capped-body.js";
 import { isSignatureRefusal } from "./signature-refusal.js";
 
 /**
@@ -19,7 +20,7 @@ export const BACKOFF_LIMIT_MS = 8_000;
 
 /** What the retry decision reads from a failed attempt's response (ky's `HTTPError`). */
 interface FailedResponse {
-	response: Response & { exceeded?: boolean };
+	response: Response;
 	/** The body text ky read (undefined when empty, unreadable or cut). */
 	data: unknown;
 }
@@ -42,7 +43,7 @@ export function queryRetry(limit: number, baseDelayMs: number): RetryOptions {
 		shouldRetry: ({ error }) => {
 			if (!isFailedResponse(error)) return undefined;
 			const { response, data } = error;
-			if (response.exceeded) return false;
+			if (wasCut(response)) return false;
 			if (typeof data === "string" && isSignatureRefusal(response.status, data)) return false;
 			const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
 			if (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_MS) return false;
