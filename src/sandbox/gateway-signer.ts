@@ -1,7 +1,7 @@
 import { ENDPOINTS, type EndpointDefinition, type EndpointName } from "../endpoints.js";
 import type { SignedStringForm } from "../signing/canonical.js";
 import { type PrivateKey, toPrivateKey } from "../signing/keys.js";
-import { type SealOptions, type SignVersion, sealMessage } from "../signing/seal.js";
+import { type SealOptions, type SignVersion, sealMessage, sealWrapped } from "../signing/seal.js";
 import type { AnswerOf } from "./answers.js";
 
 /** The unsigned `status` and `message` around the signed `data` of a wrapped answer. */
@@ -55,7 +55,6 @@ export class GatewaySigner {
 		data: Record<string, unknown>,
 		signVersion: SignVersion,
 	): Record<string, unknown> {
-		const sealed = sealMessage(data, this.sealOptions(signVersion));
-		return signVersion === "2.1" ? { status, message, ...sealed } : { status, message, data: sealed };
+		return { ...sealWrapped(status, message, data, this.sealOptions(signVersion)) };
 	}
 }
