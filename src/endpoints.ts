@@ -1,27 +1,53 @@
+import type * as z from "zod/mini";
+import type { LazySchema } from "./schemas/lazy.js";
 import {
+	cardChargeParamsSchema,
 	cardChargeRequestSchema,
+	checkoutParamsSchema,
 	checkoutRequestSchema,
+	type RequestSchemaOptions,
+	refundParamsSchema,
+	refundQueryParamsSchema,
 	refundQueryRequestSchema,
 	refundRequestSchema,
+	transactionQueryParamsSchema,
 	transactionQueryRequestSchema,
 } from "./schemas/requests.js";
 import { refundSchema, transactionSchema } from "./schemas/resources.js";
 import { cardChargeDataSchema, checkoutCreatedFieldsSchema, refundCreatedDataSchema } from "./schemas/responses.js";
 
+/** What the table says about one endpoint (each row satisfies this). */
+export interface EndpointRow {
+	/** The path under the base URL. Every endpoint is a JSON POST. */
+	readonly path: string;
+	/**
+	 * `create` changes money or state at the gateway: it is sent once and never retried, and a create
+	 * that may have been sent but brought back no verified response has an unknown outcome. `query`
+	 * changes nothing: it is retried, and its response must always be signed.
+	 */
+	readonly kind: "create" | "query";
+	/** `flat` responses are signed whole; `wrapped` ones are `{ status, message, data }` with only `data` signed. */
+	readonly envelope: "flat" | "wrapped";
+	/** What the request makes or asks for, as error messages name it ("The refund may or may not..."). */
+	readonly what: string;
+	/**
+	 * `required`: the message always carries the client's `merchantId`. `optional`: the spec's table has
+	 * none (the gateway finds the merchant through the transaction), so it is sent only when the client's
+	 * `alwaysSendMerchantId` asks.
+	 */
+	readonly merchantId: "required" | "optional";
+	/** What a merchant passes to the SDK's method: the message without `merchantId`, strict about unknown keys. */
+	readonly params: (options?: RequestSchemaOptions) => z.core.$ZodType;
+	/** The message the gateway receives (without `signature` and `signVersion`); the sandbox validates with it. */
+	readonly request: (options?: RequestSchemaOptions) => z.core.$ZodType;
+	/** The signed fields of a success response (a wrapped response's `data`). */
+	readonly answer: LazySchema<z.core.$ZodType>;
+}
+
 /**
- * The gateway's five endpoints: the one place that says what each is. The
- * client's request pipeline, the sandbox's router and the test gateway all read
- * this table; adding an endpoint starts with a row here.
- *
- * - `kind`: a `create` changes money or state at the gateway, so it is never
- *   retried once it may have been sent, and an answer that cannot be verified
- *   leaves its outcome unknown. A `query` changes nothing: it is retried, and its
- *   answer must always be signed.
- * - `envelope`: `flat` answers are signed whole; `wrapped` answers are
- *   `{ status, message, data }` with only `data` signed.
- * - `request`: the message the gateway receives (without `signature` and
- *   `signVersion`), as a schema factory taking the loopback-http option.
- * - `answer`: the signed fields of a success answer.
+ * The gateway's five endpoints: the one place that says what each is. The client's request pipeline,
+ * the sandbox's router and the test gateways read this table; adding an endpoint starts with a row
+ * here (see "Adding an endpoint" in the README).
  */
 export const ENDPOINTS = {
 	checkout: {
@@ -29,6 +55,8 @@ export const ENDPOINTS = {
 		kind: "create",
 		envelope: "flat",
 		what: "The checkout session",
+		merchantId: "required",
+		params: checkoutParamsSchema,
 		request: checkoutRequestSchema,
 		answer: checkoutCreatedFieldsSchema,
 	},
@@ -37,6 +65,8 @@ export const ENDPOINTS = {
 		kind: "create",
 		envelope: "wrapped",
 		what: "The card charge",
+		merchantId: "required",
+		params: cardChargeParamsSchema,
 		request: cardChargeRequestSchema,
 		answer: cardChargeDataSchema,
 	},
@@ -45,6 +75,8 @@ export const ENDPOINTS = {
 		kind: "query",
 		envelope: "flat",
 		what: "The transaction query",
+		merchantId: "optional",
+		params: transactionQueryParamsSchema,
 		request: transactionQueryRequestSchema,
 		answer: transactionSchema,
 	},
@@ -53,6 +85,8 @@ export const ENDPOINTS = {
 		kind: "create",
 		envelope: "wrapped",
 		what: "The refund",
+		merchantId: "optional",
+		params: refundParamsSchema,
 		request: refundRequestSchema,
 		answer: refundCreatedDataSchema,
 	},
@@ -61,19 +95,28 @@ export const ENDPOINTS = {
 		kind: "query",
 		envelope: "wrapped",
 		what: "The refund query",
+		merchantId: "optional",
+		params: refundQueryParamsSchema,
 		request: refundQueryRequestSchema,
 		answer: refundSchema,
 	},
-} as const;
+} as const satisfies Record<string, EndpointRow>;
 
 /** An endpoint's name in {@link ENDPOINTS}. */
 export type EndpointName = keyof typeof ENDPOINTS;
 /** One row of {@link ENDPOINTS}. */
 export type EndpointDefinition<N extends EndpointName = EndpointName> = (typeof ENDPOINTS)[N];
 /** Whether an endpoint changes state at the gateway (`create`) or only reads it (`query`). */
-export type EndpointKind = EndpointDefinition["kind"];
-/** Whether an answer is signed whole (`flat`) or only its `data` (`wrapped`). */
-export type Envelope = EndpointDefinition["envelope"];
+export type EndpointKind = EndpointRow["kind"];
+/** Whether a response is signed whole (`flat`) or only its `data` (`wrapped`). */
+export type Envelope = EndpointRow["envelope"];
+/** What a merchant passes for endpoint `N`. */
+export type ParamsOf<N extends EndpointName> = z.input<ReturnType<(typeof ENDPOINTS)[N]["params"]>>;
+/** The message endpoint `N` sends, after validation. */
+export type MessageOf<N extends EndpointName> = z.output<ReturnType<(typeof ENDPOINTS)[N]["request"]>>;
+/** The signed fields of endpoint `N`'s success response, after validation. */
+export type ResponseDataOf<N extends EndpointName> =
+	(typeof ENDPOINTS)[N]["answer"] extends LazySchema<infer S> ? z.output<S> : never;
 
 /** The endpoint served at `path`, if any (a trailing slash is ignored). */
 export function endpointAt(path: string): EndpointName | undefined {

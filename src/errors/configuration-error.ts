@@ -1,4 +1,5 @@
-import { errorKind, GatewayError } from "./gateway-error.js";
+import { errorKind } from "./gateway-error.js";
+import { InvalidInputError } from "./invalid-input-error.js";
 import type { FieldIssue } from "./request-validation-error.js";
 
 /**
@@ -6,7 +7,7 @@ import type { FieldIssue } from "./request-validation-error.js";
  * a negative timeout...), the notification handler's or its store's. Thrown when
  * the object is made, before any request is sent or served.
  */
-export class ConfigurationError extends GatewayError {
+export class ConfigurationError extends InvalidInputError {
 	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "ConfigurationError";
 	/** Every failing option with its rule; never the option's value. */

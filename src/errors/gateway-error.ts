@@ -2,7 +2,7 @@ const ERROR_KIND = Symbol.for("merchant-gateway.error-kind");
 
 /** What every SDK error can tell about the HTTP exchange it came from. */
 export interface GatewayErrorContext {
-	/** HTTP status of the gateway's answer, when there was one. */
+	/** HTTP status of the gateway's response, when there was one. */
 	status?: number | undefined;
 	/** Request path, such as `/v2/refund`, when the error belongs to a request. */
 	path?: string | undefined;
@@ -23,7 +23,7 @@ export interface GatewayErrorContext {
 export class GatewayError extends Error {
 	/** @internal The name `instanceof` recognises across builds. */
 	static readonly [ERROR_KIND]: string = "GatewayError";
-	/** HTTP status of the gateway's answer, when there was one. */
+	/** HTTP status of the gateway's response, when there was one. */
 	readonly status: number | undefined;
 	/** Request path, when the error belongs to a request. */
 	readonly path: string | undefined;

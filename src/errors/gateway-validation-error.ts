@@ -1,6 +1,7 @@
-import { errorKind, GatewayError, type GatewayErrorContext } from "./gateway-error.js";
+import { errorKind, type GatewayErrorContext } from "./gateway-error.js";
+import { GatewayRefusalError } from "./gateway-refusal-error.js";
 
-/** One field the gateway refused, as its 422 answer lists it. */
+/** One field the gateway refused, as its 422 response lists it. */
 export interface GatewayFieldError {
 	/** The field's name, as the gateway spells it (`orderRef`). */
 	field: string;
@@ -9,7 +10,7 @@ export interface GatewayFieldError {
 }
 
 /** The gateway refused the request's fields (HTTP 422 with an `errors` array). */
-export class GatewayValidationError extends GatewayError {
+export class GatewayValidationError extends GatewayRefusalError {
 	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "GatewayValidationError";
 	/** Each refused field with the gateway's messages. */

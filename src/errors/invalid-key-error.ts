@@ -1,4 +1,5 @@
-import { errorKind, GatewayError } from "./gateway-error.js";
+import { errorKind } from "./gateway-error.js";
+import { InvalidInputError } from "./invalid-input-error.js";
 
 /** Why a key was refused. */
 export type InvalidKeyReason =
@@ -14,7 +15,7 @@ export type InvalidKeyReason =
  * A key could not be loaded or is not allowed. The message names the rule that
  * failed and never contains key material.
  */
-export class InvalidKeyError extends GatewayError {
+export class InvalidKeyError extends InvalidInputError {
 	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "InvalidKeyError";
 	/** The rule the key broke. */

@@ -1,7 +1,8 @@
-import { errorKind, GatewayError, type GatewayErrorContext } from "./gateway-error.js";
+import { errorKind, type GatewayErrorContext } from "./gateway-error.js";
+import { VerificationError } from "./verification-error.js";
 
-/** The gateway's answer was not JSON, or not of the documented shape. */
-export class InvalidResponseError extends GatewayError {
+/** The gateway's response was not JSON, or not of the documented shape. */
+export class InvalidResponseError extends VerificationError {
 	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "InvalidResponseError";
 	/** A short, redacted start of the body, for debugging. */

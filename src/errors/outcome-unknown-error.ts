@@ -2,9 +2,9 @@ import { errorKind, GatewayError, type GatewayErrorContext } from "./gateway-err
 
 /**
  * A create request (checkout, card charge, refund) may have reached the gateway
- * but no usable answer came back, so whether it took effect is unknown: no
- * answer at all (timeout, reset, abort after sending, a proxy's 502/503/504), or
- * an answer that could not be verified or read (wrong `signVersion` or
+ * but no usable response came back, so whether it took effect is unknown: no
+ * response at all (timeout, reset, abort after sending, a proxy's 502/503/504), or
+ * a response that could not be verified or read (wrong `signVersion` or
  * `gatewayPublicKey`, bad signature, malformed or oversized body; `cause` says
  * which). It is never retried automatically: the gateway has no idempotency key
  * and a retry could charge or refund twice. Reconcile first: wait for the IPN,
@@ -19,14 +19,14 @@ export class OutcomeUnknownError extends GatewayError {
 	readonly transactionId: string | undefined;
 
 	/**
-	 * @param circumstance why the outcome is unknown, as in "no answer came back" (the default) or
-	 * "its answer arrived but its signature matches none of the keys in gatewayPublicKey".
+	 * @param circumstance why the outcome is unknown, as in "no response came back" (the default) or
+	 * "its response arrived but its signature matches none of the keys in gatewayPublicKey".
 	 */
 	constructor(
 		what: string,
 		ids: { orderRef?: string | undefined; transactionId?: string | undefined },
 		context: GatewayErrorContext,
-		circumstance = "no answer came back",
+		circumstance = "no response came back",
 	) {
 		const id = ids.orderRef
 			? `orderRef ${ids.orderRef}`

@@ -1,7 +1,8 @@
-import { errorKind, GatewayError, type GatewayErrorContext } from "./gateway-error.js";
+import { errorKind, type GatewayErrorContext } from "./gateway-error.js";
+import { GatewayRefusalError } from "./gateway-refusal-error.js";
 
 /** The gateway could not process an S2S charge (HTTP 400 or 500 with `data.transactionId`). */
-export class ProcessingError extends GatewayError {
+export class ProcessingError extends GatewayRefusalError {
 	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "ProcessingError";
 	/** The transaction the failure belongs to; query it or wait for its IPN. */

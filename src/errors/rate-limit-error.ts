@@ -1,7 +1,8 @@
-import { errorKind, GatewayError, type GatewayErrorContext } from "./gateway-error.js";
+import { errorKind, type GatewayErrorContext } from "./gateway-error.js";
+import { GatewayRefusalError } from "./gateway-refusal-error.js";
 
 /** The gateway answered 429 and retries (if allowed) did not get through. */
-export class RateLimitError extends GatewayError {
+export class RateLimitError extends GatewayRefusalError {
 	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "RateLimitError";
 	/** Seconds the gateway asked to wait (Retry-After), when it said. */

@@ -1,4 +1,5 @@
-import { errorKind, GatewayError } from "./gateway-error.js";
+import { errorKind } from "./gateway-error.js";
+import { InvalidInputError } from "./invalid-input-error.js";
 
 /** One failed field rule. Never carries the field's value. */
 export interface FieldIssue {
@@ -12,7 +13,7 @@ export interface FieldIssue {
  * Parameters broke the gateway's field rules. Thrown before anything is sent;
  * `issues` lists every failing field with its rule.
  */
-export class RequestValidationError extends GatewayError {
+export class RequestValidationError extends InvalidInputError {
 	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "RequestValidationError";
 	/** Every failing field with its rule; never the field's value. */

@@ -1,4 +1,5 @@
-import { errorKind, GatewayError, type GatewayErrorContext } from "./gateway-error.js";
+import { errorKind, type GatewayErrorContext } from "./gateway-error.js";
+import { VerificationError } from "./verification-error.js";
 
 /** Why a signed message was not trusted. */
 export type SignatureFailureReason = "missing_signature" | "malformed_signature" | "mismatch" | "version_not_accepted";
@@ -7,7 +8,7 @@ export type SignatureFailureReason = "missing_signature" | "malformed_signature"
  * A signature is missing, malformed or does not match any of the given public
  * keys. Nothing in the message may be trusted.
  */
-export class SignatureVerificationError extends GatewayError {
+export class SignatureVerificationError extends VerificationError {
 	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "SignatureVerificationError";
 	/** Why the signature was refused. */

@@ -1,5 +1,5 @@
 /**
- * Money is exact (D9): "at most 2 decimal places" is checked on a number's
+ * Money is exact: "at most 2 decimal places" is checked on a number's
  * shortest decimal form (what `String(n)` prints), and sums are done in integer
  * hundredths, never in binary floating point.
  */

@@ -24,7 +24,7 @@ export interface DecodeCallbackOptions {
 }
 
 /**
- * Verifies the buyer's redirect to your callbackUrl (D5, 2.0 and 2.1) and
+ * Verifies the buyer's redirect to your callbackUrl (2.0 and 2.1) and
  * returns `{ status, transactionId, ref, amount, currency }`.
  *
  * `urlOrQuery` may be the full URL, its query string, `URLSearchParams`, or a

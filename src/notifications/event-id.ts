@@ -1,5 +1,5 @@
 /**
- * Event identity (D7): one id per state change, so a status change is a new
+ * Event identity: one id per state change, so a status change is a new
  * event while a re-delivery of the same state is a duplicate.
  */
 export function transactionEventId(transactionId: string, status: string): string {

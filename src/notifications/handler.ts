@@ -22,7 +22,7 @@ import { deliveryOf, toResponse } from "./web-request.js";
 
 /** What your callback learns besides the resource. */
 export interface NotificationContext {
-	/** Event identity (D7), already de-duplicated by the store. */
+	/** Event identity, already de-duplicated by the store. */
 	eventId: string;
 	/** The signing version the IPN arrived in (for a reconciled event: the version the query answer was verified in). */
 	signVersion: SignVersion;
@@ -179,7 +179,7 @@ function checkOptions(options: NotificationHandlerOptions): void {
 
 /**
  * Makes the IPN route: verifies each delivery, hands verified, typed events to
- * `onTransaction` / `onRefund` once per event identity (D7), and answers the
+ * `onTransaction` / `onRefund` once per event identity, and answers the
  * gateway:
  *
  * - 200 + returnCode "100" only after your callback resolved (or for a

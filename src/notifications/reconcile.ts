@@ -14,7 +14,7 @@ import type { NotificationStore } from "./store.js";
  * Transaction statuses that are not final: the gateway sends no IPN for them (it
  * notifies when a transaction reaches a terminal state), so the reconciler reports
  * such a transaction as `pending` and hands it to nobody. From the status catalogue
- * (D8): a session not paid yet, a charge or a void still under way or under review.
+ *: a session not paid yet, a charge or a void still under way or under review.
  */
 export const DEFAULT_PENDING_STATUSES: readonly KnownTransactionStatus[] = [
 	"incomplete",
@@ -39,7 +39,7 @@ export interface ReconcileErrorInfo {
 export interface ReconcilerOptions {
 	/** The client that queries the gateway: every answer is verified before anything is handed on. */
 	gateway: GatewayClient;
-	/** The store your IPN handler uses: a reconciled event and its IPN are claimed under the same event id (D7). */
+	/** The store your IPN handler uses: a reconciled event and its IPN are claimed under the same event id. */
 	store: NotificationStore;
 	/**
 	 * The handler's `onTransaction`, called with `context.reconciled === true`; same contract (resolve once
@@ -101,7 +101,7 @@ export interface ReconcileOutcome {
 	result: "processed" | "already_processed" | "in_progress" | "pending" | "failed";
 	/** The verified status, when the query answered. */
 	status: string | undefined;
-	/** The event identity (D7), when the query answered. */
+	/** The event identity, when the query answered. */
 	eventId: string | undefined;
 	/** Why it failed. */
 	error: unknown;

@@ -17,7 +17,7 @@ export type ClaimResult = "claimed" | "processed" | "in_progress";
 export type ConfirmResult = "confirmed" | "lease_lost";
 
 /**
- * Remembers which events were processed, so each runs your code once (D7).
+ * Remembers which events were processed, so each runs your code once.
  * `createRedisStore` (`merchant-gateway/stores/redis`) and `createPostgresStore`
  * (`merchant-gateway/stores/postgres`) share it between processes; every method
  * may return a promise.

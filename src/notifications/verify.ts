@@ -24,7 +24,7 @@ export interface VerifyNotificationOptions {
 }
 
 interface EventBase {
-	/** Event identity (D7): `transaction:{transactionId}:{status}` or `refund:{refundId}:{status}`. Use it to drop duplicates. */
+	/** Event identity: `transaction:{transactionId}:{status}` or `refund:{refundId}:{status}`. Use it to drop duplicates. */
 	eventId: string;
 	/** The signing version the IPN arrived in. */
 	signVersion: SignVersion;
@@ -57,7 +57,7 @@ export type NotificationEvent = TransactionNotification | RefundNotification;
  * parsed fields and a 2.1 signature covers the `payload` string, which parsing
  * leaves intact, so both verify either way.
  *
- * Order: detect the form (a string `payload` means 2.1, D4), verify against any
+ * Order: detect the form (a string `payload` means 2.1), verify against any
  * of the keys, then tell the kind (a refund has `refundId`) and validate the
  * fields. Nothing is returned unless the signature holds.
  *

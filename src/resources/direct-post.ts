@@ -1,4 +1,5 @@
 import { type FieldIssue, RequestValidationError } from "../errors/request-validation-error.js";
+import { escapeHtml } from "../internal/escape-html.js";
 import { checkoutRequestSchema, toFieldIssues } from "../schemas/requests.js";
 import { safeParse } from "../schemas/safe-parse.js";
 import { type SealedPayload, sealMessage } from "../signing/seal.js";
@@ -20,12 +21,6 @@ export interface DirectPostForm {
 	fields: Record<string, string>;
 	/** A complete HTML page whose form posts itself on load (values escaped). */
 	html: string;
-}
-
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-/** Escapes text for an HTML attribute value or text node. */
-export function escapeHtml(text: string): string {
-	return text.replace(/[&<>"']/g, (char) => ESCAPES[char] ?? char);
 }
 
 /**
@@ -76,11 +71,10 @@ function checkPostedLengths(ctx: ClientContext, path: string, posted: ReturnType
 		if (!posted.changed.includes(issue.field)) return issue;
 		return { ...issue, message: issue.message + note };
 	});
-	const error = new RequestValidationError(issues, path);
-	ctx.observer.error({ method: "POST", path, error });
-	throw error;
+	throw new RequestValidationError(issues, path);
 }
 
+/** @internal Signs a DIRECT_POST form and writes its auto-submitting page. */
 export function directPostForm(
 	ctx: ClientContext,
 	path: string,

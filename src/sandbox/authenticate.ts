@@ -4,9 +4,8 @@ import { decodeCheckoutForm } from "../schemas/requests.js";
 import type { SignedStringForm } from "../signing/canonical.js";
 import { openVerified, parseJsonObject } from "../signing/open.js";
 import type { SignVersion } from "../signing/seal.js";
-import type { SandboxRequest } from "./exchange.js";
-import { type ApiReply, badRequest, invalidSignature } from "./replies.js";
-import type { MerchantAccount } from "./state.js";
+import type { MerchantAccount } from "./merchants.js";
+import { type ApiReply, badRequest, invalidSignature, isReply } from "./replies.js";
 
 /** A request body before verification: the envelope as sent, and how it came. */
 export interface Envelope {
@@ -28,23 +27,20 @@ export interface Authenticated {
 	form: boolean;
 }
 
-const MAX_BODY_BYTES = 1_048_576;
-
-function mediaType(request: SandboxRequest): string {
-	return (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+/** The media type of a Content-Type header, lowercased, without parameters. */
+export function mediaType(contentType: string | null): string {
+	return (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
 }
 
 /** Sent the way a browser submits a form: its refusal should be a page the buyer can read, not JSON. */
-export function isBrowserForm(request: SandboxRequest): boolean {
-	const type = mediaType(request);
+export function isBrowserForm(contentType: string | null): boolean {
+	const type = mediaType(contentType);
 	return type === "application/x-www-form-urlencoded" || type === "multipart/form-data";
 }
 
 /** Reads a JSON body, or a form body where `allowForm` says so. */
-export async function readEnvelope(request: SandboxRequest, allowForm: boolean): Promise<Envelope | ApiReply> {
-	const type = mediaType(request);
-	const text = await request.text();
-	if (text.length > MAX_BODY_BYTES) return badRequest("The request body is larger than 1 MiB.", 413);
+export function readEnvelope(text: string, contentType: string | null, allowForm: boolean): Envelope | ApiReply {
+	const type = mediaType(contentType);
 	if (type === "application/json" || (type === "" && text.trimStart().startsWith("{"))) {
 		try {
 			return { body: parseJsonObject(text, "request body"), text, form: false };
@@ -64,6 +60,20 @@ export async function readEnvelope(request: SandboxRequest, allowForm: boolean):
 		`Content-Type must be application/json${allowForm ? " or application/x-www-form-urlencoded" : ""}.`,
 		415,
 	);
+}
+
+/** An API request's message as sent: its envelope, and the fields it claims (not verified yet). */
+export interface ApiMessage {
+	envelope: Envelope;
+	claimed: Record<string, unknown>;
+}
+
+/** Reads an API request's message: its envelope and claimed fields, or the answer refusing the body. */
+export function readMessage(text: string, contentType: string | null, allowForm: boolean): ApiMessage | ApiReply {
+	const envelope = readEnvelope(text, contentType, allowForm);
+	if (isReply(envelope)) return envelope;
+	const claimed = claimedFields(envelope);
+	return isReply(claimed) ? claimed : { envelope, claimed };
 }
 
 /**

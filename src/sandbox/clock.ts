@@ -1,3 +1,6 @@
+import { ConfigurationError } from "../errors/configuration-error.js";
+import { epochOf } from "./settings.js";
+
 /**
  * The sandbox's notion of "now". Session expiry, pending settlements and every
  * timestamp the sandbox writes read this clock, so a test can jump a day ahead
@@ -26,9 +29,9 @@ export class ControllableClock implements SandboxClock {
 	#tasks = new Set<Scheduled>();
 	#closed = false;
 
-	/** @param frozenAt when given, the clock stands still at this time and only moves with `advance`/`set`. */
-	constructor(frozenAt?: Date | string | number) {
-		if (frozenAt !== undefined) this.#frozenAt = toEpoch(frozenAt, "now");
+	/** @param frozenAt when given (epoch ms), the clock stands still at this time and only moves with `advance`/`set`. */
+	constructor(frozenAt: number | undefined) {
+		this.#frozenAt = frozenAt;
 	}
 
 	/** True when the clock stands still and moves only with `advance`/`set`. */
@@ -46,16 +49,18 @@ export class ControllableClock implements SandboxClock {
 
 	advance(ms: number): void {
 		if (!Number.isFinite(ms) || ms < 0)
-			throw new RangeError("clock.advance(ms): ms must be a finite number of milliseconds, 0 or more.");
+			throw misuse("advance(ms)", "ms", "must be a finite number of milliseconds, 0 or more");
 		if (this.#frozenAt !== undefined) this.#frozenAt += ms;
 		else this.#offset += ms;
 		this.#moved();
 	}
 
 	set(time: Date | string | number): void {
-		const target = toEpoch(time, "time");
+		const target = epochOf(time);
+		if (target === undefined)
+			throw misuse("set(time)", "time", "must be a valid date, ISO 8601 string or epoch milliseconds");
 		const delta = target - this.nowMs();
-		if (delta < 0) throw new RangeError("clock.set(time): the sandbox clock cannot go backwards.");
+		if (delta < 0) throw misuse("set(time)", "time", "must not be before now: the sandbox clock cannot go backwards");
 		this.advance(delta);
 	}
 
@@ -110,9 +115,6 @@ export class ControllableClock implements SandboxClock {
 	}
 }
 
-function toEpoch(time: Date | string | number, name: string): number {
-	const ms = time instanceof Date ? time.getTime() : typeof time === "number" ? time : Date.parse(time);
-	if (!Number.isFinite(ms))
-		throw new RangeError(`${name} must be a valid date, ISO 8601 string or epoch milliseconds.`);
-	return ms;
+function misuse(call: string, field: string, message: string): ConfigurationError {
+	return new ConfigurationError([{ field, message }], `argument to clock.${call}`);
 }

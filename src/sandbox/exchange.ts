@@ -1,5 +1,5 @@
 /**
- * The transport-neutral request and answer the sandbox core works with. A Web
+ * The transport-neutral request and answer the sandbox works with. A Web
  * `Request` already is a `SandboxRequest`; the HTTP server builds a lighter one
  * straight from `node:http`, and each face turns a `SandboxReply` into its own
  * response type.
@@ -16,7 +16,15 @@ export interface SandboxRequest {
 	};
 	/** The body as text. */
 	text(): Promise<string>;
+	/** Aborts when the client goes away: a request the sandbox holds back is then let go. @default never aborts */
+	readonly signal?: AbortSignal | undefined;
 }
+
+/**
+ * How a faulty gateway ends a connection (see `SandboxFault.drop`): `before-answer` closes it
+ * without a byte of answer; `mid-body` sends the status, the headers and half of the body, then closes it.
+ */
+export type ConnectionDrop = "before-answer" | "mid-body";
 
 /** The sandbox's answer to a `SandboxRequest`. */
 export interface SandboxReply {
@@ -26,11 +34,39 @@ export interface SandboxReply {
 	headers: Record<string, string>;
 	/** Response body (JSON or HTML), empty for redirects. */
 	body: string;
+	/** Set when a fault drops the connection instead of answering normally. @default undefined: a normal answer */
+	drop?: ConnectionDrop | undefined;
 }
 
-/** A reply as a Web `Response` (the `fetch` and MSW faces). */
+/** The part of a body a `mid-body` drop sends before it closes the connection. */
+export function cutBody(body: string): string {
+	return body.slice(0, Math.floor(body.length / 2));
+}
+
+/** A reply as a Web `Response` (the `fetch` and MSW faces); a dropped connection is a network error. */
 export function toResponse(reply: SandboxReply): Response {
+	if (reply.drop === "before-answer") return Response.error();
 	const empty =
 		reply.status === 204 || reply.status === 304 || (reply.status >= 300 && reply.status < 400 && reply.body === "");
+	if (reply.drop === "mid-body") {
+		// The full length announced, so the client knows the body it got was cut short.
+		const length = String(new TextEncoder().encode(reply.body).byteLength);
+		const headers = { ...reply.headers, "content-length": length };
+		return new Response(brokenStream(reply.body), { status: reply.status, headers });
+	}
 	return new Response(empty ? null : reply.body, { status: reply.status, headers: reply.headers });
+}
+
+/** A body stream that yields the first half of `body`, then fails as a connection reset would. */
+function brokenStream(body: string): ReadableStream<Uint8Array> {
+	return new ReadableStream({
+		start(controller) {
+			controller.enqueue(new TextEncoder().encode(cutBody(body)));
+		},
+		// Fails only when more is asked for, a turn of the event loop later, so the status and headers go out first.
+		async pull(controller) {
+			await new Promise((resolve) => setTimeout(resolve, 0));
+			controller.error(new TypeError("The sandbox dropped the connection in the middle of the answer."));
+		},
+	});
 }

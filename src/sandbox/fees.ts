@@ -1,3 +1,5 @@
+import { ConfigurationError } from "../errors/configuration-error.js";
+import type { FieldIssue } from "../errors/request-validation-error.js";
 import { toMinorUnits } from "../money/amount.js";
 import type { SandboxFeeOptions } from "./options.js";
 
@@ -27,21 +29,46 @@ export interface FeeModel {
 	rollingReleaseDays: number;
 }
 
-function checkedPercent(value: number, name: string): number {
-	if (!Number.isFinite(value) || value < 0 || value > 100)
-		throw new RangeError(`fees.${name} must be a percentage from 0 to 100.`);
-	return Math.round(value * 100);
+/** The fee model of an account. @throws ConfigurationError naming the fee option and its rule. */
+export function feeModel(options: SandboxFeeOptions = {}): FeeModel {
+	const issues: FieldIssue[] = [];
+	const percent = (name: keyof SandboxFeeOptions, fallback: number): number => {
+		const value = options[name] ?? fallback;
+		if (Number.isFinite(value) && value >= 0 && value <= 100) return Math.round(value * 100);
+		issues.push({ field: `fees.${name}`, message: "must be a percentage from 0 to 100" });
+		return 0;
+	};
+	const money = (name: keyof SandboxFeeOptions, fallback: number): number => {
+		const value = options[name] ?? fallback;
+		if (isMoney(value)) return toMinorUnits(value);
+		issues.push({ field: `fees.${name}`, message: "must be an amount of 0 or more with at most 2 decimal places" });
+		return 0;
+	};
+	const days = (name: keyof SandboxFeeOptions, fallback: number): number => {
+		const value = options[name] ?? fallback;
+		if (Number.isFinite(value) && value >= 0) return value;
+		issues.push({ field: `fees.${name}`, message: "must be a number of days, 0 or more" });
+		return 0;
+	};
+	const model: FeeModel = {
+		basisPoints: percent("percent", 2.9),
+		fixedMinor: money("fixed", 0.3),
+		rollingBasisPoints: percent("rollingReservePercent", 0),
+		operateMinor: money("operate", 0),
+		settlementDelayDays: days("settlementDelayDays", 2),
+		rollingReleaseDays: days("rollingReleaseDays", 180),
+	};
+	if (issues.length > 0) throw new ConfigurationError(issues, "sandbox merchant");
+	return model;
 }
 
-export function feeModel(options: SandboxFeeOptions = {}): FeeModel {
-	return {
-		basisPoints: checkedPercent(options.percent ?? 2.9, "percent"),
-		fixedMinor: toMinorUnits(options.fixed ?? 0.3),
-		rollingBasisPoints: checkedPercent(options.rollingReservePercent ?? 0, "rollingReservePercent"),
-		operateMinor: toMinorUnits(options.operate ?? 0),
-		settlementDelayDays: options.settlementDelayDays ?? 2,
-		rollingReleaseDays: options.rollingReleaseDays ?? 180,
-	};
+function isMoney(value: number): boolean {
+	try {
+		toMinorUnits(value);
+		return true;
+	} catch {
+		return false;
+	}
 }
 
 /**

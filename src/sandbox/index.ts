@@ -1,5 +1,13 @@
 export type { SandboxClock } from "./clock.js";
-export type { SandboxReply, SandboxRequest } from "./exchange.js";
+export type { ConnectionDrop, SandboxReply, SandboxRequest } from "./exchange.js";
+export type {
+	FaultDrop,
+	FaultReply,
+	FaultResponder,
+	FaultTools,
+	SandboxFault,
+	SandboxFaults,
+} from "./faults.js";
 export type { DeliveryAttempt } from "./notifier.js";
 export type {
 	SandboxEvent,
@@ -9,6 +17,7 @@ export type {
 	SandboxOptions,
 	SandboxProvider,
 } from "./options.js";
+export type { ReceivedLog, ReceivedRequest } from "./received.js";
 export { createSandbox, type Sandbox, type SandboxTransaction } from "./sandbox.js";
 export { type SandboxServer, type SandboxServerOptions, startSandboxServer } from "./server.js";
 export type { ProviderAttempt } from "./state.js";

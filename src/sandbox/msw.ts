@@ -1,4 +1,5 @@
 import { HttpResponse, http, type RequestHandler } from "msw";
+import { toResponse } from "./exchange.js";
 import type { Sandbox } from "./sandbox.js";
 
 /** Options of `sandboxHandlers`. */
@@ -17,6 +18,8 @@ export function sandboxHandlers(sandbox: Sandbox, options: SandboxHandlersOption
 	return [
 		http.all(`${base}/*`, async ({ request }) => {
 			const reply = await sandbox.handle(request, { origin: base });
+			// A fault's dropped connection is a network error; a cut answer, a body that fails half-way.
+			if (reply.drop !== undefined) return reply.drop === "mid-body" ? toResponse(reply) : HttpResponse.error();
 			// An HttpResponse, so MSW treats it as a mocked answer, redirects included.
 			return new HttpResponse(reply.body === "" ? null : reply.body, { status: reply.status, headers: reply.headers });
 		}),

@@ -1,6 +1,8 @@
+import { ConfigurationError } from "../errors/configuration-error.js";
 import { redactText } from "../internal/redact.js";
 import type { ControllableClock } from "./clock.js";
-import { GATEWAY_RETRY_SCHEDULE, type SandboxIpnOptions } from "./options.js";
+import { GATEWAY_RETRY_SCHEDULE } from "./options.js";
+import type { IpnSettings } from "./settings.js";
 
 /** One attempt to deliver one notification, as `sandbox.deliveries()` lists it. */
 export interface DeliveryAttempt {
@@ -75,24 +77,15 @@ export class Notifier {
 	/** Aborts the attempts in flight on close, so a merchant server that never answers cannot hold the process. */
 	readonly #closing = new AbortController();
 
-	constructor(options: SandboxIpnOptions, clock: ControllableClock, onAttempt: (attempt: DeliveryAttempt) => void) {
-		this.#delays = options.retryDelaysMs;
-		this.#scale = options.timeScale ?? 1;
-		this.#ackTimeoutMs = options.ackTimeoutMs ?? 30_000;
-		this.#duplicates = options.duplicates ?? 0;
-		const custom = options.fetch;
+	constructor(settings: IpnSettings, clock: ControllableClock, onAttempt: (attempt: DeliveryAttempt) => void) {
+		this.#delays = settings.retryDelaysMs;
+		this.#scale = settings.timeScale;
+		this.#ackTimeoutMs = settings.ackTimeoutMs;
+		this.#duplicates = settings.duplicates;
+		const custom = settings.fetch;
 		this.#fetch = custom ? () => custom : undefined;
 		this.#clock = clock;
 		this.#onAttempt = onAttempt;
-		if (!(this.#scale >= 0) || !Number.isFinite(this.#scale))
-			throw new RangeError("ipn.timeScale must be a finite number, 0 or more.");
-		if (this.#delays?.some((d) => !Number.isFinite(d) || d < 0)) {
-			throw new RangeError("ipn.retryDelaysMs must hold finite delays of 0 ms or more.");
-		}
-		if (!Number.isInteger(this.#ackTimeoutMs) || this.#ackTimeoutMs < 1)
-			throw new RangeError("ipn.ackTimeoutMs must be a positive whole number of milliseconds.");
-		if (!Number.isInteger(this.#duplicates) || this.#duplicates < 0 || this.#duplicates > 10)
-			throw new RangeError("ipn.duplicates must be a whole number from 0 to 10.");
 	}
 
 	/** Queues a notification; the first attempt starts at once. */
@@ -107,7 +100,12 @@ export class Notifier {
 	/** Sends a notification again, unchanged, as a duplicate. */
 	redeliver(deliveryId: string): void {
 		const delivery = this.#deliveries.get(deliveryId);
-		if (!delivery) throw new RangeError(`No delivery ${deliveryId}.`);
+		if (!delivery) {
+			throw new ConfigurationError(
+				[{ field: "deliveryId", message: `names no delivery (${deliveryId})` }],
+				"redelivery",
+			);
+		}
 		this.#run(delivery, 0, true);
 	}
 

@@ -6,7 +6,10 @@ import type { SignVersion } from "../signing/seal.js";
 export interface SandboxProvider {
 	/** Shown as the transaction descriptor's provider and in `sandbox.transaction(id).attempts`. */
 	name: string;
-	/** `s2s` providers take S2S card charges and hosted-page payments; `hpp` ones only hosted-page payments. @default "s2s" */
+	/**
+	 * `s2s` providers take S2S card charges and hosted-page payments; `hpp` ones only hosted-page payments.
+	 * @default "s2s"
+	 */
 	kind?: "s2s" | "hpp" | undefined;
 	/** This provider refunds the full amount only (the spec's "five specific providers"). @default false */
 	fullRefundOnly?: boolean | undefined;
@@ -36,9 +39,15 @@ export interface SandboxMerchantOptions {
 	publicKey: PublicKeyLike | readonly PublicKeyLike[];
 	/** Signing version of the account: responses, IPNs and callbacks use it. Requests may use either. @default "2.0" */
 	signVersion?: SignVersion | undefined;
-	/** `auto` processes refunds at once; `manual` holds them until `sandbox.approveRefund(id)` or `rejectRefund(id)`. @default "auto" */
+	/**
+	 * `auto` processes refunds at once; `manual` holds them until `sandbox.approveRefund(id)` or `rejectRefund(id)`.
+	 * @default "auto"
+	 */
 	refundApproval?: "auto" | "manual" | undefined;
-	/** Providers in cascade order. Only `hpp` providers means S2S charges get the no-S2S-provider error. @default two S2S providers, "Sandbox Acquirer A" and "Sandbox Acquirer B" */
+	/**
+	 * Providers in cascade order. Only `hpp` providers means S2S charges get the no-S2S-provider error.
+	 * @default two S2S providers, "Sandbox Acquirer A" and "Sandbox Acquirer B"
+	 */
 	providers?: readonly SandboxProvider[] | undefined;
 	/** Retry a declined S2S charge at the next S2S provider (only the final outcome is visible). @default true */
 	autoCascade?: boolean | undefined;
@@ -141,9 +150,15 @@ export interface SandboxOptions {
 				publicKey: string;
 		  }
 		| undefined;
-	/** Freeze the sandbox clock at this time; it then moves only with `sandbox.clock.advance`/`set`. @default follows real time */
+	/**
+	 * Freeze the sandbox clock at this time; it then moves only with `sandbox.clock.advance`/`set`.
+	 * @default follows real time
+	 */
 	now?: Date | string | number | undefined;
-	/** Origin the MSW handlers answer on and links point to when a request carries none. @default "https://sandbox.merchant-gateway.test" */
+	/**
+	 * Origin the MSW handlers answer on and links point to when a request carries none.
+	 * @default "https://sandbox.merchant-gateway.test"
+	 */
 	baseUrl?: string | undefined;
 	/**
 	 * Accept `http:` callback/notification/cancel/error URLs on loopback hosts

@@ -1,7 +1,3 @@
-import type { SignedStringForm } from "../signing/canonical.js";
-import { type PrivateKey, toPrivateKey } from "../signing/keys.js";
-import { type SealOptions, type SignVersion, sealMessage } from "../signing/seal.js";
-
 /**
  * The answers the sandbox gives, in the spec's shapes. Success answers are
  * signed with the gateway key in the account's signing version (D4, D6); error
@@ -16,42 +12,18 @@ export interface ApiReply {
 	detail?: string | undefined;
 }
 
+/** Whether a step returned the answer that ends the request rather than its result. */
+export const isReply = (value: unknown): value is ApiReply =>
+	typeof value === "object" &&
+	value !== null &&
+	"status" in value &&
+	"json" in value &&
+	typeof (value as ApiReply).status === "number";
+
 /** One field the sandbox refused, as the spec's 422 lists it. */
 export interface FieldErrors {
 	field: string;
 	message: string[];
-}
-
-/** The gateway's signing: its key, and the 2.0 signed-string form it uses (the reference form unless set). */
-export class GatewaySigner {
-	readonly #key: PrivateKey;
-	readonly signedString: SignedStringForm | undefined;
-
-	constructor(privateKey: string, signedString: SignedStringForm | undefined) {
-		this.#key = toPrivateKey(privateKey);
-		this.signedString = signedString;
-	}
-
-	/** Seal options for a message in `signVersion`. */
-	sealOptions(signVersion: SignVersion): SealOptions {
-		return { privateKey: this.#key, signVersion, signedString: this.signedString };
-	}
-
-	/** A flat response (checkout creation, transaction query) or an IPN body. */
-	flat(fields: Record<string, unknown>, signVersion: SignVersion): Record<string, unknown> {
-		return { ...sealMessage(fields, this.sealOptions(signVersion)) };
-	}
-
-	/** A wrapped response (S2S charge, refund creation, refund query): status, message, signed data. */
-	wrapped(
-		status: string,
-		message: string | null,
-		data: Record<string, unknown>,
-		signVersion: SignVersion,
-	): Record<string, unknown> {
-		const sealed = sealMessage(data, this.sealOptions(signVersion));
-		return signVersion === "2.1" ? { status, message, ...sealed } : { status, message, data: sealed };
-	}
 }
 
 export const ok = (json: Record<string, unknown>, status = 200): ApiReply => ({ status, json });

@@ -1,138 +1,92 @@
 import { redactText } from "../internal/redact.js";
-import { chargeCard } from "./api/card.js";
-import { createCheckout } from "./api/checkout.js";
 import type { ApiContext } from "./api/context.js";
-import { queryRefund, queryTransaction } from "./api/queries.js";
-import { createRefund } from "./api/refund.js";
+import { ENDPOINT_HANDLERS } from "./api/handlers.js";
+import { type Arrived, arrivalRecord, readRequest } from "./arrival.js";
+import { isBrowserForm } from "./authenticate.js";
 import type { SandboxCore } from "./core.js";
 import type { SandboxReply, SandboxRequest } from "./exchange.js";
+import { runFault } from "./fault-runner.js";
+import { pageForm } from "./page-form.js";
 import { showCheckoutPage, submitCheckoutPage } from "./pages/checkout-page.js";
 import { acknowledgeDemoIpn, DEMO_SHOP_PATH, showDemoShopPage } from "./pages/demo-shop.js";
-import { escapeHtml, html, notice, type PageReply } from "./pages/html.js";
+import { html, notice } from "./pages/html.js";
 import { showThreeDsPage, submitThreeDsPage } from "./pages/three-ds-page.js";
-import type { ApiReply } from "./replies.js";
+import { type ApiReply, isReply, notFound } from "./replies.js";
+import { formErrorPage, jsonReply, methodNotAllowed, pageReply, type Routed } from "./reply-forms.js";
 
-const API: Record<string, (ctx: ApiContext) => Promise<ApiReply>> = {
-	"/v2/card/api": chargeCard,
-	"/v2/checkout/query": queryTransaction,
-	"/v2/refund": createRefund,
-	"/v2/refund/query": queryRefund,
-};
+const HOME_BODY =
+	"<header><h1>Merchant Gateway sandbox</h1></header>" +
+	"<p>API under <code>/v2</code>; hosted checkout under <code>/pay</code>.</p>";
 
-const PAGE_HEADERS = {
-	"content-type": "text/html; charset=utf-8",
-	"cache-control": "no-store",
-	// Nothing but the page's own inline styles (and the merchant's logo) may load.
-	"content-security-policy":
-		"default-src 'none'; style-src 'unsafe-inline'; img-src https: http: data:; frame-ancestors 'none'",
-	"x-content-type-options": "nosniff",
-};
-
-/** A reply, and why the request was refused when the answer itself cannot say (for the request event). */
-type Routed = SandboxReply & { detail?: string | undefined };
-
-function jsonResponse(reply: ApiReply, extra: Record<string, string> = {}): Routed {
-	return {
-		status: reply.status,
-		headers: { "content-type": "application/json", ...extra },
-		body: JSON.stringify(reply.json),
-		detail: reply.detail && redactText(reply.detail),
-	};
+/** An API endpoint of the table: its handler's answer, as JSON or, for a browser's form, as a page or a redirect. */
+function answerApi(core: SandboxCore, arrived: Arrived & { endpoint: NonNullable<Arrived["endpoint"]> }): Routed {
+	const { request, origin, endpoint } = arrived;
+	if (request.method !== "POST") return methodNotAllowed("POST");
+	const message = arrived.message ?? notFound("No such endpoint.");
+	const ctx: ApiContext = { core, origin, message, received: arrived.received };
+	const reply = ENDPOINT_HANDLERS[endpoint].answer(ctx);
+	if ("redirect" in reply) return pageReply({ status: 303, location: reply.redirect }, origin);
+	// A checkout posted by a browser's form that the sandbox refuses: the buyer gets a page, not JSON.
+	const browserForm = endpoint === "checkout" && isBrowserForm(request.headers.get("content-type"));
+	return browserForm && reply.status >= 400 ? pageReply(formErrorPage(reply), origin) : jsonReply(reply);
 }
 
-function pageResponse(reply: PageReply, origin: string): SandboxReply {
-	if (reply.location !== undefined) {
-		return {
-			status: reply.status,
-			headers: { location: new URL(reply.location, origin).href, "cache-control": "no-store" },
-			body: "",
-		};
-	}
-	return { status: reply.status, headers: PAGE_HEADERS, body: reply.html ?? "" };
-}
-
-/** A DIRECT_POST form the sandbox refused: the buyer's browser gets a page, not JSON. */
-function formErrorPage(reply: ApiReply): PageReply {
-	const errors = Array.isArray(reply.json.errors) ? (reply.json.errors as { field: string; message: string[] }[]) : [];
-	const items = errors
-		.map((e) => `<li><code>${escapeHtml(e.field)}</code>: ${escapeHtml(e.message.join(", "))}</li>`)
-		.join("");
-	return html(
-		reply.status,
-		"Checkout refused",
-		`<header><h1>Checkout refused</h1></header><p>${escapeHtml(String(reply.json.message ?? ""))}</p><ul>${items}</ul>`,
-	);
-}
-
-const methodNotAllowed = (allow: string): SandboxReply =>
-	jsonResponse({ status: 405, json: { status: "error", message: `Method not allowed; use ${allow}.` } }, { allow });
-
-async function dispatch(core: SandboxCore, request: SandboxRequest, url: URL, origin: string): Promise<Routed> {
-	const path = url.pathname.replace(/\/+$/, "") || "/";
-	const ctx: ApiContext = { core, request, origin };
-	if (path === "/v2/checkout") {
-		if (request.method !== "POST") return methodNotAllowed("POST");
-		const reply = await createCheckout(ctx);
-		if ("redirect" in reply) return pageResponse({ status: 303, location: reply.redirect }, origin);
-		if ("failedForm" in reply) return pageResponse(formErrorPage(reply.failedForm), origin);
-		return jsonResponse(reply);
-	}
-	const api = API[path];
-	if (api) return request.method === "POST" ? jsonResponse(await api(ctx)) : methodNotAllowed("POST");
+/** Answers a request that was read: the API, the hosted pages, or a 404. */
+function dispatch(core: SandboxCore, arrived: Arrived): Routed {
+	const { request, url, path, origin, endpoint } = arrived;
+	if (endpoint !== undefined) return answerApi(core, { ...arrived, endpoint });
 	const pageMatch = /^\/(pay|3ds)\/([0-9A-Za-z]{26})$/.exec(path);
 	if (pageMatch) {
 		const [, kind, id = ""] = pageMatch;
 		if (request.method === "GET" || request.method === "HEAD") {
 			const referer = request.headers.get("referer");
 			const shown = kind === "pay" ? showCheckoutPage(core, id, url, referer) : showThreeDsPage(core, id, url, referer);
-			return pageResponse(shown, origin);
+			return pageReply(shown, origin);
 		}
-		if (request.method === "POST")
-			return pageResponse(
-				kind === "pay" ? await submitCheckoutPage(core, id, request) : await submitThreeDsPage(core, id, request),
-				origin,
-			);
-		return methodNotAllowed("GET, POST");
+		if (request.method !== "POST") return methodNotAllowed("GET, POST");
+		const form = pageForm(request.headers.get("content-type"), arrived.body);
+		const referer = request.headers.get("referer");
+		const submitted =
+			kind === "pay"
+				? submitCheckoutPage(core, id, form, url, referer)
+				: submitThreeDsPage(core, id, form, url, referer);
+		return pageReply(submitted, origin);
 	}
-	if (path === `${DEMO_SHOP_PATH}/ipn`)
-		return request.method === "POST" ? jsonResponse(await acknowledgeDemoIpn(core, request)) : methodNotAllowed("POST");
-	if ((path === DEMO_SHOP_PATH || path.startsWith(`${DEMO_SHOP_PATH}/`)) && request.method === "GET")
-		return pageResponse(showDemoShopPage(core, path.slice(DEMO_SHOP_PATH.length + 1), url), origin);
-	if (path === "/" && request.method === "GET") {
-		return pageResponse(
-			html(
-				200,
-				"Merchant Gateway sandbox",
-				"<header><h1>Merchant Gateway sandbox</h1></header><p>API under <code>/v2</code>; hosted checkout under <code>/pay</code>.</p>",
-			),
-			origin,
-		);
+	if (path === `${DEMO_SHOP_PATH}/ipn`) {
+		return request.method === "POST" ? jsonReply(acknowledgeDemoIpn(core, arrived.body)) : methodNotAllowed("POST");
 	}
-	if (path.startsWith("/v2/"))
-		return jsonResponse({ status: 404, json: { status: "error", message: "No such endpoint." } });
-	return pageResponse(notice(404, "Not found", "Nothing lives at this address."), origin);
+	if ((path === DEMO_SHOP_PATH || path.startsWith(`${DEMO_SHOP_PATH}/`)) && request.method === "GET") {
+		return pageReply(showDemoShopPage(core, path.slice(DEMO_SHOP_PATH.length + 1), url), origin);
+	}
+	if (path === "/" && request.method === "GET")
+		return pageReply(html(200, "Merchant Gateway sandbox", HOME_BODY), origin);
+	if (path.startsWith("/v2/")) return jsonReply(notFound("No such endpoint."));
+	return pageReply(notice(404, "Not found", "Nothing lives at this address."), origin);
 }
 
-/** The one entry point every face uses: a request in, a reply out. */
+/** The one entry point every face uses: a request in, a reply out (or a connection a fault drops). */
 export async function handleRequest(
 	core: SandboxCore,
 	request: SandboxRequest,
 	origin?: string,
 ): Promise<SandboxReply> {
 	const url = new URL(request.url);
-	const base = origin ?? url.origin;
+	const received = core.received.add(arrivalRecord(core, request, url));
+	const fault = core.faults.take(received.path);
 	let response: Routed;
 	try {
-		response = await dispatch(core, request, url, base);
+		const read = () => readRequest(request, url, origin ?? url.origin, received);
+		const answer = async (arrived: Arrived | ApiReply) =>
+			isReply(arrived) ? jsonReply(arrived) : dispatch(core, arrived);
+		response = fault ? await runFault(core, fault, received, read, answer, request.signal) : await answer(await read());
 	} catch (error) {
 		// Details stay out of the answer; the event gets a redacted message.
 		core.emit({ type: "error", message: redactText(error instanceof Error ? error.message : String(error)) });
-		response = jsonResponse({
-			status: 500,
-			json: { status: "error", message: "The sandbox failed to handle this request." },
-		});
+		const failed = { status: "error", message: "The sandbox failed to handle this request." };
+		response = jsonReply({ status: 500, json: failed });
 	}
 	const { detail, ...reply } = response;
+	received.status = reply.drop === "before-answer" ? "dropped" : reply.status;
 	const why = detail === undefined ? {} : { detail };
 	core.emit({ type: "request", method: request.method, path: url.pathname, status: reply.status, ...why });
 	return reply;

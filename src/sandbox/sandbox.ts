@@ -1,14 +1,17 @@
+import { ConfigurationError } from "../errors/configuration-error.js";
 import type { Refund, Transaction } from "../schemas/resources.js";
 import { generateKeyPair } from "../signing/generate.js";
+import { refundAnswer, transactionAnswer } from "./answers.js";
 import type { SandboxClock } from "./clock.js";
 import { SandboxCore } from "./core.js";
 import { type SandboxReply, type SandboxRequest, toResponse } from "./exchange.js";
+import type { SandboxFaults } from "./faults.js";
 import { gatewayTime } from "./formats.js";
 import type { DeliveryAttempt } from "./notifier.js";
 import type { SandboxMerchantOptions, SandboxOptions } from "./options.js";
-import { refundFields, transactionFields } from "./resources.js";
+import type { ReceivedLog } from "./received.js";
 import { handleRequest } from "./router.js";
-import type { ProviderAttempt } from "./state.js";
+import type { ProviderAttempt, TransactionRecord } from "./state.js";
 
 /** A transaction as the sandbox sees it: the spec's resource plus what only the simulator knows. */
 export type SandboxTransaction = Transaction & {
@@ -30,6 +33,13 @@ export interface Sandbox {
 	readonly baseUrl: string;
 	/** The sandbox clock: expiry and pending charges follow it. */
 	readonly clock: SandboxClock;
+	/**
+	 * Fault injection: `sandbox.faults.next("/v2/checkout", { drop: "after-processing" })` and the
+	 * next checkout is created but its answer never arrives. See {@link SandboxFault}.
+	 */
+	readonly faults: SandboxFaults;
+	/** The requests the sandbox received, oldest first: path, raw body, headers and the fields sent. */
+	readonly received: ReceivedLog;
 	/** Registers a merchant account. */
 	addMerchant(merchant: SandboxMerchantOptions): void;
 	/**
@@ -63,44 +73,56 @@ export interface Sandbox {
 /**
  * Creates a sandbox. Without `gatewayKeys` it generates a 2048-bit gateway key
  * pair (a few hundred milliseconds); pass a fixed pair to make tests faster.
+ * @throws ConfigurationError naming each wrong option and its rule.
  */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
 	const keys = options.gatewayKeys ?? (await generateKeyPair());
-	const core = new SandboxCore(options, keys);
-	return sandboxFacade(core);
+	return sandboxFacade(new SandboxCore(options, keys));
+}
+
+/** The test-facing view of a transaction: the spec's resource plus what only the simulator knows. */
+function transactionView(core: SandboxCore, transaction: TransactionRecord): SandboxTransaction {
+	const { channel, transactionId, pageToken, expiresAt } = transaction;
+	return {
+		...transactionAnswer(transaction, core.merchantOf(transaction)),
+		attempts: transaction.attempts.map((attempt) => ({ ...attempt })),
+		provider: transaction.provider?.name,
+		expiresAt: expiresAt ? gatewayTime(expiresAt) : undefined,
+		paymentPath: channel === "checkout" ? `/pay/${transactionId}?token=${pageToken}` : undefined,
+	};
 }
 
 function sandboxFacade(core: SandboxCore): Sandbox {
+	const { ledger } = core;
 	const view = (id: string): SandboxTransaction | undefined => {
-		const record = core.transaction(id);
-		if (!record) return undefined;
-		core.expireIfUnpaid(record);
-		return {
-			...(transactionFields(record, core.merchantOf(record)) as unknown as Transaction),
-			attempts: record.attempts.map((a) => ({ ...a })),
-			provider: record.provider?.name,
-			expiresAt: record.expiresAt ? gatewayTime(record.expiresAt) : undefined,
-			paymentPath: record.channel === "checkout" ? `/pay/${record.transactionId}?token=${record.pageToken}` : undefined,
-		};
+		const transaction = ledger.transaction(id);
+		return transaction && transactionView(core, transaction);
 	};
 	const refundView = (id: string): Refund | undefined => {
-		const refund = core.refund(id);
-		const record = refund && core.transaction(refund.transactionId);
-		return refund && record ? (refundFields(refund, record) as unknown as Refund) : undefined;
+		const refund = ledger.refund(id);
+		const transaction = refund && ledger.transaction(refund.transactionId);
+		return refund && transaction ? refundAnswer(refund, transaction) : undefined;
 	};
 	const decide = (id: string, approve: boolean, message?: string): Refund => {
-		core.decideRefund(id, approve, message);
-		return refundView(id) as Refund;
+		const decided = ledger.decideRefund(id, approve, message);
+		const transaction = decided.ok && ledger.transaction(decided.value.transactionId);
+		if (decided.ok && transaction) return refundAnswer(decided.value, transaction);
+		const verb = approve ? "approved" : "rejected";
+		const status = !decided.ok && decided.violation.rule === "not_under_review" ? decided.violation.status : undefined;
+		const rule = status ? `is ${status}; only a refund under review can be ${verb}` : "names no refund in this sandbox";
+		throw new ConfigurationError([{ field: "refundId", message: `${id} ${rule}` }], "refund decision");
 	};
 	return {
 		gatewayPublicKey: core.gatewayPublicKey,
 		baseUrl: core.baseUrl,
 		clock: core.clock,
-		addMerchant: (merchant) => void core.addMerchant(merchant),
+		faults: core.faults,
+		received: core.received,
+		addMerchant: (merchant) => void core.merchants.add(merchant),
 		fetch: async (request, options) => toResponse(await handleRequest(core, request, options?.origin)),
 		handle: (request, options) => handleRequest(core, request, options?.origin),
 		transaction: view,
-		transactions: () => [...core.transactions.keys()].map((id) => view(id) as SandboxTransaction),
+		transactions: () => ledger.transactions().map((transaction) => transactionView(core, transaction)),
 		refund: refundView,
 		approveRefund: (id) => decide(id, true),
 		rejectRefund: (id, message) => decide(id, false, message),

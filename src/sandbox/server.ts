@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { ConfigurationError } from "../errors/configuration-error.js";
 import { isLoopbackHost } from "../schemas/fields.js";
-import type { SandboxRequest } from "./exchange.js";
+import { readStreamText } from "./body.js";
+import { cutBody, type SandboxReply, type SandboxRequest } from "./exchange.js";
 import type { SandboxOptions } from "./options.js";
 import { createSandbox, type Sandbox } from "./sandbox.js";
 
@@ -31,14 +33,13 @@ export interface SandboxServer {
 	close(): Promise<void>;
 }
 
-const MAX_BODY_BYTES = 1_048_576;
-
 /** The sandbox over real HTTP: /v2 API, hosted checkout page, 3DS page. */
 export async function startSandboxServer(options: SandboxServerOptions = {}): Promise<SandboxServer> {
 	const host = options.host ?? "127.0.0.1";
 	const bare = host.replace(/^\[|\]$/g, "");
 	if (!options.allowNonLoopback && !(isLoopbackHost(host) || bare === "::1")) {
-		throw new RangeError(`The sandbox listens on loopback only; host ${host} needs allowNonLoopback: true.`);
+		const rule = `must be a loopback address (the sandbox listens on loopback only), or set allowNonLoopback: true`;
+		throw new ConfigurationError([{ field: "host", message: `${host} ${rule}` }], "sandbox server options");
 	}
 	const owned = options.sandbox === undefined;
 	const sandbox = options.sandbox ?? (await createSandbox(options));
@@ -72,22 +73,30 @@ export async function startSandboxServer(options: SandboxServerOptions = {}): Pr
 
 async function serve(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse, origin: () => string): Promise<void> {
 	try {
-		const body = await readBody(req);
-		if (body === undefined) {
-			res
-				.writeHead(413, { "content-type": "application/json" })
-				.end(JSON.stringify({ status: "error", message: "The request body is larger than 1 MiB." }));
-			return;
-		}
 		const method = req.method ?? "GET";
+		// Only the headers: `sandbox.received` keeps them, and must not keep the whole request alive.
+		const headers = req.headers;
+		let gone: AbortController | undefined;
 		// A plain SandboxRequest: no Web Request, Headers or stream objects on the hot path.
 		const request: SandboxRequest = {
 			method,
 			url: new URL(req.url ?? "/", origin()).href,
-			headers: { get: (name) => headerValue(req.headers[name.toLowerCase()]) },
-			text: async () => body.toString("utf8"),
+			headers: { get: (name) => headerValue(headers[name.toLowerCase()]) },
+			text: () => readStreamText(req),
+			// Made when asked for (only a held request asks): aborts when the client closes the connection.
+			get signal() {
+				if (!gone) {
+					const controller = new AbortController();
+					res.once("close", () => {
+						if (!res.writableFinished) controller.abort();
+					});
+					gone = controller;
+				}
+				return gone.signal;
+			},
 		};
 		const reply = await sandbox.handle(request, { origin: origin() });
+		if (reply.drop !== undefined) return dropConnection(req, res, reply);
 		res.writeHead(reply.status, reply.headers);
 		res.end(method === "HEAD" ? undefined : reply.body);
 	} catch {
@@ -96,22 +105,18 @@ async function serve(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse
 	}
 }
 
+/** A fault's dropped connection: nothing at all, or the status, the headers and half the body. */
+function dropConnection(req: IncomingMessage, res: ServerResponse, reply: SandboxReply): void {
+	if (reply.drop === "mid-body") {
+		const length = Buffer.byteLength(reply.body);
+		res.writeHead(reply.status, { ...reply.headers, "content-length": String(length) });
+		res.write(cutBody(reply.body), () => req.socket.destroy());
+		return;
+	}
+	req.socket.destroy();
+}
+
 function headerValue(value: string | string[] | undefined): string | null {
 	if (value === undefined) return null;
 	return Array.isArray(value) ? value.join(", ") : value;
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
-	return new Promise((resolve, reject) => {
-		const chunks: Buffer[] = [];
-		let size = 0;
-		let tooLarge = false;
-		req.on("data", (chunk: Buffer) => {
-			size += chunk.length;
-			if (size > MAX_BODY_BYTES) tooLarge = true;
-			else if (!tooLarge) chunks.push(chunk);
-		});
-		req.on("end", () => resolve(tooLarge ? undefined : Buffer.concat(chunks)));
-		req.on("error", reject);
-	});
 }

@@ -1,24 +1,11 @@
-import type { PublicKey } from "../signing/keys.js";
-import type { SignVersion } from "../signing/seal.js";
-import type { FeeBreakdown, FeeModel } from "./fees.js";
+import type { FeeBreakdown } from "./fees.js";
 import type { SandboxProvider } from "./options.js";
 import type { SandboxRefundStatus, SandboxTransactionStatus } from "./statuses.js";
 
-/** A merchant account with its options resolved. */
-export interface MerchantAccount {
-	merchantId: string;
-	publicKeys: PublicKey[];
-	signVersion: SignVersion;
-	refundApproval: "auto" | "manual";
-	providers: Required<SandboxProvider>[];
-	autoCascade: boolean;
-	feeBySeller: number;
-	fees: FeeModel;
-	brandName: string;
-	logoSource: string | undefined;
-	allowedDomains: readonly string[] | undefined;
-	descriptor: string;
-}
+/**
+ * The ledger's records. Only the ledger changes them (its `…State` types);
+ * everything else reads them as `TransactionRecord` and `RefundRecord`.
+ */
 
 /** What a provider did with one charge attempt (auto-cascade may make several). */
 export interface ProviderAttempt {
@@ -32,38 +19,42 @@ export interface ProviderAttempt {
 
 /** The card as the sandbox keeps it: never the full number, never the security code. */
 export interface StoredCard {
-	name: string | null;
-	firstSixDigits: string;
-	lastFourDigits: string;
-	expiryMonth: string;
-	expiryYear: string;
-	type: string;
+	readonly name: string | null;
+	readonly firstSixDigits: string;
+	readonly lastFourDigits: string;
+	readonly expiryMonth: string;
+	readonly expiryYear: string;
+	readonly type: string;
 }
 
 /** The URLs and display settings given at creation. */
 export interface SessionRequest {
-	orderDescription: string;
-	paymentMethod: string;
-	callbackUrl: string;
-	notificationUrl: string;
-	cancelUrl: string;
-	errorUrl: string;
-	feeBySeller: number;
-	metadata?: Record<string, unknown> | undefined;
-	transactionDocuments?: readonly { type: string; url: string }[] | undefined;
-	brandName?: string | undefined;
-	colorMode?: string | undefined;
-	logoSource?: string | undefined;
+	readonly orderDescription: string;
+	readonly paymentMethod: string;
+	readonly callbackUrl: string;
+	readonly notificationUrl: string;
+	readonly cancelUrl: string;
+	readonly errorUrl: string;
+	readonly feeBySeller: number;
+	readonly metadata?: Record<string, unknown> | undefined;
+	readonly transactionDocuments?: readonly { type: string; url: string }[] | undefined;
+	readonly brandName?: string | undefined;
+	readonly colorMode?: string | undefined;
+	readonly logoSource?: string | undefined;
 }
 
-export interface TransactionRecord {
+/** How a transaction came to be: a hosted checkout session, or a server-to-server card charge. */
+export type Channel = "checkout" | "s2s";
+
+/** A transaction as the ledger keeps it. */
+export interface TransactionState {
 	merchantId: string;
 	transactionId: string;
 	transactionNumber: string;
 	orderRef: string;
 	currency: string;
 	amountMinor: number;
-	channel: "checkout" | "s2s";
+	channel: Channel;
 	request: SessionRequest;
 	status: SandboxTransactionStatus;
 	/** What a `pending` transaction waits for: the buyer's 3-D Secure, or the provider's later answer. */
@@ -83,7 +74,14 @@ export interface TransactionRecord {
 	refundIds: string[];
 }
 
-export interface RefundRecord {
+/** A transaction as everything but the ledger sees it. */
+export type TransactionRecord = Readonly<Omit<TransactionState, "attempts" | "refundIds">> & {
+	readonly attempts: readonly Readonly<ProviderAttempt>[];
+	readonly refundIds: readonly string[];
+};
+
+/** A refund as the ledger keeps it. */
+export interface RefundState {
 	refundId: string;
 	refundNumber: string;
 	transactionId: string;
@@ -93,3 +91,6 @@ export interface RefundRecord {
 	message: string | null;
 	createdAt: Date;
 }
+
+/** A refund as everything but the ledger sees it. */
+export type RefundRecord = Readonly<RefundState>;

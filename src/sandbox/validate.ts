@@ -15,10 +15,3 @@ export function validateFields<Schema extends z.core.$ZodType>(
 	if (result.success) return { value: result.data };
 	return validationFailed(groupIssues(toFieldIssues(result.error)));
 }
-
-export const isReply = (value: unknown): value is ApiReply =>
-	typeof value === "object" &&
-	value !== null &&
-	"status" in value &&
-	"json" in value &&
-	typeof (value as ApiReply).status === "number";

@@ -39,7 +39,7 @@ export function text(min: number, max: number) {
 	return z.string({ error: typeError("a string") }).check(z.refine((value) => withinLength(value, min, max), rule));
 }
 
-/** A JSON number with at most 2 decimals on its shortest decimal form (D9), at least `minimum`. */
+/** A JSON number with at most 2 decimals on its shortest decimal form, at least `minimum`. */
 export function amount(minimum: number) {
 	return z.number({ error: typeError("a number") }).check(
 		z.superRefine((value, ctx) => {
@@ -64,7 +64,7 @@ export const countryCode = () =>
 		.string({ error: typeError("a string") })
 		.check(z.refine(isCountryCode, "must be an ISO 3166-1 alpha-2 country code such as US (two capital letters)"));
 
-/** Loopback hosts as D10 lists them: `localhost`, `127.0.0.0/8`, `[::1]`. */
+/** Loopback hosts: `localhost`, `127.0.0.0/8`, `[::1]`. */
 export function isLoopbackHost(hostname: string): boolean {
 	return hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
@@ -77,7 +77,7 @@ function parseUrl(value: string): URL | undefined {
 	}
 }
 
-/** Why `value` is not an acceptable redirect or notification URL (D10), or undefined when it is. */
+/** Why `value` is not an acceptable redirect or notification URL, or undefined when it is. */
 function secureUrlProblem(value: string, allowLoopbackHttp: boolean): string | undefined {
 	if (!withinLength(value, 1, 300)) return "must be 1 to 300 characters";
 	const url = parseUrl(value);
@@ -90,7 +90,7 @@ function secureUrlProblem(value: string, allowLoopbackHttp: boolean): string | u
 }
 
 /**
- * A redirect or notification URL (D10): 1-300 characters, `https:`. Plain
+ * A redirect or notification URL: 1-300 characters, `https:`. Plain
  * `http:` passes only for loopback hosts and only when `allowLoopbackHttp` is set.
  */
 export function secureUrl(allowLoopbackHttp: boolean) {
@@ -167,15 +167,19 @@ export const metadata = () => z.custom<Record<string, unknown>>(isJsonObject, { 
 /** A non-empty string with no length limit in the spec. */
 export const nonEmpty = () => z.string({ error: typeError("a string") }).check(z.minLength(1, "must not be empty"));
 
+/** Supporting documents of an order. */
 export const transactionDocuments = () =>
 	z.array(
 		z.object(
-			{ type: nonEmpty(), url: webUrl(Number.MAX_SAFE_INTEGER) },
+			{
+				/** Kind of document, such as `invoice` (not empty). */
+				type: nonEmpty(),
+				/** Absolute http(s) URL of the document. */
+				url: webUrl(Number.MAX_SAFE_INTEGER),
+			},
 			{ error: typeError("an object with type and url") },
 		),
-		{
-			error: typeError("an array of {type, url} objects"),
-		},
+		{ error: typeError("an array of {type, url} objects") },
 	);
 
 /** An ordered list of payment method types. */

@@ -7,11 +7,11 @@ import type { Assert, SameShape } from "./type-equality.js";
  * Resources as the gateway returns them (transaction and refund query, IPNs,
  * callbacks). One schema per message, and the public interfaces below, checked
  * against what each schema parses to (`Assert` lines). Unknown extra fields are
- * dropped, unknown statuses are kept (D8). Built on first use (see lazy.ts):
+ * dropped, unknown statuses are kept (the gateway may add some). Built on first use (see lazy.ts):
  * verifying the first IPN builds them, importing does not.
  */
 
-/** A status string typed with the catalogue's names (D8); any other non-empty string is accepted too. */
+/** A status string typed with the catalogue's names; any other non-empty string is accepted too. */
 const statusOf = <Status extends string>() => z.string().check(z.minLength(1)) as unknown as z.ZodMiniType<Status>;
 
 const money = () => z.number();

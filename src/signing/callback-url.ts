@@ -64,7 +64,7 @@ export function unverifiedCallbackFields(input: CallbackInput): Record<string, u
 }
 
 /**
- * Verifies a callback redirect (D5) and returns its decoded fields without the
+ * Verifies a callback redirect and returns its decoded fields without the
  * signature. 2.0 carries a flat signature inside the decoded JSON; 2.1 carries
  * `signVersion=2.1&signature=...` beside the payload and signs the decoded text.
  * Standard base64, base64url, missing padding and `+` turned into a space are
@@ -99,7 +99,7 @@ function appendQuery(url: string, query: string): string {
 }
 
 /**
- * Builds the signed redirect URL the gateway sends the buyer to (D5). Used by the
+ * Builds the signed redirect URL the gateway sends the buyer to. Used by the
  * sandbox and by tests; existing query parameters of `callbackUrl` are kept as written.
  */
 export function sealCallbackUrl(callbackUrl: string, fields: Record<string, unknown>, options: SealOptions): string {

@@ -81,7 +81,7 @@ function decodeStandard(normalized: string): Uint8Array {
 
 /**
  * Decodes base64. `loose` also takes base64url, missing padding, a `+` that a
- * form decoder turned into a space, and line breaks (D5). Returns `undefined`
+ * form decoder turned into a space, and line breaks. Returns `undefined`
  * for anything that is not base64, so callers raise their own typed error.
  */
 export function base64Decode(text: string, loose = false): Uint8Array | undefined {

@@ -29,9 +29,9 @@ export interface LoadPublicKeyOptions {
 	backend?: CryptoBackendName | undefined;
 }
 
-/** Smallest key accepted without `allowWeakKeys` (D1). */
+/** Smallest key accepted without `allowWeakKeys`. */
 export const MIN_BITS = 2048;
-/** Largest signing key: a 4096-bit signature is 684 base64 characters, the field holds 750 (D1). */
+/** Largest signing key: a 4096-bit signature is 684 base64 characters, the field holds 750. */
 export const MAX_SIGNING_BITS = 4096;
 const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/;
 const PRIVATE_LABELS = new Set(["PRIVATE KEY", "RSA PRIVATE KEY", "ENCRYPTED PRIVATE KEY"]);
@@ -123,6 +123,7 @@ abstract class ParsedKeyCache {
 	readonly bits: number;
 	readonly #handles = new Map<CryptoBackendName, unknown>();
 
+	/** @internal */
 	protected constructor(backend: CryptoBackendName, parsed: ParsedKey) {
 		this.bits = parsed.bits;
 		this.#handles.set(backend, parsed.handle);

@@ -137,7 +137,7 @@ function checkVersion(version: SignVersion, accepted: readonly SignVersion[] | u
 }
 
 /**
- * Verifies a signed 2.1 payload text exactly as received, then parses it (D4).
+ * Verifies a signed 2.1 payload text exactly as received, then parses it.
  * @internal shared by messages and callback URLs
  */
 export function openPayload(

@@ -39,7 +39,7 @@ export type SealedFlat<T extends Record<string, unknown>> = Omit<T, "signature">
 	signature: string;
 };
 
-/** Signs `text` as UTF-8 with RSA-MD5 and returns standard base64 (D2). */
+/** Signs `text` as UTF-8 with RSA-MD5 and returns standard base64. */
 export function signText(text: string, privateKey: PrivateKeyLike, backendName?: CryptoBackendName): string {
 	const backend = resolveBackend(backendName);
 	const key = toPrivateKey(privateKey);
@@ -48,9 +48,9 @@ export function signText(text: string, privateKey: PrivateKeyLike, backendName?:
 
 /**
  * Signs a message in the given version.
- * - 2.0: returns the fields plus a `signature` over their canonical string (D3).
+ * - 2.0: returns the fields plus a `signature` over their canonical string (`canonicalString`).
  * - 2.1: returns `{ payload, signVersion: "2.1", signature }`, where the signature
- *   covers the payload text exactly (D4).
+ *   covers the payload text exactly.
  *
  * A `signature` already in `fields` is replaced; `undefined` fields are dropped.
  *
@@ -82,7 +82,7 @@ export function sealMessage(
 	}
 	if (version !== "2.0") throw new MalformedMessageError(`signVersion must be "2.0" or "2.1".`, "signVersion");
 	if (typeof fields.payload === "string") {
-		// Receivers read a string `payload` as a 2.1 envelope (D4): such a 2.0 message could never be opened.
+		// Receivers read a string `payload` as a 2.1 envelope: such a 2.0 message could never be opened.
 		throw new MalformedMessageError(
 			"A 2.0 message cannot carry a string field named payload: receivers would read it as a 2.1 envelope.",
 			"payload",
@@ -95,4 +95,27 @@ export function sealMessage(
 	const form = options.signedString ?? canonicalString;
 	sealed.signature = signText(form(sealed), options.privateKey, options.backend);
 	return sealed as SealedFlat<Record<string, unknown>>;
+}
+
+/** A wrapped message: `status` and `message` around the signed `data` (2.0) or beside the signed payload (2.1). */
+export type SealedWrapped = { status: string; message: string | null } & (
+	| { data: SealedFlat<Record<string, unknown>> }
+	| SealedPayload
+);
+
+/**
+ * Signs `data` inside a wrapped message, the form of the gateway's card charge, refund and refund query
+ * responses: under 2.0 `{ status, message, data }` with the signature inside `data`; under 2.1
+ * `{ status, message, payload, signVersion, signature }`. `status` and `message` are not signed.
+ * `openVerified` reads both forms back.
+ */
+export function sealWrapped(
+	status: string,
+	message: string | null,
+	data: Record<string, unknown>,
+	options: SealOptions,
+): SealedWrapped {
+	if (options.signVersion === "2.1")
+		return { status, message, ...sealMessage(data, { ...options, signVersion: "2.1" }) };
+	return { status, message, data: sealMessage(data, { ...options, signVersion: "2.0" }) };
 }

@@ -1,5 +1,5 @@
 /**
- * The gateway's status catalogue (D8), from its status appendix: every status
+ * The gateway's status catalogue, from its status appendix: every status
  * name with its numeric code. `canceled` has one "l"; there is no `declined`,
  * `cancelled` or `completed`. Refunds use codes 8 to 13.
  *

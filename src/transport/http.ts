@@ -1,18 +1,26 @@
-import { ConnectionError } from "../errors/connection-error.js";
-import { OutcomeUnknownError } from "../errors/outcome-unknown-error.js";
-import { ResponseTooLargeError } from "../errors/response-too-large-error.js";
-import { TimeoutError } from "../errors/timeout-error.js";
-import { KnownSecrets, redactText } from "../internal/redact.js";
+import type { BeforeRetryState, RetryOptions } from "ky";
+import type { EndpointKind } from "../endpoints.js";
 import type { SignVersion } from "../signing/seal.js";
-import { safeCause } from "./errors.js";
-import { errorCodes, failedBeforeSending } from "./network-failure.js";
+import { BodyTooLargeError, capBody, wasCut } from "./capped-body.js";
+import { failedBeforeSending } from "./network-failure.js";
 import type { Observer } from "./observer.js";
-import { isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfter, retryDelayMs } from "./retry-policy.js";
-import { isSignatureRefusal } from "./signature-refusal.js";
+import { queryRetry } from "./retry.js";
 
 /** The fetch signature the client accepts (the global `fetch` fits). */
 export type FetchLike = (input: Request | URL | string, init?: RequestInit) => Promise<Response>;
 
+/** Per-call options every endpoint method accepts. */
+export interface RequestOptions {
+	/** Cancels the call. On a create, an abort after sending leaves the outcome unknown (`OutcomeUnknownError`). */
+	signal?: AbortSignal | undefined;
+	/**
+	 * How long to wait for the gateway's response to each attempt, and again for its body, in milliseconds,
+	 * for this call. @default the client's `timeoutMs`
+	 */
+	timeoutMs?: number | undefined;
+}
+
+/** @internal */
 export interface TransportConfig {
 	/** Absolute base URL without a trailing slash. */
 	baseUrl: string;
@@ -20,317 +28,198 @@ export interface TransportConfig {
 	timeoutMs: number;
 	maxRetries: number;
 	retryBaseDelayMs: number;
-	/** Longest answer read, in bytes after decompression. */
+	/** Longest response body read, in bytes after decompression. */
 	maxResponseBytes: number;
 	userAgent: string;
 	observer: Observer;
 }
 
-/** Per-call options every endpoint method accepts. */
-export interface RequestOptions {
-	/** Cancels the call. On a create, an abort after sending leaves the outcome unknown (`OutcomeUnknownError`). */
-	signal?: AbortSignal | undefined;
-	/** Timeout of each attempt, in milliseconds, for this call. @default the client's `timeoutMs` */
-	timeoutMs?: number | undefined;
-}
-
+/** @internal One request to send. */
 export interface OutgoingRequest extends RequestOptions {
 	path: string;
+	/** The sealed message, as JSON text. */
 	body: string;
-	/** `create` requests are never retried once they may have been sent. */
-	kind: "create" | "query";
-	/** The fields before sealing, for hooks (redacted there). */
+	/** A `create` is sent once: never retried, and its body cannot be sent again by fetch itself. */
+	kind: EndpointKind;
+	/** The fields before sealing, for the request hook (redacted there). */
 	fields: Record<string, unknown>;
 	signVersion: SignVersion;
-	/** For OutcomeUnknownError: what to reconcile. */
-	ids: { orderRef?: string | undefined; transactionId?: string | undefined };
-	/** "The checkout session", "The card charge"... */
-	what: string;
 }
 
-/** The gateway's answer, body read in full (up to `maxResponseBytes`). */
-export interface GatewayAnswer {
+/** @internal The gateway's response, its body read up to `maxResponseBytes`. */
+export interface GatewayResponse {
 	status: number;
 	headers: Headers;
-	text: string;
-	/** The request's card number and security code: whatever the answer shows is redacted of them. */
-	secrets: KnownSecrets;
+	/** The body as UTF-8 text; undefined when it was larger than `maxResponseBytes` (reading stopped there). */
+	text: string | undefined;
 }
 
-type Ky = typeof import("ky")["default"];
-let kyLoading: Promise<Ky> | undefined;
+/**
+ * @internal Why no response came back:
+ * - `not_sent`: the request certainly did not reach the gateway (refused connection, DNS, TLS);
+ * - `may_have_been_sent`: the connection failed once the request may have been on its way;
+ * - `timed_out`: no response (or no complete body) within the timeout;
+ * - `aborted`: the caller's signal aborted the call once it had started.
+ */
+export interface NoResponse {
+	failure: "not_sent" | "may_have_been_sent" | "timed_out" | "aborted";
+	/** The underlying error (the signal's reason for `aborted`). Not redacted. */
+	cause: unknown;
+}
+
+type KyModule = typeof import("ky");
+let kyLoading: Promise<KyModule> | undefined;
 /** ky is loaded on the first request only: importing the SDK never loads it. */
-function loadKy(): Promise<Ky> {
-	kyLoading ??= import("ky").then((module) => module.default);
+const loadKy = (): Promise<KyModule> => {
+	kyLoading ??= import("ky");
 	return kyLoading;
-}
+};
 
-const TIMED_OUT = Symbol("timeout");
-/** The one per-call option: an option name ky does not know, so ky hands it to our fetch wrapper untouched. */
-const EXCHANGE_OPTION = "merchantGatewayExchange";
+const encoder = new TextEncoder();
 
 /**
- * What one attempt sends, carried through ky to the fetch wrapper as a single
- * option (each option costs ky a merge step, a copy and a lookup per request):
- * the URL as we built it, the body as the original string, and the attempt's
- * own signal (timeout + the caller's signal).
+ * A create's body as a one-shot stream with its length. Fetch sends a body again by itself when the
+ * gateway (or a proxy) answers 421 Misdirected Request and the body can be replayed (the Fetch
+ * standard's rule, which undici follows): a stream cannot be, so a create is sent once.
  */
-class Exchange {
-	readonly url: string;
-	readonly body: string;
-	readonly signal: AbortSignal;
-
-	constructor(url: string, body: string, signal: AbortSignal) {
-		this.url = url;
-		this.body = body;
-		this.signal = signal;
-	}
+function oneShotBody(text: string): { body: ReadableStream<Uint8Array>; length: string } {
+	const bytes = encoder.encode(text);
+	const body = new ReadableStream<Uint8Array>({
+		start(controller) {
+			controller.enqueue(bytes);
+			controller.close();
+		},
+	});
+	return { body, length: String(bytes.byteLength) };
 }
 
-type Failure = { type: "timeout" | "aborted" | "network"; error: unknown } | { type: "too_large"; status: number };
+/** ky keeps an error response's body as its text (the pipeline reads and redacts it). */
+const keepText = (text: string): string => text;
 
-/** Marks a body that grew past the limit. */
-const TOO_LARGE = Symbol("too large");
-
-/**
- * The body as text, reading no more than `limit` bytes (as the body stream
- * yields them, that is after fetch undid any content encoding). Past the limit
- * the stream is cancelled, which closes the connection: an endless answer or a
- * decompression bomb costs at most `limit` bytes and one chunk.
- */
-async function readText(response: Response, limit: number): Promise<string | typeof TOO_LARGE> {
-	const body = response.body;
-	if (body === null) return "";
-	const reader = body.getReader();
-	const chunks: Uint8Array[] = [];
-	let size = 0;
-	for (;;) {
-		const { done, value } = await reader.read();
-		if (done) break;
-		size += value.byteLength;
-		if (size > limit) {
-			reader.cancel().catch(() => {});
-			return TOO_LARGE;
-		}
-		chunks.push(value);
-	}
-	// Decoded as Response.text() does: UTF-8, a leading BOM dropped, bad sequences replaced.
-	return new TextDecoder().decode(chunks.length === 1 ? chunks[0] : concat(chunks, size));
-}
-
-/** One array of `size` bytes from the chunks (no Buffer: the client also runs where there is none). */
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-	const out = new Uint8Array(size);
-	let offset = 0;
-	for (const chunk of chunks) {
-		out.set(chunk, offset);
-		offset += chunk.byteLength;
-	}
-	return out;
-}
-
-/** The statuses fetch would follow when the answer names a Location. */
+/** The statuses fetch would follow when the response names a Location. */
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /**
  * A redirect fails the attempt as a network error, as `redirect: "error"` would: the gateway never
  * redirects an API call, and a signed request must not be sent elsewhere. Asked as `"manual"`, because
- * Cloudflare Workers refuse `"error"`.
+ * Cloudflare Workers refuse `"error"`. The body is left unread: the connection is not reused.
  */
-async function refuseRedirect(response: Response): Promise<Response> {
+function refuseRedirect(response: Response): Response {
 	const redirected = REDIRECT_STATUSES.has(response.status) && response.headers.has("location");
 	if (response.type !== "opaqueredirect" && !redirected) return response;
-	await response.body?.cancel().catch(() => undefined);
+	response.body?.cancel().catch(() => undefined);
 	throw new TypeError(
 		`the gateway answered with a redirect (HTTP ${response.status}), which the client does not follow`,
 	);
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-	return new Promise((resolve, reject) => {
-		if (signal?.aborted) return reject(signal.reason);
-		const timer = setTimeout(() => {
-			signal?.removeEventListener("abort", onAbort);
-			resolve();
-		}, ms);
-		const onAbort = () => {
-			clearTimeout(timer);
-			reject(signal?.reason);
-		};
-		signal?.addEventListener("abort", onAbort, { once: true });
-	});
-}
-
-/** POSTs JSON to the gateway over ky, with per-attempt timeouts and the retry policy. */
+/**
+ * POSTs sealed messages to the gateway with ky: its timeout (per attempt, and again for the body), its
+ * retry for queries, its HTTP errors. Reports a response, or why there was none; what either means for
+ * the call is the request pipeline's decision.
+ */
 export class Transport {
 	readonly #config: TransportConfig;
-	/** One ky instance per client, made on the first request; retries and timeouts are ours (per attempt, body included). */
-	#ky: Ky | undefined;
+	readonly #retry: number | RetryOptions;
 
 	constructor(config: TransportConfig) {
 		this.#config = config;
+		this.#retry = config.maxRetries === 0 ? 0 : queryRetry(config.maxRetries, config.retryBaseDelayMs);
 	}
 
-	async #instance(): Promise<Ky> {
-		if (this.#ky) return this.#ky;
-		const ky = await loadKy();
-		const send = this.#config.fetch ?? ((input, init) => globalThis.fetch(input, init));
-		const headers = {
-			"content-type": "application/json",
-			accept: "application/json",
-			"user-agent": this.#config.userAgent,
-		};
-		// As few options as ky needs, set once: every option ky knows is merged,
-		// normalized and copied again on each request. No ky timeout (ours covers the
-		// body read too), no ky retry (ours knows creates from queries; a limit above 0
-		// would also clone every Request), no HTTP errors thrown (statuses are mapped
-		// to typed errors by the resources). ky still builds its Request and runs its
-		// pipeline; the wrapper then fetches with the original body string rather than
-		// the Request's stream (which undici would pipe chunk by chunk), the fixed
-		// headers, and the attempt's signal.
-		this.#ky = ky.create({
-			method: "post",
-			timeout: false,
-			retry: 0,
-			throwHttpErrors: false,
-			fetch: (_request, init) => {
-				const exchange = (init as Record<string, unknown> | undefined)?.[EXCHANGE_OPTION];
-				if (!(exchange instanceof Exchange))
-					return Promise.reject(new TypeError("merchant-gateway: request sent without its exchange"));
-				return send(exchange.url, {
-					method: "POST",
-					headers,
-					body: exchange.body,
-					signal: exchange.signal,
-					redirect: "manual",
-				}).then(refuseRedirect);
-			},
-		});
-		return this.#ky;
+	/** The client's timeout per attempt, in milliseconds. */
+	get timeoutMs(): number {
+		return this.#config.timeoutMs;
 	}
 
-	async send(request: OutgoingRequest): Promise<GatewayAnswer> {
-		const { observer, maxRetries } = this.#config;
-		const secrets = new KnownSecrets(request.fields);
+	/** The longest response body read, in bytes after decompression. */
+	get maxResponseBytes(): number {
+		return this.#config.maxResponseBytes;
+	}
+
+	/**
+	 * What an attempt sends: a query's body as text; a create's as a one-shot stream with its length, so
+	 * fetch cannot send it a second time by itself (see {@link oneShotBody}).
+	 */
+	#body(request: OutgoingRequest, kyHeaders: Headers): { headers: Headers; body: BodyInit; duplex?: "half" } {
+		if (request.kind === "query") return { headers: kyHeaders, body: request.body };
+		const { body, length } = oneShotBody(request.body);
+		const headers = new Headers(kyHeaders);
+		headers.set("content-length", length);
+		return { headers, body, duplex: "half" };
+	}
+
+	async send(request: OutgoingRequest): Promise<GatewayResponse | NoResponse> {
+		const { default: ky, HTTPError, NetworkError, TimeoutError } = await loadKy();
+		const { observer, maxResponseBytes, userAgent } = this.#config;
 		const url = this.#config.baseUrl + request.path;
-		const retries = request.kind === "query" ? maxRetries : 0;
-		for (let attempt = 1; ; attempt++) {
-			// Aborted before this attempt started: nothing of it was sent.
-			if (request.signal?.aborted) throw request.signal.reason;
-			if (observer.watchesRequests)
-				observer.request(
-					{ method: "POST", path: request.path, url, attempt, signVersion: request.signVersion },
-					request.fields,
+		const fetch = this.#config.fetch ?? globalThis.fetch;
+		let attempt = 0;
+		let lastEndedAt = 0;
+		// Each attempt goes out through the caller's fetch (or the global one) as `fetch(url, init)`: the
+		// headers and the signal (timeout and the caller's abort) of the Request ky made for it, and the body.
+		const sendAttempt = async (input: Request | URL | string): Promise<Response> => {
+			attempt++;
+			const { path, fields, signVersion } = request;
+			if (observer.watchesRequests) observer.request({ method: "POST", path, url, attempt, signVersion }, fields);
+			const { headers, signal } = input as Request;
+			const startedAt = performance.now();
+			try {
+				const response = refuseRedirect(
+					await fetch(url, { method: "POST", redirect: "manual", signal, ...this.#body(request, headers) }),
 				);
-			const started = observer.watchesResponses ? performance.now() : 0;
-			const outcome = await this.#exchange(url, request, secrets);
-			if ("type" in outcome) {
-				const error = this.#failureError(outcome, request, secrets);
-				// An answer past the limit would most likely be as large again.
-				if (attempt <= retries && outcome.type !== "aborted" && outcome.type !== "too_large") {
-					await this.#wait(request, attempt + 1, undefined, outcome.type === "timeout" ? "timeout" : "network error");
-					continue;
+				if (observer.watchesResponses) {
+					const durationMs = Math.round(performance.now() - startedAt);
+					observer.response({ method: "POST", path, attempt, status: response.status, durationMs });
 				}
-				throw error;
+				return capBody(response, maxResponseBytes);
+			} finally {
+				lastEndedAt = performance.now();
 			}
-			if (observer.watchesResponses) {
-				observer.response({
-					method: "POST",
-					path: request.path,
-					attempt,
-					status: outcome.status,
-					durationMs: Math.round(performance.now() - started),
-				});
-			}
-			if (
-				attempt <= retries &&
-				isRetryableStatus(outcome.status) &&
-				!isSignatureRefusal(outcome.status, outcome.text)
-			) {
-				const retryAfter = parseRetryAfter(outcome.headers.get("retry-after"));
-				if (retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_MS) {
-					await this.#wait(request, attempt + 1, retryAfter, `status ${outcome.status}`);
-					continue;
-				}
-			}
-			return outcome;
-		}
-	}
-
-	async #wait(
-		request: OutgoingRequest,
-		nextAttempt: number,
-		retryAfterMs: number | undefined,
-		reason: string,
-	): Promise<void> {
-		const delayMs = retryDelayMs(nextAttempt - 1, this.#config.retryBaseDelayMs, retryAfterMs);
-		this.#config.observer.retry({ method: "POST", path: request.path, attempt: nextAttempt, delayMs, reason });
-		await sleep(delayMs, request.signal);
-	}
-
-	async #exchange(url: string, request: OutgoingRequest, secrets: KnownSecrets): Promise<GatewayAnswer | Failure> {
-		const ky = this.#ky ?? (await this.#instance());
-		const controller = new AbortController();
-		const timer = setTimeout(() => controller.abort(TIMED_OUT), request.timeoutMs ?? this.#config.timeoutMs);
-		const userSignal = request.signal;
-		const onUserAbort = userSignal ? () => controller.abort(userSignal.reason) : undefined;
-		if (onUserAbort) userSignal?.addEventListener("abort", onUserAbort, { once: true });
+		};
+		const onRetry = ({ error, retryCount }: BeforeRetryState) => {
+			const reason =
+				error instanceof HTTPError
+					? `status ${error.response.status}`
+					: error instanceof TimeoutError
+						? "timeout"
+						: "network error";
+			const delayMs = Math.round(performance.now() - lastEndedAt);
+			observer.retry({ method: "POST", path: request.path, attempt: retryCount + 1, delayMs, reason });
+		};
+		const create = request.kind === "create";
+		const pending = ky(url, {
+			method: "post",
+			headers: { "content-type": "application/json", accept: "application/json", "user-agent": userAgent },
+			body: request.body,
+			redirect: "manual",
+			signal: request.signal ?? null,
+			timeout: request.timeoutMs ?? this.#config.timeoutMs,
+			retry: create ? 0 : this.#retry,
+			throwHttpErrors: true,
+			parseJson: keepText,
+			hooks: { beforeRetry: [onRetry] },
+			fetch: sendAttempt,
+		});
+		let response: Response | undefined;
 		try {
-			const options: Record<typeof EXCHANGE_OPTION, Exchange> = {
-				merchantGatewayExchange: new Exchange(url, request.body, controller.signal),
-			};
-			const response = await ky(url, options as Parameters<Ky>[1]);
-			const text = await readText(response, this.#config.maxResponseBytes);
-			if (text === TOO_LARGE) {
-				controller.abort(TOO_LARGE);
-				return { type: "too_large", status: response.status };
-			}
-			return { status: response.status, headers: response.headers, text, secrets };
+			response = await pending;
+			return { status: response.status, headers: response.headers, text: await pending.text() };
 		} catch (error) {
-			if (controller.signal.aborted)
-				return { type: controller.signal.reason === TIMED_OUT ? "timeout" : "aborted", error };
-			return { type: "network", error };
-		} finally {
-			clearTimeout(timer);
-			if (onUserAbort) userSignal?.removeEventListener("abort", onUserAbort);
+			if (error instanceof HTTPError) {
+				const failed = error.response as Response;
+				const cut = wasCut(failed);
+				const text = cut ? undefined : typeof error.data === "string" ? error.data : "";
+				return { status: failed.status, headers: failed.headers, text };
+			}
+			if (response && error instanceof BodyTooLargeError) {
+				return { status: response.status, headers: response.headers, text: undefined };
+			}
+			if (attempt === 0) return { failure: "not_sent", cause: request.signal?.reason ?? error };
+			if (request.signal?.aborted) return { failure: "aborted", cause: request.signal.reason };
+			if (error instanceof TimeoutError) return { failure: "timed_out", cause: error };
+			const cause = error instanceof NetworkError ? error.cause : error;
+			return { failure: failedBeforeSending(cause) ? "not_sent" : "may_have_been_sent", cause };
 		}
 	}
-
-	/** The error a failed attempt ends in, honest about whether a create may have happened. */
-	#failureError(failure: Failure, request: OutgoingRequest, secrets: KnownSecrets): unknown {
-		const { path } = request;
-		if (failure.type === "too_large") {
-			const tooLarge = new ResponseTooLargeError(this.#config.maxResponseBytes, { status: failure.status, path });
-			if (request.kind === "query") return tooLarge;
-			const circumstance = "its answer was larger than maxResponseBytes, so it was not read";
-			const where = { status: failure.status, path, cause: tooLarge };
-			return new OutcomeUnknownError(request.what, request.ids, where, circumstance);
-		}
-		const timeoutMs = request.timeoutMs ?? this.#config.timeoutMs;
-		if (failure.type === "aborted" && request.kind === "query") return request.signal?.reason ?? failure.error;
-		const base =
-			failure.type === "timeout"
-				? new TimeoutError(`No answer from the gateway within ${timeoutMs} ms.`, { path })
-				: failure.type === "aborted"
-					? safeCause(request.signal?.reason ?? failure.error, secrets)
-					: new ConnectionError(`Could not reach the gateway: ${redactText(describe(failure.error), secrets)}.`, {
-							path,
-							cause: safeCause(failure.error, secrets),
-						});
-		if (request.kind === "query") return base;
-		if (failure.type === "network" && failedBeforeSending(failure.error)) return base;
-		return new OutcomeUnknownError(request.what, request.ids, { path, cause: base });
-	}
-}
-
-/** The deepest message and the first error code along the cause chain, e.g. `ECONNREFUSED (connect ECONNREFUSED 127.0.0.1:9)`. */
-function describe(error: unknown): string {
-	let message = error instanceof Error ? error.message : "network error";
-	let current: unknown = error;
-	for (let depth = 0; depth < 6 && current instanceof Error; depth++) {
-		message = current.message || message;
-		current = current.cause;
-	}
-	const [code] = errorCodes(error);
-	return code ? `${code} (${message})` : message;
 }

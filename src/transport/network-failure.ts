@@ -43,3 +43,18 @@ export function failedBeforeSending(error: unknown): boolean {
 		codes.every((code) => NOT_SENT_CODES.has(code) || code.startsWith("ERR_SSL_") || code.startsWith("ERR_TLS_"))
 	);
 }
+
+/**
+ * The deepest message and the first error code along the cause chain, such as
+ * `ECONNREFUSED (connect ECONNREFUSED 127.0.0.1:9)`.
+ */
+export function describeFailure(error: unknown): string {
+	let message = error instanceof Error ? error.message : "network error";
+	let current: unknown = error;
+	for (let depth = 0; depth < 6 && current instanceof Error; depth++) {
+		message = current.message || message;
+		current = current.cause;
+	}
+	const [code] = errorCodes(error);
+	return code ? `${code} (${message})` : message;
+}

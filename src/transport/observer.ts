@@ -30,7 +30,7 @@ export interface ClientResponseEvent {
 	durationMs: number;
 }
 
-/** What `onRetry` receives, before waiting `delayMs`. */
+/** What `onRetry` receives as a retry starts, once its wait is over. */
 export interface ClientRetryEvent {
 	/** Always `POST`: every gateway endpoint is. */
 	method: "POST";
@@ -38,7 +38,7 @@ export interface ClientRetryEvent {
 	path: string;
 	/** The attempt that is about to start (2 for the first retry). */
 	attempt: number;
-	/** How long the client waits before it, in milliseconds. */
+	/** How long the client waited before this attempt: the backoff, or the response's Retry-After. */
 	delayMs: number;
 	/** `status 503`, `network error`, `timeout`... */
 	reason: string;
@@ -130,7 +130,7 @@ export class Observer {
 
 	retry(event: ClientRetryEvent): void {
 		this.#call("onRetry", event);
-		this.log("warn", `POST ${event.path}: ${event.reason}; retry ${event.attempt - 1} in ${event.delayMs} ms`);
+		this.log("warn", `POST ${event.path}: ${event.reason}; retry ${event.attempt - 1} after ${event.delayMs} ms`);
 	}
 
 	error(event: ClientErrorEvent): void {

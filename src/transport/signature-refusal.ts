@@ -1,12 +1,12 @@
 /**
- * The gateway's answer to a request whose signature it cannot verify (D12):
+ * The gateway's response to a request whose signature it cannot verify:
  * HTTP 500 with `{"status":"error","message":"Invalid signature with merchantId: <id>"}`.
  * Despite the 5xx, the request was refused, not maybe processed: it maps to
  * `AuthenticationError` (never `OutcomeUnknownError`) and is never retried.
  */
 const INVALID_SIGNATURE = /^\s*invalid signature with merchant\s?id\b/i;
 
-/** True when an error answer is the gateway refusing the request's signature. */
+/** True when an error response is the gateway refusing the request's signature. */
 export function isSignatureRefusal(status: number, text: string): boolean {
 	if (status < 400 || !/invalid signature/i.test(text)) return false;
 	try {

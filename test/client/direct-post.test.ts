@@ -1,11 +1,10 @@
 import { describe, expect, test } from "vitest";
 import { RequestValidationError } from "../../src/errors/request-validation-error.js";
-import { escapeHtml } from "../../src/resources/direct-post.js";
+import { escapeHtml } from "../../src/internal/escape-html.js";
 import { checkoutRequestSchema, decodeCheckoutForm } from "../../src/schemas/requests.js";
 import { openVerified } from "../../src/signing/open.js";
-import { BASE_URL } from "../fixtures/gateway.js";
 import { keys } from "../helpers/vectors.js";
-import { checkoutParams, makeClient } from "./helpers.js";
+import { BASE_URL, checkoutParams, makeClient } from "./helpers.js";
 
 /** Reads the hidden inputs back out of the HTML, undoing the escaping. */
 function formFields(html: string): Record<string, string> {

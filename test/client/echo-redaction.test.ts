@@ -1,14 +1,14 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { inspect } from "node:util";
-import { HttpResponse } from "msw";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import type { GatewayClient } from "../../src/client.js";
 import { KnownSecrets, redactText } from "../../src/internal/redact.js";
-import { GatewayFixture, type Received } from "../fixtures/gateway.js";
-import { ids, signedWrapped, type Version } from "../fixtures/gateway-messages.js";
+import type { ReceivedRequest } from "../../src/sandbox/received.js";
 import { keys } from "../helpers/vectors.js";
-import { cardParams, checkoutParams, makeClient } from "./helpers.js";
+import { ids, signedWrapped, type Version } from "../support/gateway-messages.js";
+import { useGateway } from "./gateway.js";
+import { cardParams, checkoutParams } from "./helpers.js";
 
 /**
  * A gateway that echoes the request into its answers, in the forms a PHP
@@ -44,10 +44,10 @@ const bareEchoes = (): Record<string, string> => ({
 
 /** An unsigned error body, as the gateway sends them. */
 const failed = (status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-	HttpResponse.json({ status: "error", ...body }, { status, headers });
-const page = (status: number, text: string) => new HttpResponse(text, { status });
+	Response.json({ status: "error", ...body }, { status, headers });
+const page = (status: number, text: string) => new Response(text, { status });
 const unsignedSuccess = (message: string) => {
-	return HttpResponse.json({ status: "success", message, data: { transactionId: ids.transaction } });
+	return Response.json({ status: "success", message, data: { transactionId: ids.transaction } });
 };
 
 /** Each answer shape that carries gateway text, keyed by the error it must become. */
@@ -96,12 +96,10 @@ function expectNoCanary(): void {
 	expect(everything).not.toContain(CVV);
 }
 
-const fixture = new GatewayFixture();
-beforeAll(() => fixture.server.listen({ onUnhandledFrame: "error" }));
-afterAll(() => fixture.server.close());
+const fixture = useGateway();
 
 const client = (version: Version): GatewayClient =>
-	makeClient({
+	fixture.client({
 		signVersion: version,
 		logger: { debug: logger.debug, info: logger.info, warn: sink, error: sink },
 		logLevel: "debug",
@@ -111,16 +109,15 @@ const client = (version: Version): GatewayClient =>
 describe.skipIf(!hasPhp && !process.env.CI)("a gateway echoing the request", () => {
 	test.each(["2.0", "2.1"] as const)("card.charge: every echo form, error class and channel (%s)", async (version) => {
 		captured.length = 0;
-		fixture.reset(version);
 		const gateway = client(version);
 		const params = cardParams({ cardNumber: PAN, cardSecurityCode: CVV });
 		const seen = new Set<string>();
 		const misclassified: string[] = [];
 		let forms: Record<string, string> | undefined;
 		// The first request's body gives PHP what to echo (the body is the same for every call: signing is deterministic).
-		fixture.next("/v2/card/api", (received: Received) => {
+		fixture.next("/v2/card/api", (received: ReceivedRequest) => {
 			forms = { ...phpEchoes(received.raw), ...bareEchoes() };
-			return HttpResponse.json(signedWrapped("success", null, { transactionId: ids.transaction }, version));
+			return Response.json(signedWrapped("success", null, { transactionId: ids.transaction }, version));
 		});
 		capture(await gateway.card.charge(params));
 		if (!forms) throw new Error("the gateway saw no request");
@@ -143,7 +140,7 @@ describe.skipIf(!hasPhp && !process.env.CI)("a gateway echoing the request", () 
 			}
 			// A success whose unsigned message echoes the request: the result the merchant logs is clean too.
 			const echoingSuccess = signedWrapped("success", echo, { transactionId: ids.transaction }, version);
-			fixture.next("/v2/card/api", () => HttpResponse.json(echoingSuccess));
+			fixture.next("/v2/card/api", () => Response.json(echoingSuccess));
 			capture(await gateway.card.charge(params));
 		}
 		expectNoCanary();
@@ -166,13 +163,12 @@ describe.skipIf(!hasPhp && !process.env.CI)("a gateway echoing the request", () 
 
 	test.each(["2.0", "2.1"] as const)("checkout.create (no card data known): patterns alone (%s)", async (version) => {
 		captured.length = 0;
-		fixture.reset(version);
 		let forms: Record<string, string> | undefined;
-		fixture.next("/v2/card/api", (received: Received) => {
+		fixture.next("/v2/card/api", (received: ReceivedRequest) => {
 			forms = phpEchoes(received.raw);
-			return HttpResponse.json(signedWrapped("success", null, { transactionId: ids.transaction }, version));
+			return Response.json(signedWrapped("success", null, { transactionId: ids.transaction }, version));
 		});
-		await makeClient({ signVersion: version }).card.charge(cardParams({ cardNumber: PAN, cardSecurityCode: CVV }));
+		await fixture.client({ signVersion: version }).card.charge(cardParams({ cardNumber: PAN, cardSecurityCode: CVV }));
 		if (!forms) throw new Error("the gateway saw no request");
 		const gateway = client(version);
 		for (const echo of Object.values(forms)) {

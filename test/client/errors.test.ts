@@ -1,28 +1,26 @@
-import { HttpResponse } from "msw";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
+import type { GatewayClient } from "../../src/client.js";
 import {
 	AuthenticationError,
 	CheckoutError,
 	GatewayError,
 	GatewayValidationError,
-	InvalidResponseError,
 	NoS2SProviderError,
 	OutcomeUnknownError,
 	ProcessingError,
 	RateLimitError,
-	SignatureVerificationError,
 } from "../../src/errors/index.js";
-import { GatewayFixture } from "../fixtures/gateway.js";
-import { checkoutCreated, ids, refund, signedFlat, signedWrapped, transaction } from "../fixtures/gateway-messages.js";
 import { keys } from "../helpers/vectors.js";
-import { cardParams, checkoutParams, makeClient } from "./helpers.js";
+import { ids, signedFlat, signedWrapped, transaction } from "../support/gateway-messages.js";
+import { useGateway } from "./gateway.js";
+import { cardParams, checkoutParams } from "./helpers.js";
 
-const fixture = new GatewayFixture();
-beforeAll(() => fixture.server.listen({ onUnhandledFrame: "error" }));
-afterEach(() => fixture.server.resetHandlers());
-afterAll(() => fixture.server.close());
-
-const gateway = makeClient();
+const fixture = useGateway();
+const makeClient = fixture.client;
+let gateway: GatewayClient;
+beforeAll(() => {
+	gateway = makeClient();
+});
 
 async function failure(promise: Promise<unknown>): Promise<GatewayError> {
 	try {
@@ -41,9 +39,8 @@ describe("the spec's Errors table", () => {
 			["/v2/card/api", () => gateway.card.charge(cardParams())],
 			["/v2/refund", () => gateway.refunds.create({ transactionId: ids.transaction, amount: 500 })],
 		] as const) {
-			fixture.reset();
 			fixture.next(path, () =>
-				HttpResponse.json(
+				Response.json(
 					{
 						status: "error",
 						message: "Validation failed",
@@ -69,7 +66,6 @@ describe("the spec's Errors table", () => {
 		["an object naming a toString member", '{"toString":"x"}'],
 		["an object whose toString and valueOf are not functions", '{"toString":1,"valueOf":[]}'],
 	])("422 errors[] whose field and message are %s -> GatewayValidationError", async (_, odd) => {
-		fixture.reset();
 		const body = `{"status":"error","message":"Validation failed","errors":[{"field":${odd},"message":[${odd},"too large"]}]}`;
 		fixture.next(
 			"/v2/refund",
@@ -83,9 +79,8 @@ describe("the spec's Errors table", () => {
 	});
 
 	test.each([400, 500])("S2S processing error %i with data.transactionId -> ProcessingError", async (status) => {
-		fixture.reset();
 		fixture.next("/v2/card/api", () =>
-			HttpResponse.json(
+			Response.json(
 				{ status: "error", message: "Card declined by issuer", data: { transactionId: ids.transaction } },
 				{ status },
 			),
@@ -99,12 +94,8 @@ describe("the spec's Errors table", () => {
 	});
 
 	test("422 with top-level transactionId null and no errors -> NoS2SProviderError", async () => {
-		fixture.reset();
 		fixture.next("/v2/card/api", () =>
-			HttpResponse.json(
-				{ status: "error", transactionId: null, message: "No S2S provider configured" },
-				{ status: 422 },
-			),
+			Response.json({ status: "error", transactionId: null, message: "No S2S provider configured" }, { status: 422 }),
 		);
 		const error = await failure(gateway.card.charge(cardParams()));
 		expect(error).toBeInstanceOf(NoS2SProviderError);
@@ -113,9 +104,8 @@ describe("the spec's Errors table", () => {
 	});
 
 	test.each([200, 400, 500])("checkout creation failure body (HTTP %i) -> CheckoutError", async (status) => {
-		fixture.reset();
 		fixture.next("/v2/checkout", () =>
-			HttpResponse.json(
+			Response.json(
 				{ status: "error", transactionId: null, paymentLink: null, message: "Domain not allowed" },
 				{ status },
 			),
@@ -127,9 +117,8 @@ describe("the spec's Errors table", () => {
 	});
 
 	test.each([401, 403])("%i -> AuthenticationError", async (status) => {
-		fixture.reset();
 		fixture.next("/v2/checkout/query", () =>
-			HttpResponse.json({ status: "error", message: "Invalid signature" }, { status }),
+			Response.json({ status: "error", message: "Invalid signature" }, { status }),
 		);
 		const error = await failure(gateway.transactions.retrieve(ids.transaction));
 		expect(error).toBeInstanceOf(AuthenticationError);
@@ -139,7 +128,7 @@ describe("the spec's Errors table", () => {
 
 	test("HTTP 500 'Invalid signature with merchantId' -> AuthenticationError everywhere, never retried", async () => {
 		const body = { status: "error", message: "Invalid signature with merchantId: M-1001" };
-		const refusal = () => HttpResponse.json(body, { status: 500 });
+		const refusal = () => Response.json(body, { status: 500 });
 		for (const [path, call] of [
 			["/v2/checkout", () => gateway.checkout.create(checkoutParams())],
 			["/v2/card/api", () => gateway.card.charge(cardParams())],
@@ -160,23 +149,21 @@ describe("the spec's Errors table", () => {
 		// Any other HTTP 500 keeps its meaning: a query is still retried.
 		fixture.reset();
 		const other = { status: "error", message: "Invalid signature cache state" };
-		const broken = () => HttpResponse.json(other, { status: 500 });
+		const broken = () => Response.json(other, { status: 500 });
 		fixture.next("/v2/checkout/query", broken, broken, broken);
 		expect(await failure(gateway.transactions.retrieve(ids.transaction))).toBeInstanceOf(ProcessingError);
 		expect(fixture.count("/v2/checkout/query")).toBe(3);
 	});
 
 	test("a request signed with the wrong merchant key is refused by the gateway -> AuthenticationError", async () => {
-		fixture.reset();
 		const wrong = makeClient({ privateKey: keys.gatewayPrivate });
 		const error = await failure(wrong.checkout.create(checkoutParams()));
 		expect(error).toBeInstanceOf(AuthenticationError);
 	});
 
 	test("429 on a create -> RateLimitError with retryAfterSeconds, not retried", async () => {
-		fixture.reset();
 		fixture.next("/v2/refund", () =>
-			HttpResponse.json({ status: "error", message: "slow down" }, { status: 429, headers: { "retry-after": "7" } }),
+			Response.json({ status: "error", message: "slow down" }, { status: 429, headers: { "retry-after": "7" } }),
 		);
 		const error = await failure(gateway.refunds.create({ transactionId: ids.transaction, amount: 1 }));
 		expect(error).toBeInstanceOf(RateLimitError);
@@ -185,9 +172,8 @@ describe("the spec's Errors table", () => {
 	});
 
 	test("error answers of the query endpoints -> ProcessingError carrying the queried id", async () => {
-		fixture.reset();
 		fixture.next("/v2/checkout/query", () =>
-			HttpResponse.json({ status: "error", message: "Transaction not found" }, { status: 404 }),
+			Response.json({ status: "error", message: "Transaction not found" }, { status: 404 }),
 		);
 		const error = await failure(gateway.transactions.retrieve(ids.transaction));
 		expect(error).toBeInstanceOf(ProcessingError);
@@ -198,9 +184,8 @@ describe("the spec's Errors table", () => {
 
 describe("success variants", () => {
 	test("card.charge redirect -> outcome redirect with redirectUrl", async () => {
-		fixture.reset();
 		fixture.next("/v2/card/api", () =>
-			HttpResponse.json(
+			Response.json(
 				signedWrapped(
 					"redirect",
 					"3DS required",
@@ -219,10 +204,9 @@ describe("success variants", () => {
 
 	// The wrapper's status is unsigned; a signed data.url is the evidence of a 3DS redirect.
 	test.each(["2.0", "2.1"] as const)("signed data.url, unsigned status 'success' -> redirect (%s)", async (version) => {
-		fixture.reset(version);
 		const data = { transactionId: ids.transaction, url: "https://acs.example/3ds?t=2" };
 		const answer = signedWrapped("success", "Transaction successful", data, version);
-		fixture.next("/v2/card/api", () => HttpResponse.json(answer));
+		fixture.next("/v2/card/api", () => Response.json(answer));
 		const result = await makeClient({ signVersion: version }).card.charge(cardParams());
 		expect(result).toEqual({
 			outcome: "redirect",
@@ -233,18 +217,16 @@ describe("success variants", () => {
 	});
 
 	test("card.charge pending -> outcome pending (2.1)", async () => {
-		fixture.reset("2.1");
 		fixture.next("/v2/card/api", () =>
-			HttpResponse.json(signedWrapped("pending", "pending", { transactionId: ids.transaction }, "2.1")),
+			Response.json(signedWrapped("pending", "pending", { transactionId: ids.transaction }, "2.1")),
 		);
 		const result = await makeClient({ signVersion: "2.1" }).card.charge(cardParams());
 		expect(result).toEqual({ outcome: "pending", transactionId: ids.transaction, message: "pending" });
 	});
 
 	test("refunds.create held for approval -> approval pending_approval", async () => {
-		fixture.reset();
 		fixture.next("/v2/refund", () =>
-			HttpResponse.json(
+			Response.json(
 				signedWrapped(
 					"success",
 					"Refund created and waiting for approval",
@@ -259,177 +241,10 @@ describe("success variants", () => {
 	});
 
 	test("an unknown transaction status is kept (D8)", async () => {
-		fixture.reset();
 		fixture.next("/v2/checkout/query", () =>
-			HttpResponse.json(signedFlat({ ...transaction(), status: "chargeback_pending", statusCode: 99 }, "2.0")),
+			Response.json(signedFlat({ ...transaction(), status: "chargeback_pending", statusCode: 99 }, "2.0")),
 		);
 		const found = await gateway.transactions.retrieve(ids.transaction);
 		expect(found.status).toBe("chargeback_pending");
 	});
-});
-
-describe("malformed, unsigned and badly signed answers", () => {
-	test("non-JSON 200 -> InvalidResponseError with status and a short excerpt", async () => {
-		fixture.reset();
-		fixture.next(
-			"/v2/checkout/query",
-			() =>
-				new HttpResponse(`<html>${"x".repeat(500)}</html>`, { status: 200, headers: { "content-type": "text/html" } }),
-		);
-		const error = await failure(gateway.transactions.retrieve(ids.transaction));
-		expect(error).toBeInstanceOf(InvalidResponseError);
-		expect(error.status).toBe(200);
-		expect((error as InvalidResponseError).excerpt?.startsWith("<html>")).toBe(true);
-		expect((error as InvalidResponseError).excerpt?.length).toBeLessThanOrEqual(201);
-	});
-
-	test("a JSON array body -> InvalidResponseError", async () => {
-		fixture.reset();
-		fixture.next("/v2/refund/query", () => HttpResponse.json([1, 2]));
-		await expect(gateway.refunds.retrieve(ids.refund)).rejects.toBeInstanceOf(InvalidResponseError);
-	});
-
-	// A create whose answer cannot be read may have been processed: OutcomeUnknownError, the reading failure as cause.
-	test("signed but off-schema creation answer -> OutcomeUnknownError, cause naming the field", async () => {
-		fixture.reset();
-		const { paymentLink: _dropped, ...withoutLink } = checkoutCreated();
-		fixture.next("/v2/checkout", () => HttpResponse.json(signedFlat(withoutLink, "2.0")));
-		const error = await failure(gateway.checkout.create(checkoutParams()));
-		expect(error).toBeInstanceOf(OutcomeUnknownError);
-		expect(error.cause).toBeInstanceOf(InvalidResponseError);
-		expect((error.cause as Error).message).toContain("paymentLink");
-	});
-
-	test("a card answer with an unknown wrapper status -> OutcomeUnknownError, cause InvalidResponseError", async () => {
-		fixture.reset();
-		fixture.next("/v2/card/api", () =>
-			HttpResponse.json(signedWrapped("maybe", null, { transactionId: ids.transaction }, "2.0")),
-		);
-		const error = await failure(gateway.card.charge(cardParams()));
-		expect(error).toBeInstanceOf(OutcomeUnknownError);
-		expect(error.cause).toBeInstanceOf(InvalidResponseError);
-	});
-
-	test("a redirect without data.url -> OutcomeUnknownError, cause InvalidResponseError", async () => {
-		fixture.reset();
-		fixture.next("/v2/card/api", () =>
-			HttpResponse.json(signedWrapped("redirect", null, { transactionId: ids.transaction }, "2.0")),
-		);
-		const error = await failure(gateway.card.charge(cardParams()));
-		expect(error).toBeInstanceOf(OutcomeUnknownError);
-		expect((error.cause as Error).message).toContain("data.url");
-	});
-
-	test("unsigned creation answer -> OutcomeUnknownError, cause missing_signature", async () => {
-		fixture.reset();
-		fixture.next("/v2/checkout", () => HttpResponse.json(checkoutCreated()));
-		const error = await failure(gateway.checkout.create(checkoutParams()));
-		expect(error).toBeInstanceOf(OutcomeUnknownError);
-		expect(error.cause).toBeInstanceOf(SignatureVerificationError);
-		expect((error.cause as SignatureVerificationError).reason).toBe("missing_signature");
-		expect(error.path).toBe("/v2/checkout");
-		expect(error.status).toBe(200);
-	});
-
-	test("unsigned creation answers pass with requireSignedResponses: false (flat and wrapped)", async () => {
-		const lenient = makeClient({ requireSignedResponses: false });
-		fixture.reset();
-		fixture.next("/v2/checkout", () => HttpResponse.json(checkoutCreated()));
-		await expect(lenient.checkout.create(checkoutParams())).resolves.toMatchObject({ transactionId: ids.transaction });
-		fixture.next("/v2/refund", () =>
-			HttpResponse.json({ status: "success", message: null, data: { refundId: ids.refund, refundNumber: "RF-1" } }),
-		);
-		await expect(lenient.refunds.create({ transactionId: ids.transaction, amount: 1 })).resolves.toMatchObject({
-			approval: "processed",
-		});
-	});
-
-	test("unsigned query answers are refused even with requireSignedResponses: false", async () => {
-		const lenient = makeClient({ requireSignedResponses: false });
-		fixture.reset();
-		fixture.next("/v2/checkout/query", () => HttpResponse.json(transaction()));
-		await expect(lenient.transactions.retrieve(ids.transaction)).rejects.toBeInstanceOf(SignatureVerificationError);
-		fixture.next("/v2/refund/query", () => HttpResponse.json({ status: "success", message: null, data: refund() }));
-		await expect(lenient.refunds.retrieve(ids.refund)).rejects.toBeInstanceOf(SignatureVerificationError);
-	});
-
-	test.each(["2.0", "2.1"] as const)(
-		"an answer signed with another key -> SignatureVerificationError mismatch (%s)",
-		async (version) => {
-			fixture.reset(version);
-			fixture.next("/v2/checkout/query", () =>
-				HttpResponse.json(signedFlat(transaction(), version, keys.merchantPrivate)),
-			);
-			const error = await failure(makeClient({ signVersion: version }).transactions.retrieve(ids.transaction));
-			expect(error).toBeInstanceOf(SignatureVerificationError);
-			expect((error as SignatureVerificationError).reason).toBe("mismatch");
-		},
-	);
-
-	test("a tampered signed field -> SignatureVerificationError", async () => {
-		fixture.reset();
-		const signed = signedWrapped("success", null, refund(), "2.0");
-		(signed.data as Record<string, unknown>).refundAmount = 500;
-		fixture.next("/v2/refund/query", () => HttpResponse.json(signed));
-		await expect(gateway.refunds.retrieve(ids.refund)).rejects.toBeInstanceOf(SignatureVerificationError);
-	});
-
-	test("key rotation: any of the configured gateway keys verifies", async () => {
-		fixture.reset();
-		const rotating = makeClient({ gatewayPublicKey: [keys.merchantPublic, keys.gatewayPublic] });
-		await expect(rotating.transactions.retrieve(ids.transaction)).resolves.toMatchObject({
-			transactionId: ids.transaction,
-		});
-	});
-
-	test("an answer in the other signing version is refused (the account's version is pinned)", async () => {
-		fixture.reset();
-		fixture.next("/v2/checkout/query", () => HttpResponse.json(signedFlat(transaction(), "2.1")));
-		const error = await failure(gateway.transactions.retrieve(ids.transaction));
-		expect((error as SignatureVerificationError).reason).toBe("version_not_accepted");
-	});
-
-	test("a signed answer about another transaction -> InvalidResponseError", async () => {
-		fixture.reset();
-		fixture.next("/v2/checkout/query", () =>
-			HttpResponse.json(signedFlat(transaction("01JD5Z8Q4V7M1X2C3B4N5P6R70"), "2.0")),
-		);
-		await expect(gateway.transactions.retrieve(ids.transaction)).rejects.toBeInstanceOf(InvalidResponseError);
-	});
-
-	test("a 2.1 payload that is not JSON -> InvalidResponseError, after verification", async () => {
-		fixture.reset("2.1");
-		const { signText } = await import("../../src/signing/seal.js");
-		fixture.next("/v2/checkout/query", () =>
-			HttpResponse.json({
-				payload: "not json",
-				signVersion: "2.1",
-				signature: signText("not json", keys.gatewayPrivate),
-			}),
-		);
-		await expect(makeClient({ signVersion: "2.1" }).transactions.retrieve(ids.transaction)).rejects.toBeInstanceOf(
-			InvalidResponseError,
-		);
-	});
-
-	test("a 502 proxy page on a create -> OutcomeUnknownError (the gateway may have processed it)", async () => {
-		fixture.reset();
-		fixture.next("/v2/card/api", () => new HttpResponse("Bad Gateway", { status: 502 }));
-		const error = await failure(gateway.card.charge(cardParams()));
-		expect(error).toBeInstanceOf(OutcomeUnknownError);
-		expect((error as OutcomeUnknownError).orderRef).toBe("ORD-S2S-1");
-		expect(fixture.count("/v2/card/api")).toBe(1);
-	});
-});
-
-test("a checkout failure that arrives signed in a 2.1 payload -> CheckoutError", async () => {
-	fixture.reset("2.1");
-	fixture.next("/v2/checkout", () =>
-		HttpResponse.json(
-			signedFlat({ status: "error", transactionId: null, paymentLink: null, message: "Domain not allowed" }, "2.1"),
-		),
-	);
-	const error = await failure(makeClient({ signVersion: "2.1" }).checkout.create(checkoutParams()));
-	expect(error).toBeInstanceOf(CheckoutError);
-	expect(error.message).toContain("Domain not allowed");
 });

@@ -1,7 +1,9 @@
 import { GatewayClient, type GatewayClientOptions } from "../../src/client.js";
 import type { CardChargeParams, CheckoutParams } from "../../src/schemas/params.js";
-import { BASE_URL } from "../fixtures/gateway.js";
 import { keys } from "../helpers/vectors.js";
+
+/** The base URL of clients that never reach a gateway (option checks, DIRECT_POST forms). */
+export const BASE_URL = "https://gateway.test";
 
 /** A Luhn-valid test card; the canary test looks for it everywhere. */
 export const CARD = "4111111111111111";
@@ -18,8 +20,12 @@ export function makeClient(overrides: Partial<GatewayClientOptions> = {}): Gatew
 	});
 }
 
+let refs = 0;
+/** An orderRef no other call uses (the gateway refuses a second order with the same reference). */
+export const uniqueRef = (prefix = "ORD") => `${prefix}-${process.pid}-${++refs}`;
+
 export const checkoutParams = (overrides: Partial<CheckoutParams> = {}): CheckoutParams => ({
-	orderRef: "ORD-1",
+	orderRef: uniqueRef(),
 	amount: 10.5,
 	currency: "EUR",
 	paymentMethod: "checkout",
@@ -46,7 +52,7 @@ export const browserDetails = {
 };
 
 export const cardParams = (overrides: Partial<CardChargeParams> = {}): CardChargeParams => ({
-	orderRef: "ORD-S2S-1",
+	orderRef: uniqueRef("ORD-S2S"),
 	amount: 99.99,
 	currency: "USD",
 	callbackUrl: "https://shop.example/pay/callback",

@@ -1,18 +1,19 @@
-import { HttpResponse } from "msw";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { RequestValidationError } from "../../src/errors/index.js";
 import type { ClientErrorEvent, ClientRequestEvent, ClientResponseEvent } from "../../src/transport/observer.js";
-import { GatewayFixture } from "../fixtures/gateway.js";
-import { ids } from "../fixtures/gateway-messages.js";
-import { CARD, CVV, cardParams, makeClient } from "./helpers.js";
+import { useGateway } from "./gateway.js";
+import { CARD, CVV, cardParams } from "./helpers.js";
 
-const fixture = new GatewayFixture();
-beforeAll(() => fixture.server.listen({ onUnhandledFrame: "error" }));
-afterAll(() => fixture.server.close());
+const fixture = useGateway();
+const makeClient = fixture.client;
+/** A transaction the sandbox charged: what the queries ask for. */
+const ids = { transaction: "" };
+beforeAll(async () => {
+	ids.transaction = await fixture.chargedTransaction();
+});
 
 describe("hooks", () => {
 	test("onRequest gets the redacted fields, onResponse the status, onError the thrown error", async () => {
-		fixture.reset();
 		const requests: ClientRequestEvent[] = [];
 		const responses: ClientResponseEvent[] = [];
 		const errors: ClientErrorEvent[] = [];
@@ -23,18 +24,18 @@ describe("hooks", () => {
 				onError: (e) => errors.push(e),
 			},
 		});
-		await gateway.card.charge(cardParams());
+		await gateway.card.charge(cardParams({ orderRef: "ORD-HOOKS" }));
 		expect(requests).toHaveLength(1);
 		expect(requests[0]).toMatchObject({
 			method: "POST",
 			path: "/v2/card/api",
-			url: "https://gateway.test/v2/card/api",
+			url: `${fixture.baseUrl}/v2/card/api`,
 			attempt: 1,
 			signVersion: "2.0",
 		});
 		expect(requests[0]?.fields.cardNumber).toBe("411111******1111");
 		expect(requests[0]?.fields).not.toHaveProperty("cardSecurityCode");
-		expect(requests[0]?.fields.orderRef).toBe("ORD-S2S-1");
+		expect(requests[0]?.fields.orderRef).toBe("ORD-HOOKS");
 		expect(responses[0]).toMatchObject({
 			path: "/v2/card/api",
 			status: 200,
@@ -43,9 +44,7 @@ describe("hooks", () => {
 		});
 		expect(errors).toEqual([]);
 
-		fixture.next("/v2/refund", () =>
-			HttpResponse.json({ status: "error", message: "nope", data: null }, { status: 400 }),
-		);
+		fixture.next("/v2/refund", () => Response.json({ status: "error", message: "nope", data: null }, { status: 400 }));
 		await expect(gateway.refunds.create({ transactionId: ids.transaction, amount: 1 })).rejects.toThrow("nope");
 		await expect(gateway.refunds.create({ transactionId: ids.transaction, amount: 0 })).rejects.toBeInstanceOf(
 			RequestValidationError,
@@ -57,7 +56,6 @@ describe("hooks", () => {
 	});
 
 	test("a hook that throws does not break the call, and is logged", async () => {
-		fixture.reset();
 		const lines: string[] = [];
 		const gateway = makeClient({
 			hooks: {
@@ -75,7 +73,6 @@ describe("hooks", () => {
 
 describe("logger", () => {
 	test("logLevel filters; debug lines carry redacted fields; a broken logger is ignored", async () => {
-		fixture.reset();
 		const seen: Array<[string, string, unknown]> = [];
 		const record = (level: string) => (message: string, data?: unknown) => seen.push([level, message, data]);
 		const logger = { debug: record("debug"), info: record("info"), warn: record("warn"), error: record("error") };
@@ -90,7 +87,7 @@ describe("logger", () => {
 		await makeClient({ logger, logLevel: "warn" }).card.charge(cardParams());
 		expect(seen).toEqual([]);
 
-		fixture.next("/v2/checkout/query", () => HttpResponse.json({}, { status: 503 }));
+		fixture.next("/v2/checkout/query", () => Response.json({}, { status: 503 }));
 		await makeClient({ logger, logLevel: "warn" }).transactions.retrieve(ids.transaction);
 		expect(seen.map(([level, message]) => [level, message.split(":")[0]])).toEqual([
 			["warn", "POST /v2/checkout/query"],

@@ -7,7 +7,8 @@ import { expect, test } from "vitest";
 import { keys } from "../helpers/vectors.js";
 
 /**
- * Importing the SDK must not load ky: it is imported on the first request only.
+ * Importing the SDK must not load ky: it is imported on the first request only. Nor Node's fetch
+ * implementation (undici, loaded when a module first names `fetch`, `Request` or `Response`).
  * Measured in a fresh Node process whose resolve hook records every module
  * resolved from node_modules/ky (the sources run as TypeScript through Node's
  * type stripping; `.js` specifiers are mapped to the `.ts` files).
@@ -29,15 +30,17 @@ registerHooks({
 	},
 });
 const [entry, privateKey, gatewayPublicKey] = process.argv.slice(2);
+const fetchLoaded = () => process.moduleLoadList.some((name) => name.includes("undici"));
 const sdk = await import(entry);
 const afterImport = loaded.length;
+const fetchAfterImport = fetchLoaded();
 const gateway = new sdk.GatewayClient({ baseUrl: "http://127.0.0.1:9", merchantId: "M", privateKey, gatewayPublicKey, allowLoopbackHttp: true, maxRetries: 0 });
 const afterConstruct = loaded.length;
 const error = await gateway.transactions.retrieve("01JD5Z8Q4V7M1X2C3B4N5P6R7S").catch((e) => e.name);
-console.log(JSON.stringify({ afterImport, afterConstruct, afterRequest: loaded.length, error }));
+console.log(JSON.stringify({ afterImport, fetchAfterImport, afterConstruct, afterRequest: loaded.length, error }));
 `;
 
-test("importing the SDK and constructing a client does not load ky; the first request does", () => {
+test("importing the SDK loads neither ky nor Node's fetch, nor does a client; the first request does", () => {
 	const dir = mkdtempSync(join(tmpdir(), "lazy-ky-"));
 	const file = join(dir, "probe.mjs");
 	writeFileSync(file, script);
@@ -49,6 +52,7 @@ test("importing the SDK and constructing a client does not load ky; the first re
 	const result = JSON.parse(output.trim().split("\n").pop() as string);
 	expect(result).toEqual({
 		afterImport: 0,
+		fetchAfterImport: false,
 		afterConstruct: 0,
 		afterRequest: expect.any(Number),
 		error: "ConnectionError",

@@ -1,9 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { InvalidNotificationError, SignatureVerificationError } from "../../src/errors/index.js";
 import { decodeCallback } from "../../src/index.js";
-import { GatewayFixture } from "../fixtures/gateway.js";
-import { ids, transaction } from "../fixtures/gateway-messages.js";
 import { keys, vector } from "../helpers/vectors.js";
+import { useGateway } from "./gateway.js";
 import { makeClient } from "./helpers.js";
 
 describe("gateway.notifications.verify and gateway.callbacks.decode use the client's keys and signing version", () => {
@@ -37,10 +36,12 @@ describe("gateway.notifications.verify and gateway.callbacks.decode use the clie
 });
 
 describe("gateway.callbacks.resolve: signed callbacks by their signature, unsigned ones by a verified query", () => {
-	const fixture = new GatewayFixture();
-	beforeAll(() => fixture.server.listen({ onUnhandledFrame: "error" }));
-	afterEach(() => fixture.server.resetHandlers());
-	afterAll(() => fixture.server.close());
+	const fixture = useGateway();
+	/** A transaction the sandbox charged: what the unsigned callbacks name. */
+	const ids = { transaction: "" };
+	beforeAll(async () => {
+		ids.transaction = await fixture.chargedTransaction();
+	});
 
 	const unsigned = (fields: Record<string, unknown>) =>
 		`https://shop.example/pay/callback?payload=${encodeURIComponent(Buffer.from(JSON.stringify(fields)).toString("base64"))}`;
@@ -48,17 +49,17 @@ describe("gateway.callbacks.resolve: signed callbacks by their signature, unsign
 	test.each(["2.0", "2.1"] as const)(
 		"a signed %s callback is verified by its signature, with no query",
 		async (version) => {
-			const queries = fixture.attempts.length;
-			const resolved = await makeClient({ signVersion: version }).callbacks.resolve(
-				vector(`callback-${version}`).url as string,
-			);
+			const queries = fixture.count();
+			const resolved = await fixture
+				.client({ signVersion: version })
+				.callbacks.resolve(vector(`callback-${version}`).url as string);
 			expect(resolved).toMatchObject({
 				verifiedBy: "signature",
 				status: "successful",
 				ref: "ORD-2026-0001",
 				amount: 10.5,
 			});
-			expect(fixture.attempts.length).toBe(queries);
+			expect(fixture.count()).toBe(queries);
 		},
 	);
 
@@ -70,18 +71,18 @@ describe("gateway.callbacks.resolve: signed callbacks by their signature, unsign
 
 	test("an unsigned callback is resolved by a verified transaction query: its own claims are ignored", async () => {
 		const url = unsigned({ status: "successful", transactionId: ids.transaction, amount: 99999, ref: "forged" });
-		const resolved = await makeClient().callbacks.resolve(url);
+		const resolved = await fixture.client().callbacks.resolve(url);
 		expect(resolved.verifiedBy).toBe("transaction_query");
-		expect(fixture.attempts.at(-1)).toBe("/v2/checkout/query");
-		const queried = transaction(ids.transaction);
+		expect(fixture.received().at(-1)?.path).toBe("/v2/checkout/query");
+		const charged = fixture.sandbox.transaction(ids.transaction);
 		expect(resolved).toMatchObject({
 			transactionId: ids.transaction,
-			ref: queried.ref,
-			amount: queried.amount,
-			status: queried.status,
+			ref: charged?.ref,
+			amount: 99.99,
+			status: "successful",
 		});
 		expect(resolved.verifiedBy === "transaction_query" && resolved.transaction.transactionNumber).toBe(
-			queried.transactionNumber,
+			charged?.transactionNumber,
 		);
 	});
 
@@ -90,11 +91,11 @@ describe("gateway.callbacks.resolve: signed callbacks by their signature, unsign
 			Buffer.from(new URL(vector("callback-2.0").url as string).searchParams.get("payload") ?? "", "base64").toString(),
 		);
 		forged.amount = 1;
-		const queries = fixture.attempts.length;
-		await expect(makeClient().callbacks.resolve(unsigned(forged))).rejects.toThrow(SignatureVerificationError);
-		await expect(makeClient().callbacks.resolve(unsigned({ status: "successful" }))).rejects.toThrow(
+		const queries = fixture.count();
+		await expect(fixture.client().callbacks.resolve(unsigned(forged))).rejects.toThrow(SignatureVerificationError);
+		await expect(fixture.client().callbacks.resolve(unsigned({ status: "successful" }))).rejects.toThrow(
 			InvalidNotificationError,
 		);
-		expect(fixture.attempts.length).toBe(queries);
+		expect(fixture.count()).toBe(queries);
 	});
 });

@@ -5,9 +5,8 @@ import { GatewayClient } from "../../src/client.js";
 import { ConfigurationError, InvalidKeyError } from "../../src/errors/index.js";
 import { loadPrivateKey } from "../../src/signing/keys.js";
 import { SDK_VERSION, userAgent } from "../../src/transport/version.js";
-import { BASE_URL } from "../fixtures/gateway.js";
 import { keys } from "../helpers/vectors.js";
-import { makeClient } from "./helpers.js";
+import { BASE_URL, makeClient } from "./helpers.js";
 
 const valid = {
 	baseUrl: BASE_URL,

@@ -1,9 +1,8 @@
 import { inspect } from "node:util";
-import { HttpResponse } from "msw";
-import { afterAll, beforeAll, expect, test } from "vitest";
-import { GatewayFixture } from "../fixtures/gateway.js";
-import { ids } from "../fixtures/gateway-messages.js";
-import { cardParams, makeClient } from "./helpers.js";
+import { expect, test } from "vitest";
+import { ids } from "../support/gateway-messages.js";
+import { useGateway } from "./gateway.js";
+import { cardParams } from "./helpers.js";
 
 /**
  * The canary: a card number and a CVV pushed through every path (validation
@@ -22,9 +21,7 @@ const capture = (value: unknown) => {
 	}
 };
 
-const fixture = new GatewayFixture();
-beforeAll(() => fixture.server.listen({ onUnhandledFrame: "error" }));
-afterAll(() => fixture.server.close());
+const fixture = useGateway();
 
 const logger = {
 	debug: (...args: unknown[]) => args.forEach(capture),
@@ -37,8 +34,7 @@ const echo = `cardNumber=${CANARY} cvv=${CANARY_CVV} {"cardNumber":"${CANARY}","
 
 test.each(["2.0", "2.1"] as const)("the canary card number and CVV appear nowhere (%s)", async (version) => {
 	captured.length = 0;
-	fixture.reset(version);
-	const gateway = makeClient({
+	const gateway = fixture.client({
 		signVersion: version,
 		logger,
 		logLevel: "debug",
@@ -57,7 +53,7 @@ test.each(["2.0", "2.1"] as const)("the canary card number and CVV appear nowher
 		[
 			422,
 			() =>
-				HttpResponse.json(
+				Response.json(
 					{ status: "error", message: echo, errors: [{ field: "cardNumber", message: [echo] }] },
 					{ status: 422 },
 				),
@@ -65,16 +61,13 @@ test.each(["2.0", "2.1"] as const)("the canary card number and CVV appear nowher
 		[
 			400,
 			() =>
-				HttpResponse.json(
-					{ status: "error", message: echo, data: { transactionId: ids.transaction } },
-					{ status: 400 },
-				),
+				Response.json({ status: "error", message: echo, data: { transactionId: ids.transaction } }, { status: 400 }),
 		],
-		[422, () => HttpResponse.json({ status: "error", transactionId: null, message: echo }, { status: 422 })],
-		[500, () => new HttpResponse(`<pre>${echo}</pre>`, { status: 500 })],
-		[200, () => new HttpResponse(`not json ${echo}`, { status: 200 })],
-		[403, () => HttpResponse.json({ status: "error", message: echo }, { status: 403 })],
-		[0, () => HttpResponse.error()],
+		[422, () => Response.json({ status: "error", transactionId: null, message: echo }, { status: 422 })],
+		[500, () => new Response(`<pre>${echo}</pre>`, { status: 500 })],
+		[200, () => new Response(`not json ${echo}`, { status: 200 })],
+		[403, () => Response.json({ status: "error", message: echo }, { status: 403 })],
+		[0, () => Response.error()],
 	];
 	for (const [, responder] of echoes) {
 		fixture.next("/v2/card/api", responder);
@@ -83,9 +76,9 @@ test.each(["2.0", "2.1"] as const)("the canary card number and CVV appear nowher
 	// a query failing through retries logs warnings and retry hooks
 	fixture.next(
 		"/v2/checkout/query",
-		() => new HttpResponse(echo, { status: 503 }),
-		() => HttpResponse.error(),
-		() => new HttpResponse(echo, { status: 502 }),
+		() => new Response(echo, { status: 503 }),
+		() => Response.error(),
+		() => new Response(echo, { status: 502 }),
 	);
 	attempts.push(() => gateway.transactions.retrieve(ids.transaction));
 

@@ -11,8 +11,8 @@ import {
 	ResponseTooLargeError,
 	SignatureVerificationError,
 } from "../../src/errors/index.js";
-import { ids, signedFlat, transaction } from "../fixtures/gateway-messages.js";
 import { keys } from "../helpers/vectors.js";
+import { ids, signedFlat, transaction } from "../support/gateway-messages.js";
 import { checkoutParams, makeClient } from "./helpers.js";
 
 /**
@@ -182,6 +182,19 @@ describe("the limit, in process", () => {
 		expect(error).toBeInstanceOf(OutcomeUnknownError);
 		expect((error as OutcomeUnknownError).orderRef).toBe("ORD-LARGE");
 		expect((error as Error).cause).toBeInstanceOf(ResponseTooLargeError);
+		expect(hits).toBe(1);
+	});
+
+	test("an error response past the limit: ResponseTooLargeError with its status, not retried", async () => {
+		const baseUrl = await serve((_request, response) => {
+			response.writeHead(503, { "content-type": "application/json" });
+			response.end(`{"status":"error","message":"${"x".repeat(5000)}"}`);
+		});
+		const error = await client(baseUrl, 1000)
+			.transactions.retrieve(ids.transaction)
+			.catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(ResponseTooLargeError);
+		expect((error as ResponseTooLargeError).status).toBe(503);
 		expect(hits).toBe(1);
 	});
 

@@ -1,4 +1,3 @@
-import { HttpResponse } from "msw";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { GatewayClientOptions } from "../../src/client.js";
 import {
@@ -9,7 +8,8 @@ import {
 	SignatureVerificationError,
 } from "../../src/errors/index.js";
 import { signText } from "../../src/signing/seal.js";
-import { GatewayFixture } from "../fixtures/gateway.js";
+import { keys } from "../helpers/vectors.js";
+import { MERCHANT_ID, type SandboxServer, startReceiver, startSandbox } from "../sandbox/helpers.js";
 import {
 	checkoutCreated,
 	ids,
@@ -18,9 +18,8 @@ import {
 	signedWrapped,
 	transaction,
 	type Version,
-} from "../fixtures/gateway-messages.js";
-import { keys } from "../helpers/vectors.js";
-import { MERCHANT_ID, type SandboxServer, startReceiver, startSandbox } from "../sandbox/helpers.js";
+} from "../support/gateway-messages.js";
+import { useGateway } from "./gateway.js";
 import { cardParams, checkoutParams, makeClient } from "./helpers.js";
 
 /**
@@ -117,7 +116,7 @@ describe("against the sandbox over real HTTP: the gateway processed the create, 
 		const orderRef = unique(`ORD-UNKNOWN-${reason}`);
 		const error = await rejection(client(options).card.charge(cardParams({ orderRef, ...urls() })));
 		expectSignatureCause(expectUnknown(error, { orderRef }, setting), reason);
-		expect(error.message).not.toMatch(/no answer came back/);
+		expect(error.message).not.toMatch(/no response came back/);
 		// The gateway did charge: a retry would have charged twice.
 		expect(charged(orderRef)).toHaveLength(1);
 		expect(charged(orderRef)[0]?.status).toBe("successful");
@@ -153,10 +152,8 @@ describe("against the sandbox over real HTTP: the gateway processed the create, 
 	});
 });
 
-describe("malformed, tampered or unsigned creation answers (MSW gateway)", () => {
-	const fixture = new GatewayFixture();
-	beforeAll(() => fixture.server.listen({ onUnhandledFrame: "error" }));
-	afterAll(() => fixture.server.close());
+describe("malformed, tampered or unsigned creation responses (the sandbox's faults)", () => {
+	const fixture = useGateway();
 
 	const otherTransaction = `${ids.transaction.slice(0, -1)}0`;
 	const tamperedCard = (version: Version) => {
@@ -172,7 +169,7 @@ describe("malformed, tampered or unsigned creation answers (MSW gateway)", () =>
 	};
 	const refundCreated = { refundId: ids.refund, refundNumber: "RF-1" };
 	const creates = (version: Version) => {
-		const gateway = makeClient({ signVersion: version });
+		const gateway = fixture.client({ signVersion: version });
 		const refundFor = { transactionId: ids.transaction };
 		return [
 			["/v2/checkout", () => gateway.checkout.create(checkoutParams({ orderRef: "ORD-C" })), { orderRef: "ORD-C" }],
@@ -185,42 +182,39 @@ describe("malformed, tampered or unsigned creation answers (MSW gateway)", () =>
 	};
 
 	test.each(VERSIONS)("a tampered signed field: unknown outcome, cause mismatch (%s)", async (version) => {
-		fixture.reset(version);
-		fixture.next("/v2/checkout", () => HttpResponse.json(tamperedCheckout(version)));
-		fixture.next("/v2/card/api", () => HttpResponse.json(tamperedCard(version)));
+		fixture.next("/v2/checkout", () => Response.json(tamperedCheckout(version)));
+		fixture.next("/v2/card/api", () => Response.json(tamperedCard(version)));
 		const refundSignedByAnother = signedWrapped("success", null, refundCreated, version, keys.merchantPrivate);
-		fixture.next("/v2/refund", () => HttpResponse.json(refundSignedByAnother));
+		fixture.next("/v2/refund", () => Response.json(refundSignedByAnother));
 		for (const [path, call, reconcile] of creates(version)) {
 			const error = expectUnknown(await rejection(call()), reconcile, /check gatewayPublicKey/);
 			expectSignatureCause(error, "mismatch");
 			expect(error.path).toBe(path);
 			expect(error.status).toBe(200);
 		}
-		expect(fixture.attempts).toEqual(["/v2/checkout", "/v2/card/api", "/v2/refund"]);
+		expect(fixture.received().map((r) => r.path)).toEqual(["/v2/checkout", "/v2/card/api", "/v2/refund"]);
 	});
 
 	test.each(VERSIONS)("an unsigned success: unknown outcome, cause missing_signature (%s)", async (version) => {
-		fixture.reset(version);
-		fixture.next("/v2/checkout", () => HttpResponse.json(checkoutCreated()));
+		fixture.next("/v2/checkout", () => Response.json(checkoutCreated()));
 		const charged = { transactionId: ids.transaction };
-		fixture.next("/v2/card/api", () => HttpResponse.json({ status: "success", message: "ok", data: charged }));
-		fixture.next("/v2/refund", () => HttpResponse.json({ status: "success", message: null, data: refundCreated }));
+		fixture.next("/v2/card/api", () => Response.json({ status: "success", message: "ok", data: charged }));
+		fixture.next("/v2/refund", () => Response.json({ status: "success", message: null, data: refundCreated }));
 		for (const [, call, reconcile] of creates(version)) {
 			const error = expectUnknown(await rejection(call()), reconcile, /check signVersion.*requireSignedResponses/);
 			expectSignatureCause(error, "missing_signature");
 		}
 	});
 
-	const page = (status: number, text: string) => () => new HttpResponse(text, { status });
+	const page = (status: number, text: string) => () => new Response(text, { status });
 	const unreadable: Array<[string, () => Response, RegExp]> = [
 		["a 200 that is not JSON", page(200, "<html>Thank you</html>"), /could not be read \(not a JSON/],
 		["a 500 page that is not JSON", page(500, "<h1>Internal Server Error</h1>"), /could not be read/],
-		["a 500 JSON body that is no gateway answer", () => HttpResponse.json({}, { status: 500 }), /could not be read/],
-		["a signed answer, wrong shape", () => HttpResponse.json(signedFlat({ a: 1 }, "2.0")), /read.*check signVersion/],
+		["a 500 JSON body that is no gateway answer", () => Response.json({}, { status: 500 }), /could not be read/],
+		["a signed answer, wrong shape", () => Response.json(signedFlat({ a: 1 }, "2.0")), /read.*check signVersion/],
 	];
 
 	test.each(unreadable)("%s: unknown outcome, cause InvalidResponseError", async (_name, responder, circumstance) => {
-		fixture.reset("2.0");
 		answerEveryCreate(responder);
 		for (const [, call, reconcile] of creates("2.0")) {
 			const error = expectUnknown(await rejection(call()), reconcile, circumstance);
@@ -229,9 +223,8 @@ describe("malformed, tampered or unsigned creation answers (MSW gateway)", () =>
 	});
 
 	test("a signed 2.1 payload that is not JSON: OutcomeUnknownError with the InvalidResponseError as cause", async () => {
-		fixture.reset("2.1");
 		const notJson = { payload: "not json", signVersion: "2.1", signature: signText("not json", keys.gatewayPrivate) };
-		answerEveryCreate(() => HttpResponse.json(notJson));
+		answerEveryCreate(() => Response.json(notJson));
 		for (const [, call, reconcile] of creates("2.1")) {
 			const error = expectUnknown(await rejection(call()), reconcile, /could not be read/);
 			expect(error.cause).toBeInstanceOf(InvalidResponseError);
@@ -239,21 +232,19 @@ describe("malformed, tampered or unsigned creation answers (MSW gateway)", () =>
 	});
 
 	test("a 4xx page that is not JSON was a refusal, not an unknown outcome", async () => {
-		fixture.reset("2.0");
-		fixture.next("/v2/card/api", () => new HttpResponse("<h1>Bad Request</h1>", { status: 400 }));
-		const error = await rejection(makeClient().card.charge(cardParams()));
+		fixture.next("/v2/card/api", () => new Response("<h1>Bad Request</h1>", { status: 400 }));
+		const error = await rejection(fixture.client().card.charge(cardParams()));
 		expect(error).toBeInstanceOf(InvalidResponseError);
 		expect(error).not.toBeInstanceOf(OutcomeUnknownError);
 	});
 
 	test("queries: a tampered or unsigned answer is still a SignatureVerificationError", async () => {
-		fixture.reset("2.0");
 		const signed = signedFlat(transaction(), "2.0");
-		fixture.next("/v2/checkout/query", () => HttpResponse.json({ ...signed, amount: 1000 }));
-		const tampered = await rejection(makeClient().transactions.retrieve(ids.transaction));
+		fixture.next("/v2/checkout/query", () => Response.json({ ...signed, amount: 1000 }));
+		const tampered = await rejection(fixture.client().transactions.retrieve(ids.transaction));
 		expect(tampered).toBeInstanceOf(SignatureVerificationError);
-		fixture.next("/v2/refund/query", () => HttpResponse.json({ status: "success", message: null, data: refund() }));
-		const unsigned = await rejection(makeClient().refunds.retrieve(ids.refund));
+		fixture.next("/v2/refund/query", () => Response.json({ status: "success", message: null, data: refund() }));
+		const unsigned = await rejection(fixture.client().refunds.retrieve(ids.refund));
 		expect(unsigned).toBeInstanceOf(SignatureVerificationError);
 	});
 });

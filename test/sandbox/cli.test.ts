@@ -237,6 +237,6 @@ describe("sandbox", () => {
 			keyPath("merchant-public"),
 		]);
 		expect(result.code).toBe(1);
-		expect(result.err).toContain("loopback");
+		expect(result.err).toContain("--host 0.0.0.0 is not a loopback address: add --allow-non-loopback to listen there");
 	});
 });

@@ -299,9 +299,11 @@ describe.each(Object.keys(faces))("GatewayClient against the sandbox over %s", (
 
 	test.each([false, true])("D11: exact bodies of queries and refunds (alwaysSendMerchantId %s)", async (always) => {
 		const sent: Record<string, unknown>[] = [];
-		const recording: typeof fetch = (input, init) => {
-			sent.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
-			return fetch(input, init);
+		// A create's body is a one-shot stream (fetch cannot send it twice): read it, and send the text on.
+		const recording: typeof fetch = async (input, init) => {
+			const body = init?.body instanceof ReadableStream ? await new Response(init.body).text() : String(init?.body);
+			sent.push(JSON.parse(body) as Record<string, unknown>);
+			return fetch(input, { ...init, body });
 		};
 		const plain = client();
 		const paid = await plain.card.charge(cardParams("4000000000000010"));

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { expect, test } from "vitest";
+import { ConfigurationError } from "../../src/errors/index.js";
 import { computeFees, feeModel } from "../../src/sandbox/fees.js";
 
 test("fees always add up: buyer + seller = fee, paid = amount + buyer, settlement = paid - every deduction", () => {
@@ -38,6 +39,8 @@ test("settlement and rolling release dates follow the model", () => {
 });
 
 test("a percentage outside 0-100 is refused with the option's name", () => {
-	expect(() => feeModel({ percent: 120 })).toThrow(/fees.percent/);
-	expect(() => feeModel({ fixed: 0.001 })).toThrow(RangeError);
+	expect(() => feeModel({ percent: 120 })).toThrow(/fees.percent: must be a percentage from 0 to 100/);
+	expect(() => feeModel({ fixed: 0.001 })).toThrow(ConfigurationError);
+	expect(() => feeModel({ fixed: 0.001 })).toThrow(/fees.fixed: must be an amount of 0 or more with at most 2 decimal/);
+	expect(() => feeModel({ settlementDelayDays: -1 })).toThrow(/fees.settlementDelayDays/);
 });

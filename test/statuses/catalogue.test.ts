@@ -10,7 +10,7 @@ import {
 } from "../../src/index.js";
 import { refundStatuses, transactionStatuses } from "../../src/sandbox/statuses.js";
 import { refundSchema, transactionSchema } from "../../src/schemas/resources.js";
-import { refund, transaction } from "../fixtures/gateway-messages.js";
+import { refund, transaction } from "../support/gateway-messages.js";
 
 /** The gateway's status appendix (D8), as printed: code, status. */
 const APPENDIX: readonly [number, string][] = [

@@ -1,6 +1,7 @@
 import { createPublicKey } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { ConfigurationError } from "../../errors/configuration-error.js";
 import type { SandboxEvent } from "../../sandbox/options.js";
 import { type SandboxServer, startSandboxServer } from "../../sandbox/server.js";
 import { generateKeyPair } from "../../signing/generate.js";
@@ -188,7 +189,7 @@ function startFailure(error: unknown, host: string, port: number): string {
 	if (code === "EACCES") return `cannot listen on port ${port} (EACCES): pick another --port`;
 	if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
 		return `--host ${host} is not an address of this machine (${code})`;
-	if (error instanceof RangeError && /loopback/.test(error.message))
+	if (error instanceof ConfigurationError && error.issues.some((issue) => issue.field === "host"))
 		return `--host ${host} is not a loopback address: add --allow-non-loopback to listen there`;
 	return `cannot start the sandbox: ${code ?? (error as Error).message}`;
 }

@@ -1,11 +1,12 @@
 import { fromMinorUnits } from "../../money/amount.js";
 import { cardMonth, cardNumber, cardSecurityCode, cardYear } from "../../schemas/fields.js";
-import { type CardInput, decideCharge } from "../charge.js";
+import type { CardInput } from "../charge.js";
 import type { SandboxCore } from "../core.js";
-import type { SandboxRequest } from "../exchange.js";
+import { awaitsThreeDs } from "../ledger.js";
+import type { PageForm } from "../page-form.js";
 import type { TransactionRecord } from "../state.js";
 import { brandedNotice, brandHeader, brandingOf } from "./branding.js";
-import { escapeHtml, formFields, html, type PageReply, seeOther } from "./html.js";
+import { escapeHtml, html, type PageReply, seeOther } from "./html.js";
 import { testCardHelp } from "./test-card-help.js";
 import { unknownLink } from "./unknown-link.js";
 
@@ -15,13 +16,12 @@ export function linkedTransaction(
 	id: string,
 	token: string | null | undefined,
 ): TransactionRecord | undefined {
-	const record = core.transaction(id);
-	return record && token && token === record.pageToken ? record : undefined;
+	return core.ledger.linkedSession(id, token);
 }
 
 /** Answers for a session that can no longer be paid, with the way back to the shop (its signed callback). */
 function closedSession(core: SandboxCore, record: TransactionRecord): PageReply {
-	if (core.awaitingThreeDs(record)) return seeOther(`/3ds/${record.transactionId}?token=${record.pageToken}`);
+	if (awaitsThreeDs(record)) return seeOther(`/3ds/${record.transactionId}?token=${record.pageToken}`);
 	const branding = brandingOf(core, record);
 	const back = core.browserRedirect(record);
 	if (record.status === "expired")
@@ -153,14 +153,14 @@ export function showCheckoutPage(core: SandboxCore, id: string, url: URL, refere
 	const token = url.searchParams.get("token");
 	const record = linkedTransaction(core, id, token);
 	if (!record) return unknownLink(core, id, url, referer);
-	if (!core.payable(record)) return closedSession(core, record);
+	if (record.status !== "incomplete") return closedSession(core, record);
 	return render(core, record);
 }
 
 const APPROVED_CARD: CardInput = { number: "4000000000000010", month: "12", year: "99", name: null };
 
 /** MM/YY as typed (12/30, 12 / 30, 1230, 12/2030), or cardMonth and cardYear posted separately. */
-function expiryOf(form: Map<string, string>): { month: string; year: string; typed: string } {
+function expiryOf(form: PageForm): { month: string; year: string; typed: string } {
 	const typed = form.get("cardExpiry");
 	if (typed === undefined) {
 		const month = form.get("cardMonth") ?? "";
@@ -178,7 +178,7 @@ function expiryOf(form: Map<string, string>): { month: string; year: string; typ
 }
 
 /** The card typed on the page, or the state to show the page again with. */
-function enteredCard(form: Map<string, string>): CardInput | FormState {
+function enteredCard(form: PageForm): CardInput | FormState {
 	const number = (form.get("cardNumber") ?? "").replace(/[\s-]/g, "");
 	const expiry = expiryOf(form);
 	const cvc = (form.get("cardSecurityCode") ?? "").trim();
@@ -202,28 +202,20 @@ function enteredCard(form: Map<string, string>): CardInput | FormState {
 }
 
 /** POST /pay/:id: the buyer paid with a card, or picked an outcome. */
-export async function submitCheckoutPage(core: SandboxCore, id: string, request: SandboxRequest): Promise<PageReply> {
-	const form = await formFields(request);
+export function submitCheckoutPage(
+	core: SandboxCore,
+	id: string,
+	form: PageForm,
+	url: URL,
+	referer?: string | null,
+): PageReply {
 	const record = linkedTransaction(core, id, form.get("token"));
-	if (!record) return unknownLink(core, id, new URL(request.url), request.headers.get("referer"));
-	if (!core.payable(record)) return closedSession(core, record);
-	const merchant = core.merchantOf(record);
+	if (!record) return unknownLink(core, id, url, referer);
+	if (record.status !== "incomplete") return closedSession(core, record);
 	const action = form.get("action");
-	if (action === "cancel") {
-		core.finish(record, "canceled", "The buyer canceled the payment.");
-		return seeOther(core.browserRedirect(record));
-	}
-	if (action === "fail") {
-		const provider = merchant.providers[0];
-		record.provider = provider;
-		if (provider)
-			record.attempts.push({
-				provider: provider.name,
-				outcome: "declined",
-				message: "Declined (simulated on the hosted page).",
-			});
-		core.finish(record, "failed", "Declined (simulated on the hosted page).");
-		return seeOther(core.browserRedirect(record));
+	if (action === "cancel" || action === "fail") {
+		const done = action === "cancel" ? core.ledger.cancelOnPage(id) : core.ledger.failOnPage(id);
+		return done.ok ? seeOther(core.browserRedirect(done.value)) : closedSession(core, record);
 	}
 	let card = APPROVED_CARD;
 	if (action === "pay") {
@@ -238,8 +230,10 @@ export async function submitCheckoutPage(core: SandboxCore, id: string, request:
 			message: "Choose Pay, Simulate success, Simulate failure or Cancel.",
 		});
 	}
-	const decision = decideCharge(card, merchant.providers, merchant.autoCascade, core.now());
-	core.applyDecision(record, decision, card);
-	if (decision.kind === "three_ds") return seeOther(`/3ds/${record.transactionId}?token=${record.pageToken}`);
-	return seeOther(core.browserRedirect(record));
+	const charged = core.ledger.payOnPage(id, card);
+	if (!charged.ok) return closedSession(core, record);
+	if (charged.value.decision.kind === "three_ds") {
+		return seeOther(`/3ds/${record.transactionId}?token=${record.pageToken}`);
+	}
+	return seeOther(core.browserRedirect(charged.value.transaction));
 }

@@ -1,7 +1,6 @@
 import { verifyNotification } from "../../notifications/verify.js";
 import { openCallbackUrl } from "../../signing/callback-url.js";
 import type { SandboxCore } from "../core.js";
-import type { SandboxRequest } from "../exchange.js";
 import type { ApiReply } from "../replies.js";
 import { escapeHtml, html, type PageReply } from "./html.js";
 
@@ -47,9 +46,9 @@ export function showDemoShopPage(core: SandboxCore, landing: string, url: URL): 
 }
 
 /** POST /demo-shop/ipn: verifies the IPN and acknowledges it with returnCode "100", as a shop's route does. */
-export async function acknowledgeDemoIpn(core: SandboxCore, request: SandboxRequest): Promise<ApiReply> {
+export function acknowledgeDemoIpn(core: SandboxCore, body: string): ApiReply {
 	try {
-		verifyNotification(await request.text(), {
+		verifyNotification(body, {
 			gatewayPublicKey: core.gatewayPublicKey,
 			signedString: core.signer.signedString,
 		});

@@ -1,14 +1,9 @@
-import type { SandboxRequest } from "../exchange.js";
+import { escapeHtml } from "../../internal/escape-html.js";
 import { DEFAULT_THEME, type Theme } from "./theme.js";
 
 /** Server-rendered HTML for the sandbox's pages: inline styles only, nothing fetched from elsewhere. */
 
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-/** Escapes text for HTML content and attribute values. */
-export function escapeHtml(value: string): string {
-	return value.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
-}
+export { escapeHtml };
 
 /** An HTML answer. */
 export interface PageReply {
@@ -83,12 +78,4 @@ export const seeOther = (location: string): PageReply => ({ status: 303, locatio
 /** A plain message page with no merchant behind it (the sandbox's own 404). */
 export function notice(status: number, title: string, text: string): PageReply {
 	return html(status, title, `<header><h1>${escapeHtml(title)}</h1></header><p>${escapeHtml(text)}</p>`);
-}
-
-/** The form fields of a posted page. */
-export async function formFields(request: SandboxRequest): Promise<Map<string, string>> {
-	const type = request.headers.get("content-type") ?? "";
-	const text = await request.text();
-	if (!type.toLowerCase().startsWith("application/x-www-form-urlencoded") || text.length > 65_536) return new Map();
-	return new Map(new URLSearchParams(text));
 }

@@ -1,11 +1,12 @@
 import { fromMinorUnits } from "../../money/amount.js";
 import type { SandboxCore } from "../core.js";
-import type { SandboxRequest } from "../exchange.js";
+import { awaitsThreeDs } from "../ledger.js";
+import type { PageForm } from "../page-form.js";
 import type { TransactionRecord } from "../state.js";
 import { threeDsPasswords } from "../test-cards.js";
 import { brandedNotice, brandHeader, brandingOf } from "./branding.js";
 import { linkedTransaction } from "./checkout-page.js";
-import { escapeHtml, formFields, html, type PageReply, seeOther } from "./html.js";
+import { escapeHtml, html, type PageReply, seeOther } from "./html.js";
 import { unknownLink } from "./unknown-link.js";
 
 function notWaiting(core: SandboxCore, record: TransactionRecord): PageReply {
@@ -53,7 +54,7 @@ Cancel and return to ${escapeHtml(branding.brand)}</button>
 export function showThreeDsPage(core: SandboxCore, id: string, url: URL, referer?: string | null): PageReply {
 	const record = linkedTransaction(core, id, url.searchParams.get("token"));
 	if (!record) return unknownLink(core, id, url, referer);
-	if (!core.awaitingThreeDs(record)) return notWaiting(core, record);
+	if (!awaitsThreeDs(record)) return notWaiting(core, record);
 	return render(core, record);
 }
 
@@ -63,16 +64,21 @@ export function showThreeDsPage(core: SandboxCore, id: string, url: URL, referer
  * 111111 fails), or presses a shortcut (`result`: pass, fail or cancel; cancel
  * ends the payment as canceled and returns the buyer to cancelUrl).
  */
-export async function submitThreeDsPage(core: SandboxCore, id: string, request: SandboxRequest): Promise<PageReply> {
-	const form = await formFields(request);
+export function submitThreeDsPage(
+	core: SandboxCore,
+	id: string,
+	form: PageForm,
+	url: URL,
+	referer?: string | null,
+): PageReply {
 	const record = linkedTransaction(core, id, form.get("token"));
-	if (!record) return unknownLink(core, id, new URL(request.url), request.headers.get("referer"));
-	if (!core.awaitingThreeDs(record)) return notWaiting(core, record);
+	if (!record) return unknownLink(core, id, url, referer);
+	if (!awaitsThreeDs(record)) return notWaiting(core, record);
 	const password = form.get("password");
 	const result = password === undefined ? form.get("result") : passwordResult(password);
 	if (result === "cancel") {
-		core.finish(record, "canceled", "The buyer canceled the payment during 3-D Secure.");
-		return seeOther(core.browserRedirect(record));
+		const canceled = core.ledger.cancelThreeDs(id);
+		return canceled.ok ? seeOther(core.browserRedirect(canceled.value)) : notWaiting(core, record);
 	}
 	if (result !== "pass" && result !== "fail") {
 		const problem =
@@ -83,8 +89,8 @@ export async function submitThreeDsPage(core: SandboxCore, id: string, request: 
 					: "That password is wrong. Please type it again.";
 		return render(core, record, problem);
 	}
-	core.completeThreeDs(record, result === "pass");
-	return seeOther(core.browserRedirect(record));
+	const completed = core.ledger.completeThreeDs(id, result === "pass");
+	return completed.ok ? seeOther(core.browserRedirect(completed.value)) : notWaiting(core, record);
 }
 
 function passwordResult(password: string): "pass" | "fail" | undefined {

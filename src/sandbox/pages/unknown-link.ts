@@ -24,7 +24,7 @@ function cameFrom(referer: string | null | undefined, here: URL): string | undef
  * order; an unknown one offers the page the buyer came from, when the browser said.
  */
 export function unknownLink(core: SandboxCore, id: string, url: URL, referer: string | null | undefined): PageReply {
-	const record = core.transaction(id);
+	const record = core.ledger.transaction(id);
 	if (record) return brandedNotice(404, brandingOf(core, record), TITLE, TEXT, shopHome(record));
 	const back = cameFrom(referer, url);
 	const link = back

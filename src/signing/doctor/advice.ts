@@ -53,7 +53,7 @@ export function likelyCauses(evidence: CauseEvidence): string[] {
 	if (signature === "missing") {
 		if (received.shape === "callback") {
 			return [
-				"The callback carries no signature. The gateway may send callbacks unsigned (D5): never trust one; " +
+				"The callback carries no signature. The gateway may send callbacks unsigned: never trust one; " +
 					"confirm the outcome with a verified transaction query (gateway.transactions.retrieve) instead.",
 			];
 		}

@@ -43,7 +43,7 @@ export const FLAT_CANDIDATES: readonly FlatCandidate[] = [
 		name: "reference",
 		exportName: undefined,
 		description:
-			"the gateway's reference form (D3), the SDK's default: top level in PHP natural order, nested objects " +
+			"the gateway's reference form, the SDK's default: top level in PHP natural order, nested objects " +
 			'as received, every leaf a string as PHP trim() makes it (true -> "1", false and null -> ""), ' +
 			"json_encode escaping",
 		// From the text when it was given: its own nested order and number literals.

@@ -93,10 +93,10 @@ interface Trial {
 	make(): string;
 }
 
-/** The 2.1 payload as the verifier takes it: one that is not well-formed Unicode is refused before verifying (D4). */
+/** The 2.1 payload as the verifier takes it: one that is not well-formed Unicode is refused before verifying. */
 function wellFormed(payload: string): string {
 	if (payload.isWellFormed()) return payload;
-	throw new MalformedMessageError("The payload is not well-formed Unicode: refused before verifying (D4).", "payload");
+	throw new MalformedMessageError("The payload is not well-formed Unicode: refused before verifying.", "payload");
 }
 
 function trialsFor(part: SignedPart): Trial[] {

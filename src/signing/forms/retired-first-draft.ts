@@ -53,7 +53,7 @@ function serializeObject(object: Record<string, unknown>, path: PathStack, dropS
 }
 
 /**
- * The 2.0 signed string of this SDK's first releases (the retired first guess at D3), for a
+ * The 2.0 signed string of this SDK's first releases (its retired first guess at the signed string), for a
  * gateway or a counterpart (an older SDK, a test double) that still signs this way:
  * - the top-level `signature` is left out, and so are `undefined` values;
  * - keys sorted at EVERY depth, by UTF-16 code unit (`"B"` before `"a"`, `"10"` before `"9"`);

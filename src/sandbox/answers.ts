@@ -1,15 +1,26 @@
+import type { EndpointDefinition, EndpointName } from "../endpoints.js";
 import { fromMinorUnits } from "../money/amount.js";
+import type { LazyOutput } from "../schemas/lazy.js";
+import type { callbackResultSchema } from "../schemas/resources.js";
 import { gatewayTime } from "./formats.js";
-import type { MerchantAccount, RefundRecord, TransactionRecord } from "./state.js";
+import type { MerchantAccount } from "./merchants.js";
+import type { RefundRecord, TransactionRecord } from "./state.js";
 import { refundStatuses, transactionStatuses } from "./statuses.js";
 
 /**
- * The wire form of the spec's resources, built from the sandbox's records.
- * Transaction query, transaction IPN, refund query and refund IPN all use these,
- * so a field is written in one place.
+ * The wire form of the sandbox's answers, typed by the endpoint table's answer
+ * schemas: the very types the client parses them into. Transaction query and
+ * transaction IPN, refund query and refund IPN share a builder, so a field is
+ * written in one place.
  */
 
-export function transactionFields(record: TransactionRecord, merchant: MerchantAccount): Record<string, unknown> {
+/** The signed fields of an endpoint's success answer (the `data` of a wrapped one). */
+export type AnswerOf<N extends EndpointName> = LazyOutput<EndpointDefinition<N>["answer"]>;
+/** The decoded fields of a callback redirect. */
+export type CallbackFields = LazyOutput<typeof callbackResultSchema>;
+
+/** The Transaction resource: transaction query answer and transaction IPN. */
+export function transactionAnswer(record: TransactionRecord, merchant: MerchantAccount): AnswerOf<"transactionQuery"> {
 	const fees = record.fees;
 	const money = (minor: number | undefined) => fromMinorUnits(minor ?? 0);
 	return {
@@ -32,7 +43,7 @@ export function transactionFields(record: TransactionRecord, merchant: MerchantA
 		status: record.status,
 		statusCode: transactionStatuses[record.status].code,
 		metadata: record.request.metadata,
-		transactionDocuments: record.request.transactionDocuments,
+		transactionDocuments: record.request.transactionDocuments?.map((document) => ({ ...document })),
 		paymentMethodDetails: record.card
 			? {
 					displayName: `${record.card.type.toUpperCase()} ending ${record.card.lastFourDigits}`,
@@ -49,7 +60,8 @@ export function transactionFields(record: TransactionRecord, merchant: MerchantA
 	};
 }
 
-export function refundFields(refund: RefundRecord, transaction: TransactionRecord): Record<string, unknown> {
+/** The Refund resource: refund query answer and refund IPN. */
+export function refundAnswer(refund: RefundRecord, transaction: TransactionRecord): AnswerOf<"refundQuery"> {
 	return {
 		transactionId: transaction.transactionId,
 		ref: transaction.orderRef,
@@ -68,7 +80,7 @@ export function refundFields(refund: RefundRecord, transaction: TransactionRecor
 }
 
 /** The decoded fields of a callback redirect (D5). */
-export function callbackFields(record: TransactionRecord): Record<string, unknown> {
+export function callbackFields(record: TransactionRecord): CallbackFields {
 	return {
 		status: record.status,
 		transactionId: record.transactionId,

@@ -1,0 +1,4 @@
+/** Two ULIDs name the same thing whatever their case (the gateway writes them in lowercase). */
+export function sameId(a: string, b: string): boolean {
+	return a.toLowerCase() === b.toLowerCase();
+}

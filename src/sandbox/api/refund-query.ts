@@ -1,0 +1,18 @@
+import { ENDPOINTS } from "../../endpoints.js";
+import { refundAnswer } from "../answers.js";
+import { notFound, ok } from "../replies.js";
+import { endpointPipeline } from "./endpoint.js";
+
+const noSuchRefund = notFound("No refund with this refundId for this merchant.");
+
+/** POST /v2/refund/query: the Refund resource, wrapped, in the account's signing version. */
+export const queryRefund = endpointPipeline(ENDPOINTS.refundQuery, {
+	unknownSubject: noSuchRefund,
+	handle({ params, merchant }, { core }) {
+		const refund = core.ledger.refund(params.refundId);
+		const transaction = refund && core.ledger.transactionOf(merchant.merchantId, refund.transactionId);
+		if (!refund || !transaction) return noSuchRefund;
+		const wrapper = { status: "success", message: "Refund found." };
+		return ok(core.signer.answer("refundQuery", refundAnswer(refund, transaction), merchant.signVersion, wrapper));
+	},
+});

@@ -1,0 +1,16 @@
+import { ENDPOINTS } from "../../endpoints.js";
+import { transactionAnswer } from "../answers.js";
+import { notFound, ok } from "../replies.js";
+import { endpointPipeline } from "./endpoint.js";
+
+const noSuchTransaction = notFound("No transaction with this transactionId for this merchant.");
+
+/** POST /v2/checkout/query: the Transaction resource, flat, in the account's signing version. */
+export const queryTransaction = endpointPipeline(ENDPOINTS.transactionQuery, {
+	unknownSubject: noSuchTransaction,
+	handle({ params, merchant }, { core }) {
+		const transaction = core.ledger.transactionOf(merchant.merchantId, params.transactionId);
+		if (!transaction) return noSuchTransaction;
+		return ok(core.signer.answer("transactionQuery", transactionAnswer(transaction, merchant), merchant.signVersion));
+	},
+});

@@ -1,0 +1,177 @@
+import { beforeAll, describe, expect, test } from "vitest";
+import type { GatewayClient } from "../../src/client.js";
+import {
+	CheckoutError,
+	GatewayError,
+	InvalidResponseError,
+	OutcomeUnknownError,
+	SignatureVerificationError,
+} from "../../src/errors/index.js";
+import { keys } from "../helpers/vectors.js";
+import { checkoutCreated, ids, refund, signedFlat, signedWrapped, transaction } from "../support/gateway-messages.js";
+import { useGateway } from "./gateway.js";
+import { cardParams, checkoutParams } from "./helpers.js";
+
+/** Success responses that cannot be trusted: unsigned, signed by another key, tampered, off-schema. */
+const fixture = useGateway();
+const makeClient = fixture.client;
+let gateway: GatewayClient;
+beforeAll(() => {
+	gateway = makeClient();
+});
+
+async function failure(promise: Promise<unknown>): Promise<GatewayError> {
+	try {
+		await promise;
+	} catch (error) {
+		expect(error).toBeInstanceOf(GatewayError);
+		return error as GatewayError;
+	}
+	throw new Error("expected the call to fail");
+}
+
+describe("malformed, unsigned and badly signed responses", () => {
+	test("non-JSON 200 -> InvalidResponseError with status and a short excerpt", async () => {
+		fixture.next(
+			"/v2/checkout/query",
+			() => new Response(`<html>${"x".repeat(500)}</html>`, { status: 200, headers: { "content-type": "text/html" } }),
+		);
+		const error = await failure(gateway.transactions.retrieve(ids.transaction));
+		expect(error).toBeInstanceOf(InvalidResponseError);
+		expect(error.status).toBe(200);
+		expect((error as InvalidResponseError).excerpt?.startsWith("<html>")).toBe(true);
+		expect((error as InvalidResponseError).excerpt?.length).toBeLessThanOrEqual(201);
+	});
+
+	test("a JSON array body -> InvalidResponseError", async () => {
+		fixture.next("/v2/refund/query", () => Response.json([1, 2]));
+		await expect(gateway.refunds.retrieve(ids.refund)).rejects.toBeInstanceOf(InvalidResponseError);
+	});
+
+	// A create whose answer cannot be read may have been processed: OutcomeUnknownError, the reading failure as cause.
+	test("signed but off-schema creation answer -> OutcomeUnknownError, cause naming the field", async () => {
+		const { paymentLink: _dropped, ...withoutLink } = checkoutCreated();
+		fixture.next("/v2/checkout", () => Response.json(signedFlat(withoutLink, "2.0")));
+		const error = await failure(gateway.checkout.create(checkoutParams()));
+		expect(error).toBeInstanceOf(OutcomeUnknownError);
+		expect(error.cause).toBeInstanceOf(InvalidResponseError);
+		expect((error.cause as Error).message).toContain("paymentLink");
+	});
+
+	test("a card answer with an unknown wrapper status -> OutcomeUnknownError, cause InvalidResponseError", async () => {
+		fixture.next("/v2/card/api", () =>
+			Response.json(signedWrapped("maybe", null, { transactionId: ids.transaction }, "2.0")),
+		);
+		const error = await failure(gateway.card.charge(cardParams()));
+		expect(error).toBeInstanceOf(OutcomeUnknownError);
+		expect(error.cause).toBeInstanceOf(InvalidResponseError);
+	});
+
+	test("a redirect without data.url -> OutcomeUnknownError, cause InvalidResponseError", async () => {
+		fixture.next("/v2/card/api", () =>
+			Response.json(signedWrapped("redirect", null, { transactionId: ids.transaction }, "2.0")),
+		);
+		const error = await failure(gateway.card.charge(cardParams()));
+		expect(error).toBeInstanceOf(OutcomeUnknownError);
+		expect((error.cause as Error).message).toContain("data.url");
+	});
+
+	test("unsigned creation answer -> OutcomeUnknownError, cause missing_signature", async () => {
+		fixture.next("/v2/checkout", () => Response.json(checkoutCreated()));
+		const error = await failure(gateway.checkout.create(checkoutParams()));
+		expect(error).toBeInstanceOf(OutcomeUnknownError);
+		expect(error.cause).toBeInstanceOf(SignatureVerificationError);
+		expect((error.cause as SignatureVerificationError).reason).toBe("missing_signature");
+		expect(error.path).toBe("/v2/checkout");
+		expect(error.status).toBe(200);
+	});
+
+	test("unsigned creation answers pass with requireSignedResponses: false (flat and wrapped)", async () => {
+		const lenient = makeClient({ requireSignedResponses: false });
+		fixture.next("/v2/checkout", () => Response.json(checkoutCreated()));
+		await expect(lenient.checkout.create(checkoutParams())).resolves.toMatchObject({ transactionId: ids.transaction });
+		fixture.next("/v2/refund", () =>
+			Response.json({ status: "success", message: null, data: { refundId: ids.refund, refundNumber: "RF-1" } }),
+		);
+		await expect(lenient.refunds.create({ transactionId: ids.transaction, amount: 1 })).resolves.toMatchObject({
+			approval: "processed",
+		});
+	});
+
+	test("unsigned query answers are refused even with requireSignedResponses: false", async () => {
+		const lenient = makeClient({ requireSignedResponses: false });
+		fixture.next("/v2/checkout/query", () => Response.json(transaction()));
+		await expect(lenient.transactions.retrieve(ids.transaction)).rejects.toBeInstanceOf(SignatureVerificationError);
+		fixture.next("/v2/refund/query", () => Response.json({ status: "success", message: null, data: refund() }));
+		await expect(lenient.refunds.retrieve(ids.refund)).rejects.toBeInstanceOf(SignatureVerificationError);
+	});
+
+	test.each(["2.0", "2.1"] as const)(
+		"an answer signed with another key -> SignatureVerificationError mismatch (%s)",
+		async (version) => {
+			fixture.next("/v2/checkout/query", () => Response.json(signedFlat(transaction(), version, keys.merchantPrivate)));
+			const error = await failure(makeClient({ signVersion: version }).transactions.retrieve(ids.transaction));
+			expect(error).toBeInstanceOf(SignatureVerificationError);
+			expect((error as SignatureVerificationError).reason).toBe("mismatch");
+		},
+	);
+
+	test("a tampered signed field -> SignatureVerificationError", async () => {
+		const signed = signedWrapped("success", null, refund(), "2.0");
+		(signed.data as Record<string, unknown>).refundAmount = 500;
+		fixture.next("/v2/refund/query", () => Response.json(signed));
+		await expect(gateway.refunds.retrieve(ids.refund)).rejects.toBeInstanceOf(SignatureVerificationError);
+	});
+
+	test("key rotation: any of the configured gateway keys verifies", async () => {
+		const charged = await fixture.chargedTransaction();
+		const rotating = makeClient({ gatewayPublicKey: [keys.merchantPublic, keys.gatewayPublic] });
+		await expect(rotating.transactions.retrieve(charged)).resolves.toMatchObject({ transactionId: charged });
+	});
+
+	test("an answer in the other signing version is refused (the account's version is pinned)", async () => {
+		fixture.next("/v2/checkout/query", () => Response.json(signedFlat(transaction(), "2.1")));
+		const error = await failure(gateway.transactions.retrieve(ids.transaction));
+		expect((error as SignatureVerificationError).reason).toBe("version_not_accepted");
+	});
+
+	test("a signed answer about another transaction -> InvalidResponseError", async () => {
+		fixture.next("/v2/checkout/query", () =>
+			Response.json(signedFlat(transaction("01JD5Z8Q4V7M1X2C3B4N5P6R70"), "2.0")),
+		);
+		await expect(gateway.transactions.retrieve(ids.transaction)).rejects.toBeInstanceOf(InvalidResponseError);
+	});
+
+	test("a 2.1 payload that is not JSON -> InvalidResponseError, after verification", async () => {
+		const { signText } = await import("../../src/signing/seal.js");
+		fixture.next("/v2/checkout/query", () =>
+			Response.json({
+				payload: "not json",
+				signVersion: "2.1",
+				signature: signText("not json", keys.gatewayPrivate),
+			}),
+		);
+		await expect(makeClient({ signVersion: "2.1" }).transactions.retrieve(ids.transaction)).rejects.toBeInstanceOf(
+			InvalidResponseError,
+		);
+	});
+
+	test("a 502 proxy page on a create -> OutcomeUnknownError (the gateway may have processed it)", async () => {
+		fixture.next("/v2/card/api", () => new Response("Bad Gateway", { status: 502 }));
+		const error = await failure(gateway.card.charge(cardParams({ orderRef: "ORD-S2S-1" })));
+		expect(error).toBeInstanceOf(OutcomeUnknownError);
+		expect((error as OutcomeUnknownError).orderRef).toBe("ORD-S2S-1");
+		expect(fixture.count("/v2/card/api")).toBe(1);
+	});
+});
+
+test("a checkout failure that arrives signed in a 2.1 payload -> CheckoutError", async () => {
+	fixture.next("/v2/checkout", () =>
+		Response.json(
+			signedFlat({ status: "error", transactionId: null, paymentLink: null, message: "Domain not allowed" }, "2.1"),
+		),
+	);
+	const error = await failure(makeClient({ signVersion: "2.1" }).checkout.create(checkoutParams()));
+	expect(error).toBeInstanceOf(CheckoutError);
+	expect(error.message).toContain("Domain not allowed");
+});

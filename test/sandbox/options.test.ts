@@ -1,0 +1,54 @@
+import { expect, test } from "vitest";
+import { keys } from "../helpers/vectors.js";
+import { startSandbox } from "./helpers.js";
+
+test("sandbox options are checked at creation, naming the option", async () => {
+	const gatewayKeys = { privateKey: keys.gatewayPrivate, publicKey: keys.gatewayPublic };
+	const { createSandbox } = await import("../../src/sandbox/sandbox.js");
+	await expect(createSandbox({ gatewayKeys, baseUrl: "ftp://x" })).rejects.toThrow(/baseUrl/);
+	await expect(createSandbox({ gatewayKeys, pendingDelayMs: -1 })).rejects.toThrow(/pendingDelayMs/);
+	await expect(createSandbox({ gatewayKeys, ipn: { timeScale: -1 } })).rejects.toThrow(/timeScale/);
+	await expect(createSandbox({ gatewayKeys, ipn: { ackTimeoutMs: 0 } })).rejects.toThrow(/ackTimeoutMs/);
+	await expect(
+		createSandbox({ gatewayKeys, merchants: [{ merchantId: "", publicKey: keys.merchantPublic }] }),
+	).rejects.toThrow(/merchantId/);
+	await expect(
+		createSandbox({ gatewayKeys, merchants: [{ merchantId: "m", publicKey: "not a key" }] }),
+	).rejects.toThrow(/public key/);
+	await expect(startSandbox({ host: "192.0.2.1" })).rejects.toThrow(/allowNonLoopback/);
+});
+
+test("a wrong sandbox option or argument is a ConfigurationError naming each option and its rule", async () => {
+	const gatewayKeys = { privateKey: keys.gatewayPrivate, publicKey: keys.gatewayPublic };
+	const { ConfigurationError } = await import("../../src/errors/index.js");
+	const { createSandbox } = await import("../../src/sandbox/sandbox.js");
+	const refused = await createSandbox({
+		gatewayKeys,
+		pendingDelayMs: -1,
+		now: "yesterday",
+		ipn: { duplicates: 11 },
+	}).catch((error: unknown) => error);
+	expect(refused).toBeInstanceOf(ConfigurationError);
+	expect((refused as InstanceType<typeof ConfigurationError>).issues.map((issue) => issue.field)).toEqual([
+		"pendingDelayMs",
+		"now",
+		"ipn.duplicates",
+	]);
+	const merchants = [{ merchantId: "m", publicKey: keys.merchantPublic, feeBySeller: 101 }];
+	await expect(createSandbox({ gatewayKeys, merchants })).rejects.toThrow(ConfigurationError);
+	const sandbox = await createSandbox({
+		gatewayKeys,
+		merchants: [{ merchantId: "m", publicKey: keys.merchantPublic }],
+	});
+	try {
+		expect(() => sandbox.addMerchant({ merchantId: "m", publicKey: keys.merchantPublic })).toThrow(
+			/merchantId: m is already registered/,
+		);
+		expect(() => sandbox.clock.advance(-1)).toThrow(ConfigurationError);
+		expect(() => sandbox.clock.set(0)).toThrow(/cannot go backwards/);
+		expect(() => sandbox.approveRefund("01k0svjxa7rxj0wwz0cqb85r6a")).toThrow(ConfigurationError);
+		expect(() => sandbox.redeliver("dlv_999999")).toThrow(ConfigurationError);
+	} finally {
+		sandbox.close();
+	}
+});
