@@ -258,6 +258,9 @@ function clientFor(c: AnswerCase): GatewayClient {
 			// Creates are never retried, whatever this says; queries are not retried here (a Retry-After would cost real time).
 			maxRetries: ENDPOINTS[c.endpoint].kind === "create" ? 2 : 0,
 			retryBaseDelayMs: 0,
+			// Node 22's fetch (undici 6) can hang on a large body labelled gzip that is not gzipped; the client
+			// then ends the call with TimeoutError at timeoutMs, which must come well before the test's own limit.
+			timeoutMs: 3_000,
 			logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
 			logLevel: "debug",
 			hooks: { onError: () => {}, onResponse: () => {} },
