@@ -58,15 +58,24 @@ export interface NotificationHandlerOptions {
 	 * @default the gateway's reference form (`canonicalString`)
 	 */
 	signedString?: SignedStringForm | undefined;
-	/** Runs once per transaction event, with verified data. Resolve when the event is safely stored; throw to have the gateway retry. */
+	/**
+	 * Runs once per transaction event, with verified data. Resolve when the event is safely stored; throw to have the
+	 * gateway retry.
+	 */
 	onTransaction: (transaction: Transaction, context: NotificationContext) => unknown;
-	/** Runs once per refund event, with verified data. Resolve when the event is safely stored; throw to have the gateway retry. */
+	/**
+	 * Runs once per refund event, with verified data. Resolve when the event is safely stored; throw to have the
+	 * gateway retry.
+	 */
 	onRefund: (refund: Refund, context: NotificationContext) => unknown;
 	/** Which events were processed. @default createMemoryStore() (one process, forgotten on restart) */
 	store?: NotificationStore | undefined;
 	/** Largest body accepted; larger ones get 413 and are not read to the end. @default 65536 */
 	maxBodyBytes?: number | undefined;
-	/** How long a claim protects an event being processed, in ms; after a crash the event is processed again once it ends. @default 60000 */
+	/**
+	 * How long a claim protects an event being processed, in ms; after a crash the event is processed again once it
+	 * ends. @default 60000
+	 */
 	leaseMs?: number | undefined;
 	/**
 	 * How long the handler waits for `onTransaction` / `onRefund`, in ms (never past `leaseMs`). Then it

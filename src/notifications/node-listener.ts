@@ -104,7 +104,8 @@ function readBody(req: NodeRequest, limit: number, timeout: BodyTimeout): Promis
 	return Promise.reject(
 		new HttpRuleError(
 			500,
-			"The request body was consumed before the notification handler and req.body holds no JSON body; mount the route before other body parsers.",
+			"The request body was consumed before the notification handler and req.body holds no JSON body; " +
+				"mount the route before other body parsers.",
 			"body",
 		),
 	);

@@ -52,7 +52,10 @@ export interface NotificationStore {
 export interface MemoryStoreOptions {
 	/** How long a processed event is remembered, in milliseconds. @default 604_800_000 (7 days) */
 	ttlMs?: number | undefined;
-	/** Most events kept; once it is reached the oldest, by the time they were claimed, are forgotten first. @default 100_000 */
+	/**
+	 * Most events kept; once it is reached the oldest, by the time they were claimed, are forgotten first. @default
+	 * 100_000
+	 */
 	maxEntries?: number | undefined;
 	/** Clock, for tests. @default Date.now */
 	now?: (() => number) | undefined;

@@ -10,9 +10,15 @@ import { notificationIssues } from "./issues.js";
 
 /** How `verifyNotification` checks an IPN. */
 export interface VerifyNotificationOptions {
-	/** The gateway's public key, or several during a key rotation: any one may verify. Loaded keys or PEM / base64 DER text. */
+	/**
+	 * The gateway's public key, or several during a key rotation: any one may verify. Loaded keys or PEM / base64 DER
+	 * text.
+	 */
 	gatewayPublicKey: PublicKeyLike | readonly PublicKeyLike[];
-	/** Signing versions to accept; pin `["2.1"]` once your account is on 2.1 so a 2.0 body is refused. @default ["2.0", "2.1"] */
+	/**
+	 * Signing versions to accept; pin `["2.1"]` once your account is on 2.1 so a 2.0 body is refused. @default ["2.0",
+	 * "2.1"]
+	 */
 	acceptVersions?: readonly SignVersion[] | undefined;
 	/**
 	 * How a 2.0 message becomes the string its signature covers. Leave it unset: the SDK uses the
@@ -24,7 +30,10 @@ export interface VerifyNotificationOptions {
 }
 
 interface EventBase {
-	/** Event identity: `transaction:{transactionId}:{status}` or `refund:{refundId}:{status}`. Use it to drop duplicates. */
+	/**
+	 * Event identity: `transaction:{transactionId}:{status}` or `refund:{refundId}:{status}`. Use it to drop
+	 * duplicates.
+	 */
 	eventId: string;
 	/** The signing version the IPN arrived in. */
 	signVersion: SignVersion;

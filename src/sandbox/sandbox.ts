@@ -25,7 +25,10 @@ export type SandboxTransaction = Transaction & {
 	readonly paymentPath: string | undefined;
 };
 
-/** The stateful gateway simulator. Serve it with `startSandboxServer` (HTTP) or `sandboxHandlers` (MSW, from `merchant-gateway/testing/msw`). */
+/**
+ * The stateful gateway simulator. Serve it with `startSandboxServer` (HTTP) or `sandboxHandlers` (MSW, from
+ * `merchant-gateway/testing/msw`).
+ */
 export interface Sandbox {
 	/** The gateway's public key (PEM): what merchants verify responses, IPNs and callbacks with. */
 	readonly gatewayPublicKey: string;

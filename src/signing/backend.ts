@@ -88,7 +88,8 @@ export function resolveBackend(name: CryptoBackendName = defaultName()): CryptoB
 	}
 	throw new CryptoBackendError(
 		hasNodeCrypto()
-			? "The forge backend is not loaded yet: await useCryptoBackend('forge') or loadCryptoBackend('forge') once before signing with it."
+			? "The forge backend is not loaded yet: " +
+					"await useCryptoBackend('forge') or loadCryptoBackend('forge') once before signing with it."
 			: "This runtime has no node:crypto: await useCryptoBackend('forge') once at start-up before signing or verifying.",
 	);
 }

@@ -40,7 +40,10 @@ function algorithmOid(asn1: forge.asn1.Asn1, index: number): string | undefined 
 	}
 }
 
-/** The key algorithm OID inside a certificate's subjectPublicKeyInfo: the tbsCertificate child shaped SEQ { SEQ { OID, ... }, BIT STRING }. */
+/**
+ * The key algorithm OID inside a certificate's subjectPublicKeyInfo: the tbsCertificate child shaped SEQ { SEQ {
+ * OID, ... }, BIT STRING }.
+ */
 function certificateKeyOid(asn1: forge.asn1.Asn1): string | undefined {
 	const tbs = (asn1.value as forge.asn1.Asn1[])[0];
 	if (!tbs || !Array.isArray(tbs.value)) return undefined;

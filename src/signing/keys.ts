@@ -106,13 +106,15 @@ function checkSize(parsed: ParsedKey, role: "private" | "public", allowWeak: boo
 	if (parsed.bits < MIN_BITS && !allowWeak) {
 		throw new InvalidKeyError(
 			"too_small",
-			`The ${role} key has ${parsed.bits} bits; at least ${MIN_BITS} are required (allowWeakKeys opts out, for tests only).`,
+			`The ${role} key has ${parsed.bits} bits; at least ${MIN_BITS} are required ` +
+				"(allowWeakKeys opts out, for tests only).",
 		);
 	}
 	if (role === "private" && parsed.bits > MAX_SIGNING_BITS) {
 		throw new InvalidKeyError(
 			"too_large",
-			`The private key has ${parsed.bits} bits; signing keys may have at most ${MAX_SIGNING_BITS} (the signature field holds 750 characters).`,
+			`The private key has ${parsed.bits} bits; signing keys may have at most ${MAX_SIGNING_BITS} ` +
+				"(the signature field holds 750 characters).",
 		);
 	}
 }

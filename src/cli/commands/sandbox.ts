@@ -288,7 +288,9 @@ function formatEvent(event: SandboxEvent): string {
 		case "delivery": {
 			const a = event.attempt;
 			const next = a.nextAttemptAt ? `, retry at ${a.nextAttemptAt}` : "";
-			return `${time}  IPN ${a.eventId} -> ${a.url}: ${a.outcome}${a.detail ? ` (${a.detail})` : ""}, attempt ${a.attempt}${a.duplicate ? " (duplicate)" : ""}${next}`;
+			const detail = a.detail ? ` (${a.detail})` : "";
+			const duplicate = a.duplicate ? " (duplicate)" : "";
+			return `${time}  IPN ${a.eventId} -> ${a.url}: ${a.outcome}${detail}, attempt ${a.attempt}${duplicate}${next}`;
 		}
 		case "error":
 			return `${time}  sandbox error: ${event.message}`;

@@ -75,11 +75,16 @@ Exit codes: 0 signed or explained, 1 unreadable input or key, 2 bad usage,
 			const signature = signText(text, key as PrivateKey);
 			if (values.message) {
 				io.stdout(
-					`${JSON.stringify(version === "2.1" ? { payload: text, signVersion: "2.1", signature } : { ...message, signature }, null, 2)}\n`,
+					`${JSON.stringify(
+						version === "2.1" ? { payload: text, signVersion: "2.1", signature } : { ...message, signature },
+						null,
+						2,
+					)}\n`,
 				);
 			} else {
 				io.stdout(
-					`signVersion: ${version}\n${version === "2.1" ? "payload" : "canonical string"}:\n${text}\nsignature:\n${signature}\n`,
+					`signVersion: ${version}\n${version === "2.1" ? "payload" : "canonical string"}:\n${text}\n` +
+						`signature:\n${signature}\n`,
 				);
 			}
 			return EXIT.ok;

@@ -34,7 +34,8 @@ background:${theme.background};color:${theme.onBackground}}
 main{max-width:30rem;margin:2rem auto;background:#fff;color:${INK};border-radius:12px;
 box-shadow:0 2px 12px rgba(0,0,0,.08);padding:1.5rem 1.75rem}
 @media (max-width:32rem){main{margin:0;border-radius:0;padding:1.25rem 1rem}}
-header{display:flex;align-items:center;gap:.75rem;border-bottom:3px solid ${theme.primary};padding-bottom:.75rem;margin-bottom:1rem}
+header{display:flex;align-items:center;gap:.75rem;border-bottom:3px solid ${theme.primary};
+padding-bottom:.75rem;margin-bottom:1rem}
 header img{max-height:40px;max-width:120px}
 h1{font-size:1.15rem;margin:0;color:${theme.accent}}
 h2{font-size:1.05rem;margin:.5rem 0}
