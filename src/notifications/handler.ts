@@ -1,12 +1,16 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
-import type { Refund, Transaction } from "../schemas/resources.js";
-import type { SignedStringForm } from "../signing/canonical.js";
-import { type PublicKeyLike, toPublicKeys } from "../signing/keys.js";
-import type { SignVersion } from "../signing/seal.js";
+import { toPublicKeys } from "../signing/keys.js";
 import { type Acknowledgement, acknowledge, acknowledgeFailure } from "./acknowledge.js";
 import { confirmClaim, newClaimToken, releaseClaim } from "./claims.js";
+import type {
+	NotificationContext,
+	NotificationDelivery,
+	NotificationHandler,
+	NotificationHandlerOptions,
+	NotificationReply,
+} from "./handler-types.js";
 import {
 	type BodyTimeout,
 	bodyTooLarge,
@@ -16,133 +20,9 @@ import {
 	isJsonContentType,
 	ruleStatus,
 } from "./http-rules.js";
-import { type ClaimResult, createMemoryStore, type NotificationStore } from "./store.js";
+import { type ClaimResult, createMemoryStore } from "./store.js";
 import { type NotificationEvent, verifyNotification } from "./verify.js";
 import { deliveryOf, toResponse } from "./web-request.js";
-
-/** What your callback learns besides the resource. */
-export interface NotificationContext {
-	/** Event identity, already de-duplicated by the store. */
-	eventId: string;
-	/** The signing version the IPN arrived in (for a reconciled event: the version the query answer was verified in). */
-	signVersion: SignVersion;
-	/**
-	 * Aborts when the handler stops waiting for this run: after `callbackTimeoutMs`, or when the
-	 * claim's `leaseMs` ends if that comes first. The gateway has then been told to retry, and a
-	 * later delivery may run your callback again: stop, and pass the signal on to your database
-	 * and HTTP calls. Its `reason` is a `TimeoutError` DOMException.
-	 */
-	signal: AbortSignal;
-	/** `true` when the event came from `createReconciler` (a verified query) rather than an IPN; absent for IPNs. */
-	reconciled?: true;
-}
-
-/** Where a failure happened and what the gateway was told. */
-export interface NotificationErrorInfo {
-	/** HTTP status of the answer: 4xx for a refused request, 409, 500 or 503 for a retryable failure. */
-	status: number;
-	/** The event, when the IPN was verified far enough to know it. */
-	eventId: string | undefined;
-}
-
-/** What `createNotificationHandler` needs: the gateway's key, your callbacks, and limits with defaults. */
-export interface NotificationHandlerOptions {
-	/** The gateway's public key, or several during a key rotation. Parsed once, when the handler is made. */
-	gatewayPublicKey: PublicKeyLike | readonly PublicKeyLike[];
-	/** Signing versions to accept. @default ["2.0", "2.1"] */
-	acceptVersions?: readonly SignVersion[] | undefined;
-	/**
-	 * How a 2.0 message becomes the string its signature covers. Leave it unset: the SDK uses the
-	 * gateway's reference form. Set it only for a gateway that signs differently (the signature
-	 * doctor, `npx merchant-gateway doctor`, tells which form verifies and what to set here).
-	 * @default the gateway's reference form (`canonicalString`)
-	 */
-	signedString?: SignedStringForm | undefined;
-	/**
-	 * Runs once per transaction event, with verified data. Resolve when the event is safely stored; throw to have the
-	 * gateway retry.
-	 */
-	onTransaction: (transaction: Transaction, context: NotificationContext) => unknown;
-	/**
-	 * Runs once per refund event, with verified data. Resolve when the event is safely stored; throw to have the
-	 * gateway retry.
-	 */
-	onRefund: (refund: Refund, context: NotificationContext) => unknown;
-	/** Which events were processed. @default createMemoryStore() (one process, forgotten on restart) */
-	store?: NotificationStore | undefined;
-	/** Largest body accepted; larger ones get 413 and are not read to the end. @default 65536 */
-	maxBodyBytes?: number | undefined;
-	/**
-	 * How long a claim protects an event being processed, in ms; after a crash the event is processed again once it
-	 * ends. @default 60000
-	 */
-	leaseMs?: number | undefined;
-	/**
-	 * How long the handler waits for `onTransaction` / `onRefund`, in ms (never past `leaseMs`). Then it
-	 * answers 503 with a non-100 code, inside the gateway's 30 s deadline, so the gateway delivers the
-	 * event again, and aborts the callback's `signal`. @default 25000
-	 */
-	callbackTimeoutMs?: number | undefined;
-	/**
-	 * How long reading a request's body may take, in ms; a slower one gets 408 and its connection closes.
-	 * @default 10000
-	 */
-	bodyTimeoutMs?: number | undefined;
-	/**
-	 * Starts the timer behind `callbackTimeoutMs` and `bodyTimeoutMs`; returns the function that cancels it.
-	 * Tests pass one driven by their own clock (with the store's `now`) to move time instead of waiting.
-	 * @default a real timer (setTimeout, unref'ed where the runtime can)
-	 */
-	startTimer?: ((onExpiry: () => void, delayMs: number) => () => void) | undefined;
-	/**
-	 * Told about every request that did not end in "100": typed SDK errors
-	 * (`SignatureVerificationError`, `InvalidNotificationError`), whatever your
-	 * callback or store threw, or a `TimeoutError` DOMException when your callback
-	 * outlived `callbackTimeoutMs`. Plug your logger here; the SDK logs nothing itself.
-	 * @default undefined
-	 */
-	onError?: ((error: unknown, info: NotificationErrorInfo) => void) | undefined;
-}
-
-/**
- * The IPN route. Call it as a Web `(request: Request) => Promise<Response>` (Next.js, Hono, Bun, Deno,
- * workers), or wrap it with `toNodeListener` for node:http and Express, which calls `handle`.
- */
-export interface NotificationHandler {
-	(request: Request): Promise<Response>;
-	/**
-	 * The same route, free of any server's request type: answers one delivery described by `delivery`.
-	 * Both the Web form above and `toNodeListener` come down to this call.
-	 */
-	handle(delivery: NotificationDelivery): Promise<NotificationReply>;
-}
-
-/** One IPN delivery as the handler needs it, whatever the server. */
-export interface NotificationDelivery {
-	/** The HTTP method. */
-	method: string | undefined;
-	/** The Content-Type header, when present. */
-	contentType: string | null | undefined;
-	/** The Content-Length header, when present: a body declared over the limit is refused before it is read. */
-	contentLength: string | null | undefined;
-	/**
-	 * Reads the body: text, bytes, or the object a body parser already made. It stops once more than
-	 * `maxBytes` arrived, or once `timeout.ms` passed (measured with `timeout.start`), and rejects then.
-	 */
-	readBody(maxBytes: number, timeout: BodyTimeout): Promise<unknown>;
-}
-
-/** The handler's answer to a delivery, for a server adapter to write. */
-export interface NotificationReply {
-	/** The HTTP status. */
-	status: number;
-	/** The acknowledgement, as JSON text (`application/json; charset=utf-8`, not to be cached). */
-	body: string;
-	/** The body was not read to its end: close the connection after the answer. */
-	closeConnection?: boolean;
-	/** The `Allow` header of a 405 answer. */
-	allow?: string;
-}
 
 function realTimer(onExpiry: () => void, delayMs: number): () => void {
 	const timer = setTimeout(onExpiry, delayMs);

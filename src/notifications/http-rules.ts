@@ -1,5 +1,5 @@
 import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
-import type { NotificationReply } from "./handler.js";
+import type { NotificationReply } from "./handler-types.js";
 
 /** The default body limit: an IPN is a few KiB, so 64 KiB is generous. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;

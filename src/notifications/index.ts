@@ -1,29 +1,28 @@
 // IPN verification and acknowledgement, callback decoding, and the IPN route handler.
 export { type Acknowledgement, acknowledge, acknowledgeFailure } from "./acknowledge.js";
 export { type DecodeCallbackOptions, decodeCallback } from "./callback.js";
-export {
-	createNotificationHandler,
-	type NotificationContext,
-	type NotificationDelivery,
-	type NotificationErrorInfo,
-	type NotificationHandler,
-	type NotificationHandlerOptions,
-	type NotificationReply,
-} from "./handler.js";
+export { createNotificationHandler } from "./handler.js";
+export type {
+	NotificationContext,
+	NotificationDelivery,
+	NotificationErrorInfo,
+	NotificationHandler,
+	NotificationHandlerOptions,
+	NotificationReply,
+} from "./handler-types.js";
 export type { BodyTimeout } from "./http-rules.js";
 export { type NodeListener, type NodeRequestLike, type NodeResponseLike, toNodeListener } from "./node-listener.js";
-export {
-	createReconciler,
-	DEFAULT_PENDING_STATUSES,
-	type ReconcileErrorInfo,
-	type ReconcileInput,
-	type ReconcileOutcome,
-	type ReconcileProgress,
-	type ReconcileReport,
-	type ReconcileRunOptions,
-	type Reconciler,
-	type ReconcilerOptions,
-} from "./reconcile.js";
+export { createReconciler, DEFAULT_PENDING_STATUSES } from "./reconcile.js";
+export type {
+	ReconcileErrorInfo,
+	ReconcileInput,
+	ReconcileOutcome,
+	ReconcileProgress,
+	ReconcileReport,
+	ReconcileRunOptions,
+	Reconciler,
+	ReconcilerOptions,
+} from "./reconcile-types.js";
 export type { ClaimResult, ConfirmResult, MemoryStoreOptions, NotificationStore } from "./store.js";
 export { createMemoryStore } from "./store.js";
 export {

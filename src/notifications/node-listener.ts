@@ -1,6 +1,6 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { isPlainObject } from "../signing/canonical.js";
-import type { NotificationDelivery, NotificationHandler, NotificationReply } from "./handler.js";
+import type { NotificationDelivery, NotificationHandler, NotificationReply } from "./handler-types.js";
 import { type BodyTimeout, bodyTimedOut, bodyTooLarge, HttpRuleError, joinChunks, replyHeaders } from "./http-rules.js";
 
 /**

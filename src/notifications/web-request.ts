@@ -1,4 +1,4 @@
-import type { NotificationDelivery, NotificationReply } from "./handler.js";
+import type { NotificationDelivery, NotificationReply } from "./handler-types.js";
 import { type BodyTimeout, bodyTimedOut, bodyTooLarge, HttpRuleError, joinChunks, replyHeaders } from "./http-rules.js";
 
 /** The Web side of the handler: a `Request` becomes a delivery, a reply becomes a `Response`. */
