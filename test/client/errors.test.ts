@@ -3,7 +3,6 @@ import type { GatewayClient } from "../../src/client.js";
 import {
 	AuthenticationError,
 	CheckoutError,
-	GatewayError,
 	GatewayValidationError,
 	NoS2SProviderError,
 	OutcomeUnknownError,
@@ -13,7 +12,7 @@ import {
 import { keys } from "../helpers/vectors.js";
 import { ids, signedFlat, signedWrapped, transaction } from "../support/gateway-messages.js";
 import { useGateway } from "./gateway.js";
-import { cardParams, checkoutParams } from "./helpers.js";
+import { cardParams, checkoutParams, failure } from "./helpers.js";
 
 const fixture = useGateway();
 const makeClient = fixture.client;
@@ -21,16 +20,6 @@ let gateway: GatewayClient;
 beforeAll(() => {
 	gateway = makeClient();
 });
-
-async function failure(promise: Promise<unknown>): Promise<GatewayError> {
-	try {
-		await promise;
-	} catch (error) {
-		expect(error).toBeInstanceOf(GatewayError);
-		return error as GatewayError;
-	}
-	throw new Error("expected the call to fail");
-}
 
 describe("the spec's Errors table", () => {
 	test("422 with errors[] on checkout, S2S and refund -> GatewayValidationError with field and messages", async () => {

@@ -1,4 +1,6 @@
+import { expect } from "vitest";
 import { GatewayClient, type GatewayClientOptions } from "../../src/client.js";
+import { GatewayError } from "../../src/errors/index.js";
 import type { CardChargeParams, CheckoutParams } from "../../src/schemas/params.js";
 import { keys } from "../helpers/vectors.js";
 
@@ -77,3 +79,14 @@ export const cardParams = (overrides: Partial<CardChargeParams> = {}): CardCharg
 	browserDetails,
 	...overrides,
 });
+
+/** The GatewayError a call fails with; fails the test when the call succeeds or throws something else. */
+export async function failure(promise: Promise<unknown>): Promise<GatewayError> {
+	try {
+		await promise;
+	} catch (error) {
+		expect(error).toBeInstanceOf(GatewayError);
+		return error as GatewayError;
+	}
+	throw new Error("expected the call to fail");
+}

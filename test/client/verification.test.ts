@@ -2,7 +2,6 @@ import { beforeAll, describe, expect, test } from "vitest";
 import type { GatewayClient } from "../../src/client.js";
 import {
 	CheckoutError,
-	GatewayError,
 	InvalidResponseError,
 	OutcomeUnknownError,
 	SignatureVerificationError,
@@ -10,7 +9,7 @@ import {
 import { keys } from "../helpers/vectors.js";
 import { checkoutCreated, ids, refund, signedFlat, signedWrapped, transaction } from "../support/gateway-messages.js";
 import { useGateway } from "./gateway.js";
-import { cardParams, checkoutParams } from "./helpers.js";
+import { cardParams, checkoutParams, failure } from "./helpers.js";
 
 /** Success responses that cannot be trusted: unsigned, signed by another key, tampered, off-schema. */
 const fixture = useGateway();
@@ -19,16 +18,6 @@ let gateway: GatewayClient;
 beforeAll(() => {
 	gateway = makeClient();
 });
-
-async function failure(promise: Promise<unknown>): Promise<GatewayError> {
-	try {
-		await promise;
-	} catch (error) {
-		expect(error).toBeInstanceOf(GatewayError);
-		return error as GatewayError;
-	}
-	throw new Error("expected the call to fail");
-}
 
 describe("malformed, unsigned and badly signed responses", () => {
 	test("non-JSON 200 -> InvalidResponseError with status and a short excerpt", async () => {

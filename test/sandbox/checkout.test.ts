@@ -5,24 +5,14 @@ import { openCallbackUrl } from "../../src/signing/callback-url.js";
 import { openMessage } from "../../src/signing/open.js";
 import { sealMessage } from "../../src/signing/seal.js";
 import { keys } from "../helpers/vectors.js";
-import { checkoutFields, MERCHANT_ID, postForm, type SandboxServer, signedPost, useSandboxFixture } from "./helpers.js";
+import { checkoutFields, MERCHANT_ID, postForm, signedPost, tokenOf, useSandboxFixture } from "./helpers.js";
 
-type Server = SandboxServer;
 const fixture = useSandboxFixture();
 const { sandbox } = fixture;
 
 const gateway = { publicKey: keys.gatewayPublic };
 
-async function createSession(server: Server, overrides: Record<string, unknown> = {}) {
-	const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url, overrides));
-	expect(reply.status).toBe(200);
-	const fields = openMessage(reply.json, gateway);
-	return { transactionId: String(fields.transactionId), paymentLink: String(fields.paymentLink), fields };
-}
-
-function tokenOf(link: string): string {
-	return new URL(link).searchParams.get("token") ?? "";
-}
+const { createSession } = fixture;
 
 describe("checkout creation", () => {
 	test("a 2.0 account gets a flat signed answer with a payment link to the hosted page", async () => {

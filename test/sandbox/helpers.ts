@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, afterEach, beforeAll } from "vitest";
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import type { SandboxMerchantOptions } from "../../src/sandbox/options.js";
 import { type SandboxServer, type SandboxServerOptions, startSandboxServer } from "../../src/sandbox/server.js";
+import { openMessage } from "../../src/signing/open.js";
 import type { SignVersion } from "../../src/signing/seal.js";
 import { sealMessage } from "../../src/signing/seal.js";
 import { keys } from "../helpers/vectors.js";
@@ -182,15 +183,30 @@ export function useSandboxFixture() {
 	afterEach(async () => {
 		for (const server of servers.splice(0)) await server.close();
 	});
+	const started = (): Receiver => {
+		if (!receiver) throw new Error("the receiver starts in beforeAll");
+		return receiver;
+	};
 	return {
 		get receiver(): Receiver {
-			if (!receiver) throw new Error("the receiver starts in beforeAll");
-			return receiver;
+			return started();
 		},
 		async sandbox(options: Parameters<typeof startSandbox>[0] = {}): Promise<SandboxServer> {
 			const server = await startSandbox(options);
 			servers.push(server);
 			return server;
 		},
+		/** Creates a checkout session over HTTP, with this fixture's receiver as every merchant URL. */
+		createSession: async (server: SandboxServer, overrides: Record<string, unknown> = {}) => {
+			const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(started().url, overrides));
+			expect(reply.status).toBe(200);
+			const fields = openMessage(reply.json, { publicKey: keys.gatewayPublic });
+			return { transactionId: String(fields.transactionId), paymentLink: String(fields.paymentLink), fields };
+		},
 	};
+}
+
+/** The page token of a payment link. */
+export function tokenOf(link: string): string {
+	return new URL(link).searchParams.get("token") ?? "";
 }

@@ -2,32 +2,14 @@ import { describe, expect, test, vi } from "vitest";
 import { openMessage } from "../../src/signing/open.js";
 import { sealMessage } from "../../src/signing/seal.js";
 import { keys } from "../helpers/vectors.js";
-import {
-	cardFields,
-	checkoutFields,
-	MERCHANT_ID,
-	postForm,
-	type SandboxServer,
-	signedPost,
-	useSandboxFixture,
-} from "./helpers.js";
+import { cardFields, checkoutFields, MERCHANT_ID, postForm, signedPost, useSandboxFixture } from "./helpers.js";
 
-type Server = SandboxServer;
 const fixture = useSandboxFixture();
 const { sandbox } = fixture;
 
 const gateway = { publicKey: keys.gatewayPublic };
 
-async function createSession(server: Server, overrides: Record<string, unknown> = {}) {
-	const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url, overrides));
-	expect(reply.status).toBe(200);
-	const fields = openMessage(reply.json, gateway);
-	return { transactionId: String(fields.transactionId), paymentLink: String(fields.paymentLink), fields };
-}
-
-function _tokenOf(link: string): string {
-	return new URL(link).searchParams.get("token") ?? "";
-}
+const { createSession } = fixture;
 
 describe("expiry", () => {
 	test("a session expires at expiresAt on the sandbox clock: page 410, status expired, IPN sent", async () => {
