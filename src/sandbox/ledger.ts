@@ -1,55 +1,27 @@
 import { toMinorUnits } from "../money/amount.js";
 import { type CardInput, type ChargeDecision, decideCharge, storedCard } from "./charge.js";
-import type { ControllableClock } from "./clock.js";
 import { computeFees } from "./fees.js";
 import { IdSource, randomToken } from "./formats.js";
-import { domainAllowed, type MerchantAccount, type MerchantRegistry } from "./merchants.js";
+import type { Charged, LedgerOptions, NewTransaction } from "./ledger-types.js";
+import { domainAllowed, type MerchantAccount } from "./merchants.js";
 import { RefundBook } from "./refund-book.js";
 import { allowed, type RuleResult, refused } from "./rules.js";
-import type { Channel, RefundRecord, SessionRequest, TransactionRecord, TransactionState } from "./state.js";
+import {
+	awaitsThreeDs,
+	type Channel,
+	type RefundRecord,
+	type TransactionRecord,
+	type TransactionState,
+} from "./state.js";
 import { type SandboxTransactionStatus, transactionStatuses } from "./statuses.js";
 
 const DAY_MS = 86_400_000;
-
-/** A transaction to open, its fields validated by the request schema. */
-export interface NewTransaction {
-	merchant: MerchantAccount;
-	orderRef: string;
-	currency: string;
-	/** In major units, as the request gave it (at most 2 decimals). */
-	amount: number;
-	/** Checkout sessions: when the hosted page stops accepting payment. @default a day after creation */
-	expiresAt?: Date | undefined;
-	request: SessionRequest;
-	/** The site the request came from, which must be on the merchant's allowed domains, and its field. */
-	site: { field: "websiteUrl" | "callbackUrl"; url: string };
-}
-
-/** A charge and what the providers decided about it. */
-export interface Charged {
-	transaction: TransactionRecord;
-	decision: ChargeDecision;
-}
-
-/** What the ledger reports after each change: the sandbox's events and IPNs follow from it. */
-export type LedgerChange =
-	/** `final`: the transaction reached a terminal status, so its IPN goes out. */
-	| { kind: "transaction"; transaction: TransactionRecord; final: boolean }
-	| { kind: "refund"; refund: RefundRecord; transaction: TransactionRecord };
-
-export interface LedgerOptions {
-	clock: ControllableClock;
-	merchants: MerchantRegistry;
-	/** Sandbox-clock milliseconds between a pending charge and its final outcome. */
-	pendingDelayMs: number;
-	onChange: (change: LedgerChange) => void;
-}
 
 /**
  * The gateway's books: transactions and refunds, kept private. Every change goes
  * through a command that enforces the business rules and returns the result or
  * the rule it refused on; time-driven changes (expiry, pending settlement) run
- * on the sandbox clock. The refund rules live in `RefundDesk`.
+ * on the sandbox clock. The refund rules live in `RefundBook`.
  */
 export class Ledger {
 	readonly #transactions = new Map<string, TransactionState>();
@@ -310,9 +282,4 @@ export class Ledger {
 		if (!merchant) throw new Error(`merchant ${state.merchantId} vanished`);
 		return merchant;
 	}
-}
-
-/** The buyer must complete 3-D Secure (status `pending`, waiting on the 3DS page). */
-export function awaitsThreeDs(transaction: TransactionRecord): boolean {
-	return transaction.status === "pending" && transaction.pendingOn === "three_ds";
 }

@@ -1,6 +1,6 @@
 import type { ControllableClock } from "./clock.js";
 import type { IdSource } from "./formats.js";
-import type { LedgerChange } from "./ledger.js";
+import type { LedgerChange } from "./ledger-types.js";
 import type { MerchantAccount } from "./merchants.js";
 import { MESSAGES } from "./replies.js";
 import { allowed, type RuleResult, refused } from "./rules.js";

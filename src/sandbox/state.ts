@@ -94,3 +94,8 @@ export interface RefundState {
 
 /** A refund as everything but the ledger sees it. */
 export type RefundRecord = Readonly<RefundState>;
+
+/** The buyer must complete 3-D Secure (status `pending`, waiting on the 3DS page). */
+export function awaitsThreeDs(transaction: TransactionRecord): boolean {
+	return transaction.status === "pending" && transaction.pendingOn === "three_ds";
+}

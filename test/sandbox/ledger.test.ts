@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, test } from "vitest";
 import { ControllableClock } from "../../src/sandbox/clock.js";
-import { Ledger, type LedgerChange, type NewTransaction } from "../../src/sandbox/ledger.js";
+import { Ledger } from "../../src/sandbox/ledger.js";
+import type { LedgerChange, NewTransaction } from "../../src/sandbox/ledger-types.js";
 import { type MerchantAccount, MerchantRegistry } from "../../src/sandbox/merchants.js";
 import { keys } from "../helpers/vectors.js";
 

@@ -1,4 +1,4 @@
-import type { NewTransaction } from "../ledger.js";
+import type { NewTransaction } from "../ledger-types.js";
 import type { MerchantAccount } from "../merchants.js";
 import type { SessionRequest } from "../state.js";
 

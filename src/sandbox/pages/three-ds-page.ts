@@ -1,8 +1,8 @@
 import { fromMinorUnits } from "../../money/amount.js";
 import type { SandboxCore } from "../core.js";
-import { awaitsThreeDs } from "../ledger.js";
 import type { PageForm } from "../page-form.js";
 import type { TransactionRecord } from "../state.js";
+import { awaitsThreeDs } from "../state.js";
 import { threeDsPasswords } from "../test-cards.js";
 import { brandedNotice, brandHeader, brandingOf } from "./branding.js";
 import { linkedTransaction } from "./checkout-page.js";
