@@ -49,8 +49,7 @@ export const results = [];
 /** Prints one line and keeps it for the summary. */
 export function report(name, { baselineNs, candidateNs, ratio, goal, unit = "us" }) {
 	const scale = unit === "us" ? 1000 : 1;
-	const verdict =
-		goal === undefined ? "" : ratio <= goal ? `  (goal <= ${goal}x: met)` : `  (goal <= ${goal}x: NOT met)`;
+	const verdict = goal === undefined ? "" : `  (goal <= ${+goal.toFixed(3)}x: ${ratio <= goal ? "met" : "NOT met"})`;
 	const line = `${name.padEnd(58)} ${(candidateNs / scale).toFixed(1).padStart(9)} ${unit} vs ${(baselineNs / scale).toFixed(1).padStart(9)} ${unit}  ratio ${ratio.toFixed(3)}x${verdict}`;
 	results.push({ name, baselineNs, candidateNs, ratio, goal });
 	console.log(line);

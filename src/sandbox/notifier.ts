@@ -10,7 +10,7 @@ export interface DeliveryAttempt {
 	deliveryId: string;
 	/** 1 for the first try, then 2, 3... across retries and duplicates. */
 	attempt: number;
-	/** The event identity of D7: `transaction:{id}:{status}` or `refund:{id}:{status}`. */
+	/** The event identity, as the SDK's handler computes it: `transaction:{id}:{status}` or `refund:{id}:{status}`. */
 	eventId: string;
 	/** A transaction IPN or a refund IPN. */
 	kind: "transaction" | "refund";
@@ -178,7 +178,7 @@ export class Notifier {
 
 	/**
 	 * When retry number `retry` (1-based) is due, or undefined when the schedule
-	 * has no more. The gateway's schedule (D7): the first retry 30 minutes after
+	 * has no more. The gateway's retry schedule: the first retry 30 minutes after
 	 * the transaction started, then every 5 minutes, 10 in all; an IPN that first
 	 * went out later than that (a session paid an hour after it was created)
 	 * gets its first retry 5 minutes after the failed attempt instead of at once.

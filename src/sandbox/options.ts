@@ -71,7 +71,7 @@ export interface SandboxIpnOptions {
 	 * Replaces the gateway's retry schedule with your own: the delay before each
 	 * retry, counted from the end of the failed attempt, in milliseconds of
 	 * sandbox-clock time before `timeScale`; one retry per entry.
-	 * @default the gateway's schedule (D7): 10 retries, the first 30 minutes after
+	 * @default the gateway's retry schedule: 10 retries, the first 30 minutes after
 	 * the transaction (or refund) started, then every 5 minutes
 	 */
 	retryDelaysMs?: readonly number[] | undefined;

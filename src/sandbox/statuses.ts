@@ -6,7 +6,7 @@ import {
 } from "../statuses/catalogue.js";
 
 /**
- * The statuses the sandbox uses, taken from the gateway's catalogue (D8) as the
+ * The statuses the sandbox uses, taken from the gateway's official status catalogue as the
  * gateway uses them, with whether each is final and what it means here. Codes
  * come from `STATUS_CODES`, the one place they are written.
  */
