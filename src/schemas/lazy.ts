@@ -34,5 +34,3 @@ export function lazySchema<S extends z.core.$ZodType>(build: () => S): LazySchem
 
 /** What a lazy schema parses to. */
 export type LazyOutput<L> = L extends LazySchema<infer S> ? z.output<S> : never;
-/** What a lazy schema accepts. */
-export type LazyInput<L> = L extends LazySchema<infer S> ? z.input<S> : never;

@@ -215,9 +215,7 @@ export function refundQueryShape() {
 export type OrderShape = ReturnType<typeof orderShape>;
 export type CheckoutShape = OrderShape & ReturnType<typeof checkoutOwnShape>;
 export type CardChargeShape = OrderShape & ReturnType<typeof cardChargeOwnShape>;
-export type TransactionQueryShape = ReturnType<typeof transactionQueryShape>;
 export type RefundShape = ReturnType<typeof refundShape>;
-export type RefundQueryShape = ReturnType<typeof refundQueryShape>;
 
 /** What the client fills in from its configuration: never a merchant's parameter. */
 export const FILLED_BY_CLIENT = { merchantId: true } as const;

@@ -142,15 +142,6 @@ export const signatureSchema = lazySchema(() =>
 		.string({ error: typeError("a string") })
 		.check(z.minLength(1, "must not be empty"), z.maxLength(750, "must be at most 750 characters")),
 );
-/** `signVersion`: omitted means 2.0. */
-export const signVersionSchema = lazySchema(() => z.enum(["2.0", "2.1"], { error: typeError('"2.0" or "2.1"') }));
-
-/** The checkout message the gateway receives. */
-export type CheckoutRequest = z.output<Schemas["checkout"]>;
-export type CardChargeRequest = z.output<Schemas["cardCharge"]>;
-export type TransactionQueryRequest = z.output<Schemas["transactionQuery"]>;
-export type RefundRequest = z.output<Schemas["refund"]>;
-export type RefundQueryRequest = z.output<Schemas["refundQuery"]>;
 
 /**
  * Zod issues as `{ field, message }[]`, safe to show: never the input value
