@@ -1,5 +1,5 @@
 // A full `checkout.create` (validate, sign, POST, verify, parse) against a
-// loopback node:http gateway stub that returns a pre-signed answer, compared in
+// loopback node:http gateway stub that returns a pre-signed response, compared in
 // this same process with a hand-written baseline doing the same JSON + sign
 // (node:crypto, parsed KeyObject) + fetch + verify. Goal: at most 1.15x.
 import crypto from "node:crypto";
@@ -21,18 +21,18 @@ const created = {
 	message: "Checkout session created",
 };
 const gatewayKey = loadPrivateKey(pem("gateway-private"));
-const answers = {
+const signedResponses = {
 	"2.0": JSON.stringify(sealMessage(created, { privateKey: gatewayKey, signVersion: "2.0" })),
 	2.1: JSON.stringify(sealMessage(created, { privateKey: gatewayKey, signVersion: "2.1" })),
 };
 
-// The stub reads the body and answers the pre-signed message for the version the request used.
+// The stub reads the body and responds with the pre-signed message for the version the request used.
 const server = createServer((request, response) => {
 	const chunks = [];
 	request.on("data", (chunk) => chunks.push(chunk));
 	request.on("end", () => {
 		const version = Buffer.concat(chunks).includes('"signVersion":"2.1"') ? "2.1" : "2.0";
-		response.writeHead(200, { "content-type": "application/json" }).end(answers[version]);
+		response.writeHead(200, { "content-type": "application/json" }).end(signedResponses[version]);
 	});
 });
 await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -52,7 +52,7 @@ const params = {
 };
 const headers = { "content-type": "application/json", accept: "application/json", "user-agent": "bench" };
 
-/** Hand-written: the same message, signed with a parsed KeyObject, POSTed with fetch, the answer verified and read. */
+/** Hand-written: the message signed with a parsed KeyObject, POSTed with fetch, the response verified and read. */
 function baseline(version) {
 	return async () => {
 		const fields = { merchantId: "M-1001", ...params };
@@ -71,19 +71,26 @@ function baseline(version) {
 			});
 		}
 		const response = await fetch(`${baseUrl}/v2/checkout`, { method: "POST", body, headers });
-		const answer = JSON.parse(await response.text());
+		const received = JSON.parse(await response.text());
 		let out;
 		if (version === "2.1") {
-			if (!crypto.verify("md5", Buffer.from(answer.payload), gatewayKeyObject, Buffer.from(answer.signature, "base64")))
+			if (
+				!crypto.verify(
+					"md5",
+					Buffer.from(received.payload),
+					gatewayKeyObject,
+					Buffer.from(received.signature, "base64"),
+				)
+			)
 				throw new Error("bad signature");
-			out = JSON.parse(answer.payload);
+			out = JSON.parse(received.payload);
 		} else {
-			const { signature, ...rest } = answer;
+			const { signature, ...rest } = received;
 			if (!crypto.verify("md5", Buffer.from(canonicalString(rest)), gatewayKeyObject, Buffer.from(signature, "base64")))
 				throw new Error("bad signature");
 			out = rest;
 		}
-		if (out.status !== "created" || typeof out.paymentLink !== "string") throw new Error("unexpected answer");
+		if (out.status !== "created" || typeof out.paymentLink !== "string") throw new Error("unexpected response");
 		return out;
 	};
 }

@@ -47,9 +47,10 @@ function ipnBodies(count) {
 async function serve(role) {
 	const publicKeyObject = crypto.createPublicKey(gatewayPublicPem);
 	const ack = '{"returnCode":"100"}';
-	// With a Content-Length, like the handler's answers: without one node:http frames the answer as chunked, extra work that would flatter the handler.
+	// With a Content-Length, like the handler's responses: without one node:http frames the response as
+	// chunked, extra work that would flatter the handler.
 	const ackHeaders = { "content-type": "application/json", "content-length": Buffer.byteLength(ack) };
-	// The baseline: read the body, parse the envelope, crypto.verify, answer. Nothing else.
+	// The baseline: read the body, parse the envelope, crypto.verify, respond. Nothing else.
 	const bare = (req, res) => {
 		const chunks = [];
 		req.on("data", (chunk) => chunks.push(chunk));
@@ -146,9 +147,9 @@ async function load(server, bodies, seconds) {
 	});
 	const after = await server.usage();
 	if (result.non2xx > 0 || result.errors > 0)
-		throw new Error(`${result.non2xx} non-2xx answers, ${result.errors} errors`);
+		throw new Error(`${result.non2xx} non-2xx responses, ${result.errors} errors`);
 	const served = after.served - before.served;
-	// The handler must have run its callback for every delivery (none answered as a duplicate).
+	// The handler must have run its callback for every delivery (none acknowledged as a duplicate).
 	if (after.processed !== undefined)
 		mustHold(
 			after.processed - before.processed === served,

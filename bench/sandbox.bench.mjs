@@ -1,7 +1,7 @@
 // Sandbox: checkout creation throughput over loopback HTTP, and the share of
 // server time spent in RSA (one request verify + one response sign: the
 // physical limit of a signing gateway). The baseline is a bare node:http server
-// that parses the same 2.1 request, verifies it, signs an answer and replies.
+// that parses the same 2.1 request, verifies it, signs a response and sends it.
 // Servers run in child processes (this file, forked) so the load generator does
 // not share their event loop. Bounded: a fixed number of requests per round.
 import { fork } from "node:child_process";
@@ -54,22 +54,22 @@ async function serve(role) {
 	} else {
 		const merchantKey = crypto.createPublicKey(pem("merchant-public"));
 		const gatewayKey = crypto.createPrivateKey(pem("gateway-private"));
-		// The physical limit: parse, verify the payload, sign an answer, reply. Nothing else.
+		// The physical limit: parse, verify the payload, sign a response, send it. Nothing else.
 		listener = (req, res) => {
 			const chunks = [];
 			req.on("data", (chunk) => chunks.push(chunk));
 			req.on("end", () => {
 				const { payload, signature } = JSON.parse(Buffer.concat(chunks).toString("utf8"));
 				const ok = crypto.verify("md5", Buffer.from(payload, "utf8"), merchantKey, Buffer.from(signature, "base64"));
-				const answer = JSON.stringify({
+				const responsePayload = JSON.stringify({
 					status: "created",
 					transactionId: "01JD5Z8Q4V7M1X2C3B4N5M6K7J",
 					paymentLink: "http://127.0.0.1/pay/x",
 					message: "ok",
 				});
-				const signed = crypto.sign("md5", Buffer.from(answer, "utf8"), gatewayKey).toString("base64");
+				const signed = crypto.sign("md5", Buffer.from(responsePayload, "utf8"), gatewayKey).toString("base64");
 				res.writeHead(ok ? 200 : 401, { "content-type": "application/json" });
-				res.end(JSON.stringify({ payload: answer, signVersion: "2.1", signature: signed }));
+				res.end(JSON.stringify({ payload: responsePayload, signVersion: "2.1", signature: signed }));
 			});
 		};
 		const server = createServer(listener);
@@ -116,12 +116,12 @@ async function startServer(role) {
 	return { ...hello, usage, stop: () => child.disconnect() };
 }
 
-/** Fires every body once at `server`; returns wall seconds and the answers' count. */
+/** Fires every body once at `server`; returns wall seconds and the responses' count. */
 async function fire(server, bodies) {
 	const { default: autocannon } = await import("autocannon");
 	let next = 0;
 	const started = performance.now();
-	let lastAnswer = started;
+	let lastResponse = started;
 	const tracker = autocannon({
 		url: `http://127.0.0.1:${server.port}/v2/checkout`,
 		connections: 8,
@@ -134,14 +134,14 @@ async function fire(server, bodies) {
 			},
 		],
 	});
-	// autocannon reports on whole-second ticks; the last answer's time is the real end.
+	// autocannon reports on whole-second ticks; the last response's time is the real end.
 	tracker.on("response", () => {
-		lastAnswer = performance.now();
+		lastResponse = performance.now();
 	});
 	const result = await tracker;
 	if (result.non2xx > 0 || result.errors > 0)
-		throw new Error(`${result.non2xx} non-2xx answers, ${result.errors} errors`);
-	return { seconds: (lastAnswer - started) / 1000, total: result.requests.total };
+		throw new Error(`${result.non2xx} non-2xx responses, ${result.errors} errors`);
+	return { seconds: (lastResponse - started) / 1000, total: result.requests.total };
 }
 
 /** A fresh server, warmed up (JIT) with its own requests, then measured: requests/second and server CPU microseconds per request. */

@@ -69,7 +69,7 @@ async function serve(kind) {
 	let duplicates = 0;
 	const server = createServer((req, res) => {
 		served++;
-		// A delivery answered as a duplicate skipped the claim, the callback and the confirm: it must not happen here.
+		// A delivery acknowledged as a duplicate skipped the claim, the callback and the confirm: it must not happen here.
 		const end = res.end;
 		res.end = function (chunk, ...rest) {
 			if (chunk && String(chunk).includes("Already processed")) duplicates++;
@@ -110,7 +110,7 @@ function ipnBodies(count) {
 	);
 }
 
-/** Requests per second over `seconds`; every request must have been answered 200 after running the callback. */
+/** Requests per second over `seconds`; every request must have got 200 after running the callback. */
 async function load(server, bodies, seconds) {
 	const { default: autocannon } = await import("autocannon");
 	let next = 0;
@@ -124,9 +124,9 @@ async function load(server, bodies, seconds) {
 	const after = await server.counts();
 	const { kind } = server;
 	const failures = result.non2xx + result.errors;
-	if (failures > 0) throw new Error(`${kind}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-	if (after.duplicates > 0) throw new Error(`bench setup: ${kind} answered ${after.duplicates} duplicates`);
-	// Requests cut off when the load generator stopped were received but never answered: the rate counts answers.
+	if (failures > 0) throw new Error(`${kind}: ${result.non2xx} non-2xx responses, ${result.errors} errors`);
+	if (after.duplicates > 0) throw new Error(`bench setup: ${kind} acknowledged ${after.duplicates} duplicates`);
+	// Requests cut off when the load generator stopped were received but never responded to: the rate counts responses.
 	return (result.requests.total - result.non2xx) / seconds;
 }
 

@@ -153,12 +153,12 @@ async function submitAndFollow(formUrl: string, fields: Record<string, string>):
 		body: new URLSearchParams(fields),
 		redirect: "manual",
 	});
-	check(response.status === 303, `the page answered ${response.status}, not a redirect`);
+	check(response.status === 303, `the page responded ${response.status}, not a redirect`);
 	const location = response.headers.get("location") ?? "";
 	const next = new URL(location, formUrl);
 	if (next.origin === sandboxServer.url) return next.href;
 	const landing = await fetch(next);
-	check(landing.ok, `the merchant's return page answered ${landing.status}`);
+	check(landing.ok, `the merchant's return page responded ${landing.status}`);
 	return next.href;
 }
 
@@ -178,7 +178,7 @@ async function buyer(
 	const url = new URL(link);
 	const opened = await fetch(url);
 	const html = await opened.text();
-	check(opened.status === 200, `the page answered ${opened.status}`);
+	check(opened.status === 200, `the page responded ${opened.status}`);
 	const token = url.searchParams.get("token") ?? "";
 	let location = await submitAndFollow(`${url.origin}${url.pathname}`, { token, ...fields });
 	// A 3DS card on the hosted page goes through the 3DS page first: the gateway guide's password 123456 passes.

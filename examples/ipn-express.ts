@@ -18,7 +18,7 @@ app.post(
 	toNodeListener(
 		createNotificationHandler({
 			gatewayPublicKey: process.env.GATEWAY_PUBLIC_KEY ?? demo?.publicKey ?? "",
-			// Throwing here answers 500 with a non-100 code: the gateway delivers again later.
+			// Throwing here responds 500 with a non-100 code: the gateway delivers again later.
 			async onTransaction(transaction) {
 				console.log(`order ${transaction.ref}: ${transaction.status}`);
 			},

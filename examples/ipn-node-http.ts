@@ -1,7 +1,7 @@
 // An IPN receiver on plain node:http.
 //   GATEWAY_PUBLIC_KEY="$(cat gateway-public.pem)" PORT=3000 npm run example examples/ipn-node-http.ts
 // Without GATEWAY_PUBLIC_KEY it runs a self-test: a throwaway key pair plays the
-// gateway, one signed IPN is posted to the server, and the answer is printed.
+// gateway, one signed IPN is posted to the server, and the response is printed.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createNotificationHandler, toNodeListener } from "merchant-gateway";
@@ -34,7 +34,7 @@ const ipn = toNodeListener(
 		},
 		// Everything that did not end in "100": forged or malformed IPNs, your own errors.
 		onError: (error, { status }) =>
-			console.warn(`IPN answered ${status}:`, error instanceof Error ? error.message : error),
+			console.warn(`Responded ${status} to an IPN:`, error instanceof Error ? error.message : error),
 	}),
 );
 

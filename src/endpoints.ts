@@ -1,5 +1,5 @@
 import type * as z from "zod/mini";
-import type { LazySchema } from "./schemas/lazy.js";
+import type { LazyOutput, LazySchema } from "./schemas/lazy.js";
 import {
 	cardChargeParamsSchema,
 	cardChargeRequestSchema,
@@ -41,7 +41,7 @@ export interface EndpointRow {
 	/** The message the gateway receives (without `signature` and `signVersion`); the sandbox validates with it. */
 	readonly request: (options?: RequestSchemaOptions) => z.core.$ZodType;
 	/** The signed fields of a success response (a wrapped response's `data`). */
-	readonly answer: LazySchema<z.core.$ZodType>;
+	readonly response: LazySchema<z.core.$ZodType>;
 }
 
 /**
@@ -58,7 +58,7 @@ export const ENDPOINTS = {
 		merchantId: "required",
 		params: checkoutParamsSchema,
 		request: checkoutRequestSchema,
-		answer: checkoutCreatedFieldsSchema,
+		response: checkoutCreatedFieldsSchema,
 	},
 	card: {
 		path: "/v2/card/api",
@@ -68,7 +68,7 @@ export const ENDPOINTS = {
 		merchantId: "required",
 		params: cardChargeParamsSchema,
 		request: cardChargeRequestSchema,
-		answer: cardChargeDataSchema,
+		response: cardChargeDataSchema,
 	},
 	transactionQuery: {
 		path: "/v2/checkout/query",
@@ -78,7 +78,7 @@ export const ENDPOINTS = {
 		merchantId: "optional",
 		params: transactionQueryParamsSchema,
 		request: transactionQueryRequestSchema,
-		answer: transactionSchema,
+		response: transactionSchema,
 	},
 	refund: {
 		path: "/v2/refund",
@@ -88,7 +88,7 @@ export const ENDPOINTS = {
 		merchantId: "optional",
 		params: refundParamsSchema,
 		request: refundRequestSchema,
-		answer: refundCreatedDataSchema,
+		response: refundCreatedDataSchema,
 	},
 	refundQuery: {
 		path: "/v2/refund/query",
@@ -98,7 +98,7 @@ export const ENDPOINTS = {
 		merchantId: "optional",
 		params: refundQueryParamsSchema,
 		request: refundQueryRequestSchema,
-		answer: refundSchema,
+		response: refundSchema,
 	},
 } as const satisfies Record<string, EndpointRow>;
 
@@ -115,8 +115,7 @@ export type ParamsOf<N extends EndpointName> = z.input<ReturnType<(typeof ENDPOI
 /** The message endpoint `N` sends, after validation. */
 export type MessageOf<N extends EndpointName> = z.output<ReturnType<(typeof ENDPOINTS)[N]["request"]>>;
 /** The signed fields of endpoint `N`'s success response, after validation. */
-export type ResponseDataOf<N extends EndpointName> =
-	(typeof ENDPOINTS)[N]["answer"] extends LazySchema<infer S> ? z.output<S> : never;
+export type ResponseDataOf<N extends EndpointName> = LazyOutput<EndpointDefinition<N>["response"]>;
 
 /** The endpoint served at `path`, if any (a trailing slash is ignored). */
 export function endpointAt(path: string): EndpointName | undefined {

@@ -1,7 +1,7 @@
 import { errorKind, GatewayError } from "./gateway-error.js";
 
 /**
- * The gateway answered with an error: it refused the request (credentials, signature, fields, rate
+ * The gateway responded with an error: it refused the request (credentials, signature, fields, rate
  * limit, no S2S processor) or could not process it. `status` is the HTTP status of its response. The
  * response arrived and was read, so the outcome is known: read the subclass for what to do next.
  */

@@ -2,7 +2,7 @@
  * The SDK's errors, one tree whose branches say what happened:
  *
  * GatewayError
- * ├── GatewayRefusalError       the gateway answered with an error
+ * ├── GatewayRefusalError       the gateway responded with an error
  * │   ├── AuthenticationError, CheckoutError, GatewayValidationError,
  * │   └── NoS2SProviderError, ProcessingError, RateLimitError
  * ├── ConnectionError           no response: not sent, connection broken, or

@@ -1,7 +1,7 @@
 import { errorKind, type GatewayErrorContext } from "./gateway-error.js";
 import { GatewayRefusalError } from "./gateway-refusal-error.js";
 
-/** The gateway answered 429 and retries (if allowed) did not get through. */
+/** The gateway responded 429 and retries (if allowed) did not get through. */
 export class RateLimitError extends GatewayRefusalError {
 	/** @internal The name `instanceof` recognises across builds. */
 	static override readonly [errorKind] = "RateLimitError";

@@ -63,7 +63,7 @@ function maskCardPair(_: string, name: string, between: string, quote: string, d
  */
 export class KnownSecrets {
 	readonly #fields: Record<string, unknown>;
-	/** Compiled on first use: most answers never need them. */
+	/** Compiled on first use: most responses never need them. */
 	#rules: Array<readonly [RegExp, string]> | undefined;
 
 	/** @param fields the request's fields before sealing; values under card-number and secret keys are looked for. */

@@ -5,7 +5,7 @@ import { redactText } from "../internal/redact.js";
 export const MAX_DESCRIPTION_LENGTH = 1500;
 
 /**
- * The JSON body an IPN receiver answers with. `returnCode` "100" means
+ * The JSON body an IPN receiver responds with. `returnCode` "100" means
  * "processed, stop retrying"; anything else makes the gateway deliver again.
  */
 export interface Acknowledgement {

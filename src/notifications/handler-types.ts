@@ -6,13 +6,13 @@ import type { BodyTimeout } from "./http-rules.js";
 import type { NotificationStore } from "./store.js";
 
 // The IPN handler's public shapes: its options, what your callbacks receive, and the delivery and
-// reply it exchanges with a server adapter. The handler itself is in handler.ts.
+// response it exchanges with a server adapter. The handler itself is in handler.ts.
 
 /** What your callback learns besides the resource. */
 export interface NotificationContext {
 	/** Event identity, already de-duplicated by the store. */
 	eventId: string;
-	/** The signing version the IPN arrived in (for a reconciled event: the version the query answer was verified in). */
+	/** The signing version the IPN arrived in (reconciled: the version the query's response was verified in). */
 	signVersion: SignVersion;
 	/**
 	 * Aborts when the handler stops waiting for this run: after `callbackTimeoutMs`, or when the
@@ -27,7 +27,7 @@ export interface NotificationContext {
 
 /** Where a failure happened and what the gateway was told. */
 export interface NotificationErrorInfo {
-	/** HTTP status of the answer: 4xx for a refused request, 409, 500 or 503 for a retryable failure. */
+	/** HTTP status of the response: 4xx for a refused request, 409, 500 or 503 for a retryable failure. */
 	status: number;
 	/** The event, when the IPN was verified far enough to know it. */
 	eventId: string | undefined;
@@ -67,7 +67,7 @@ export interface NotificationHandlerOptions {
 	leaseMs?: number | undefined;
 	/**
 	 * How long the handler waits for `onTransaction` / `onRefund`, in ms (never past `leaseMs`). Then it
-	 * answers 503 with a non-100 code, inside the gateway's 30 s deadline, so the gateway delivers the
+	 * responds 503 with a non-100 code, inside the gateway's 30 s deadline, so the gateway delivers the
 	 * event again, and aborts the callback's `signal`. @default 25000
 	 */
 	callbackTimeoutMs?: number | undefined;
@@ -99,10 +99,10 @@ export interface NotificationHandlerOptions {
 export interface NotificationHandler {
 	(request: Request): Promise<Response>;
 	/**
-	 * The same route, free of any server's request type: answers one delivery described by `delivery`.
+	 * The same route, free of any server's request type: responds to one delivery described by `delivery`.
 	 * Both the Web form above and `toNodeListener` come down to this call.
 	 */
-	handle(delivery: NotificationDelivery): Promise<NotificationReply>;
+	handle(delivery: NotificationDelivery): Promise<NotificationResponse>;
 }
 
 /** One IPN delivery as the handler needs it, whatever the server. */
@@ -120,14 +120,14 @@ export interface NotificationDelivery {
 	readBody(maxBytes: number, timeout: BodyTimeout): Promise<unknown>;
 }
 
-/** The handler's answer to a delivery, for a server adapter to write. */
-export interface NotificationReply {
+/** The handler's response to a delivery, for a server adapter to write. */
+export interface NotificationResponse {
 	/** The HTTP status. */
 	status: number;
 	/** The acknowledgement, as JSON text (`application/json; charset=utf-8`, not to be cached). */
 	body: string;
-	/** The body was not read to its end: close the connection after the answer. */
+	/** The body was not read to its end: close the connection after the response. */
 	closeConnection?: boolean;
-	/** The `Allow` header of a 405 answer. */
+	/** The `Allow` header of a 405 response. */
 	allow?: string;
 }

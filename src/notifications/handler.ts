@@ -9,7 +9,7 @@ import type {
 	NotificationDelivery,
 	NotificationHandler,
 	NotificationHandlerOptions,
-	NotificationReply,
+	NotificationResponse,
 } from "./handler-types.js";
 import {
 	type BodyTimeout,
@@ -31,7 +31,7 @@ function realTimer(onExpiry: () => void, delayMs: number): () => void {
 	return () => clearTimeout(timer);
 }
 
-function failure(status: number, description: string): NotificationReply {
+function failure(status: number, description: string): NotificationResponse {
 	const body: Acknowledgement = acknowledgeFailure(description, String(status));
 	return { status, body: JSON.stringify(body) };
 }
@@ -68,7 +68,7 @@ function checkOptions(options: NotificationHandlerOptions): void {
 
 /**
  * Makes the IPN route: verifies each delivery, hands verified, typed events to
- * `onTransaction` / `onRefund` once per event identity, and answers the
+ * `onTransaction` / `onRefund` once per event identity, and responds to the
  * gateway:
  *
  * - 200 + returnCode "100" only after your callback resolved (or for a
@@ -83,7 +83,7 @@ function checkOptions(options: NotificationHandlerOptions): void {
  *   `bodyTimeoutMs`, 405 for a method other than POST, 415 for a Content-Type
  *   other than `application/json` (charset absent or UTF-8);
  * - deliveries of an event that is being processed right now wait for that run
- *   and get its answer, until the handler stops waiting for it; later ones, and
+ *   and get its response, until the handler stops waiting for it; later ones, and
  *   those to another process, get 409 until the claim's lease ends.
  *
  * Exactly once, precisely: your callback runs once per event unless a run
@@ -116,30 +116,30 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 	const bodyTimeout: BodyTimeout = { ms: options.bodyTimeoutMs ?? 10_000, start: startTimer };
 	const { onTransaction, onRefund, onError } = options;
 	// Made here, not at module load: acknowledge() runs the redaction patterns, and importing the SDK should not.
-	const processed: NotificationReply = { status: 200, body: JSON.stringify(acknowledge("Processed.")) };
-	const duplicate: NotificationReply = { status: 200, body: JSON.stringify(acknowledge("Already processed.")) };
+	const processed: NotificationResponse = { status: 200, body: JSON.stringify(acknowledge("Processed.")) };
+	const duplicate: NotificationResponse = { status: 200, body: JSON.stringify(acknowledge("Already processed.")) };
 	const stillRunning = failure(503, "The notification is still being processed; it will be retried.");
 	/** Events being processed in this process: later deliveries join them until the handler stops waiting. */
-	const inFlight = new Map<string, Promise<NotificationReply>>();
+	const inFlight = new Map<string, Promise<NotificationResponse>>();
 
 	function report(error: unknown, status: number, eventId: string | undefined): void {
 		if (!onError) return;
 		try {
 			onError(error, { status, eventId });
 		} catch {
-			// A failing logger must not change the answer.
+			// A failing logger must not change the response.
 		}
 	}
 
-	function refuse(error: unknown, eventId?: string): NotificationReply {
-		let reply: NotificationReply;
+	function refuse(error: unknown, eventId?: string): NotificationResponse {
+		let response: NotificationResponse;
 		const status = ruleStatus(error);
-		if (status !== undefined) reply = failure(status, (error as Error).message);
-		else if (error instanceof SignatureVerificationError) reply = failure(401, error.message);
-		else if (error instanceof InvalidNotificationError) reply = failure(400, error.message);
-		else reply = failure(500, "The notification could not be processed; it will be retried.");
-		report(error, reply.status, eventId);
-		return reply;
+		if (status !== undefined) response = failure(status, (error as Error).message);
+		else if (error instanceof SignatureVerificationError) response = failure(401, error.message);
+		else if (error instanceof InvalidNotificationError) response = failure(400, error.message);
+		else response = failure(500, "The notification could not be processed; it will be retried.");
+		report(error, response.status, eventId);
+		return response;
 	}
 
 	/** Runs the callback for a claim taken by this delivery (or awaits an asynchronous store's answer first). */
@@ -153,18 +153,18 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		}
 		if (claim === "processed") return duplicate;
 		if (claim === "in_progress") {
-			const reply = failure(409, "This event is being processed by another worker; retry later.");
+			const response = failure(409, "This event is being processed by another worker; retry later.");
 			report(
 				new InvalidNotificationError("The event is being processed elsewhere (its claim has not expired)."),
 				409,
 				eventId,
 			);
-			return reply;
+			return response;
 		}
 		return runCallback(event, token);
 	}
 
-	async function succeeded(eventId: string, token: string): Promise<NotificationReply> {
+	async function succeeded(eventId: string, token: string): Promise<NotificationResponse> {
 		// The work is done: acknowledging avoids a retry that would run it again. A store that fails to
 		// confirm (only a rare delivery after the lease ends could repeat it) or a lost lease is reported.
 		const problem = await confirmClaim(store, eventId, token, leaseMs);
@@ -172,14 +172,14 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		return processed;
 	}
 
-	async function failed(eventId: string, token: string, error: unknown): Promise<NotificationReply> {
+	async function failed(eventId: string, token: string, error: unknown): Promise<NotificationResponse> {
 		const problem = await releaseClaim(store, eventId, token);
 		if (problem !== undefined) report(problem, 500, eventId);
 		return refuse(error, eventId);
 	}
 
-	/** The callback's outcome as a reply, or `stillRunning` once `waitMs` passed without one. */
-	function runCallback(event: NotificationEvent, token: string): Promise<NotificationReply> {
+	/** The callback's outcome as a response, or `stillRunning` once `waitMs` passed without one. */
+	function runCallback(event: NotificationEvent, token: string): Promise<NotificationResponse> {
 		const { eventId } = event;
 		const controller = new AbortController();
 		const context: NotificationContext = { eventId, signVersion: event.signVersion, signal: controller.signal };
@@ -191,7 +191,7 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 			return failed(eventId, token, error);
 		}
 		if (typeof (result as PromiseLike<unknown> | undefined)?.then !== "function") return succeeded(eventId, token);
-		return new Promise<NotificationReply>((resolve) => {
+		return new Promise<NotificationResponse>((resolve) => {
 			let waiting = true;
 			const cancel = startTimer(() => {
 				waiting = false;
@@ -205,8 +205,8 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 				() => {
 					cancel();
 					// Late or not, the work is done: the event is confirmed either way.
-					const reply = succeeded(eventId, token);
-					if (waiting) resolve(reply);
+					const response = succeeded(eventId, token);
+					if (waiting) resolve(response);
 				},
 				(error: unknown) => {
 					cancel();
@@ -235,21 +235,21 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		return verifyNotification(body, verifyOptions);
 	}
 
-	function forget(eventId: string, run: Promise<NotificationReply>): void {
+	function forget(eventId: string, run: Promise<NotificationResponse>): void {
 		if (inFlight.get(eventId) === run) inFlight.delete(eventId);
 	}
 
-	async function handle(delivery: NotificationDelivery): Promise<NotificationReply> {
+	async function handle(delivery: NotificationDelivery): Promise<NotificationResponse> {
 		let event: NotificationEvent;
 		try {
 			checkHead(delivery);
 			event = verifyBody(await delivery.readBody(maxBodyBytes, bodyTimeout));
 		} catch (error) {
-			const reply = refuse(error);
+			const response = refuse(error);
 			// The rest of the body was not read: the connection cannot carry another request.
-			if (reply.status === 413 || reply.status === 408) reply.closeConnection = true;
-			if (reply.status === 405) reply.allow = "POST";
-			return reply;
+			if (response.status === 413 || response.status === 408) response.closeConnection = true;
+			if (response.status === 405) response.allow = "POST";
+			return response;
 		}
 		const { eventId } = event;
 		const running = inFlight.get(eventId);

@@ -1,5 +1,5 @@
 import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
-import type { NotificationReply } from "./handler-types.js";
+import type { NotificationResponse } from "./handler-types.js";
 
 /** The default body limit: an IPN is a few KiB, so 64 KiB is generous. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
@@ -81,13 +81,13 @@ export function ruleStatus(error: unknown): number | undefined {
 		: undefined;
 }
 
-/** The headers of every answer, Web or node:http. */
-export function replyHeaders(reply: NotificationReply): Record<string, string> {
+/** The headers of every response, Web or node:http. */
+export function responseHeaders(response: NotificationResponse): Record<string, string> {
 	const headers: Record<string, string> = {
 		"content-type": "application/json; charset=utf-8",
 		"cache-control": "no-store",
 	};
-	if (reply.allow) headers.allow = reply.allow;
-	if (reply.closeConnection) headers.connection = "close";
+	if (response.allow) headers.allow = response.allow;
+	if (response.closeConnection) headers.connection = "close";
 	return headers;
 }

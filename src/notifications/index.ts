@@ -8,7 +8,7 @@ export type {
 	NotificationErrorInfo,
 	NotificationHandler,
 	NotificationHandlerOptions,
-	NotificationReply,
+	NotificationResponse,
 } from "./handler-types.js";
 export type { BodyTimeout } from "./http-rules.js";
 export { type NodeListener, type NodeRequestLike, type NodeResponseLike, toNodeListener } from "./node-listener.js";

@@ -1,14 +1,21 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { isPlainObject } from "../signing/canonical.js";
-import type { NotificationDelivery, NotificationHandler, NotificationReply } from "./handler-types.js";
-import { type BodyTimeout, bodyTimedOut, bodyTooLarge, HttpRuleError, joinChunks, replyHeaders } from "./http-rules.js";
+import type { NotificationDelivery, NotificationHandler, NotificationResponse } from "./handler-types.js";
+import {
+	type BodyTimeout,
+	bodyTimedOut,
+	bodyTooLarge,
+	HttpRuleError,
+	joinChunks,
+	responseHeaders,
+} from "./http-rules.js";
 
 /**
  * What the listener reads of a node:http `IncomingMessage` (Express's `req` is one), possibly after a
  * body parser set `body`. Written out here so the package's types do not need Node's.
  */
 export interface NodeRequestLike {
-	/** The HTTP method: the handler answers 405 to anything but POST. */
+	/** The HTTP method: the handler responds 405 to anything but POST. */
 	readonly method?: string | undefined;
 	/** Request headers, names in lower case. */
 	readonly headers: Readonly<Record<string, string | string[] | undefined>>;
@@ -28,11 +35,11 @@ export interface NodeRequestLike {
 
 /** What the listener writes to a node:http `ServerResponse` (Express's `res` is one). */
 export interface NodeResponseLike {
-	/** Whether an answer was started already (then the listener leaves the response alone). */
+	/** Whether a response was started already (then the listener leaves it alone). */
 	readonly headersSent: boolean;
-	/** Starts the answer. */
+	/** Starts the response. */
 	writeHead(status: number, headers: Record<string, string>): unknown;
-	/** Sends the JSON body and ends the answer. */
+	/** Sends the JSON body and ends the response. */
 	end(body: string): unknown;
 }
 
@@ -57,7 +64,7 @@ function readStream(req: NodeRequest, limit: number, timeout: BodyTimeout): Prom
 		const cancelTimer = timeout.start(() => {
 			if (settled) return;
 			settled = true;
-			// The answer closes the connection, so the rest is never read.
+			// The response closes the connection, so the rest is never read.
 			req.pause();
 			reject(bodyTimedOut(timeout.ms));
 		}, timeout.ms);
@@ -65,7 +72,7 @@ function readStream(req: NodeRequest, limit: number, timeout: BodyTimeout): Prom
 			if (settled) return;
 			size += chunk.length;
 			if (size > limit) {
-				// Stop reading; the answer closes the connection, so the rest is never read.
+				// Stop reading; the response closes the connection, so the rest is never read.
 				settled = true;
 				cancelTimer();
 				req.pause();
@@ -128,15 +135,15 @@ class NodeDelivery implements NotificationDelivery {
 	}
 }
 
-function send(res: NodeResponseLike, reply: NotificationReply): void {
+function send(res: NodeResponseLike, response: NotificationResponse): void {
 	if (res.headersSent) return;
-	const length = new TextEncoder().encode(reply.body).length;
-	res.writeHead(reply.status, { ...replyHeaders(reply), "content-length": String(length) });
-	res.end(reply.body);
+	const length = new TextEncoder().encode(response.body).length;
+	res.writeHead(response.status, { ...responseHeaders(response), "content-length": String(length) });
+	res.end(response.body);
 }
 
-/** The answer when the handler itself failed, which it is written never to do. */
-const FALLBACK: NotificationReply = {
+/** The response when the handler itself failed, which it is written never to do. */
+const FALLBACK: NotificationResponse = {
 	status: 500,
 	body: JSON.stringify({
 		returnCode: "500",
@@ -165,7 +172,7 @@ export function toNodeListener(handler: NotificationHandler): NodeListener {
 	}
 	return (req, res) => {
 		handler.handle(new NodeDelivery(req)).then(
-			(reply) => send(res, reply),
+			(response) => send(res, response),
 			() => send(res, FALLBACK),
 		);
 	};

@@ -18,7 +18,7 @@ export interface ReconcileErrorInfo {
 
 /** What `createReconciler` needs: the client, the handler's store and callbacks, and limits with defaults. */
 export interface ReconcilerOptions {
-	/** The client that queries the gateway: every answer is verified before anything is handed on. */
+	/** The client that queries the gateway: every response is verified before anything is handed on. */
 	gateway: GatewayClient;
 	/** The store your IPN handler uses: a reconciled event and its IPN are claimed under the same event id. */
 	store: NotificationStore;
@@ -80,9 +80,9 @@ export interface ReconcileOutcome {
 	id: string;
 	/** What happened to it; the counts of `ReconcileProgress` say what each result means. */
 	result: "processed" | "already_processed" | "in_progress" | "pending" | "failed";
-	/** The verified status, when the query answered. */
+	/** The verified status, when the query succeeded. */
 	status: string | undefined;
-	/** The event identity, when the query answered. */
+	/** The event identity, when the query succeeded. */
 	eventId: string | undefined;
 	/** Why it failed. */
 	error: unknown;

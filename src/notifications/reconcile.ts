@@ -108,7 +108,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 	const rateLimitRetries = options.rateLimitRetries ?? 5;
 	const rateLimitDelayMs = options.rateLimitDelayMs ?? 1000;
 	const pendingStatuses = new Set<string>(options.pendingStatuses ?? DEFAULT_PENDING_STATUSES);
-	// The version the client verifies answers in: what a reconciled event's context says it arrived in.
+	// The version the client verifies responses in: what a reconciled event's context says it arrived in.
 	const signVersion = gateway.toJSON().signVersion as SignVersion;
 	/** Until when every worker waits before its next query (set by a RateLimitError). */
 	let pausedUntil = 0;

@@ -1,11 +1,18 @@
-import type { NotificationDelivery, NotificationReply } from "./handler-types.js";
-import { type BodyTimeout, bodyTimedOut, bodyTooLarge, HttpRuleError, joinChunks, replyHeaders } from "./http-rules.js";
+import type { NotificationDelivery, NotificationResponse } from "./handler-types.js";
+import {
+	type BodyTimeout,
+	bodyTimedOut,
+	bodyTooLarge,
+	HttpRuleError,
+	joinChunks,
+	responseHeaders,
+} from "./http-rules.js";
 
-/** The Web side of the handler: a `Request` becomes a delivery, a reply becomes a `Response`. */
+/** The Web side of the handler: a `Request` becomes a delivery, a handler's response becomes a Web `Response`. */
 
-/** A reply as a Web `Response`. */
-export function toResponse(reply: NotificationReply): Response {
-	return new Response(reply.body, { status: reply.status, headers: replyHeaders(reply) });
+/** The handler's response as a Web `Response`. */
+export function toResponse(response: NotificationResponse): Response {
+	return new Response(response.body, { status: response.status, headers: responseHeaders(response) });
 }
 
 async function readLimited(request: Request, limit: number, timeout: BodyTimeout): Promise<unknown> {

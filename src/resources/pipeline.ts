@@ -86,7 +86,7 @@ export async function callEndpoint<N extends EndpointName, T>(
 			const refused = errorInSignedFields(opened.fields, response, call);
 			if (refused) throw refused;
 			const unexpected = (detail: string) => offSchema(response, path, detail);
-			const parsed = endpoint.answer.safeParse(opened.fields);
+			const parsed = endpoint.response.safeParse(opened.fields);
 			if (!parsed.success) throw unexpected(describeIssues(parsed.error));
 			const data = parsed.data as ResponseDataOf<N>;
 			return read({ data, wrapper: opened.wrapper, secrets, unexpected });

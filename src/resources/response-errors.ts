@@ -168,7 +168,7 @@ export function errorForResponse(
 		return new ProcessingError(`The gateway could not process the request: ${say("no message")}`, transactionId, where);
 	}
 	const strange = new InvalidResponseError(
-		`The gateway answered HTTP ${status} with a body that is not a gateway response.`,
+		`The gateway responded HTTP ${status} with a body that is not a gateway response.`,
 		excerpt(response),
 		where,
 	);

@@ -1,10 +1,10 @@
 import { type EndpointName, endpointAt } from "../endpoints.js";
+import { type ApiResponse, badRequest, isApiResponse } from "./api-responses.js";
 import { type ApiMessage, readMessage } from "./authenticate.js";
 import { readBodyText } from "./body.js";
 import type { SandboxCore } from "./core.js";
 import type { SandboxRequest } from "./exchange.js";
 import { normalPath, type ReceivedEntry } from "./received.js";
-import { type ApiReply, badRequest, isReply } from "./replies.js";
 
 /** A request read once and recorded: what every handler works from. */
 export interface Arrived {
@@ -12,13 +12,13 @@ export interface Arrived {
 	url: URL;
 	/** The URL's path without a trailing slash. */
 	path: string;
-	/** Where links in the answer point. */
+	/** Where links in the response point. */
 	origin: string;
 	body: string;
 	/** The endpoint of the table at this path, if any. */
 	endpoint: EndpointName | undefined;
-	/** On an API path: the message as sent, or the answer refusing the body. */
-	message: ApiMessage | ApiReply | undefined;
+	/** On an API path: the message as sent, or the response refusing the body. */
+	message: ApiMessage | ApiResponse | undefined;
 	received: ReceivedEntry;
 }
 
@@ -44,17 +44,17 @@ export async function readRequest(
 	url: URL,
 	origin: string,
 	received: ReceivedEntry,
-): Promise<Arrived | ApiReply> {
+): Promise<Arrived | ApiResponse> {
 	const body = await readBodyText(request);
 	if (body === undefined) return badRequest("The request body is larger than 1 MiB.", 413);
 	received.raw = body;
 	const path = received.path;
 	const endpoint = endpointAt(path);
-	let message: ApiMessage | ApiReply | undefined;
+	let message: ApiMessage | ApiResponse | undefined;
 	if (endpoint !== undefined) {
 		// Only the checkout endpoint takes a browser's form post (DIRECT_POST).
 		message = readMessage(body, request.headers.get("content-type"), endpoint === "checkout");
-		if (!isReply(message)) {
+		if (!isApiResponse(message)) {
 			received.claimed = message.claimed;
 			received.signVersion = typeof message.envelope.body.payload === "string" ? "2.1" : "2.0";
 		}

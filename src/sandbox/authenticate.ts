@@ -4,8 +4,8 @@ import { decodeCheckoutForm } from "../schemas/requests.js";
 import type { SignedStringForm } from "../signing/canonical.js";
 import { openVerified, parseJsonObject } from "../signing/open.js";
 import type { SignVersion } from "../signing/seal.js";
+import { type ApiResponse, badRequest, invalidSignature, isApiResponse } from "./api-responses.js";
 import type { MerchantAccount } from "./merchants.js";
-import { type ApiReply, badRequest, invalidSignature, isReply } from "./replies.js";
 
 /** A request body before verification: the envelope as sent, and how it came. */
 export interface Envelope {
@@ -16,8 +16,8 @@ export interface Envelope {
 	form: boolean;
 }
 
-/** A verified request, or the answer that refuses it. */
-type Verified = Authenticated | ApiReply;
+/** A verified request, or the response that refuses it. */
+type Verified = Authenticated | ApiResponse;
 
 /** A verified request: whose it is, its fields, and the version it was signed in. */
 export interface Authenticated {
@@ -39,7 +39,7 @@ export function isBrowserForm(contentType: string | null): boolean {
 }
 
 /** Reads a JSON body, or a form body where `allowForm` says so. */
-export function readEnvelope(text: string, contentType: string | null, allowForm: boolean): Envelope | ApiReply {
+export function readEnvelope(text: string, contentType: string | null, allowForm: boolean): Envelope | ApiResponse {
 	const type = mediaType(contentType);
 	if (type === "application/json" || (type === "" && text.trimStart().startsWith("{"))) {
 		try {
@@ -68,19 +68,19 @@ export interface ApiMessage {
 	claimed: Record<string, unknown>;
 }
 
-/** Reads an API request's message: its envelope and claimed fields, or the answer refusing the body. */
-export function readMessage(text: string, contentType: string | null, allowForm: boolean): ApiMessage | ApiReply {
+/** Reads an API request's message: its envelope and claimed fields, or the response refusing the body. */
+export function readMessage(text: string, contentType: string | null, allowForm: boolean): ApiMessage | ApiResponse {
 	const envelope = readEnvelope(text, contentType, allowForm);
-	if (isReply(envelope)) return envelope;
+	if (isApiResponse(envelope)) return envelope;
 	const claimed = claimedFields(envelope);
-	return isReply(claimed) ? claimed : { envelope, claimed };
+	return isApiResponse(claimed) ? claimed : { envelope, claimed };
 }
 
 /**
  * The fields the request claims, read without trusting them: only to find whose
  * key must verify it. A 2.1 body carries them in its payload text.
  */
-export function claimedFields(envelope: Envelope): Record<string, unknown> | ApiReply {
+export function claimedFields(envelope: Envelope): Record<string, unknown> | ApiResponse {
 	const payload = envelope.body.payload;
 	if (payload === undefined) return envelope.body;
 	if (typeof payload !== "string") return badRequest("payload must be a JSON string.");
@@ -93,7 +93,7 @@ export function claimedFields(envelope: Envelope): Record<string, unknown> | Api
 
 /**
  * Verifies the request with the merchant's registered key(s), in whichever
- * version it was signed (requests may use either; answers follow the account).
+ * version it was signed (requests may use either; responses follow the account).
  * A 2.0 DIRECT_POST form is verified over the strings as posted (what the SDK's
  * `checkout.directPost` signs), then decoded back into the JSON message.
  * Whatever cannot be verified gets the gateway's HTTP 500 (D12), naming

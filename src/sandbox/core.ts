@@ -1,6 +1,5 @@
 import { refundEventId, transactionEventId } from "../notifications/event-id.js";
 import { sealCallbackUrl } from "../signing/callback-url.js";
-import { callbackFields, refundAnswer, transactionAnswer } from "./answers.js";
 import { ControllableClock } from "./clock.js";
 import { FaultQueue } from "./faults.js";
 import { GatewaySigner } from "./gateway-signer.js";
@@ -10,6 +9,7 @@ import { type MerchantAccount, MerchantRegistry } from "./merchants.js";
 import { Notifier } from "./notifier.js";
 import type { SandboxEvent, SandboxOptions } from "./options.js";
 import { RequestLog } from "./received.js";
+import { callbackFields, refundResource, transactionResource } from "./response-data.js";
 import { sandboxSettings } from "./settings.js";
 import type { TransactionRecord } from "./state.js";
 import { refundStatuses, transactionStatuses } from "./statuses.js";
@@ -100,7 +100,7 @@ export class SandboxCore {
 				kind: "transaction",
 				eventId: transactionEventId(transactionId, status),
 				url: transaction.request.notificationUrl,
-				body: JSON.stringify(this.signer.flat(transactionAnswer(transaction, merchant), merchant.signVersion)),
+				body: JSON.stringify(this.signer.flat(transactionResource(transaction, merchant), merchant.signVersion)),
 				startedAt: transaction.createdAt,
 			});
 			return;
@@ -111,7 +111,7 @@ export class SandboxCore {
 			kind: "refund",
 			eventId: refundEventId(refundId, status),
 			url: transaction.request.notificationUrl,
-			body: JSON.stringify(this.signer.flat(refundAnswer(change.refund, transaction), merchant.signVersion)),
+			body: JSON.stringify(this.signer.flat(refundResource(change.refund, transaction), merchant.signVersion)),
 			startedAt: change.refund.createdAt,
 		});
 	}

@@ -1,7 +1,7 @@
 /**
- * The transport-neutral request and answer the sandbox works with. A Web
+ * The transport-neutral request and response the sandbox works with. A Web
  * `Request` already is a `SandboxRequest`; the HTTP server builds a lighter one
- * straight from `node:http`, and each face turns a `SandboxReply` into its own
+ * straight from `node:http`, and each face turns a `SandboxResponse` into its own
  * response type.
  */
 export interface SandboxRequest {
@@ -21,20 +21,20 @@ export interface SandboxRequest {
 }
 
 /**
- * How a faulty gateway ends a connection (see `SandboxFault.drop`): `before-answer` closes it
- * without a byte of answer; `mid-body` sends the status, the headers and half of the body, then closes it.
+ * How a faulty gateway ends a connection (see `SandboxFault.drop`): `before-response` closes it
+ * without a byte of response; `mid-body` sends the status, the headers and half of the body, then closes it.
  */
-export type ConnectionDrop = "before-answer" | "mid-body";
+export type ConnectionDrop = "before-response" | "mid-body";
 
-/** The sandbox's answer to a `SandboxRequest`. */
-export interface SandboxReply {
+/** The sandbox's response to a `SandboxRequest`. */
+export interface SandboxResponse {
 	/** HTTP status. */
 	status: number;
 	/** Response headers. */
 	headers: Record<string, string>;
 	/** Response body (JSON or HTML), empty for redirects. */
 	body: string;
-	/** Set when a fault drops the connection instead of answering normally. @default undefined: a normal answer */
+	/** Set when a fault drops the connection instead of responding normally. @default undefined: a normal response */
 	drop?: ConnectionDrop | undefined;
 }
 
@@ -43,18 +43,17 @@ export function cutBody(body: string): string {
 	return body.slice(0, Math.floor(body.length / 2));
 }
 
-/** A reply as a Web `Response` (the `fetch` and MSW faces); a dropped connection is a network error. */
-export function toResponse(reply: SandboxReply): Response {
-	if (reply.drop === "before-answer") return Response.error();
-	const empty =
-		reply.status === 204 || reply.status === 304 || (reply.status >= 300 && reply.status < 400 && reply.body === "");
-	if (reply.drop === "mid-body") {
+/** A sandbox response as a Web `Response` (the `fetch` and MSW faces); a dropped connection is a network error. */
+export function toResponse(sandboxResponse: SandboxResponse): Response {
+	const { status, headers, body, drop } = sandboxResponse;
+	if (drop === "before-response") return Response.error();
+	const empty = status === 204 || status === 304 || (status >= 300 && status < 400 && body === "");
+	if (drop === "mid-body") {
 		// The full length announced, so the client knows the body it got was cut short.
-		const length = String(new TextEncoder().encode(reply.body).byteLength);
-		const headers = { ...reply.headers, "content-length": length };
-		return new Response(brokenStream(reply.body), { status: reply.status, headers });
+		const length = String(new TextEncoder().encode(body).byteLength);
+		return new Response(brokenStream(body), { status, headers: { ...headers, "content-length": length } });
 	}
-	return new Response(empty ? null : reply.body, { status: reply.status, headers: reply.headers });
+	return new Response(empty ? null : body, { status, headers });
 }
 
 /** A body stream that yields the first half of `body`, then fails as a connection reset would. */
@@ -66,7 +65,7 @@ function brokenStream(body: string): ReadableStream<Uint8Array> {
 		// Fails only when more is asked for, a turn of the event loop later, so the status and headers go out first.
 		async pull(controller) {
 			await new Promise((resolve) => setTimeout(resolve, 0));
-			controller.error(new TypeError("The sandbox dropped the connection in the middle of the answer."));
+			controller.error(new TypeError("The sandbox dropped the connection in the middle of the response."));
 		},
 	});
 }

@@ -1,21 +1,21 @@
 import { findMerchant } from "./api/context.js";
 import type { SandboxCore } from "./core.js";
-import type { SandboxReply } from "./exchange.js";
-import { DROPPED, type FaultTools, faultReply, type SandboxFault } from "./faults.js";
+import type { SandboxResponse } from "./exchange.js";
+import { DROPPED, type FaultTools, resolveFaultResponse, type SandboxFault } from "./faults.js";
 import { type ReceivedEntry, receivedView } from "./received.js";
 
 /**
  * Handles a request a fault was queued for: holds it, then drops the connection,
- * answers with the fault's reply, or lets the sandbox answer (and cuts that answer short).
+ * responds with the fault's response, or lets the sandbox respond (and cuts that response short).
  */
-export async function runFault<Read, Reply extends SandboxReply>(
+export async function runFault<Read, Handled extends SandboxResponse>(
 	core: SandboxCore,
 	fault: SandboxFault,
 	received: ReceivedEntry,
 	read: () => Promise<Read>,
-	answer: (read: Read) => Promise<Reply>,
+	respond: (read: Read) => Promise<Handled>,
 	signal: AbortSignal | undefined,
-): Promise<Reply | SandboxReply> {
+): Promise<Handled | SandboxResponse> {
 	const wait = (ms: number, wake: () => void) => core.clock.schedule(core.clock.nowMs() + ms, wake);
 	if (fault.drop === "before-reading") {
 		await core.faults.hold(fault, received.path, wait, signal);
@@ -23,27 +23,31 @@ export async function runFault<Read, Reply extends SandboxReply>(
 	}
 	const arrived = await read();
 	if (!(await core.faults.hold(fault, received.path, wait, signal)) || fault.drop === "after-reading") return DROPPED;
-	let answered: Promise<Reply> | undefined;
-	const sandboxAnswer = () => {
-		answered ??= answer(arrived);
-		return answered;
+	let handled: Promise<Handled> | undefined;
+	const sandboxResponse = () => {
+		handled ??= respond(arrived);
+		return handled;
 	};
-	const reply =
-		fault.reply === undefined
-			? await sandboxAnswer()
-			: await faultReply(fault.reply, receivedView(received), tools(core, received, sandboxAnswer));
+	const response =
+		fault.response === undefined
+			? await sandboxResponse()
+			: await resolveFaultResponse(fault.response, receivedView(received), tools(core, received, sandboxResponse));
 	if (fault.drop === "after-processing") {
-		await sandboxAnswer();
+		await sandboxResponse();
 		return DROPPED;
 	}
-	return fault.drop === "mid-answer" ? { ...reply, drop: "mid-body" } : reply;
+	return fault.drop === "mid-response" ? { ...response, drop: "mid-body" } : response;
 }
 
-function tools(core: SandboxCore, received: ReceivedEntry, answer: () => Promise<SandboxReply>): FaultTools {
+function tools(
+	core: SandboxCore,
+	received: ReceivedEntry,
+	sandboxResponse: () => Promise<SandboxResponse>,
+): FaultTools {
 	const account = received.claimed && findMerchant(core, received.claimed)?.merchant;
 	const signVersion = account?.signVersion ?? "2.0";
 	return {
-		answer,
+		sandboxResponse,
 		signVersion,
 		sealFlat: (fields, version = signVersion) => core.signer.flat(fields, version),
 		sealWrapped: (status, message, data, version = signVersion) => core.signer.wrapped(status, message, data, version),

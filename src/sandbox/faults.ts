@@ -1,10 +1,10 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
 import type { SignVersion } from "../signing/seal.js";
-import type { SandboxReply } from "./exchange.js";
+import type { SandboxResponse } from "./exchange.js";
 import { normalPath, type ReceivedRequest } from "./received.js";
 
-/** An answer a fault gives instead of the sandbox's. */
-export interface FaultReply {
+/** A response a fault gives instead of the sandbox's. */
+export interface FaultResponse {
 	/** @default 200 */
 	status?: number | undefined;
 	/** @default `content-type: application/json` when `json` is given, else none */
@@ -15,18 +15,18 @@ export interface FaultReply {
 	json?: unknown;
 }
 
-/** What a fault's responder can use to build its answer. */
+/** What a fault's responder can use to build its response. */
 export interface FaultTools {
 	/**
-	 * The sandbox's own answer to this request: the request is handled as usual, state changes
-	 * included (a checkout is created, a refund made). Called again, it gives the same answer.
+	 * The sandbox's own response to this request: the request is handled as usual, state changes
+	 * included (a checkout is created, a refund made). Called again, it gives the same response.
 	 */
-	answer(): Promise<SandboxReply>;
-	/** The signing version the merchant's account answers in (2.0 when the request names no account). */
+	sandboxResponse(): Promise<SandboxResponse>;
+	/** The signing version the merchant's account responds in (2.0 when the request names no account). */
 	readonly signVersion: SignVersion;
-	/** Signs `fields` with the gateway's key as a flat answer (checkout creation, transaction query). */
+	/** Signs `fields` with the gateway's key as a flat response (checkout creation, transaction query). */
 	sealFlat(fields: Record<string, unknown>, signVersion?: SignVersion): Record<string, unknown>;
-	/** Signs `data` with the gateway's key inside a wrapped answer (card charge, refund, refund query). */
+	/** Signs `data` with the gateway's key inside a wrapped response (card charge, refund, refund query). */
 	sealWrapped(
 		status: string,
 		message: string | null,
@@ -36,37 +36,37 @@ export interface FaultTools {
 }
 
 /**
- * Builds the answer to a faulted request. A Web `Response` is sent as it is; `Response.error()`
+ * Builds the response to a faulted request. A Web `Response` is sent as it is; `Response.error()`
  * (MSW's `HttpResponse.error()`) drops the connection.
  */
 export type FaultResponder = (
 	request: ReceivedRequest,
 	gateway: FaultTools,
-) => FaultReply | Response | Promise<FaultReply | Response>;
+) => FaultResponse | Response | Promise<FaultResponse | Response>;
 
 /**
  * Where a fault closes the connection:
  * - `before-reading`: as soon as the request arrives, its body unread; nothing is processed.
  * - `after-reading`: the request is read and recorded, not processed.
- * - `after-processing`: the sandbox handles the request (a checkout is created...), then closes without answering.
- * - `mid-answer`: the status, the headers and half of the body go out, then the connection closes.
+ * - `after-processing`: the sandbox handles the request (a checkout is created...), then closes without responding.
+ * - `mid-response`: the status, the headers and half of the body go out, then the connection closes.
  */
-export type FaultDrop = "before-reading" | "after-reading" | "after-processing" | "mid-answer";
+export type FaultDrop = "before-reading" | "after-reading" | "after-processing" | "mid-response";
 
 /**
- * What goes wrong with one request. Without `reply` or `drop` the request gets the
- * sandbox's own answer, after the hold (`delayMs`, `until`, `hang`) if any.
+ * What goes wrong with one request. Without `response` or `drop` the request gets the
+ * sandbox's own response, after the hold (`delayMs`, `until`, `hang`) if any.
  */
 export interface SandboxFault {
 	/** Holds the request this many milliseconds of the sandbox clock (a frozen clock moves with `clock.advance`). */
 	delayMs?: number | undefined;
 	/** Holds the request until this promise settles. */
 	until?: PromiseLike<unknown> | undefined;
-	/** Holds the request until the client gives up or the sandbox closes: a gateway that never answers. */
+	/** Holds the request until the client gives up or the sandbox closes: a gateway that never responds. */
 	hang?: boolean | undefined;
-	/** The answer instead of the sandbox's: fixed, a Web `Response`, or built by a function. @default the sandbox's */
-	reply?: FaultReply | Response | FaultResponder | undefined;
-	/** Closes the connection instead of answering (see {@link FaultDrop}). @default none */
+	/** The response instead of the sandbox's: fixed, a Web `Response`, or built by a function. @default the sandbox's */
+	response?: FaultResponse | Response | FaultResponder | undefined;
+	/** Closes the connection instead of responding (see {@link FaultDrop}). @default none */
 	drop?: FaultDrop | undefined;
 }
 
@@ -74,7 +74,7 @@ export interface SandboxFault {
 export interface SandboxFaults {
 	/**
 	 * Queues faults for the next requests to `path` (such as `/v2/checkout`), one request each, in order;
-	 * requests after them get the sandbox's own answers again. A function is shorthand for `{ reply: fn }`.
+	 * requests after them get the sandbox's own responses again. A function is shorthand for `{ response: fn }`.
 	 */
 	next(path: string, ...faults: readonly (SandboxFault | FaultResponder)[]): void;
 	/** How many queued faults are still waiting for a request (to `path`, or in all). */
@@ -85,16 +85,16 @@ export interface SandboxFaults {
 	clear(): void;
 }
 
-const DROPS: readonly FaultDrop[] = ["before-reading", "after-reading", "after-processing", "mid-answer"];
+const DROPS: readonly FaultDrop[] = ["before-reading", "after-reading", "after-processing", "mid-response"];
 
 function checkedFault(fault: SandboxFault | FaultResponder, index: number): SandboxFault {
-	if (typeof fault === "function") return { reply: fault };
+	if (typeof fault === "function") return { response: fault };
 	const issues: { field: string; message: string }[] = [];
 	const field = (name: string) => `faults[${index}].${name}`;
 	if (typeof fault !== "object" || fault === null) {
 		throw new ConfigurationError([{ field: `faults[${index}]`, message: "must be an object or a function" }], "fault");
 	}
-	const { delayMs, until, drop, reply } = fault;
+	const { delayMs, until, drop, response } = fault;
 	if (delayMs !== undefined && !(Number.isFinite(delayMs) && delayMs >= 0)) {
 		issues.push({ field: field("delayMs"), message: "must be a finite number of milliseconds, 0 or more" });
 	}
@@ -104,8 +104,8 @@ function checkedFault(fault: SandboxFault | FaultResponder, index: number): Sand
 	if (drop !== undefined && !DROPS.includes(drop)) {
 		issues.push({ field: field("drop"), message: `must be one of ${DROPS.join(", ")}` });
 	}
-	if (reply !== undefined && (typeof reply !== "object" || reply === null) && typeof reply !== "function") {
-		issues.push({ field: field("reply"), message: "must be an object, a Response or a function" });
+	if (response !== undefined && (typeof response !== "object" || response === null) && typeof response !== "function") {
+		issues.push({ field: field("response"), message: "must be an object, a Response or a function" });
 	}
 	if (issues.length > 0) throw new ConfigurationError(issues, "fault");
 	return fault;
@@ -198,15 +198,15 @@ export class FaultQueue implements SandboxFaults {
 }
 
 /** A connection dropped by a fault. */
-export const DROPPED: SandboxReply = { status: 0, headers: {}, body: "", drop: "before-answer" };
+export const DROPPED: SandboxResponse = { status: 0, headers: {}, body: "", drop: "before-response" };
 
-/** A fault's reply as a sandbox reply. */
-export async function faultReply(
-	reply: FaultReply | Response | FaultResponder,
+/** A fault's response (fixed, a Web `Response`, or built by its responder) as a sandbox response. */
+export async function resolveFaultResponse(
+	response: FaultResponse | Response | FaultResponder,
 	request: ReceivedRequest,
 	tools: FaultTools,
-): Promise<SandboxReply> {
-	const given = typeof reply === "function" ? await reply(request, tools) : reply;
+): Promise<SandboxResponse> {
+	const given = typeof response === "function" ? await response(request, tools) : response;
 	if (given instanceof Response) {
 		if (given.type === "error") return DROPPED;
 		return { status: given.status, headers: Object.fromEntries(given.headers), body: await given.text() };

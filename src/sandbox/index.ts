@@ -1,9 +1,9 @@
 export type { SandboxClock } from "./clock.js";
-export type { ConnectionDrop, SandboxReply, SandboxRequest } from "./exchange.js";
+export type { ConnectionDrop, SandboxRequest, SandboxResponse } from "./exchange.js";
 export type {
 	FaultDrop,
-	FaultReply,
 	FaultResponder,
+	FaultResponse,
 	FaultTools,
 	SandboxFault,
 	SandboxFaults,

@@ -4,7 +4,7 @@ import type { Sandbox } from "./sandbox.js";
 
 /** Options of `sandboxHandlers`. */
 export interface SandboxHandlersOptions {
-	/** The origin the handlers answer on; the client's baseUrl must match it. @default sandbox.baseUrl */
+	/** The origin the handlers respond on; the client's baseUrl must match it. @default sandbox.baseUrl */
 	baseUrl?: string | undefined;
 }
 
@@ -17,11 +17,13 @@ export function sandboxHandlers(sandbox: Sandbox, options: SandboxHandlersOption
 	const base = (options.baseUrl ?? sandbox.baseUrl).replace(/\/+$/, "");
 	return [
 		http.all(`${base}/*`, async ({ request }) => {
-			const reply = await sandbox.handle(request, { origin: base });
-			// A fault's dropped connection is a network error; a cut answer, a body that fails half-way.
-			if (reply.drop !== undefined) return reply.drop === "mid-body" ? toResponse(reply) : HttpResponse.error();
-			// An HttpResponse, so MSW treats it as a mocked answer, redirects included.
-			return new HttpResponse(reply.body === "" ? null : reply.body, { status: reply.status, headers: reply.headers });
+			const response = await sandbox.handle(request, { origin: base });
+			// A fault's dropped connection is a network error; a cut response, a body that fails half-way.
+			if (response.drop !== undefined)
+				return response.drop === "mid-body" ? toResponse(response) : HttpResponse.error();
+			// An HttpResponse, so MSW treats it as a mocked response, redirects included.
+			const { body, status, headers } = response;
+			return new HttpResponse(body === "" ? null : body, { status, headers });
 		}),
 	];
 }

@@ -24,9 +24,9 @@ export interface DeliveryAttempt {
 	finishedAt: string;
 	/** acknowledged: HTTP 2xx with returnCode "100"; anything else is retried. */
 	outcome: "acknowledged" | "rejected" | "timeout" | "network_error";
-	/** HTTP status of the merchant's answer, when there was one. */
+	/** HTTP status of the merchant's response, when there was one. */
 	httpStatus: number | undefined;
-	/** returnCode of the merchant's answer, when it had one. */
+	/** returnCode of the merchant's response, when it had one. */
 	returnCode: string | undefined;
 	/** Why the attempt did not count as acknowledged. */
 	detail: string | undefined;
@@ -74,7 +74,7 @@ export class Notifier {
 	#idleWaiters: (() => void)[] = [];
 	#sequence = 0;
 	#closed = false;
-	/** Aborts the attempts in flight on close, so a merchant server that never answers cannot hold the process. */
+	/** Aborts the attempts in flight on close, so a merchant server that never responds cannot hold the process. */
 	readonly #closing = new AbortController();
 
 	constructor(settings: IpnSettings, clock: ControllableClock, onAttempt: (attempt: DeliveryAttempt) => void) {
@@ -217,7 +217,7 @@ export class Notifier {
 						outcome: "timeout",
 						httpStatus: undefined,
 						returnCode: undefined,
-						detail: `no answer within ${this.#ackTimeoutMs} ms`,
+						detail: `no response within ${this.#ackTimeoutMs} ms`,
 					}
 				: { outcome: "network_error", httpStatus: undefined, returnCode: undefined, detail: describe(error) };
 		}
@@ -230,7 +230,7 @@ export class Notifier {
 				outcome,
 				httpStatus: response.status,
 				returnCode: undefined,
-				detail: "the answer's body could not be read in time",
+				detail: "the response's body could not be read in time",
 			};
 		}
 		const returnCode = readReturnCode(text);
@@ -241,7 +241,7 @@ export class Notifier {
 			response.status < 200 || response.status >= 300
 				? `HTTP ${response.status}`
 				: returnCode === undefined
-					? 'the answer has no returnCode (expected JSON {"returnCode":"100"})'
+					? 'the response has no returnCode (expected JSON {"returnCode":"100"})'
 					: `returnCode ${JSON.stringify(returnCode)} is not the string "100"`;
 		return { outcome: "rejected", httpStatus: response.status, returnCode, detail: why };
 	}

@@ -82,7 +82,7 @@ export interface SandboxIpnOptions {
 	 * @default 1
 	 */
 	timeScale?: number | undefined;
-	/** How long the merchant has to answer with returnCode "100" (spec: 30 s). Not scaled. @default 30_000 */
+	/** How long the merchant has to respond with returnCode "100" (spec: 30 s). Not scaled. @default 30_000 */
 	ackTimeoutMs?: number | undefined;
 	/** Extra copies of every acknowledged notification, sent at once, to test idempotency. @default 0 */
 	duplicates?: number | undefined;
@@ -93,15 +93,15 @@ export interface SandboxIpnOptions {
 /** What the sandbox reports as it works (the CLI prints these). Card numbers never appear. */
 export type SandboxEvent =
 	| {
-			/** A request was answered. */
+			/** A request got its response. */
 			type: "request";
 			/** Its HTTP method. */
 			method: string;
 			/** Its path, such as `/v2/checkout`. */
 			path: string;
-			/** The HTTP status of the answer. */
+			/** The HTTP status of the response. */
 			status: number;
-			/** Why a request was refused when the answer cannot say, such as why its signature did not verify. */
+			/** Why a request was refused when the response cannot say, such as why its signature did not verify. */
 			detail?: string | undefined;
 	  }
 	| {
@@ -156,7 +156,7 @@ export interface SandboxOptions {
 	 */
 	now?: Date | string | number | undefined;
 	/**
-	 * Origin the MSW handlers answer on and links point to when a request carries none.
+	 * Origin the MSW handlers respond on and links point to when a request carries none.
 	 * @default "https://sandbox.merchant-gateway.test"
 	 */
 	baseUrl?: string | undefined;

@@ -27,10 +27,10 @@ export interface ReceivedRequest {
 	readonly signVersion: SignVersion | undefined;
 	/**
 	 * Whether the signature verified with a key of the merchant the request names; undefined when the sandbox
-	 * never checked (a page request, an unreadable body, or a fault answered first).
+	 * never checked (a page request, an unreadable body, or a fault responded first).
 	 */
 	readonly verified: boolean | undefined;
-	/** The status answered, `"dropped"` when a fault closed the connection, undefined while it is being handled. */
+	/** The status responded with, `"dropped"` when a fault closed the connection, undefined while it is being handled. */
 	readonly status: number | "dropped" | undefined;
 }
 

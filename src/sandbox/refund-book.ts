@@ -1,8 +1,8 @@
+import { MESSAGES } from "./api-responses.js";
 import type { ControllableClock } from "./clock.js";
 import type { IdSource } from "./formats.js";
 import type { LedgerChange } from "./ledger-types.js";
 import type { MerchantAccount } from "./merchants.js";
-import { MESSAGES } from "./replies.js";
 import { allowed, type RuleResult, refused } from "./rules.js";
 import type { RefundRecord, RefundState, TransactionRecord, TransactionState } from "./state.js";
 

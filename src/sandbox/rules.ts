@@ -2,7 +2,7 @@ import type { SandboxRefundStatus, SandboxTransactionStatus } from "./statuses.j
 
 /**
  * The business rules a ledger command can refuse on. Each says which rule
- * failed and the facts an answer needs; the API and the pages word it their way.
+ * failed and the facts a response needs; the API and the pages word it their way.
  */
 export type RuleViolation =
 	/** The merchant already used this orderRef. */

@@ -1,15 +1,15 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
 import type { Refund, Transaction } from "../schemas/resources.js";
 import { generateKeyPair } from "../signing/generate.js";
-import { refundAnswer, transactionAnswer } from "./answers.js";
 import type { SandboxClock } from "./clock.js";
 import { SandboxCore } from "./core.js";
-import { type SandboxReply, type SandboxRequest, toResponse } from "./exchange.js";
+import { type SandboxRequest, type SandboxResponse, toResponse } from "./exchange.js";
 import type { SandboxFaults } from "./faults.js";
 import { gatewayTime } from "./formats.js";
 import type { DeliveryAttempt } from "./notifier.js";
 import type { SandboxMerchantOptions, SandboxOptions } from "./options.js";
 import type { ReceivedLog } from "./received.js";
+import { refundResource, transactionResource } from "./response-data.js";
 import { handleRequest } from "./router.js";
 import type { ProviderAttempt, TransactionRecord } from "./state.js";
 
@@ -38,7 +38,7 @@ export interface Sandbox {
 	readonly clock: SandboxClock;
 	/**
 	 * Fault injection: `sandbox.faults.next("/v2/checkout", { drop: "after-processing" })` and the
-	 * next checkout is created but its answer never arrives. See {@link SandboxFault}.
+	 * next checkout is created but its response never arrives. See {@link SandboxFault}.
 	 */
 	readonly faults: SandboxFaults;
 	/** The requests the sandbox received, oldest first: path, raw body, headers and the fields sent. */
@@ -46,13 +46,13 @@ export interface Sandbox {
 	/** Registers a merchant account. */
 	addMerchant(merchant: SandboxMerchantOptions): void;
 	/**
-	 * Answers one request, as the gateway would: the /v2 API, the hosted checkout
-	 * page and the 3DS page. `origin` is where links in the answer point.
+	 * Responds to one request, as the gateway would: the /v2 API, the hosted checkout
+	 * page and the 3DS page. `origin` is where links in the response point.
 	 * @default origin: the request URL's origin
 	 */
 	fetch(request: Request, options?: { origin?: string | undefined }): Promise<Response>;
 	/** The same as `fetch` without Web `Response` objects: what the HTTP server face uses. */
-	handle(request: SandboxRequest, options?: { origin?: string | undefined }): Promise<SandboxReply>;
+	handle(request: SandboxRequest, options?: { origin?: string | undefined }): Promise<SandboxResponse>;
 	/** A transaction's current state, or undefined. The id may be in either case. */
 	transaction(transactionId: string): SandboxTransaction | undefined;
 	/** Every transaction, oldest first. */
@@ -87,7 +87,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 function transactionView(core: SandboxCore, transaction: TransactionRecord): SandboxTransaction {
 	const { channel, transactionId, pageToken, expiresAt } = transaction;
 	return {
-		...transactionAnswer(transaction, core.merchantOf(transaction)),
+		...transactionResource(transaction, core.merchantOf(transaction)),
 		attempts: transaction.attempts.map((attempt) => ({ ...attempt })),
 		provider: transaction.provider?.name,
 		expiresAt: expiresAt ? gatewayTime(expiresAt) : undefined,
@@ -104,12 +104,12 @@ function sandboxFacade(core: SandboxCore): Sandbox {
 	const refundView = (id: string): Refund | undefined => {
 		const refund = ledger.refund(id);
 		const transaction = refund && ledger.transaction(refund.transactionId);
-		return refund && transaction ? refundAnswer(refund, transaction) : undefined;
+		return refund && transaction ? refundResource(refund, transaction) : undefined;
 	};
 	const decide = (id: string, approve: boolean, message?: string): Refund => {
 		const decided = ledger.decideRefund(id, approve, message);
 		const transaction = decided.ok && ledger.transaction(decided.value.transactionId);
-		if (decided.ok && transaction) return refundAnswer(decided.value, transaction);
+		if (decided.ok && transaction) return refundResource(decided.value, transaction);
 		const verb = approve ? "approved" : "rejected";
 		const status = !decided.ok && decided.violation.rule === "not_under_review" ? decided.violation.status : undefined;
 		const rule = status ? `is ${status}; only a refund under review can be ${verb}` : "names no refund in this sandbox";

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { isLoopbackHost } from "../schemas/fields.js";
 import { readStreamText } from "./body.js";
-import { cutBody, type SandboxReply, type SandboxRequest } from "./exchange.js";
+import { cutBody, type SandboxRequest, type SandboxResponse } from "./exchange.js";
 import type { SandboxOptions } from "./options.js";
 import { createSandbox, type Sandbox } from "./sandbox.js";
 
@@ -17,13 +17,13 @@ export interface SandboxServerOptions extends SandboxOptions {
 	host?: string | undefined;
 	/** Listen on a non-loopback interface (a shared test host, a container). @default false */
 	allowNonLoopback?: boolean | undefined;
-	/** The origin that links in answers point to, when the server sits behind a proxy. @default the listening address */
+	/** The origin links in responses point to, when the server sits behind a proxy. @default the listening address */
 	publicUrl?: string | undefined;
 }
 
 /** A sandbox served over HTTP on loopback. */
 export interface SandboxServer {
-	/** The origin the server answers on, such as `http://127.0.0.1:43121`. */
+	/** The origin the server responds on, such as `http://127.0.0.1:43121`. */
 	readonly url: string;
 	/** The TCP port it listens on. */
 	readonly port: number;
@@ -95,10 +95,10 @@ async function serve(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse
 				return gone.signal;
 			},
 		};
-		const reply = await sandbox.handle(request, { origin: origin() });
-		if (reply.drop !== undefined) return dropConnection(req, res, reply);
-		res.writeHead(reply.status, reply.headers);
-		res.end(method === "HEAD" ? undefined : reply.body);
+		const response = await sandbox.handle(request, { origin: origin() });
+		if (response.drop !== undefined) return dropConnection(req, res, response);
+		res.writeHead(response.status, response.headers);
+		res.end(method === "HEAD" ? undefined : response.body);
 	} catch {
 		if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
 		res.end(JSON.stringify({ status: "error", message: "The sandbox failed to handle this request." }));
@@ -106,11 +106,11 @@ async function serve(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse
 }
 
 /** A fault's dropped connection: nothing at all, or the status, the headers and half the body. */
-function dropConnection(req: IncomingMessage, res: ServerResponse, reply: SandboxReply): void {
-	if (reply.drop === "mid-body") {
-		const length = Buffer.byteLength(reply.body);
-		res.writeHead(reply.status, { ...reply.headers, "content-length": String(length) });
-		res.write(cutBody(reply.body), () => req.socket.destroy());
+function dropConnection(req: IncomingMessage, res: ServerResponse, response: SandboxResponse): void {
+	if (response.drop === "mid-body") {
+		const length = Buffer.byteLength(response.body);
+		res.writeHead(response.status, { ...response.headers, "content-length": String(length) });
+		res.write(cutBody(response.body), () => req.socket.destroy());
 		return;
 	}
 	req.socket.destroy();

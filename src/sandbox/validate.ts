@@ -1,7 +1,7 @@
 import type * as z from "zod/mini";
 import { toFieldIssues } from "../schemas/requests.js";
 import { safeParse } from "../schemas/safe-parse.js";
-import { type ApiReply, groupIssues, validationFailed } from "./replies.js";
+import { type ApiResponse, groupIssues, validationFailed } from "./api-responses.js";
 
 /**
  * Validates verified request fields with the SDK's own wire-level schema, so the
@@ -10,7 +10,7 @@ import { type ApiReply, groupIssues, validationFailed } from "./replies.js";
 export function validateFields<Schema extends z.core.$ZodType>(
 	schema: Schema,
 	fields: Record<string, unknown>,
-): { value: z.output<Schema> } | ApiReply {
+): { value: z.output<Schema> } | ApiResponse {
 	const result = safeParse(schema, fields);
 	if (result.success) return { value: result.data };
 	return validationFailed(groupIssues(toFieldIssues(result.error)));

@@ -81,7 +81,7 @@ export function checkoutOwnShape() {
 		/** Payment method(s) to display, such as `checkout` or `card` (1-255). */
 		paymentMethod: text(1, 255),
 		/**
-		 * `API`: the gateway answers with a payment link. `DIRECT_POST`: use `checkout.directPost()`.
+		 * `API`: the gateway responds with a payment link. `DIRECT_POST`: use `checkout.directPost()`.
 		 * Omitted: API for JSON requests, DIRECT_POST for a form post.
 		 */
 		connectionMode: z.optional(z.enum(["API", "DIRECT_POST"], { error: typeError('"API" or "DIRECT_POST"') })),

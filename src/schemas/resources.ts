@@ -162,7 +162,7 @@ export interface PaymentMethodDetails {
 }
 
 /**
- * A transaction, as the transaction query answers it and the transaction IPN carries it
+ * A transaction, as the transaction query returns it and the transaction IPN carries it
  * (verified). Fields without "may be absent" are always sent; unknown extra fields are dropped.
  */
 export interface Transaction {
@@ -207,7 +207,7 @@ export interface Transaction {
 }
 
 /**
- * A refund, as the refund query answers it and the refund IPN carries it (verified).
+ * A refund, as the refund query returns it and the refund IPN carries it (verified).
  * Fields without "may be absent" are always sent; unknown extra fields are dropped.
  */
 export interface Refund {

@@ -158,7 +158,7 @@ export function openPayload(
  * every string trimmed as the reference form trims it (also under a custom `signedString` form,
  * which receives the fields untrimmed). Given `text`, the JSON text `message` was parsed from by
  * the SDK itself, the reference form follows the text's member order and number literals, and
- * `message` is trimmed in place (`wrapper`: the parsed answer whose `data` it is); without it, `message` is
+ * `message` is trimmed in place (`wrapper`: the parsed response whose `data` it is); without it, `message` is
  * verified in its own order and left as is.
  * Numbers come back as JavaScript numbers: a literal that none holds exactly (an integer beyond
  * 2^53, `1.0e+17`, `-0.0`) verifies from the text and comes back as the nearest one.

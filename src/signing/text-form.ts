@@ -232,7 +232,7 @@ export function textReferenceForm(text: string, parsed: Record<string, unknown>)
 }
 
 /**
- * The signed string of the `data` object of a wrapped 2.0 answer given as text, trimming the strings
+ * The signed string of the `data` object of a wrapped 2.0 response given as text, trimming the strings
  * of `parsed.data` in place; the wrapper's own members are skipped as they are not signed.
  * @internal
  */
@@ -256,7 +256,7 @@ export function wrappedTextReferenceForm(text: string, parsed: Record<string, un
 	if (count !== Object.keys(parsed).length) {
 		throw new MalformedMessageError("The message is not valid JSON: duplicate member name at position 0.");
 	}
-	if (signed === undefined) throw new MalformedMessageError("A wrapped answer must have a data object.", "data");
+	if (signed === undefined) throw new MalformedMessageError("A wrapped response must have a data object.", "data");
 	return signed;
 }
 

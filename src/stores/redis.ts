@@ -135,7 +135,7 @@ function evaluator(client: NodeRedisClientLike | IoRedisClientLike): Evaluate | 
  * it into a done marker that lives `ttlMs`; release deletes it only if it still
  * holds the caller's token. Each step is one Lua script (EVALSHA), so it is
  * atomic on the server. While the client is disconnected every call fails at
- * once with `NotificationStoreError` (the handler then answers non-100 and runs
+ * once with `NotificationStoreError` (the handler then responds non-100 and runs
  * no callback), rather than waiting in the client's offline queue.
  *
  * @throws ConfigurationError for a missing client or bad options.

@@ -79,7 +79,7 @@ const encoder = new TextEncoder();
 
 /**
  * A create's body as a one-shot stream with its length. Fetch sends a body again by itself when the
- * gateway (or a proxy) answers 421 Misdirected Request and the body can be replayed (the Fetch
+ * gateway (or a proxy) responds 421 Misdirected Request and the body can be replayed (the Fetch
  * standard's rule, which undici follows): a stream cannot be, so a create is sent once.
  */
 function oneShotBody(text: string): { body: ReadableStream<Uint8Array>; length: string } {
@@ -109,7 +109,7 @@ function refuseRedirect(response: Response): Response {
 	if (response.type !== "opaqueredirect" && !redirected) return response;
 	response.body?.cancel().catch(() => undefined);
 	throw new TypeError(
-		`the gateway answered with a redirect (HTTP ${response.status}), which the client does not follow`,
+		`the gateway responded with a redirect (HTTP ${response.status}), which the client does not follow`,
 	);
 }
 

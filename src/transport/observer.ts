@@ -24,9 +24,9 @@ export interface ClientResponseEvent {
 	path: string;
 	/** 1 for the first try. */
 	attempt: number;
-	/** HTTP status of the answer. */
+	/** HTTP status of the response. */
 	status: number;
-	/** From sending to the whole answer read, in milliseconds. */
+	/** From sending to the whole response read, in milliseconds. */
 	durationMs: number;
 }
 
@@ -58,7 +58,7 @@ export interface ClientErrorEvent {
 export interface ClientHooks {
 	/** Before each attempt is sent. @default none */
 	onRequest?: ((event: ClientRequestEvent) => void) | undefined;
-	/** After each answer is read. @default none */
+	/** After each response is read. @default none */
 	onResponse?: ((event: ClientResponseEvent) => void) | undefined;
 	/** Before the client waits to retry a query. @default none */
 	onRetry?: ((event: ClientRetryEvent) => void) | undefined;
@@ -70,7 +70,7 @@ export interface ClientHooks {
 export type LogLevel = "debug" | "info" | "warn" | "error";
 /** Any console-like logger: `console`, pino, winston... Lines carry redacted data only. */
 export interface Logger {
-	/** Each attempt and each answer. */
+	/** Each attempt and each response. */
 	debug?(message: string, data?: Record<string, unknown>): void;
 	/** Informational lines. */
 	info?(message: string, data?: Record<string, unknown>): void;

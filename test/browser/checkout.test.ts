@@ -130,16 +130,16 @@ describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", ()
 		await page.close();
 	});
 
-	/** The shop serves a DIRECT_POST form page and the browser posts it: the page, and the sandbox's answer. */
+	/** The shop serves a DIRECT_POST form page and the browser posts it: the page, and the sandbox's response. */
 	async function submitDirectPost(html: string) {
 		const path = `/direct-post-${shopPages.size}`;
 		shopPages.set(path, html);
 		const page = await browser.newPage();
-		const [answer] = await Promise.all([
+		const [response] = await Promise.all([
 			page.waitForResponse((response) => response.url() === `${sandbox.url}/v2/checkout`),
 			page.goto(`${shop.url}${path}`),
 		]);
-		return { page, answer };
+		return { page, response };
 	}
 
 	const directPostParams = (orderRef: string) => ({
@@ -167,8 +167,8 @@ describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", ()
 				allowLoopbackHttp: true,
 				signVersion,
 			});
-			const { page, answer } = await submitDirectPost(client.checkout.directPost(directPostParams(orderRef)).html);
-			expect(answer.status()).toBe(303);
+			const { page, response } = await submitDirectPost(client.checkout.directPost(directPostParams(orderRef)).html);
+			expect(response.status()).toBe(303);
 			await page.waitForURL(`${sandbox.url}/pay/**`);
 			expect(await page.textContent("[data-testid=amount]")).toBe("19.99 EUR");
 			const description = await page.textContent(".description");
@@ -188,10 +188,10 @@ describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", ()
 			allowLoopbackHttp: true,
 		});
 		const forged = impostor.checkout.directPost(directPostParams(`browser-forged-${Date.now()}`));
-		const { page, answer } = await submitDirectPost(forged.html);
-		// The gateway answers a request it cannot verify with HTTP 500 (D12); a browser gets a page.
-		expect(answer.status()).toBe(500);
-		expect(answer.headers()["content-type"]).toMatch(/^text\/html/);
+		const { page, response } = await submitDirectPost(forged.html);
+		// The gateway responds to a request it cannot verify with HTTP 500 (D12); a browser gets a page.
+		expect(response.status()).toBe(500);
+		expect(response.headers()["content-type"]).toMatch(/^text\/html/);
 		expect(await page.textContent("h1")).toBe("Checkout refused");
 		expect(await page.textContent("main")).toContain("Invalid signature with merchantId: browser-shop");
 		await page.close();
@@ -393,11 +393,11 @@ describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", ()
 			await page.fill("#cardNumber", "4242 4242 4242 4241");
 			await page.fill("#cardExpiry", "12/30");
 			await page.fill("#cardSecurityCode", "123");
-			const [answer] = await Promise.all([
+			const [response] = await Promise.all([
 				page.waitForResponse((r) => r.request().method() === "POST"),
 				page.click("#pay"),
 			]);
-			expect(answer.status()).toBe(422);
+			expect(response.status()).toBe(422);
 			await page.waitForLoadState();
 			expect(await page.inputValue("#cardName")).toBe("Grace Hopper");
 			expect(await page.inputValue("#cardExpiry")).toBe("12/30");

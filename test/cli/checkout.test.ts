@@ -153,7 +153,7 @@ describe("checkout create against a running sandbox", () => {
 });
 
 describe("sandbox --public-url", () => {
-	test("every link the sandbox prints or answers with uses it: banner, payment and 3DS links", async () => {
+	test("every link the sandbox prints or responds with uses it: banner, payment and 3DS links", async () => {
 		const publicUrl = "https://pay.shop.test";
 		const sandbox = startCliProcess([
 			...["sandbox", "--port", "0", "--public-url", `${publicUrl}/`, "-m", "shop"],

@@ -64,7 +64,7 @@ describe("merchant-gateway doctor", () => {
 		expect(result.out).toContain("decodeCallback(urlOrQuery, { ...options, signedString: flatStringifiedForm });");
 	});
 
-	it("a wrapped answer in the retired form, keys of a rotation: says which key, --json gives the report", async () => {
+	it("a wrapped response in the retired form, keys of a rotation: says which key; --json reports", async () => {
 		const data = sealMessage(fields, { privateKey: keys.gatewayPrivate, signedString: retiredFirstDraftForm });
 		const path = file("wrapped.json", JSON.stringify({ status: "success", message: "ok", data }));
 		const keysArgs = ["-g", keyPath("merchant-public"), "-g", gatewayKey];

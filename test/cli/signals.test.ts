@@ -28,7 +28,7 @@ function cli(argv: string[]): CliProcess {
 	return started;
 }
 
-/** A loopback server that receives requests and never answers them; resolves each arrival. */
+/** A loopback server that receives requests and never responds to them; resolves each arrival. */
 async function silentServer(): Promise<{ url: string; received: Promise<IncomingMessage> }> {
 	let arrived: (req: IncomingMessage) => void = () => {};
 	const received = new Promise<IncomingMessage>((resolve) => {
@@ -55,7 +55,7 @@ describe("the sandbox stops cleanly", () => {
 	});
 
 	// The sandbox used to wait for such an IPN's 30-second acknowledgement timeout before it could exit.
-	test("on Ctrl+C while an IPN waits on a merchant server that never answers", { timeout: 20_000 }, async () => {
+	test("on Ctrl+C while an IPN waits on a merchant server that never responds", { timeout: 20_000 }, async () => {
 		const shop = await silentServer();
 		const sandbox = cli([...sandboxArgs, "--key", keyPath("gateway-private"), "-m", "shop"]);
 		const url = /listening on (http:\/\/[^\s]+)/.exec(await sandbox.waitForOutput("Press Ctrl+C"))?.[1] ?? "";
@@ -105,7 +105,7 @@ describe("a command that does not wait for a stop signal ends at once", () => {
 		expect(verify.err()).toContain(`stopped by ${signal}`);
 	});
 
-	test("checkout create waiting for the gateway's answer, on Ctrl+C: exit 130", async () => {
+	test("checkout create waiting for the gateway's response, on Ctrl+C: exit 130", async () => {
 		const gateway = await silentServer();
 		const create = cli([
 			"checkout",

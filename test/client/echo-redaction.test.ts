@@ -11,7 +11,7 @@ import { useGateway } from "./gateway.js";
 import { cardParams, checkoutParams } from "./helpers.js";
 
 /**
- * A gateway that echoes the request into its answers, in the forms a PHP
+ * A gateway that echoes the request into its responses, in the forms a PHP
  * gateway prints (written by PHP itself: print_r, var_export, var_dump, XML,
  * snake_case, form fields, the raw body, the body inside a JSON string), under
  * 2.0 and 2.1, through every error class that carries gateway text and every
@@ -50,7 +50,7 @@ const unsignedSuccess = (message: string) => {
 	return Response.json({ status: "success", message, data: { transactionId: ids.transaction } });
 };
 
-/** Each answer shape that carries gateway text, keyed by the error it must become. */
+/** Each response shape that carries gateway text, keyed by the error it must become. */
 const shapes: Array<[string, (echo: string) => Response]> = [
 	["GatewayValidationError (errors[])", (e) => failed(422, { message: e, errors: [{ field: e, message: [e] }] })],
 	["GatewayValidationError (no errors[])", (e) => failed(422, { message: e })],

@@ -160,7 +160,7 @@ describe("the spec's Errors table", () => {
 		expect(fixture.count("/v2/refund")).toBe(1);
 	});
 
-	test("error answers of the query endpoints -> ProcessingError carrying the queried id", async () => {
+	test("error responses of the query endpoints -> ProcessingError carrying the queried id", async () => {
 		fixture.next("/v2/checkout/query", () =>
 			Response.json({ status: "error", message: "Transaction not found" }, { status: 404 }),
 		);
@@ -194,8 +194,8 @@ describe("success variants", () => {
 	// The wrapper's status is unsigned; a signed data.url is the evidence of a 3DS redirect.
 	test.each(["2.0", "2.1"] as const)("signed data.url, unsigned status 'success' -> redirect (%s)", async (version) => {
 		const data = { transactionId: ids.transaction, url: "https://acs.example/3ds?t=2" };
-		const answer = signedWrapped("success", "Transaction successful", data, version);
-		fixture.next("/v2/card/api", () => Response.json(answer));
+		const signed = signedWrapped("success", "Transaction successful", data, version);
+		fixture.next("/v2/card/api", () => Response.json(signed));
 		const result = await makeClient({ signVersion: version }).card.charge(cardParams());
 		expect(result).toEqual({
 			outcome: "redirect",

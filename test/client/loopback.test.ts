@@ -84,13 +84,13 @@ describe("over real loopback HTTP, against the sandbox", () => {
 		expect(paths()).toHaveLength(4);
 	});
 
-	// Fetch sends a request again by itself when it is answered 421 Misdirected Request and its body can be
+	// Fetch sends a request again by itself when it gets the response 421 Misdirected Request and its body can be
 	// replayed (undici follows the Fetch standard there): a create's body is a one-shot stream, so it is not.
 	test.each([
 		["/v2/checkout", () => client().checkout.create(checkoutParams())],
 		["/v2/card/api", () => client().card.charge(cardParams())],
 		["/v2/refund", () => client().refunds.create({ transactionId: "01JD5Z8Q4V7M1X2C3B4N5P6R7S", amount: 1 })],
-	] as const)("%s answered 421 Misdirected Request: sent once, never again by fetch", async (path, call) => {
+	] as const)("%s responded 421 Misdirected Request: sent once, never again by fetch", async (path, call) => {
 		const misdirected = () => Response.json({ status: "error", message: "Misdirected" }, { status: 421 });
 		gateway.next(path, misdirected, misdirected);
 		const error = await call().catch((e: unknown) => e);

@@ -17,7 +17,7 @@ import { checkoutParams, makeClient } from "./helpers.js";
 
 /**
  * `maxResponseBytes` bounds what the client reads, counted on the decoded
- * bytes. The hostile answers come from a real loopback server; the three big
+ * bytes. The hostile responses come from a real loopback server; the three big
  * ones are read in a separate Node process each, whose peak RSS is measured.
  */
 
@@ -111,21 +111,21 @@ async function inChildProcess(baseUrl: string, call: "query" | "checkout"): Prom
 	return JSON.parse(stdout.trim().split("\n").pop() as string) as ProbeReport;
 }
 
-describe("hostile answer sizes, each in its own process: peak memory stays bounded", () => {
+describe("hostile response sizes, each in its own process: peak memory stays bounded", () => {
 	test("the bomb really is one: about 2 MB on the wire, 2 GiB inflated", () => {
 		expect(bomb.length).toBeGreaterThan(1.5 * MiB);
 		expect(bomb.length).toBeLessThan(2.5 * MiB);
 		expect(gunzipSync(member).length * 128).toBe(2 * 1024 * MiB);
 	});
 
-	test("an endless answer to a query: ResponseTooLargeError, not retried", { timeout: 120_000 }, async () => {
+	test("an endless response to a query: ResponseTooLargeError, not retried", { timeout: 120_000 }, async () => {
 		const report = await inChildProcess(await serve(warmUp, endless), "query");
 		expect(report.peakAboveBaselineMiB).toBeLessThan(50);
 		expect(report).toMatchObject({ error: "ResponseTooLargeError", limitBytes: MiB });
 		expect(hits).toBe(2);
 	});
 
-	test("a 100 MB answer to a create: OutcomeUnknownError (ResponseTooLargeError)", { timeout: 120_000 }, async () => {
+	test("a 100 MB response to a create: OutcomeUnknownError (ResponseTooLargeError)", { timeout: 120_000 }, async () => {
 		const report = await inChildProcess(await serve(warmUp, hundredMegabytes), "checkout");
 		expect(report.peakAboveBaselineMiB).toBeLessThan(50);
 		expect(report).toMatchObject({ error: "OutcomeUnknownError", cause: "ResponseTooLargeError", limitBytes: MiB });
@@ -141,13 +141,13 @@ describe("hostile answer sizes, each in its own process: peak memory stays bound
 });
 
 describe("the limit, in process", () => {
-	const signedAnswer = JSON.stringify(signedFlat(transaction(), "2.0"));
+	const signedResponse = JSON.stringify(signedFlat(transaction(), "2.0"));
 	const client = (baseUrl: string, maxResponseBytes?: number) =>
 		makeClient({ baseUrl, allowLoopbackHttp: true, ...(maxResponseBytes === undefined ? {} : { maxResponseBytes }) });
 
-	test("an answer of exactly maxResponseBytes is read; one byte more is not", async () => {
-		const size = Buffer.byteLength(signedAnswer);
-		const baseUrl = await serve(json(signedAnswer));
+	test("a response of exactly maxResponseBytes is read; one byte more is not", async () => {
+		const size = Buffer.byteLength(signedResponse);
+		const baseUrl = await serve(json(signedResponse));
 		const read = await client(baseUrl, size).transactions.retrieve(ids.transaction);
 		expect(read.transactionId).toBe(ids.transaction);
 		const error = await client(baseUrl, size - 1)
@@ -166,7 +166,7 @@ describe("the limit, in process", () => {
 		const baseUrl = await serve(json(compressed, { "content-encoding": "gzip" }));
 		await expect(client(baseUrl).transactions.retrieve(ids.transaction)).rejects.toBeInstanceOf(ResponseTooLargeError);
 		expect(hits).toBe(1);
-		// Under a limit that fits its decoded size the answer is read, then refused on its signature
+		// Under a limit that fits its decoded size the response is read, then refused on its signature
 		// (the padding was added after signing).
 		const read = await client(baseUrl, 3 * MiB)
 			.transactions.retrieve(ids.transaction)
@@ -174,7 +174,7 @@ describe("the limit, in process", () => {
 		expect(read).toBeInstanceOf(SignatureVerificationError);
 	});
 
-	test("a create whose answer is too large: OutcomeUnknownError naming the orderRef, sent once", async () => {
+	test("a create whose response is too large: OutcomeUnknownError naming the orderRef, sent once", async () => {
 		const baseUrl = await serve(json(`{"status":"created","padding":"${"x".repeat(2000)}"}`));
 		const error = await client(baseUrl, 1000)
 			.checkout.create(checkoutParams({ orderRef: "ORD-LARGE" }))

@@ -25,15 +25,15 @@ describe("the wait before a retry, on a driven clock", () => {
 	async function arrivals(statuses: Array<[number, Record<string, string>?]>, retryBaseDelayMs: number) {
 		sandbox.reset();
 		const at: number[] = [];
-		const answers = statuses.map(([status, headers]) => () => {
+		const refusals = statuses.map(([status, headers]) => () => {
 			at.push(Date.now());
 			return Response.json({ status: "error" }, { status, headers: headers ?? {} });
 		});
 		const success: FaultResponder = async (_request, tools) => {
 			at.push(Date.now());
-			return tools.answer();
+			return tools.sandboxResponse();
 		};
-		fixture.next("/v2/checkout/query", ...answers, success);
+		fixture.next("/v2/checkout/query", ...refusals, success);
 		vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date", "performance"] });
 		const start = Date.now();
 		const client = makeClient({ retryBaseDelayMs, maxRetries: statuses.length, fetch: sandbox.inProcess });

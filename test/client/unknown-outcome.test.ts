@@ -23,8 +23,8 @@ import { useGateway } from "./gateway.js";
 import { cardParams, checkoutParams, makeClient } from "./helpers.js";
 
 /**
- * A create whose answer arrived but could not be verified or read may have
- * been processed: the gateway charged, then answered in a form the client
+ * A create whose response arrived but could not be verified or read may have
+ * been processed: the gateway charged, then responded in a form the client
  * refuses. It must surface as OutcomeUnknownError naming what to reconcile,
  * with the verification failure as cause and the setting to check in its
  * message, never as a plain failure that invites a retry. Queries change
@@ -177,7 +177,7 @@ describe("malformed, tampered or unsigned creation responses (the sandbox's faul
 			["/v2/refund", () => gateway.refunds.create({ ...refundFor, amount: 1 }), refundFor],
 		] as const;
 	};
-	const answerEveryCreate = (responder: () => Response) => {
+	const respondToEveryCreate = (responder: () => Response) => {
 		for (const path of ["/v2/checkout", "/v2/card/api", "/v2/refund"]) fixture.next(path, responder);
 	};
 
@@ -210,12 +210,12 @@ describe("malformed, tampered or unsigned creation responses (the sandbox's faul
 	const unreadable: Array<[string, () => Response, RegExp]> = [
 		["a 200 that is not JSON", page(200, "<html>Thank you</html>"), /could not be read \(not a JSON/],
 		["a 500 page that is not JSON", page(500, "<h1>Internal Server Error</h1>"), /could not be read/],
-		["a 500 JSON body that is no gateway answer", () => Response.json({}, { status: 500 }), /could not be read/],
-		["a signed answer, wrong shape", () => Response.json(signedFlat({ a: 1 }, "2.0")), /read.*check signVersion/],
+		["a 500 JSON body that is no gateway response", () => Response.json({}, { status: 500 }), /could not be read/],
+		["a signed response, wrong shape", () => Response.json(signedFlat({ a: 1 }, "2.0")), /read.*check signVersion/],
 	];
 
 	test.each(unreadable)("%s: unknown outcome, cause InvalidResponseError", async (_name, responder, circumstance) => {
-		answerEveryCreate(responder);
+		respondToEveryCreate(responder);
 		for (const [, call, reconcile] of creates("2.0")) {
 			const error = expectUnknown(await rejection(call()), reconcile, circumstance);
 			expect(error.cause).toBeInstanceOf(InvalidResponseError);
@@ -224,7 +224,7 @@ describe("malformed, tampered or unsigned creation responses (the sandbox's faul
 
 	test("a signed 2.1 payload that is not JSON: OutcomeUnknownError with the InvalidResponseError as cause", async () => {
 		const notJson = { payload: "not json", signVersion: "2.1", signature: signText("not json", keys.gatewayPrivate) };
-		answerEveryCreate(() => Response.json(notJson));
+		respondToEveryCreate(() => Response.json(notJson));
 		for (const [, call, reconcile] of creates("2.1")) {
 			const error = expectUnknown(await rejection(call()), reconcile, /could not be read/);
 			expect(error.cause).toBeInstanceOf(InvalidResponseError);
@@ -238,7 +238,7 @@ describe("malformed, tampered or unsigned creation responses (the sandbox's faul
 		expect(error).not.toBeInstanceOf(OutcomeUnknownError);
 	});
 
-	test("queries: a tampered or unsigned answer is still a SignatureVerificationError", async () => {
+	test("queries: a tampered or unsigned response is still a SignatureVerificationError", async () => {
 		const signed = signedFlat(transaction(), "2.0");
 		fixture.next("/v2/checkout/query", () => Response.json({ ...signed, amount: 1000 }));
 		const tampered = await rejection(fixture.client().transactions.retrieve(ids.transaction));

@@ -37,8 +37,8 @@ describe("malformed, unsigned and badly signed responses", () => {
 		await expect(gateway.refunds.retrieve(ids.refund)).rejects.toBeInstanceOf(InvalidResponseError);
 	});
 
-	// A create whose answer cannot be read may have been processed: OutcomeUnknownError, the reading failure as cause.
-	test("signed but off-schema creation answer -> OutcomeUnknownError, cause naming the field", async () => {
+	// A create whose response cannot be read may have been processed: OutcomeUnknownError, the reading failure as cause.
+	test("signed but off-schema creation response -> OutcomeUnknownError, cause naming the field", async () => {
 		const { paymentLink: _dropped, ...withoutLink } = checkoutCreated();
 		fixture.next("/v2/checkout", () => Response.json(signedFlat(withoutLink, "2.0")));
 		const error = await failure(gateway.checkout.create(checkoutParams()));
@@ -47,7 +47,7 @@ describe("malformed, unsigned and badly signed responses", () => {
 		expect((error.cause as Error).message).toContain("paymentLink");
 	});
 
-	test("a card answer with an unknown wrapper status -> OutcomeUnknownError, cause InvalidResponseError", async () => {
+	test("a card response, unknown wrapper status -> OutcomeUnknownError, cause InvalidResponseError", async () => {
 		fixture.next("/v2/card/api", () =>
 			Response.json(signedWrapped("maybe", null, { transactionId: ids.transaction }, "2.0")),
 		);
@@ -65,7 +65,7 @@ describe("malformed, unsigned and badly signed responses", () => {
 		expect((error.cause as Error).message).toContain("data.url");
 	});
 
-	test("unsigned creation answer -> OutcomeUnknownError, cause missing_signature", async () => {
+	test("unsigned creation response -> OutcomeUnknownError, cause missing_signature", async () => {
 		fixture.next("/v2/checkout", () => Response.json(checkoutCreated()));
 		const error = await failure(gateway.checkout.create(checkoutParams()));
 		expect(error).toBeInstanceOf(OutcomeUnknownError);
@@ -75,7 +75,7 @@ describe("malformed, unsigned and badly signed responses", () => {
 		expect(error.status).toBe(200);
 	});
 
-	test("unsigned creation answers pass with requireSignedResponses: false (flat and wrapped)", async () => {
+	test("unsigned creation responses pass with requireSignedResponses: false (flat and wrapped)", async () => {
 		const lenient = makeClient({ requireSignedResponses: false });
 		fixture.next("/v2/checkout", () => Response.json(checkoutCreated()));
 		await expect(lenient.checkout.create(checkoutParams())).resolves.toMatchObject({ transactionId: ids.transaction });
@@ -87,7 +87,7 @@ describe("malformed, unsigned and badly signed responses", () => {
 		});
 	});
 
-	test("unsigned query answers are refused even with requireSignedResponses: false", async () => {
+	test("unsigned query responses are refused even with requireSignedResponses: false", async () => {
 		const lenient = makeClient({ requireSignedResponses: false });
 		fixture.next("/v2/checkout/query", () => Response.json(transaction()));
 		await expect(lenient.transactions.retrieve(ids.transaction)).rejects.toBeInstanceOf(SignatureVerificationError);
@@ -96,7 +96,7 @@ describe("malformed, unsigned and badly signed responses", () => {
 	});
 
 	test.each(["2.0", "2.1"] as const)(
-		"an answer signed with another key -> SignatureVerificationError mismatch (%s)",
+		"a response signed with another key -> SignatureVerificationError mismatch (%s)",
 		async (version) => {
 			fixture.next("/v2/checkout/query", () => Response.json(signedFlat(transaction(), version, keys.merchantPrivate)));
 			const error = await failure(makeClient({ signVersion: version }).transactions.retrieve(ids.transaction));
@@ -118,13 +118,13 @@ describe("malformed, unsigned and badly signed responses", () => {
 		await expect(rotating.transactions.retrieve(charged)).resolves.toMatchObject({ transactionId: charged });
 	});
 
-	test("an answer in the other signing version is refused (the account's version is pinned)", async () => {
+	test("a response in the other signing version is refused (the account's version is pinned)", async () => {
 		fixture.next("/v2/checkout/query", () => Response.json(signedFlat(transaction(), "2.1")));
 		const error = await failure(gateway.transactions.retrieve(ids.transaction));
 		expect((error as SignatureVerificationError).reason).toBe("version_not_accepted");
 	});
 
-	test("a signed answer about another transaction -> InvalidResponseError", async () => {
+	test("a signed response about another transaction -> InvalidResponseError", async () => {
 		fixture.next("/v2/checkout/query", () =>
 			Response.json(signedFlat(transaction("01JD5Z8Q4V7M1X2C3B4N5P6R70"), "2.0")),
 		);

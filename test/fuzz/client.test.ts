@@ -35,12 +35,12 @@ import { fuzzTarget } from "./support/runner.js";
 import { gatewayPublicKey, messageCases, signedMessages, variantOf, type Wrapping } from "./support/signed.js";
 
 /**
- * The client's answer handling, against a gateway on a loopback HTTP server that answers each
- * call with a fuzzed status, headers and body: mutated signed answers of the endpoint (both
+ * The client's response handling, against a gateway on a loopback HTTP server that responds to each
+ * call with a fuzzed status, headers and body: mutated signed responses of the endpoint (both
  * versions, flat or wrapped), error bodies of every shape (deep nesting, odd types), or
- * text that is no answer at all. Every call may only throw the client's typed errors
- * (below); a create is sent once; what a call returns from a verified answer is content
- * that answer's signature covers.
+ * text that is no response at all. Every call may only throw the client's typed errors
+ * (below); a create is sent once; what a call returns from a verified response is content
+ * that response's signature covers.
  *
  * A real server rather than MSW: MSW's emulated sockets end a response while undici's parser
  * may still be paused, and undici then throws an uncatchable assertion (nodejs/undici#5360),
@@ -87,8 +87,8 @@ const ENDPOINTS: Record<Endpoint, EndpointSpec> = {
 type Version = "2.0" | "2.1";
 const VERSIONS: readonly Version[] = ["2.0", "2.1"];
 
-/** Signed answers of each endpoint in each version: mostly the client's version, sometimes the other. */
-const signedAnswers = new Map(
+/** Signed responses of each endpoint in each version: mostly the client's version, sometimes the other. */
+const signedResponses = new Map(
 	Object.entries(ENDPOINTS).flatMap(([endpoint, spec]) =>
 		VERSIONS.map(
 			(version) =>
@@ -100,9 +100,9 @@ const signedAnswers = new Map(
 	),
 );
 
-function answersFor(endpoint: Endpoint, version: Version) {
+function responsesFor(endpoint: Endpoint, version: Version) {
 	const other = version === "2.0" ? "2.1" : "2.0";
-	const of = (v: Version) => signedAnswers.get(`${endpoint} ${v}`) as ReturnType<typeof messageCases>;
+	const of = (v: Version) => signedResponses.get(`${endpoint} ${v}`) as ReturnType<typeof messageCases>;
 	return fc.oneof({ weight: 6, arbitrary: of(version) }, { weight: 1, arbitrary: of(other) });
 }
 
@@ -161,7 +161,7 @@ const garbage = fc.oneof(
 );
 
 /**
- * 421 is left out: fetch itself sends a request answered 421 Misdirected Request once more
+ * 421 is left out: fetch itself sends a request that got 421 Misdirected Request once more
  * (the Fetch standard; undici does, creates included), which no client option turns off. A
  * known finding, reported with the suite; here the re-sent request would land in a later case.
  */
@@ -200,7 +200,7 @@ const headers = fc.record(
 	{ requiredKeys: [] },
 );
 
-interface AnswerCase {
+interface ResponseCase {
 	endpoint: Endpoint;
 	version: "2.0" | "2.1";
 	strict: boolean;
@@ -211,7 +211,7 @@ interface AnswerCase {
 	origin: Signed | undefined;
 }
 
-const answerCases: fc.Arbitrary<AnswerCase> = fc
+const responseCases: fc.Arbitrary<ResponseCase> = fc
 	.record({
 		endpoint: fc.constantFrom<Endpoint>("checkout", "card", "transactionQuery", "refund", "refundQuery"),
 		version: fc.constantFrom<"2.0" | "2.1">("2.0", "2.1"),
@@ -228,21 +228,21 @@ const answerCases: fc.Arbitrary<AnswerCase> = fc
 	.chain((c) => {
 		const body =
 			c.kind === "signed"
-				? answersFor(c.endpoint, c.version).map((answer) => ({
-						body: answer.text,
-						origin: answer.origin as Signed | undefined,
+				? responsesFor(c.endpoint, c.version).map((signed) => ({
+						body: signed.text,
+						origin: signed.origin as Signed | undefined,
 					}))
 				: (c.kind === "error" ? errorBody : garbage).map((text) => ({
 						body: text,
 						origin: undefined as Signed | undefined,
 					}));
-		return fc.tuple(body, statusFor(c.kind === "signed")).map(([answer, status]) => ({ ...c, ...answer, status }));
+		return fc.tuple(body, statusFor(c.kind === "signed")).map(([fuzzed, status]) => ({ ...c, ...fuzzed, status }));
 	});
 
 const merchantKey = loadPrivateKey(keys.merchantPrivate);
 const clients = new Map<string, GatewayClient>();
 
-function clientFor(c: AnswerCase): GatewayClient {
+function clientFor(c: ResponseCase): GatewayClient {
 	const id = `${c.version} ${c.strict} ${c.smallLimit} ${ENDPOINTS[c.endpoint].kind}`;
 	let client = clients.get(id);
 	if (!client) {
@@ -285,7 +285,7 @@ function call(client: GatewayClient, endpoint: Endpoint): Promise<unknown> {
 	}
 }
 
-/** The part of a result that comes from the answer's signed fields. */
+/** The part of a result that comes from the response's signed fields. */
 function signedPart(endpoint: Endpoint, result: Record<string, unknown>): Record<string, unknown> {
 	switch (endpoint) {
 		case "checkout":
@@ -301,7 +301,7 @@ function signedPart(endpoint: Endpoint, result: Record<string, unknown>): Record
 	}
 }
 
-let current: AnswerCase | undefined;
+let current: ResponseCase | undefined;
 let attempts = 0;
 const NULL_BODY = new Set([204, 205, 304]);
 
@@ -309,9 +309,9 @@ const server: Server = createServer((request, response) => {
 	request.resume();
 	request.on("end", () => {
 		attempts++;
-		const answer = current as AnswerCase;
-		response.writeHead(answer.status, answer.headers);
-		response.end(NULL_BODY.has(answer.status) ? undefined : answer.body);
+		const fuzzed = current as ResponseCase;
+		response.writeHead(fuzzed.status, fuzzed.headers);
+		response.end(NULL_BODY.has(fuzzed.status) ? undefined : fuzzed.body);
 	});
 });
 beforeAll(async () => {
@@ -323,18 +323,18 @@ afterAll(async () => {
 	await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-describe("fuzz: gateway answers", () => {
+describe("fuzz: gateway responses", () => {
 	fuzzTarget(
-		"client: fuzzed gateway answers to every endpoint",
+		"client: fuzzed gateway responses to every endpoint",
 		() =>
-			fc.asyncProperty(answerCases, async (c) => {
+			fc.asyncProperty(responseCases, async (c) => {
 				current = c;
 				attempts = 0;
 				const outcome = await typedOutcomeAsync(() => call(clientFor(c), c.endpoint), ALLOWED);
 				if (attempts !== 1) violation(`the gateway was called ${attempts} times`);
 				if (outcome.ok) {
 					const verifiedOnly = ENDPOINTS[c.endpoint].kind === "query" || c.strict;
-					if (verifiedOnly && !c.origin) violation("returned a result from an answer that was never signed");
+					if (verifiedOnly && !c.origin) violation("returned a result from a response that was never signed");
 					if (verifiedOnly && c.origin)
 						expectCoveredBySigned(
 							signedPart(c.endpoint, outcome.value as Record<string, unknown>),

@@ -13,9 +13,9 @@ import { gatewayPublicKey, ipnFields, messageCases, signedMessages } from "./sup
 /**
  * The IPN route as the gateway meets it: Web `Request`s with mutated signed bodies (text,
  * bytes or a stream cut anywhere), odd methods, Content-Types and Content-Lengths.
- * The handler never throws and never answers 500 (the callbacks here never fail); it
+ * The handler never throws and never responds 500 (the callbacks here never fail); it
  * reports only InvalidNotificationError or SignatureVerificationError to `onError`; it runs
- * a callback only for a verified event, with content the signature covers, and answers 200
+ * a callback only for a verified event, with content the signature covers, and responds 200
  * exactly then.
  */
 
@@ -106,18 +106,18 @@ describe("fuzz: notification handler", () => {
 					`the handler threw ${error instanceof Error ? `${error.constructor.name}: ${error.message}` : String(error)}`,
 				);
 			}
-			if (!STATUSES.has(response.status)) violation(`answered ${response.status}`);
-			const answer = JSON.parse(await response.text()) as { returnCode?: unknown };
-			if (typeof answer.returnCode !== "string") violation("the answer has no returnCode");
+			if (!STATUSES.has(response.status)) violation(`responded ${response.status}`);
+			const acknowledgement = JSON.parse(await response.text()) as { returnCode?: unknown };
+			if (typeof acknowledgement.returnCode !== "string") violation("the response has no returnCode");
 			for (const error of reported) expectAllowed(error, [InvalidNotificationError, SignatureVerificationError]);
 			if (response.status === 200) {
 				if (delivered.length !== 1 || reported.length !== 0)
-					violation(`answered 200 after ${delivered.length} callbacks and ${reported.length} errors`);
+					violation(`responded 200 after ${delivered.length} callbacks and ${reported.length} errors`);
 				if (!body.origin) violation("delivered an event that was never signed");
 				const [event] = delivered as [(typeof delivered)[0]];
 				expectCoveredBySigned(event.resource, event.signVersion, body.origin);
 			} else if (delivered.length !== 0 || reported.length !== 1) {
-				violation(`answered ${response.status} after ${delivered.length} callbacks and ${reported.length} errors`);
+				violation(`responded ${response.status} after ${delivered.length} callbacks and ${reported.length} errors`);
 			}
 			expectNoPollution();
 		}),

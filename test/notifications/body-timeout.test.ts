@@ -52,9 +52,9 @@ describe("a body that does not arrive in time", () => {
 		expect(received).toBe("");
 		clock.advance(1);
 		await closed;
-		const [answerHead = "", body = ""] = received.split("\r\n\r\n");
-		expect(answerHead.split("\r\n")[0]).toBe("HTTP/1.1 408 Request Timeout");
-		expect(answerHead.toLowerCase()).toContain("connection: close");
+		const [responseHead = "", body = ""] = received.split("\r\n\r\n");
+		expect(responseHead.split("\r\n")[0]).toBe("HTTP/1.1 408 Request Timeout");
+		expect(responseHead.toLowerCase()).toContain("connection: close");
 		expect(JSON.parse(body)).toEqual({ returnCode: "408", description: "The body did not arrive within 10000 ms." });
 	});
 

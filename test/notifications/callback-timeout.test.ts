@@ -22,7 +22,7 @@ function drivenTime() {
 	};
 }
 
-async function answer(response: Response) {
+async function statusAndBody(response: Response) {
 	return { status: response.status, body: (await response.json()) as { returnCode: string; description?: string } };
 }
 
@@ -73,8 +73,8 @@ describe("a callback that never settles does not wedge its event", () => {
 			() => server.close(),
 			() => receiver.close(),
 		);
-		const reply = await signedPost(server.url, "/v2/card/api", cardFields(receiver.url, "4000000000000010"));
-		const transactionId = String(openMessage(reply.json, { publicKey: keys.gatewayPublic }).transactionId);
+		const response = await signedPost(server.url, "/v2/card/api", cardFields(receiver.url, "4000000000000010"));
+		const transactionId = String(openMessage(response.json, { publicKey: keys.gatewayPublic }).transactionId);
 		await firstRun.promise;
 		// Past the default callbackTimeoutMs (25 s) and leaseMs (60 s), at once.
 		time.clock.advance(60_000);
@@ -105,35 +105,35 @@ describe("a callback that never settles does not wedge its event", () => {
 			onError,
 		});
 		const deliver = () => handler(ipnRequest(transactionIpn("T-hang")));
-		let answered = 0;
+		let responded = 0;
 		const first = deliver().then((response) => {
-			answered++;
+			responded++;
 			return response;
 		});
 		await settle();
 		expect(signals).toHaveLength(1);
 		// A delivery while the run is going joins it.
 		const joined = deliver().then((response) => {
-			answered++;
+			responded++;
 			return response;
 		});
 		await settle();
 		time.clock.advance(24_999);
 		await settle();
-		expect(answered).toBe(0);
+		expect(responded).toBe(0);
 		time.clock.advance(1);
-		expect(await answer(await first)).toEqual({
+		expect(await statusAndBody(await first)).toEqual({
 			status: 503,
 			body: { returnCode: "503", description: "The notification is still being processed; it will be retried." },
 		});
-		expect((await answer(await joined)).status).toBe(503);
+		expect((await statusAndBody(await joined)).status).toBe(503);
 		expect(signals).toHaveLength(1);
 		expect(signals[0]?.aborted).toBe(true);
 		expect(signals[0]?.reason).toMatchObject({ name: "TimeoutError", message: expect.stringContaining("25000 ms") });
 		expect(onError).toHaveBeenCalledWith(signals[0]?.reason, { status: 503, eventId: "transaction:T-hang:successful" });
 
 		// The lease (60 s by default) still holds: no second run yet.
-		expect((await answer(await deliver())).status).toBe(409);
+		expect((await statusAndBody(await deliver())).status).toBe(409);
 		expect(signals).toHaveLength(1);
 		// Once it has ended, the next delivery runs the callback again, though the first run never settled.
 		time.clock.advance(35_000);
@@ -142,11 +142,14 @@ describe("a callback that never settles does not wedge its event", () => {
 		expect(signals).toHaveLength(2);
 		expect(signals[1]?.aborted).toBe(false);
 		gates[1]?.resolve(undefined);
-		expect(await answer(await second)).toEqual({ status: 200, body: expect.objectContaining({ returnCode: "100" }) });
+		expect(await statusAndBody(await second)).toEqual({
+			status: 200,
+			body: expect.objectContaining({ returnCode: "100" }),
+		});
 		// The first run settling at last changes nothing.
 		gates[0]?.resolve(undefined);
 		await settle();
-		expect(await answer(await deliver())).toEqual({
+		expect(await statusAndBody(await deliver())).toEqual({
 			status: 200,
 			body: { returnCode: "100", description: "Already processed." },
 		});
@@ -195,7 +198,7 @@ describe("a callback that never settles does not wedge its event", () => {
 		expect((await first).status).toBe(503);
 		gates[0]?.resolve(undefined);
 		await settle();
-		const again = await answer(await handler(ipnRequest(transactionIpn("T-late"))));
+		const again = await statusAndBody(await handler(ipnRequest(transactionIpn("T-late"))));
 		expect(again).toEqual({ status: 200, body: { returnCode: "100", description: "Already processed." } });
 		expect(signals).toHaveLength(1);
 	});
@@ -233,7 +236,7 @@ describe("a callback that never settles does not wedge its event", () => {
 		expect(store.confirm).toHaveBeenCalledTimes(1);
 	});
 
-	it("a callback that settles in time is answered as before, and its timer is cancelled", async () => {
+	it("a callback that settles in time is responded to as before, and its timer is cancelled", async () => {
 		const time = drivenTime();
 		const handler = createNotificationHandler({
 			gatewayPublicKey,
@@ -245,7 +248,7 @@ describe("a callback that never settles does not wedge its event", () => {
 		expect((await handler(ipnRequest(transactionIpn("T-fast")))).status).toBe(200);
 		// Nothing is left scheduled: moving past every deadline fires nothing.
 		expect(() => time.clock.advance(3_600_000)).not.toThrow();
-		expect((await answer(await handler(ipnRequest(transactionIpn("T-fast"))))).body.description).toBe(
+		expect((await statusAndBody(await handler(ipnRequest(transactionIpn("T-fast"))))).body.description).toBe(
 			"Already processed.",
 		);
 	});

@@ -54,8 +54,8 @@ describe("padded replays of one signed IPN are the same event", () => {
 		const handler = createNotificationHandler({ gatewayPublicKey, onTransaction, onRefund: vi.fn() });
 		const bodies = [original, ...paddedReplays(original, 199)];
 		expect(new Set(bodies).size).toBe(200);
-		const answers = await Promise.all(bodies.map(async (body) => (await handler(ipnRequest(body))).json()));
-		expect(answers.every((answer) => answer.returnCode === "100")).toBe(true);
+		const acknowledgements = await Promise.all(bodies.map(async (body) => (await handler(ipnRequest(body))).json()));
+		expect(acknowledgements.every((acknowledgement) => acknowledgement.returnCode === "100")).toBe(true);
 		expect(onTransaction).toHaveBeenCalledTimes(1);
 		expect(onTransaction.mock.calls[0]?.[0]).toEqual(vector("transaction-ipn-2.0").opened);
 	});

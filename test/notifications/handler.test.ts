@@ -32,7 +32,7 @@ function setup(overrides: Partial<NotificationHandlerOptions> = {}) {
 	return { handler, onTransaction, onRefund, onError };
 }
 
-async function answer(response: Response) {
+async function statusAndBody(response: Response) {
 	return { status: response.status, body: (await response.json()) as { returnCode: string; description?: string } };
 }
 
@@ -53,12 +53,15 @@ function countingStream(chunk: Uint8Array, chunks: number) {
 }
 
 describe("createNotificationHandler with Request objects", () => {
-	it("hands verified 2.0 and 2.1 transactions to onTransaction and answers 100", async () => {
+	it("hands verified 2.0 and 2.1 transactions to onTransaction and responds 100", async () => {
 		const { handler, onTransaction, onRefund } = setup();
 		for (const name of ["transaction-ipn-2.0", "transaction-ipn-2.1"]) {
 			const response = await handler(ipnRequest(vector(name).message as string));
 			expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
-			expect(await answer(response)).toEqual({ status: 200, body: expect.objectContaining({ returnCode: "100" }) });
+			expect(await statusAndBody(response)).toEqual({
+				status: 200,
+				body: expect.objectContaining({ returnCode: "100" }),
+			});
 		}
 		// Both vectors are the same event (same transactionId and status): the second is a duplicate.
 		expect(onTransaction).toHaveBeenCalledTimes(1);
@@ -81,7 +84,7 @@ describe("createNotificationHandler with Request objects", () => {
 		expect(onTransaction).not.toHaveBeenCalled();
 	});
 
-	it("answers only after the callback resolved", async () => {
+	it("responds only after the callback resolved", async () => {
 		const gate = deferred();
 		const { handler } = setup({ onTransaction: () => gate.promise });
 		let settled = false;
@@ -92,7 +95,7 @@ describe("createNotificationHandler with Request objects", () => {
 		for (let i = 0; i < 5; i++) await tick();
 		expect(settled).toBe(false);
 		gate.resolve();
-		expect((await answer(await pending)).body.returnCode).toBe("100");
+		expect((await statusAndBody(await pending)).body.returnCode).toBe("100");
 	});
 
 	it("a throwing callback gets 500 and a non-100 code; the next delivery runs it again", async () => {
@@ -103,7 +106,7 @@ describe("createNotificationHandler with Request objects", () => {
 				if (calls === 1) throw new Error("database down");
 			},
 		});
-		const first = await answer(await handler(ipnRequest(transactionIpn("T-fail"))));
+		const first = await statusAndBody(await handler(ipnRequest(transactionIpn("T-fail"))));
 		expect(first.status).toBe(500);
 		expect(first.body.returnCode).not.toBe("100");
 		expect(first.body.description).not.toContain("database");
@@ -111,10 +114,10 @@ describe("createNotificationHandler with Request objects", () => {
 			status: 500,
 			eventId: "transaction:T-fail:successful",
 		});
-		const second = await answer(await handler(ipnRequest(transactionIpn("T-fail"))));
+		const second = await statusAndBody(await handler(ipnRequest(transactionIpn("T-fail"))));
 		expect(second).toEqual({ status: 200, body: expect.objectContaining({ returnCode: "100" }) });
 		expect(calls).toBe(2);
-		expect((await answer(await handler(ipnRequest(transactionIpn("T-fail"))))).body.returnCode).toBe("100");
+		expect((await statusAndBody(await handler(ipnRequest(transactionIpn("T-fail"))))).body.returnCode).toBe("100");
 		expect(calls).toBe(2);
 	});
 
@@ -126,8 +129,10 @@ describe("createNotificationHandler with Request objects", () => {
 		const body = transactionIpn("T-dup");
 		const codes: string[] = [];
 		for (let wave = 0; wave < 5; wave++) {
-			const answers = await Promise.all(Array.from({ length: 10 }, () => handler(ipnRequest(body)).then(answer)));
-			for (const a of answers) {
+			const responses = await Promise.all(
+				Array.from({ length: 10 }, () => handler(ipnRequest(body)).then(statusAndBody)),
+			);
+			for (const a of responses) {
 				expect(a.status).toBe(200);
 				codes.push(a.body.returnCode);
 			}
@@ -136,7 +141,7 @@ describe("createNotificationHandler with Request objects", () => {
 		expect(onTransaction).toHaveBeenCalledTimes(1);
 	});
 
-	it("concurrent deliveries of a failing event all get a retryable answer; a later one processes it", async () => {
+	it("concurrent deliveries of a failing event all get a retryable response; a later one processes it", async () => {
 		let fail = true;
 		const onTransaction = vi.fn(async () => {
 			await tick();
@@ -144,11 +149,13 @@ describe("createNotificationHandler with Request objects", () => {
 		});
 		const { handler } = setup({ onTransaction });
 		const body = transactionIpn("T-flaky", "2.1");
-		const answers = await Promise.all(Array.from({ length: 10 }, () => handler(ipnRequest(body)).then(answer)));
-		expect(answers.map((a) => a.status)).toEqual(Array(10).fill(500));
+		const responses = await Promise.all(
+			Array.from({ length: 10 }, () => handler(ipnRequest(body)).then(statusAndBody)),
+		);
+		expect(responses.map((a) => a.status)).toEqual(Array(10).fill(500));
 		expect(onTransaction).toHaveBeenCalledTimes(1);
 		fail = false;
-		expect((await answer(await handler(ipnRequest(body)))).status).toBe(200);
+		expect((await statusAndBody(await handler(ipnRequest(body)))).status).toBe(200);
 		expect(onTransaction).toHaveBeenCalledTimes(2);
 	});
 
@@ -174,7 +181,7 @@ describe("createNotificationHandler with Request objects", () => {
 			{ ...sealed21, payload: sealed21.payload.replace('"amount":10.5', '"amount":1050') },
 		];
 		for (const body of forged) {
-			const a = await answer(await handler(ipnRequest(JSON.stringify(body))));
+			const a = await statusAndBody(await handler(ipnRequest(JSON.stringify(body))));
 			expect(a.status).toBe(401);
 			expect(a.body.returnCode).toBe("401");
 		}
@@ -197,11 +204,11 @@ describe("createNotificationHandler with Request objects", () => {
 			'{"payload":7,"signVersion":"2.1","signature":"AA=="}',
 			signedBody({ ...transactionFields(), amount: "x" }),
 		]) {
-			const a = await answer(await handler(ipnRequest(body)));
+			const a = await statusAndBody(await handler(ipnRequest(body)));
 			expect(a.status).toBe(400);
 			expect(a.body.returnCode).toBe("400");
 		}
-		expect(await answer(await handler(ipnRequest(null)))).toMatchObject({ status: 400 });
+		expect(await statusAndBody(await handler(ipnRequest(null)))).toMatchObject({ status: 400 });
 		expect(onTransaction).not.toHaveBeenCalled();
 		expect(onError.mock.calls.every(([error]) => error instanceof InvalidNotificationError)).toBe(true);
 	});
@@ -332,7 +339,7 @@ describe("createNotificationHandler and its store", () => {
 		void a.handler(ipnRequest(transactionIpn("T-crash")));
 		for (let i = 0; i < 5; i++) await tick();
 		const b = setup({ store: shared, leaseMs: 60_000 });
-		const busy = await answer(await b.handler(ipnRequest(transactionIpn("T-crash"))));
+		const busy = await statusAndBody(await b.handler(ipnRequest(transactionIpn("T-crash"))));
 		expect(busy.status).toBe(409);
 		expect(busy.body.returnCode).toBe("409");
 		expect(b.onTransaction).not.toHaveBeenCalled();
@@ -349,23 +356,23 @@ describe("createNotificationHandler and its store", () => {
 		const timerNotYetFired = () => () => {};
 		const slow = deferred();
 		const a = setup({ store: shared, leaseMs: 1000, startTimer: timerNotYetFired, onTransaction: () => slow.promise });
-		const aAnswer = a.handler(ipnRequest(transactionIpn("T-takeover")));
+		const aResponse = a.handler(ipnRequest(transactionIpn("T-takeover")));
 		for (let i = 0; i < 5; i++) await tick();
 		storeNow += 1001;
 		// B takes over the expired claim and is still working when A fails and releases.
 		const working = deferred();
 		const onTransaction = () => working.promise;
 		const b = setup({ store: shared, leaseMs: 60_000, startTimer: timerNotYetFired, onTransaction });
-		const bAnswer = b.handler(ipnRequest(transactionIpn("T-takeover")));
+		const bResponse = b.handler(ipnRequest(transactionIpn("T-takeover")));
 		for (let i = 0; i < 5; i++) await tick();
 		slow.reject(new Error("A failed late"));
-		expect((await aAnswer).status).toBe(500);
+		expect((await aResponse).status).toBe(500);
 		// B's claim survived A's release: a third process is told the event is in progress, not handed it.
 		const c = setup({ store: shared, leaseMs: 60_000 });
 		expect((await c.handler(ipnRequest(transactionIpn("T-takeover")))).status).toBe(409);
 		expect(c.onTransaction).not.toHaveBeenCalled();
 		working.resolve();
-		expect((await bAnswer).status).toBe(200);
+		expect((await bResponse).status).toBe(200);
 		expect((await c.handler(ipnRequest(transactionIpn("T-takeover")))).status).toBe(200);
 		expect(c.onTransaction).not.toHaveBeenCalled();
 	});
@@ -376,10 +383,10 @@ describe("createNotificationHandler and its store", () => {
 		const startTimer = (onExpiry: () => void, delayMs: number) => clock.schedule(clock.nowMs() + delayMs, onExpiry);
 		const slow = deferred();
 		const a = setup({ store: shared, leaseMs: 1000, startTimer, onTransaction: () => slow.promise });
-		const aAnswer = a.handler(ipnRequest(transactionIpn("T-late")));
+		const aResponse = a.handler(ipnRequest(transactionIpn("T-late")));
 		for (let i = 0; i < 5; i++) await tick();
 		clock.advance(1000);
-		expect((await aAnswer).status).toBe(503);
+		expect((await aResponse).status).toBe(503);
 		const b = setup({ store: shared, leaseMs: 1000, startTimer });
 		expect((await b.handler(ipnRequest(transactionIpn("T-late")))).status).toBe(200);
 		slow.resolve();
@@ -428,7 +435,7 @@ describe("createNotificationHandler and its store", () => {
 		);
 	});
 
-	it("a throwing onError does not change the answer", async () => {
+	it("a throwing onError does not change the response", async () => {
 		const { handler } = setup({
 			onError: () => {
 				throw new Error("logger broke");

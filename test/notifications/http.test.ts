@@ -49,7 +49,7 @@ async function post(url: string, body: string, type = "application/json") {
 	return { status: response.status, body: (await response.json()) as { returnCode: string } };
 }
 
-/** Writes raw HTTP to the server and resolves with the status line of the answer, without finishing the body. */
+/** Writes raw HTTP to the server and resolves with the status line of the response, without finishing the body. */
 function rawExchange(url: string, head: string, body: Buffer): Promise<string> {
 	const { port } = new URL(url);
 	return new Promise((resolve, reject) => {
@@ -97,8 +97,8 @@ describe("toNodeListener on node:http, driven by fetch", () => {
 		const body = transactionIpn("T-http-dup", "2.1");
 		const codes: string[] = [];
 		for (let wave = 0; wave < 5; wave++) {
-			const answers = await Promise.all(Array.from({ length: 10 }, () => post(url, body)));
-			codes.push(...answers.map((a) => `${a.status} ${a.body.returnCode}`));
+			const responses = await Promise.all(Array.from({ length: 10 }, () => post(url, body)));
+			codes.push(...responses.map((a) => `${a.status} ${a.body.returnCode}`));
 		}
 		expect(codes).toEqual(Array(50).fill("200 100"));
 		expect(spy).toHaveBeenCalledTimes(1);
@@ -136,18 +136,18 @@ describe("toNodeListener on node:http, driven by fetch", () => {
 		expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 	});
 
-	it("413 for a declared Content-Length over the limit, answered before the body is sent", async () => {
+	it("413 for a declared Content-Length over the limit, responded to before the body is sent", async () => {
 		const { url, onTransaction } = await serve();
 		const head = `POST /ipn HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n`;
 		expect(await rawExchange(url, head, Buffer.alloc(1024, 32))).toBe("HTTP/1.1 413 Payload Too Large");
 		expect(onTransaction).not.toHaveBeenCalled();
 	});
 
-	it("413 for a chunked body past the limit, answered while the client is still sending", async () => {
+	it("413 for a chunked body past the limit, responded to while the client is still sending", async () => {
 		const { url } = await serve();
 		const head = `POST /ipn HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
 		const chunk = Buffer.concat([Buffer.from("2000\r\n"), Buffer.alloc(0x2000, 32), Buffer.from("\r\n")]);
-		// 80 KiB of chunks and no final chunk: the answer can only come from stopping at the limit.
+		// 80 KiB of chunks and no final chunk: the response can only come from stopping at the limit.
 		expect(await rawExchange(url, head, Buffer.concat(Array(10).fill(chunk)))).toBe("HTTP/1.1 413 Payload Too Large");
 	});
 
@@ -163,7 +163,7 @@ describe("toNodeListener on node:http, driven by fetch", () => {
 		expect(onTransaction).toHaveBeenCalledTimes(1);
 	});
 
-	it("handle answers a delivery described without any server", async () => {
+	it("handle responds to a delivery described without any server", async () => {
 		const { options, onTransaction } = callbacks();
 		const handler = createNotificationHandler(options);
 		const body = transactionIpn("T-neutral", "2.1");
@@ -278,9 +278,9 @@ describe("behind frameworks", () => {
 		app.post("/ipn", toNodeListener(createNotificationHandler(options)));
 		const server = await listen(app);
 		closers.push(server.close);
-		const answer = await post(`${server.url}/ipn`, transactionIpn("T-swallowed"));
-		expect(answer.status).toBe(500);
-		expect(answer.body).toMatchObject({ returnCode: "500", description: expect.stringMatching(/consumed/) });
+		const response = await post(`${server.url}/ipn`, transactionIpn("T-swallowed"));
+		expect(response.status).toBe(500);
+		expect(response.body).toMatchObject({ returnCode: "500", description: expect.stringMatching(/consumed/) });
 	});
 
 	it("Hono: the Web handler takes c.req.raw", async () => {

@@ -292,7 +292,7 @@ describe("createReconciler", () => {
 	});
 
 	describe("through a proxy that counts the queries", () => {
-		/** In front of the sandbox: `decide` may answer a request itself (a 429); the rest is forwarded. */
+		/** In front of the sandbox: `decide` may respond to a request itself (a 429); the rest is forwarded. */
 		type Own = { status: number; headers: Record<string, string> } | undefined;
 		async function startProxy(decide: (path: string, n: number) => Own, holdUntil?: number) {
 			const seen: { path: string; at: number; status: number }[] = [];
@@ -320,10 +320,16 @@ describe("createReconciler", () => {
 						await Promise.race([released, new Promise((resolve) => setTimeout(resolve, 100))]);
 					}
 					const headers = { "content-type": "application/json" };
-					const answer = await fetch(`${sandbox.url}${path}`, { method: "POST", headers, body: Buffer.concat(chunks) });
+					const forwarded = await fetch(`${sandbox.url}${path}`, {
+						method: "POST",
+						headers,
+						body: Buffer.concat(chunks),
+					});
 					inFlight--;
-					res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" });
-					res.end(await answer.text());
+					res.writeHead(forwarded.status, {
+						"content-type": forwarded.headers.get("content-type") ?? "application/json",
+					});
+					res.end(await forwarded.text());
 				});
 			});
 			await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

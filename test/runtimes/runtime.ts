@@ -47,15 +47,15 @@ export interface ScenarioReport {
 	}>;
 	handler: Array<{
 		name: string;
-		first?: IpnAnswer;
-		again?: IpnAnswer;
-		tampered?: IpnAnswer;
+		first?: IpnResponse;
+		again?: IpnResponse;
+		tampered?: IpnResponse;
 		error?: unknown;
 	}>;
 	client?: { transactionId?: string; paymentLink?: string; status?: string; amount?: number; error?: unknown };
 }
 
-interface IpnAnswer {
+interface IpnResponse {
 	status: number;
 	returnCode: string;
 	received: string[];
@@ -190,7 +190,7 @@ export async function runWorker(dir: string, input: ScenarioInput, nodejsCompat:
 			body: JSON.stringify(input),
 		});
 		const text = await response.text();
-		if (response.status !== 200) throw new Error(`workerd answered ${response.status}: ${text}`);
+		if (response.status !== 200) throw new Error(`workerd responded ${response.status}: ${text}`);
 		return JSON.parse(text) as ScenarioReport;
 	} finally {
 		await miniflare.dispose();

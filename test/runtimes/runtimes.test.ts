@@ -139,7 +139,7 @@ describe.each(ROWS)("$runtime", ({ runtime, cannotLoad, setUpLine }) => {
 		}
 	});
 
-	it("verifies the shared vectors' IPNs, callbacks and answers, and refuses each with the merchant's key", () => {
+	it("verifies the shared vectors' IPNs, callbacks and responses, and refuses each with the merchant's key", () => {
 		expect(report.verified.map((entry) => entry.name)).toEqual(gatewayVectors.map((v) => v.name));
 		for (const entry of report.verified) {
 			expect(entry, entry.name).toMatchObject({ matches: true, otherKey: "SignatureVerificationError" });
@@ -154,7 +154,7 @@ describe.each(ROWS)("$runtime", ({ runtime, cannotLoad, setUpLine }) => {
 		);
 	});
 
-	it("answers each IPN through createNotificationHandler: once processed, then a duplicate, a forgery refused", () => {
+	it("handles each IPN with createNotificationHandler: once processed, then a duplicate, a forgery refused", () => {
 		expect(report.handler.map((entry) => entry.name)).toEqual(ipnVectors.map((v) => v.name));
 		for (const [index, entry] of report.handler.entries()) {
 			const { opened } = ipnVectors[index] as (typeof ipnVectors)[number];

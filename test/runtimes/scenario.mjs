@@ -119,13 +119,13 @@ export async function runScenario(input) {
 		report.verified.push(entry);
 	}
 
-	report.handler = await answerIpns(sdk, vectors, gatewayPublicKey);
+	report.handler = await respondToIpns(sdk, vectors, gatewayPublicKey);
 	if (input.sandbox) report.client = await callSandbox(sdk, input.sandbox, keys);
 	return report;
 }
 
 /** Each IPN vector POSTed to the handler as the raw body the gateway sent, then once more, then tampered. */
-async function answerIpns(sdk, vectors, gatewayPublicKey) {
+async function respondToIpns(sdk, vectors, gatewayPublicKey) {
 	const received = [];
 	let handler;
 	const post = async (body) => {

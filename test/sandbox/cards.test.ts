@@ -36,22 +36,22 @@ describe("the gateway guide's sandbox cards, next to ours", () => {
 
 	test("4242424242424242 (12/30, CVV 123) is approved over S2S: successful (6)", async () => {
 		const server = await sandbox();
-		const reply = await charge(server, "4242424242424242", guide);
-		expect(reply.json).toMatchObject({
+		const response = await charge(server, "4242424242424242", guide);
+		expect(response.json).toMatchObject({
 			status: "success",
 			message: "The transaction has been successfully completed.",
 		});
-		const transactionId = String(openMessage(reply.json, gateway).transactionId);
+		const transactionId = String(openMessage(response.json, gateway).transactionId);
 		const [ipn] = await ipnFor(server, transactionId);
 		expect(ipn).toMatchObject({ status: "successful", statusCode: 6 });
 	});
 
 	test("4000000000001018 (12/30, CVV 123) is declined over S2S: HTTP 400, failed (4)", async () => {
 		const server = await sandbox();
-		const reply = await charge(server, "4000000000001018", guide);
-		expect(reply.status).toBe(400);
-		expect(reply.json).toMatchObject({ status: "error", data: { transactionId: expect.any(String) } });
-		const transactionId = String((reply.json.data as { transactionId: string }).transactionId);
+		const response = await charge(server, "4000000000001018", guide);
+		expect(response.status).toBe(400);
+		expect(response.json).toMatchObject({ status: "error", data: { transactionId: expect.any(String) } });
+		const transactionId = String((response.json.data as { transactionId: string }).transactionId);
 		expect(await ipnFor(server, transactionId)).toEqual([expect.objectContaining({ status: "failed", statusCode: 4 })]);
 	});
 
@@ -85,13 +85,13 @@ describe("S2S test cards", () => {
 		"%s is approved: signed success, IPN successful",
 		async (number) => {
 			const server = await sandbox();
-			const reply = await charge(server, number);
-			expect(reply.status).toBe(200);
-			expect(reply.json).toMatchObject({
+			const response = await charge(server, number);
+			expect(response.status).toBe(200);
+			expect(response.json).toMatchObject({
 				status: "success",
 				message: "The transaction has been successfully completed.",
 			});
-			const data = openMessage(reply.json, gateway);
+			const data = openMessage(response.json, gateway);
 			const transactionId = String(data.transactionId);
 			const [ipn] = await ipnFor(server, transactionId);
 			expect(ipn).toMatchObject({
@@ -105,14 +105,14 @@ describe("S2S test cards", () => {
 
 	test("a 2.1 account gets the wrapped 2.1 form", async () => {
 		const server = await sandbox({ merchant: { signVersion: "2.1" } });
-		const reply = await charge(server, "4000000000000010", {}, "2.1");
-		expect(reply.json).toMatchObject({
+		const response = await charge(server, "4000000000000010", {}, "2.1");
+		expect(response.json).toMatchObject({
 			status: "success",
 			signVersion: "2.1",
 			payload: expect.any(String),
 			signature: expect.any(String),
 		});
-		expect(openMessage(reply.json, gateway).transactionId).toEqual(expect.any(String));
+		expect(openMessage(response.json, gateway).transactionId).toEqual(expect.any(String));
 	});
 
 	test.each([
@@ -123,14 +123,14 @@ describe("S2S test cards", () => {
 		"%s fails with a processing error %i carrying data.transactionId, and an IPN failed",
 		async (number, status, message) => {
 			const server = await sandbox();
-			const reply = await charge(server, number);
-			expect(reply.status).toBe(status);
-			expect(reply.json).toMatchObject({
+			const response = await charge(server, number);
+			expect(response.status).toBe(status);
+			expect(response.json).toMatchObject({
 				status: "error",
 				message: expect.stringMatching(message),
 				data: { transactionId: expect.any(String) },
 			});
-			const transactionId = String((reply.json.data as { transactionId: string }).transactionId);
+			const transactionId = String((response.json.data as { transactionId: string }).transactionId);
 			const [ipn] = await ipnFor(server, transactionId);
 			expect(ipn).toMatchObject({ status: "failed", statusCode: 4 });
 		},
@@ -138,9 +138,9 @@ describe("S2S test cards", () => {
 
 	test("an expired card is declined", async () => {
 		const server = await sandbox({ now: "2026-11-22T10:00:00Z" });
-		const reply = await charge(server, "4000000000000010", { cardMonth: "10", cardYear: "26" });
-		expect(reply.status).toBe(400);
-		expect(reply.json.message).toBe("Expired card.");
+		const response = await charge(server, "4000000000000010", { cardMonth: "10", cardYear: "26" });
+		expect(response.status).toBe(400);
+		expect(response.json.message).toBe("Expired card.");
 		const sameMonth = await charge(server, "4000000000000010", { cardMonth: "11", cardYear: "26" });
 		expect(sameMonth.status).toBe(200);
 	});
@@ -152,11 +152,11 @@ describe("S2S test cards", () => {
 		[{ result: "fail" }, "failed", 4, "/error"],
 	])("4000000000000036 asks for 3DS (pending, 2); the buyer sends %j", async (answer, status, code, landing) => {
 		const server = await sandbox();
-		const reply = await charge(server, "4000000000000036");
-		expect(reply.status).toBe(200);
+		const response = await charge(server, "4000000000000036");
+		expect(response.status).toBe(200);
 		const message = "Please redirect the user to complete the payment.";
-		expect(reply.json).toMatchObject({ status: "redirect", message });
-		const data = openMessage(reply.json, gateway);
+		expect(response.json).toMatchObject({ status: "redirect", message });
+		const data = openMessage(response.json, gateway);
 		const url = new URL(String(data.url));
 		expect(url.origin).toBe(server.url);
 		expect(server.sandbox.transaction(String(data.transactionId))).toMatchObject({ status: "pending", statusCode: 2 });
@@ -190,9 +190,9 @@ describe("S2S test cards", () => {
 		["4000000000000085", "failed"],
 	])("%s is pending, then %s once the sandbox clock moves pendingDelayMs", async (number, final) => {
 		const server = await sandbox({ now: "2026-11-22T10:00:00Z", pendingDelayMs: 10_000 });
-		const reply = await charge(server, number);
-		expect(reply.json).toMatchObject({ status: "pending", message: "pending" });
-		const transactionId = String(openMessage(reply.json, gateway).transactionId);
+		const response = await charge(server, number);
+		expect(response.json).toMatchObject({ status: "pending", message: "pending" });
+		const transactionId = String(openMessage(response.json, gateway).transactionId);
 		expect(server.sandbox.transaction(transactionId)?.status).toBe("pending");
 		server.sandbox.clock.advance(9_999);
 		expect(server.sandbox.transaction(transactionId)?.status).toBe("pending");
@@ -204,9 +204,9 @@ describe("S2S test cards", () => {
 
 	test("4000000000000069 cascades: the first provider declines, the second approves, only the approval is visible", async () => {
 		const server = await sandbox();
-		const reply = await charge(server, "4000000000000069");
-		expect(reply.status).toBe(200);
-		const transactionId = String(openMessage(reply.json, gateway).transactionId);
+		const response = await charge(server, "4000000000000069");
+		expect(response.status).toBe(200);
+		const transactionId = String(openMessage(response.json, gateway).transactionId);
 		const transaction = server.sandbox.transaction(transactionId);
 		expect(transaction?.status).toBe("successful");
 		expect(transaction?.provider).toBe("Sandbox Acquirer B");
@@ -222,23 +222,23 @@ describe("S2S test cards", () => {
 
 	test("the cascade card is declined when the merchant has auto-cascade off", async () => {
 		const server = await sandbox({ merchant: { autoCascade: false } });
-		const reply = await charge(server, "4000000000000069");
-		expect(reply.status).toBe(400);
+		const response = await charge(server, "4000000000000069");
+		expect(response.status).toBe(400);
 	});
 
 	test("a merchant with HPP processors only gets the no-S2S-provider 422", async () => {
 		const server = await sandbox({ merchant: { providers: [{ name: "Hosted Only", kind: "hpp" }] } });
-		const reply = await charge(server, "4000000000000010");
-		expect(reply.status).toBe(422);
-		expect(reply.json).toEqual({ status: "error", transactionId: null, message: expect.any(String) });
+		const response = await charge(server, "4000000000000010");
+		expect(response.status).toBe(422);
+		expect(response.json).toEqual({ status: "error", transactionId: null, message: expect.any(String) });
 		expect(server.sandbox.transactions()).toHaveLength(0);
 	});
 
-	test("S2S field rules answer 422 in the gateway's words: 'The billing email field is required.'", async () => {
+	test("S2S field rules respond 422 in the gateway's words: 'The billing email field is required.'", async () => {
 		const server = await sandbox();
 		const { billingEmail: _e, ...withoutEmail } = cardFields(fixture.receiver.url, "4242424242424242");
-		const reply = await signedPost(server.url, "/v2/card/api", withoutEmail);
-		expect(reply).toEqual({
+		const response = await signedPost(server.url, "/v2/card/api", withoutEmail);
+		expect(response).toEqual({
 			status: 422,
 			json: {
 				status: "error",
@@ -248,13 +248,13 @@ describe("S2S test cards", () => {
 		});
 	});
 
-	test("S2S field rules answer 422 (billingState for US, Luhn)", async () => {
+	test("S2S field rules respond 422 (billingState for US, Luhn)", async () => {
 		const server = await sandbox();
-		const reply = await charge(server, "4000000000000011", { billingCountry: "US" });
-		expect(reply.status).toBe(422);
-		const fields = (reply.json.errors as { field: string }[]).map((e) => e.field).sort();
+		const response = await charge(server, "4000000000000011", { billingCountry: "US" });
+		expect(response.status).toBe(422);
+		const fields = (response.json.errors as { field: string }[]).map((e) => e.field).sort();
 		expect(fields).toEqual(["billingState", "cardNumber"]);
-		expect(JSON.stringify(reply.json)).not.toContain("4000000000000011");
+		expect(JSON.stringify(response.json)).not.toContain("4000000000000011");
 	});
 });
 
@@ -273,8 +273,8 @@ describe("fees", () => {
 				},
 			},
 		});
-		const reply = await charge(server, "4000000000000010", { amount: 200, feeBySeller: 25 });
-		const transactionId = String(openMessage(reply.json, gateway).transactionId);
+		const response = await charge(server, "4000000000000010", { amount: 200, feeBySeller: 25 });
+		const transactionId = String(openMessage(response.json, gateway).transactionId);
 		const query = await signedPost(server.url, "/v2/checkout/query", { merchantId: MERCHANT_ID, transactionId });
 		const t = openMessage(query.json, gateway) as Record<string, unknown> & { fees: Record<string, number | string> };
 		// fee = 3% of 200 + 0.30 = 6.30; the seller pays 25% (1.58 rounded), the buyer 4.72.
@@ -289,8 +289,8 @@ describe("fees", () => {
 
 	test("without feeBySeller the account's share applies (default: the seller pays all)", async () => {
 		const server = await sandbox();
-		const reply = await charge(server, "4000000000000010", { amount: 10 });
-		const t = server.sandbox.transaction(String(openMessage(reply.json, gateway).transactionId));
+		const response = await charge(server, "4000000000000010", { amount: 10 });
+		const t = server.sandbox.transaction(String(openMessage(response.json, gateway).transactionId));
 		expect(t?.paidAmount).toBe(10);
 		expect(t?.fees).toMatchObject({ buyer: 0, seller: 0.59 });
 		expect(t?.settlementAmount).toBe(9.41);

@@ -15,7 +15,7 @@ const gateway = { publicKey: keys.gatewayPublic };
 const { createSession } = fixture;
 
 describe("checkout creation", () => {
-	test("a 2.0 account gets a flat signed answer with a payment link to the hosted page", async () => {
+	test("a 2.0 account gets a flat signed response with a payment link to the hosted page", async () => {
 		const server = await sandbox({ now: "2025-07-22T20:00:48.250Z" });
 		const { fields, paymentLink } = await createSession(server);
 		expect(fields).toMatchObject({ status: "created", message: "Payment Link created successfully" });
@@ -37,13 +37,13 @@ describe("checkout creation", () => {
 
 	test("a 2.1 account gets payload, signVersion and signature, and 2.1 requests are accepted", async () => {
 		const server = await sandbox({ merchant: { signVersion: "2.1" } });
-		const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url), {
+		const response = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url), {
 			signVersion: "2.1",
 		});
-		expect(reply.status).toBe(200);
-		expect(reply.json.signVersion).toBe("2.1");
-		expect(typeof reply.json.payload).toBe("string");
-		expect(openMessage(reply.json, { ...gateway, acceptVersions: ["2.1"] }).status).toBe("created");
+		expect(response.status).toBe(200);
+		expect(response.json.signVersion).toBe("2.1");
+		expect(typeof response.json.payload).toBe("string");
+		expect(openMessage(response.json, { ...gateway, acceptVersions: ["2.1"] }).status).toBe("created");
 	});
 
 	test("requests signed with another key, tampered with, or unsigned: HTTP 500 'Invalid signature'", async () => {
@@ -90,20 +90,20 @@ describe("checkout creation", () => {
 	test("an unknown merchant is refused like a bad signature, and the sandbox's event says why", async () => {
 		const events: SandboxEvent[] = [];
 		const server = await sandbox({ onEvent: (event) => events.push(event) });
-		const reply = await signedPost(
+		const response = await signedPost(
 			server.url,
 			"/v2/checkout",
 			checkoutFields(fixture.receiver.url, { merchantId: "nobody" }),
 		);
 		const message = "Invalid signature with merchantId: nobody";
-		expect(reply).toEqual({ status: 500, json: { status: "error", message } });
+		expect(response).toEqual({ status: 500, json: { status: "error", message } });
 		const detail = expect.stringMatching(/no merchant account/);
 		expect(events).toContainEqual(expect.objectContaining({ type: "request", status: 500, detail }));
 	});
 
-	test("field rules answer 422 'Invalid request data.' with errors[] of field and message[]", async () => {
+	test("field rules respond 422 'Invalid request data.' with errors[] of field and message[]", async () => {
 		const server = await sandbox();
-		const reply = await signedPost(
+		const response = await signedPost(
 			server.url,
 			"/v2/checkout",
 			checkoutFields(fixture.receiver.url, {
@@ -113,9 +113,9 @@ describe("checkout creation", () => {
 				orderDescription: "",
 			}),
 		);
-		expect(reply.status).toBe(422);
-		expect(reply.json).toMatchObject({ status: "error", message: "Invalid request data." });
-		const errors = reply.json.errors as { field: string; message: string[] }[];
+		expect(response.status).toBe(422);
+		expect(response.json).toMatchObject({ status: "error", message: "Invalid request data." });
+		const errors = response.json.errors as { field: string; message: string[] }[];
 		const fields = errors.map((e) => e.field).sort();
 		expect(fields).toEqual(["amount", "callbackUrl", "currency", "orderDescription"]);
 		expect(errors.find((e) => e.field === "amount")?.message).toEqual(["The amount field must be at least 1."]);
@@ -153,10 +153,10 @@ describe("checkout creation", () => {
 
 	test("a website outside the allowed domains gets the checkout creation failure shape", async () => {
 		const server = await sandbox({ merchant: { allowedDomains: ["shop.example"] } });
-		const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url));
-		expect(reply.status).toBe(400);
-		expect(reply.json).toMatchObject({ status: "error", transactionId: null, paymentLink: null });
-		expect(typeof reply.json.message).toBe("string");
+		const response = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url));
+		expect(response.status).toBe(400);
+		expect(response.json).toMatchObject({ status: "error", transactionId: null, paymentLink: null });
+		expect(typeof response.json.message).toBe("string");
 		const allowed = await signedPost(
 			server.url,
 			"/v2/checkout",

@@ -277,8 +277,8 @@ describe.each(Object.keys(faces))("GatewayClient against the sandbox over %s", (
 		const gateway = client();
 		const paid = await gateway.card.charge(cardParams("4000000000000010"));
 		const forger = client({ privateKey: keys.gatewayPrivate });
-		const answers: number[] = [];
-		const hooks = { onResponse: (r: { status: number }) => void answers.push(r.status) };
+		const statuses: number[] = [];
+		const hooks = { onResponse: (r: { status: number }) => void statuses.push(r.status) };
 		const watched = client({ privateKey: keys.gatewayPrivate, hooks });
 		const calls: [string, () => Promise<unknown>][] = [
 			["checkout", () => forger.checkout.create(checkoutParams())],
@@ -294,7 +294,7 @@ describe.each(Object.keys(faces))("GatewayClient against the sandbox over %s", (
 			expect((error as AuthenticationError).status).toBe(500);
 			expect((error as AuthenticationError).message).toContain(`Invalid signature with merchantId: ${MERCHANT_ID}`);
 		}
-		expect(answers).toEqual([500]);
+		expect(statuses).toEqual([500]);
 	});
 
 	test.each([false, true])("D11: exact bodies of queries and refunds (alwaysSendMerchantId %s)", async (always) => {

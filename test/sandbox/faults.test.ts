@@ -110,10 +110,14 @@ describe.each(Object.keys(faces))("fault injection over %s", (faceName) => {
 		expect(face.sandbox.received.last("/v2/checkout")).toMatchObject({ verified: false, status: 500 });
 	});
 
-	test("fixed replies fail the next requests to a path, in order; then the sandbox answers again", async () => {
+	test("fixed responses fail the next requests to a path, in order; then the sandbox responds again", async () => {
 		const { transactionId } = await client().checkout.create(checkoutParams());
 		const busy = { status: 503, json: { status: "error", message: "Service unavailable" } };
-		face.sandbox.faults.next("/v2/checkout/query", { reply: busy }, { reply: HttpResponse.json({}, { status: 502 }) });
+		face.sandbox.faults.next(
+			"/v2/checkout/query",
+			{ response: busy },
+			{ response: HttpResponse.json({}, { status: 502 }) },
+		);
 		expect(face.sandbox.faults.pending("/v2/checkout/query")).toBe(2);
 		const retries: string[] = [];
 		const gateway = client({ hooks: { onRetry: (event) => void retries.push(event.reason) } });
@@ -123,19 +127,19 @@ describe.each(Object.keys(faces))("fault injection over %s", (faceName) => {
 		expect(face.sandbox.faults.pending()).toBe(0);
 	});
 
-	test("a responder builds a signed answer with a twist from the sandbox's own answer", async () => {
+	test("a responder builds a signed response with a twist from the sandbox's own response", async () => {
 		const { transactionId } = await client().checkout.create(checkoutParams());
 		face.sandbox.faults.next("/v2/checkout/query", async (request, gateway) => {
 			expect(request.fields).toEqual({ transactionId });
-			const answer = await gateway.answer();
-			const { signature: _signature, ...fields } = JSON.parse(answer.body) as Record<string, unknown>;
+			const own = await gateway.sandboxResponse();
+			const { signature: _signature, ...fields } = JSON.parse(own.body) as Record<string, unknown>;
 			return { json: gateway.sealFlat({ ...fields, message: "twisted" }) };
 		});
 		const transaction = await client().transactions.retrieve(transactionId);
 		expect(transaction).toMatchObject({ transactionId, message: "twisted", status: "incomplete" });
 	});
 
-	test("a wrapped answer sealed in the account's version (2.1)", async () => {
+	test("a wrapped response sealed in the account's version (2.1)", async () => {
 		const gateway = client({ signVersion: "2.1", merchantId: "merchant-21" });
 		face.sandbox.faults.next("/v2/checkout", (_request, tools) => {
 			expect(tools.signVersion).toBe("2.1");
@@ -196,15 +200,15 @@ describe.each(Object.keys(faces))("fault injection over %s", (faceName) => {
 		expect(face.sandbox.received.count("/v2/checkout/query")).toBe(2);
 	});
 
-	test("mid-answer: the status and headers arrive, the body breaks off", async () => {
-		face.sandbox.faults.next("/v2/refund/query", { drop: "mid-answer" });
+	test("mid-response: the status and headers arrive, the body breaks off", async () => {
+		face.sandbox.faults.next("/v2/refund/query", { drop: "mid-response" });
 		const response = await post("/v2/refund/query", { refundId: "01k0svjxa7rxj0wwz0cqb85r6a" });
 		expect(response.status).toBe(404);
 		await expect(response.text()).rejects.toThrow();
 		expect(face.sandbox.received.last()?.status).toBe(404);
 	});
 
-	test("delayMs holds a request on the sandbox clock: it answers when a test moves the clock", async () => {
+	test("delayMs holds a request on the sandbox clock: it responds when a test moves the clock", async () => {
 		face.sandbox.faults.next("/v2/refund/query", { delayMs: 60_000 });
 		let settled = false;
 		const held = post("/v2/refund/query", { refundId: "01k0svjxa7rxj0wwz0cqb85r6a" }).finally(() => {
@@ -220,12 +224,12 @@ describe.each(Object.keys(faces))("fault injection over %s", (faceName) => {
 		expect((await held).status).toBe(404);
 	});
 
-	test("until holds a request until the test's promise settles, then the fault's reply goes out", async () => {
+	test("until holds a request until the test's promise settles, then the fault's response goes out", async () => {
 		let open = () => {};
 		const gate = new Promise<void>((resolve) => {
 			open = resolve;
 		});
-		face.sandbox.faults.next("/v2/refund", { until: gate, reply: { status: 429, json: { message: "slow down" } } });
+		face.sandbox.faults.next("/v2/refund", { until: gate, response: { status: 429, json: { message: "slow down" } } });
 		let settled = false;
 		const held = post("/v2/refund", {}).finally(() => {
 			settled = true;
@@ -252,7 +256,7 @@ describe.each(Object.keys(faces))("fault injection over %s", (faceName) => {
 
 	test("clear() forgets queued faults and lets held requests go", async () => {
 		face.sandbox.faults.next("/v2/refund", { hang: true });
-		face.sandbox.faults.next("/v2/card/api", { reply: { status: 500 } });
+		face.sandbox.faults.next("/v2/card/api", { response: { status: 500 } });
 		const held = post("/v2/refund", {}).catch((e: unknown) => e);
 		await vi.waitFor(() => expect(face.sandbox.faults.held("/v2/refund")).toBe(1));
 		face.sandbox.faults.clear();
@@ -273,10 +277,21 @@ describe("faults are checked when queued", () => {
 		const next = (fault: unknown) => () => sandbox.faults.next("/v2/checkout", fault as never);
 		expect(next({ delayMs: -1 })).toThrow(ConfigurationError);
 		expect(next({ delayMs: -1 })).toThrow("faults[0].delayMs: must be a finite number of milliseconds, 0 or more");
-		expect(next({ drop: "sometimes" })).toThrow(/faults\[0\]\.drop: must be one of before-reading/);
+		expect(next({ drop: "sometimes" })).toThrow(
+			"faults[0].drop: must be one of before-reading, after-reading, after-processing, mid-response",
+		);
 		expect(next({ until: 5 })).toThrow("faults[0].until: must be a promise");
+		expect(next({ response: 5 })).toThrow("faults[0].response: must be an object, a Response or a function");
 		expect(() => sandbox.faults.next("v2/checkout", {})).toThrow("path: must be a path starting with /");
 		expect(sandbox.faults.pending()).toBe(0);
+	});
+
+	test("sandbox.handle() names a dropped connection before-response, a body cut short mid-body", async () => {
+		sandbox.faults.next("/v2/refund/query", { drop: "after-reading" }, { drop: "mid-response" });
+		const post = () =>
+			sandbox.handle(new Request(`${sandbox.baseUrl}/v2/refund/query`, { method: "POST", body: "{}" }));
+		expect(await post()).toMatchObject({ status: 0, body: "", drop: "before-response" });
+		expect(await post()).toMatchObject({ status: 415, drop: "mid-body" });
 	});
 
 	test("the record keeps the last 100 requests", async () => {

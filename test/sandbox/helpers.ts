@@ -112,10 +112,10 @@ export interface ReceivedRequest {
 
 /**
  * The merchant's side on real loopback HTTP: records IPNs and browser landings.
- * `ipnAnswer` decides each IPN's answer (default: acknowledge).
+ * `ipnResponse` decides each IPN's response (default: acknowledge).
  */
 export async function startReceiver(
-	ipnAnswer: (n: number, body: string) => { status: number; body: string } | "hang" = () => ack(),
+	ipnResponse: (n: number, body: string) => { status: number; body: string } | "hang" = () => ack(),
 ) {
 	const ipns: ReceivedRequest[] = [];
 	const landings: string[] = [];
@@ -127,9 +127,9 @@ export async function startReceiver(
 			const path = (req.url ?? "/").split("?")[0] ?? "/";
 			if (path === "/ipn") {
 				ipns.push({ path, body, contentType: req.headers["content-type"] });
-				const answer = ipnAnswer(ipns.length, body);
-				if (answer === "hang") return;
-				res.writeHead(answer.status, { "content-type": "application/json" }).end(answer.body);
+				const response = ipnResponse(ipns.length, body);
+				if (response === "hang") return;
+				res.writeHead(response.status, { "content-type": "application/json" }).end(response.body);
 				return;
 			}
 			landings.push(req.url ?? "/");
@@ -198,9 +198,9 @@ export function useSandboxFixture() {
 		},
 		/** Creates a checkout session over HTTP, with this fixture's receiver as every merchant URL. */
 		createSession: async (server: SandboxServer, overrides: Record<string, unknown> = {}) => {
-			const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(started().url, overrides));
-			expect(reply.status).toBe(200);
-			const fields = openMessage(reply.json, { publicKey: keys.gatewayPublic });
+			const response = await signedPost(server.url, "/v2/checkout", checkoutFields(started().url, overrides));
+			expect(response.status).toBe(200);
+			const fields = openMessage(response.json, { publicKey: keys.gatewayPublic });
 			return { transactionId: String(fields.transactionId), paymentLink: String(fields.paymentLink), fields };
 		},
 	};

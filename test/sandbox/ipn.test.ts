@@ -9,15 +9,15 @@ afterEach(async () => {
 	for (const close of cleanup.splice(0)) await close();
 });
 
-async function setup(answer: Parameters<typeof startReceiver>[0], options: Parameters<typeof startSandbox>[0] = {}) {
-	const receiver = await startReceiver(answer);
+async function setup(respond: Parameters<typeof startReceiver>[0], options: Parameters<typeof startSandbox>[0] = {}) {
+	const receiver = await startReceiver(respond);
 	const server: Server = await startSandbox(options);
 	cleanup.push(
 		() => server.close(),
 		() => receiver.close(),
 	);
-	const reply = await signedPost(server.url, "/v2/card/api", cardFields(receiver.url, "4000000000000010"));
-	const transactionId = String(openMessage(reply.json, { publicKey: keys.gatewayPublic }).transactionId);
+	const response = await signedPost(server.url, "/v2/card/api", cardFields(receiver.url, "4000000000000010"));
+	const transactionId = String(openMessage(response.json, { publicKey: keys.gatewayPublic }).transactionId);
 	return { receiver, server, transactionId };
 }
 
@@ -47,13 +47,13 @@ describe("IPN delivery", () => {
 	});
 
 	test('a 200 without returnCode "100" is not an acknowledgement (numeric 100 included)', async () => {
-		const answers = [
+		const responses = [
 			{ status: 200, body: "OK" },
 			{ status: 200, body: JSON.stringify({ returnCode: 100 }) },
 			{ status: 200, body: JSON.stringify({ returnCode: "101" }) },
 			ack(),
 		];
-		const { server } = await setup((n) => answers[n - 1] ?? ack(), { ipn: fastRetries });
+		const { server } = await setup((n) => responses[n - 1] ?? ack(), { ipn: fastRetries });
 		await server.sandbox.whenIdle();
 		const attempts = server.sandbox.deliveries();
 		expect(attempts.map((a) => a.outcome)).toEqual(["rejected", "rejected", "rejected", "acknowledged"]);
@@ -148,7 +148,7 @@ describe("IPN delivery", () => {
 		expect(attempts[10]?.nextAttemptAt).toBeUndefined();
 	});
 
-	test("no answer within the acknowledgement deadline is a timeout, then retried", async () => {
+	test("no response within the acknowledgement deadline is a timeout, then retried", async () => {
 		const { server } = await setup((n) => (n === 1 ? "hang" : ack()), { ipn: { ...fastRetries, ackTimeoutMs: 1000 } });
 		await server.sandbox.whenIdle();
 		const attempts = server.sandbox.deliveries();

@@ -15,8 +15,8 @@ const BRAND = {
 };
 
 async function session(server: SandboxServer, overrides: Record<string, unknown> = {}) {
-	const reply = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url, overrides));
-	const fields = openMessage(reply.json, gateway);
+	const response = await signedPost(server.url, "/v2/checkout", checkoutFields(fixture.receiver.url, overrides));
+	const fields = openMessage(response.json, gateway);
 	const link = new URL(String(fields.paymentLink));
 	return {
 		transactionId: String(fields.transactionId),

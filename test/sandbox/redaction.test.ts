@@ -5,7 +5,7 @@ import { keys } from "../helpers/vectors.js";
 import { cardFields, checkoutFields, postForm, signedPost, startReceiver, startSandbox } from "./helpers.js";
 
 // Card numbers and security codes must not leave the sandbox: not in events
-// (what the CLI prints), answers, IPNs, deliveries or transaction views.
+// (what the CLI prints), responses, IPNs, deliveries or transaction views.
 const CARD = "5555555555554444";
 const CVC = "9876";
 const events: SandboxEvent[] = [];

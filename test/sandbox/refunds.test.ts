@@ -10,9 +10,9 @@ const gateway = { publicKey: keys.gatewayPublic };
 
 /** A paid S2S transaction of `amount` (feeBySeller 0 with a 1% fee, so paidAmount is amount + 1%). */
 async function paid(server: Server, amount = 100, card = "4000000000000010"): Promise<string> {
-	const reply = await signedPost(server.url, "/v2/card/api", cardFields(fixture.receiver.url, card, { amount }));
-	expect(reply.status).toBe(200);
-	return String(openMessage(reply.json, gateway).transactionId);
+	const response = await signedPost(server.url, "/v2/card/api", cardFields(fixture.receiver.url, card, { amount }));
+	expect(response.status).toBe(200);
+	return String(openMessage(response.json, gateway).transactionId);
 }
 
 const refund = (server: Server, transactionId: string, amount: number, reason?: string) =>
@@ -23,9 +23,9 @@ const refund = (server: Server, transactionId: string, amount: number, reason?: 
 		...(reason === undefined ? {} : { reason }),
 	});
 
-const amountError = (reply: { status: number; json: Record<string, unknown> }) => {
-	expect(reply.status).toBe(422);
-	const errors = reply.json.errors as { field: string; message: string[] }[];
+const amountError = (response: { status: number; json: Record<string, unknown> }) => {
+	expect(response.status).toBe(422);
+	const errors = response.json.errors as { field: string; message: string[] }[];
 	expect(errors.map((e) => e.field)).toEqual(["amount"]);
 	return errors[0]?.message.join(" ") ?? "";
 };
@@ -39,10 +39,10 @@ describe("refund rules", () => {
 	test("auto approval: a partial refund is processed at once, message null, one refund IPN refund_successful (11)", async () => {
 		const server = await sandbox();
 		const transactionId = await paid(server);
-		const reply = await refund(server, transactionId, 30.5, "damaged");
-		expect(reply.status).toBe(200);
-		expect(reply.json).toMatchObject({ status: "success", message: null });
-		const data = openMessage(reply.json, gateway);
+		const response = await refund(server, transactionId, 30.5, "damaged");
+		expect(response.status).toBe(200);
+		expect(response.json).toMatchObject({ status: "success", message: null });
+		const data = openMessage(response.json, gateway);
 		expect(data.refundId).toMatch(/^[0-9a-hjkmnp-tv-z]{26}$/);
 		expect(data.refundNumber).toMatch(/^\d{4}-\d{10}$/);
 		const ipns = await refundIpns(server, String(data.refundId));
@@ -61,9 +61,15 @@ describe("refund rules", () => {
 		const server = await sandbox({ now: "2026-01-31T23:59:59.900Z" });
 		const transactionId = await paid(server);
 		server.sandbox.clock.advance(3_600_000);
-		const reply = await signedPost(server.url, "/v2/refund", { transactionId: transactionId.toUpperCase(), amount: 1 });
-		expect(reply.status).toBe(200);
-		const { refundId, refundNumber } = openMessage(reply.json, gateway) as { refundId: string; refundNumber: string };
+		const response = await signedPost(server.url, "/v2/refund", {
+			transactionId: transactionId.toUpperCase(),
+			amount: 1,
+		});
+		expect(response.status).toBe(200);
+		const { refundId, refundNumber } = openMessage(response.json, gateway) as {
+			refundId: string;
+			refundNumber: string;
+		};
 		expect(refundNumber).toBe(`2602-${Date.parse("2026-02-01T00:59:59Z") / 1000}`);
 		const query = await signedPost(server.url, "/v2/refund/query", { refundId });
 		expect(openMessage(query.json, gateway)).toMatchObject({
@@ -100,10 +106,10 @@ describe("refund rules", () => {
 		server.sandbox.addMerchant({ merchantId: "merchant-2", publicKey: keys.merchantPublic });
 		const declined = await signedPost(server.url, "/v2/card/api", cardFields(fixture.receiver.url, "4000000000000028"));
 		const declinedId = String((declined.json.data as { transactionId: string }).transactionId);
-		const reply = await refund(server, declinedId, 1);
-		expect(reply.status).toBe(422);
+		const response = await refund(server, declinedId, 1);
+		expect(response.status).toBe(422);
 		const notRefundable = "The transaction id field must be a successful transaction (this one is failed).";
-		expect(reply.json.errors).toEqual([{ field: "transactionId", message: [notRefundable] }]);
+		expect(response.json.errors).toEqual([{ field: "transactionId", message: [notRefundable] }]);
 		const transactionId = await paid(server);
 		const foreign = await signedPost(server.url, "/v2/refund", { merchantId: "merchant-2", transactionId, amount: 1 });
 		expect(foreign.status).toBe(422);
@@ -142,15 +148,15 @@ describe("manual approval", () => {
 	test("a held refund is refund_under_review (10); approval makes it refund_successful (11), with an IPN", async () => {
 		const server = await sandbox({ merchant: { refundApproval: "manual", signVersion: "2.1" } });
 		const transactionId = await paid(server);
-		const reply = await signedPost(
+		const response = await signedPost(
 			server.url,
 			"/v2/refund",
 			{ merchantId: MERCHANT_ID, transactionId, amount: 10 },
 			{ signVersion: "2.1" },
 		);
-		expect(reply.status).toBe(200);
-		expect(reply.json.message).toBe("The refund was created and is waiting for approval.");
-		const { refundId } = openMessage(reply.json, gateway) as { refundId: string };
+		expect(response.status).toBe(200);
+		expect(response.json.message).toBe("The refund was created and is waiting for approval.");
+		const { refundId } = openMessage(response.json, gateway) as { refundId: string };
 		expect(server.sandbox.refund(refundId)?.status).toBe("refund_under_review");
 
 		const before = await signedPost(
@@ -190,12 +196,12 @@ describe("manual approval", () => {
 		]);
 	});
 
-	test("the refund query answers 404 for an unknown refund", async () => {
+	test("the refund query responds 404 for an unknown refund", async () => {
 		const server = await sandbox();
-		const reply = await signedPost(server.url, "/v2/refund/query", {
+		const response = await signedPost(server.url, "/v2/refund/query", {
 			merchantId: MERCHANT_ID,
 			refundId: "01JZZZZZZZZZZZZZZZZZZZZZZZ",
 		});
-		expect(reply.status).toBe(404);
+		expect(response.status).toBe(404);
 	});
 });

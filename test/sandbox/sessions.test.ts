@@ -36,14 +36,14 @@ describe("expiry", () => {
 
 	test("an expiresAt in the past is refused", async () => {
 		const server = await sandbox({ now: "2026-11-22T10:00:00Z" });
-		const reply = await signedPost(
+		const response = await signedPost(
 			server.url,
 			"/v2/checkout",
 			checkoutFields(fixture.receiver.url, { expiresAt: "2026-11-22T09:00:00Z" }),
 		);
-		expect(reply.status).toBe(422);
+		expect(response.status).toBe(422);
 		const message = ["The expires at field must be a date after now."];
-		expect(reply.json.errors).toEqual([{ field: "expiresAt", message }]);
+		expect(response.json.errors).toEqual([{ field: "expiresAt", message }]);
 	});
 });
 
@@ -109,14 +109,14 @@ describe("DIRECT_POST", () => {
 	});
 });
 
-test("the transaction query answers the full resource in the account's form, and 404 for another merchant's transaction", async () => {
+test("the transaction query returns the resource in the account's form; 404 for another merchant's", async () => {
 	const server = await sandbox({ merchant: { signVersion: "2.1" } });
 	server.sandbox.addMerchant({ merchantId: "merchant-2", publicKey: keys.merchantPublic });
 	const { transactionId } = await createSession(server, { metadata: { cart: 7 } });
-	const reply = await signedPost(server.url, "/v2/checkout/query", { merchantId: MERCHANT_ID, transactionId });
-	expect(reply.status).toBe(200);
-	expect(reply.json.signVersion).toBe("2.1");
-	const transaction = openMessage(reply.json, gateway);
+	const response = await signedPost(server.url, "/v2/checkout/query", { merchantId: MERCHANT_ID, transactionId });
+	expect(response.status).toBe(200);
+	expect(response.json.signVersion).toBe("2.1");
+	const transaction = openMessage(response.json, gateway);
 	expect(transaction).toMatchObject({
 		merchantId: MERCHANT_ID,
 		transactionId,

@@ -109,9 +109,9 @@ describe("the sandbox verifies requests in the body's own order (the reference f
 					headers: { "content-type": "application/json" },
 					body: json,
 				});
-			const answer = await post(body);
-			expect(answer.status).toBe(200);
-			expect(await answer.json()).toMatchObject({ status: "created" });
+			const response = await post(body);
+			expect(response.status).toBe(200);
+			expect(await response.json()).toMatchObject({ status: "created" });
 			// The same fields re-serialized by JSON.parse/stringify ("9" first) no longer match the signature.
 			expect((await post(JSON.stringify(JSON.parse(body)))).status).toBe(500);
 		} finally {

@@ -67,7 +67,7 @@ const sealOptions = (way: Way, privateKey = keys.gatewayPrivate) =>
 		? { privateKey, signVersion: "2.1" as const }
 		: { privateKey, signedString: way.signedString };
 
-/** The message as each merchant code path holds it: raw text, bytes, a parsed body, a callback, a wrapped answer. */
+/** The message as each merchant code path holds it: raw text, bytes, a parsed body, a callback, a wrapped response. */
 function shapes(way: Way, privateKey?: string) {
 	const sealed = sealMessage(fields, sealOptions(way, privateKey));
 	const body = JSON.stringify(sealed);
@@ -88,8 +88,8 @@ function shapes(way: Way, privateKey?: string) {
 			expectShape: "callback",
 			readFrom: "text",
 		},
-		{ shape: "wrapped answer text", input: wrapped, expectShape: "wrapped", readFrom: "text" },
-		{ shape: "parsed wrapped answer", input: JSON.parse(wrapped), expectShape: "wrapped", readFrom: "object" },
+		{ shape: "wrapped response text", input: wrapped, expectShape: "wrapped", readFrom: "text" },
+		{ shape: "parsed wrapped response", input: JSON.parse(wrapped), expectShape: "wrapped", readFrom: "object" },
 	] as const;
 }
 

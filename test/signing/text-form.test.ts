@@ -39,7 +39,7 @@ describe("the reference form written from JSON text", () => {
 		expect(parsed).toEqual({ a: "x", n: { b: ["y"] }, signature: " s " });
 	});
 
-	it("signs a wrapped answer's data, skipping the unsigned wrapper", () => {
+	it("signs a wrapped response's data, skipping the unsigned wrapper", () => {
 		const text = '{"status":" ok ","message":null,"data":{"z":"1","a":" 2","signature":"s"}}';
 		const parsed = JSON.parse(text);
 		expect(wrappedTextReferenceForm(text, parsed)).toBe('{"a":"2","z":"1"}');

@@ -221,8 +221,8 @@ function fleetSuite(kind: "redis" | "postgres", open: Open) {
 		expect(completed.pid).not.toBe(victim.pid);
 		expect(completed.startedAt).toBeGreaterThanOrEqual(victim.leaseEnd);
 		expect(effects.filter((effect) => effect.pid === victim.pid)).toEqual([]);
-		// Duplicates did reach several instances: more answers than events, from more than one instance per event.
-		expect(balancer.answers.filter((a) => a.copy).length).toBeGreaterThanOrEqual(ids.length);
+		// Duplicates did reach several instances: more responses than events, from more than one instance per event.
+		expect(balancer.responses.filter((a) => a.copy).length).toBeGreaterThanOrEqual(ids.length);
 	});
 
 	it("200 events delivered and reconciled, interleaved across processes: one callback run per event", async () => {

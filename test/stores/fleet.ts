@@ -123,13 +123,13 @@ export interface BalancerOptions {
 
 /**
  * The sandbox's IPN `fetch`: a load balancer over the fleet's live instances. Each
- * delivery goes to a random live instance, whose answer the sandbox gets; `copies`
- * more go to other live instances at the same moment. Their answers are kept.
+ * delivery goes to a random live instance, whose response the sandbox gets; `copies`
+ * more go to other live instances at the same moment. Their responses are kept.
  */
 export function loadBalancer(fleet: Fleet, options: BalancerOptions = {}) {
 	const copies = options.copies ?? 2;
 	const inFlight = new Set<Promise<unknown>>();
-	const answers: { transactionId: string; status: number; copy: boolean }[] = [];
+	const responses: { transactionId: string; status: number; copy: boolean }[] = [];
 	const acknowledged = new Map<string, { promise: Promise<void>; resolve: () => void }>();
 	const ackOf = (transactionId: string) => {
 		let entry = acknowledged.get(transactionId);
@@ -147,8 +147,8 @@ export function loadBalancer(fleet: Fleet, options: BalancerOptions = {}) {
 	const post = async (worker: Worker, body: string, transactionId: string, copy: boolean): Promise<Response> => {
 		const headers = { "content-type": "application/json" };
 		const response = await fetch(`http://127.0.0.1:${worker.port}/ipn`, { method: "POST", headers, body });
-		answers.push({ transactionId, status: response.status, copy });
-		// The handler answers 200 only with returnCode "100".
+		responses.push({ transactionId, status: response.status, copy });
+		// The handler responds 200 only with returnCode "100".
 		if (!copy && response.status === 200) ackOf(transactionId).resolve();
 		return response;
 	};
@@ -180,10 +180,10 @@ export function loadBalancer(fleet: Fleet, options: BalancerOptions = {}) {
 	};
 	return {
 		fetch: balancerFetch as typeof fetch,
-		answers,
+		responses,
 		/** Resolves once a delivery of this transaction's IPN was acknowledged to the sandbox. */
 		acknowledged: (transactionId: string) => ackOf(transactionId).promise,
-		/** Resolves once every forced duplicate has been answered. */
+		/** Resolves once every forced duplicate has got its response. */
 		async settled(): Promise<void> {
 			while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
 		},

@@ -1,5 +1,5 @@
 // The store goes away in the middle of a run: Redis or PostgreSQL is stopped while
-// the sandbox delivers IPNs. Every delivery then gets a non-100 answer and no
+// the sandbox delivers IPNs. Every delivery then gets a non-100 response and no
 // callback runs without a claim; once the server is back (same port, same data), the
 // gateway's retries are processed, each event once, and earlier events stay done.
 import { createServer } from "node:http";
@@ -78,7 +78,7 @@ function outageSuite(name: string, open: () => Promise<Setup>) {
 		return sandbox.sandbox.deliveries().filter((d) => d.eventId === eventId && !d.duplicate);
 	};
 
-	it(`${name} stopped mid-run: non-100 answers and no callback; restarted: the retries are processed once`, async () => {
+	it(`${name} stopped mid-run: non-100 and no callback; restarted: the retries are processed once`, async () => {
 		const before = [await charge(), await charge(), await charge()];
 		await sandbox.sandbox.whenIdle();
 		expect(runs.sort()).toEqual([...before].sort());

@@ -41,7 +41,7 @@ export const checkout: Command = {
 
 Creates a hosted checkout session through the SDK's own client, in a sandbox
 started with \`merchant-gateway sandbox\`, and prints its transaction id and the
-payment link to open in a browser. The answer's signature is verified with the
+payment link to open in a browser. The response's signature is verified with the
 gateway's public key, as your server would. Without the URL flags the buyer
 returns to the sandbox's stand-in shop pages and the IPN goes to its stand-in
 IPN route, which verifies and acknowledges it.

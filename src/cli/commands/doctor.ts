@@ -6,8 +6,8 @@ import { readPublicKeyFile } from "../keys.js";
 import { describeFailure } from "./failure.js";
 
 const SHAPES = {
-	flat: "a flat message (IPN, transaction query or checkout answer)",
-	wrapped: "a wrapped answer ({status, message, data or payload}; only data or payload is signed)",
+	flat: "a flat message (IPN, transaction query or checkout response)",
+	wrapped: "a wrapped response ({status, message, data or payload}; only data or payload is signed)",
 	callback: "a callback redirect",
 } as const;
 
@@ -54,7 +54,7 @@ export const doctor: Command = {
 	help: `Usage: merchant-gateway doctor <file|-|url> --gateway-key <file> [--gateway-key <file>] [--json]
 
 Diagnoses "invalid signature". Reads a signed message exactly as received: an
-IPN or API answer body (JSON, flat or wrapped, 2.0 or 2.1) from a file or from
+IPN or API response body (JSON, flat or wrapped, 2.0 or 2.1) from a file or from
 standard input (-), or a callback redirect URL (in a file, or given directly:
 quote it in your shell). Tries the gateway's reference form, 2.1 and the 2.0
 forms seen in public integrations (the gateway's NodeJS snippet, flattened

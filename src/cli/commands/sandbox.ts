@@ -43,7 +43,7 @@ Options:
       --public-url <url>      The origin the buyer's browser and your server reach
                               the sandbox at (a proxy or tunnel, such as
                               https://sandbox.example.test): every link it prints
-                              or answers with uses it. Default: the listening address
+                              or responds with uses it. Default: the listening address
   -m, --merchant-id <id>      Default: sandbox-merchant
       --merchant-key <file>   The merchant's PUBLIC key (PEM) to register
   -k, --key <file>            The gateway's private key to sign with (PEM; its
@@ -250,7 +250,11 @@ function printBanner(io: CliIo, banner: Banner): void {
 	);
 	if (banner.written) lines.push(`  keys written: ${banner.written.join(", ")}`, "");
 	else {
-		lines.push("Gateway public key (verify answers, IPNs and callbacks with it):", banner.gatewayPublicKey.trim(), "");
+		lines.push(
+			"Gateway public key (verify responses, IPNs and callbacks with it):",
+			banner.gatewayPublicKey.trim(),
+			"",
+		);
 		if (banner.merchantKeys.privateKey)
 			lines.push(
 				"Merchant private key (THROWAWAY sandbox key; sign requests with it):",

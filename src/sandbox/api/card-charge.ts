@@ -1,8 +1,8 @@
 import { ENDPOINTS } from "../../endpoints.js";
-import { MESSAGES, ok, processingFailed } from "../replies.js";
+import { MESSAGES, ok, processingFailed } from "../api-responses.js";
 import { newTransaction } from "./create-transaction.js";
 import { endpointPipeline } from "./endpoint.js";
-import { ruleReply } from "./rule-replies.js";
+import { ruleResponse } from "./rule-responses.js";
 
 /** POST /v2/card/api: an S2S card charge decided by the test card table. */
 export const chargeCard = endpointPipeline(ENDPOINTS.card, {
@@ -14,24 +14,24 @@ export const chargeCard = endpointPipeline(ENDPOINTS.card, {
 			name: `${params.billingFirstName} ${params.billingLastName}`,
 		};
 		const charged = core.ledger.chargeCard(newTransaction(params, merchant, "card"), card);
-		if (!charged.ok) return ruleReply(charged.violation);
+		if (!charged.ok) return ruleResponse(charged.violation);
 		const { transaction, decision } = charged.value;
 		const { transactionId } = transaction;
-		const answer = (status: string, message: string, url?: string) =>
-			ok(core.signer.answer("card", { transactionId, url }, merchant.signVersion, { status, message }));
+		const respond = (status: string, message: string, url?: string) =>
+			ok(core.signer.successResponse("card", { transactionId, url }, merchant.signVersion, { status, message }));
 		switch (decision.kind) {
 			case "approved":
-				return answer("success", MESSAGES.chargeCompleted);
+				return respond("success", MESSAGES.chargeCompleted);
 			case "declined":
 				return processingFailed(decision.httpStatus, decision.message, transactionId);
 			case "three_ds":
-				return answer(
+				return respond(
 					"redirect",
 					MESSAGES.chargeRedirect,
 					`${origin}/3ds/${transactionId}?token=${transaction.pageToken}`,
 				);
 			case "pending":
-				return answer("pending", "pending");
+				return respond("pending", "pending");
 		}
 	},
 });

@@ -1,8 +1,8 @@
 import { ENDPOINTS } from "../../endpoints.js";
-import { checkoutFailed, MESSAGES, ok } from "../replies.js";
+import { checkoutFailed, MESSAGES, ok } from "../api-responses.js";
 import { newTransaction } from "./create-transaction.js";
 import { endpointPipeline } from "./endpoint.js";
-import { ruleReply } from "./rule-replies.js";
+import { ruleResponse } from "./rule-responses.js";
 
 /** POST /v2/checkout: a session on the hosted page; a DIRECT_POST one sends the buyer's browser there. */
 export const openCheckout = endpointPipeline(ENDPOINTS.checkout, {
@@ -11,13 +11,13 @@ export const openCheckout = endpointPipeline(ENDPOINTS.checkout, {
 		const opened = core.ledger.openCheckout(newTransaction(params, merchant, params.paymentMethod, expiresAt));
 		if (!opened.ok) {
 			const { violation } = opened;
-			if (violation.rule !== "domain_not_allowed") return ruleReply(violation);
+			if (violation.rule !== "domain_not_allowed") return ruleResponse(violation);
 			return checkoutFailed("The website's domain is not among the merchant's allowed domains.");
 		}
 		const { transactionId, pageToken } = opened.value;
 		const paymentLink = `${origin}/pay/${transactionId}?token=${pageToken}`;
 		if ((params.connectionMode ?? (form ? "DIRECT_POST" : "API")) === "DIRECT_POST") return { redirect: paymentLink };
 		const created = { status: "created" as const, transactionId, paymentLink, message: MESSAGES.checkoutCreated };
-		return ok(core.signer.answer("checkout", created, merchant.signVersion));
+		return ok(core.signer.successResponse("checkout", created, merchant.signVersion));
 	},
 });

@@ -1,9 +1,9 @@
+import { type ApiResponse, fieldError, isApiResponse } from "../api-responses.js";
 import { type ApiMessage, type Authenticated, authenticate } from "../authenticate.js";
 import type { SandboxCore } from "../core.js";
 import { LIMITS } from "../limits.js";
 import type { MerchantAccount } from "../merchants.js";
 import type { ReceivedEntry } from "../received.js";
-import { type ApiReply, fieldError, isReply } from "../replies.js";
 
 /** The merchant a request leads to: the id to name in a refusal, and the account when there is one. */
 export type Claimant = { merchantId: string; merchant: MerchantAccount | undefined };
@@ -11,11 +11,11 @@ export type Claimant = { merchantId: string; merchant: MerchantAccount | undefin
 /** One API request as every endpoint handler sees it. */
 export interface ApiContext {
 	core: SandboxCore;
-	/** The body, read once by the router: the message, or the answer refusing it. */
-	message: ApiMessage | ApiReply;
+	/** The body, read once by the router: the message, or the response refusing it. */
+	message: ApiMessage | ApiResponse;
 	/** The record of this request in `sandbox.received`, which verification completes. */
 	received: ReceivedEntry;
-	/** The origin links in answers point to (the sandbox's own address). */
+	/** The origin links in responses point to (the sandbox's own address). */
 	origin: string;
 }
 
@@ -23,17 +23,17 @@ export interface ApiContext {
  * Verifies a request. The merchant is the one its merchantId names,
  * or, for requests that only name a transaction or refund (D11: queries and
  * refunds carry no merchantId), that one's owner. When neither leads to a
- * merchant, the answer is `unknownSubject` (the endpoint's "no such
+ * merchant, the response is `unknownSubject` (the endpoint's "no such
  * transaction/refund"), or for creation requests a missing merchantId.
  */
-export function verifiedRequest(ctx: ApiContext, unknownSubject?: ApiReply): Authenticated | ApiReply {
+export function verifiedRequest(ctx: ApiContext, unknownSubject?: ApiResponse): Authenticated | ApiResponse {
 	const { message } = ctx;
-	if (isReply(message)) return message;
+	if (isApiResponse(message)) return message;
 	const { envelope, claimed } = message;
 	const found = findMerchant(ctx.core, claimed);
 	if (!found) return unknownSubject ?? fieldError("merchantId", "is required");
 	const verified = authenticate(envelope, found.merchant, found.merchantId, ctx.core.signer.signedString);
-	ctx.received.verified = !isReply(verified);
+	ctx.received.verified = !isApiResponse(verified);
 	return verified;
 }
 

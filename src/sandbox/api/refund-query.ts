@@ -1,6 +1,6 @@
 import { ENDPOINTS } from "../../endpoints.js";
-import { refundAnswer } from "../answers.js";
-import { notFound, ok } from "../replies.js";
+import { notFound, ok } from "../api-responses.js";
+import { refundResource } from "../response-data.js";
 import { endpointPipeline } from "./endpoint.js";
 
 const noSuchRefund = notFound("No refund with this refundId for this merchant.");
@@ -13,6 +13,8 @@ export const queryRefund = endpointPipeline(ENDPOINTS.refundQuery, {
 		const transaction = refund && core.ledger.transactionOf(merchant.merchantId, refund.transactionId);
 		if (!refund || !transaction) return noSuchRefund;
 		const wrapper = { status: "success", message: "Refund found." };
-		return ok(core.signer.answer("refundQuery", refundAnswer(refund, transaction), merchant.signVersion, wrapper));
+		return ok(
+			core.signer.successResponse("refundQuery", refundResource(refund, transaction), merchant.signVersion, wrapper),
+		);
 	},
 });

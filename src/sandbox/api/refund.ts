@@ -1,8 +1,8 @@
 import { ENDPOINTS } from "../../endpoints.js";
 import { toMinorUnits } from "../../money/amount.js";
-import { fieldError, ok } from "../replies.js";
+import { fieldError, ok } from "../api-responses.js";
 import { endpointPipeline } from "./endpoint.js";
-import { ruleReply } from "./rule-replies.js";
+import { ruleResponse } from "./rule-responses.js";
 
 /** POST /v2/refund: a refund of a successful payment (the ledger's refund rules decide). */
 export const refundPayment = endpointPipeline(ENDPOINTS.refund, {
@@ -10,9 +10,9 @@ export const refundPayment = endpointPipeline(ENDPOINTS.refund, {
 	handle({ params, merchant }, { core }) {
 		const amountMinor = toMinorUnits(params.amount);
 		const made = core.ledger.refundPayment(merchant.merchantId, params.transactionId, amountMinor, params.reason);
-		if (!made.ok) return ruleReply(made.violation);
+		if (!made.ok) return ruleResponse(made.violation);
 		const { refundId, refundNumber, message } = made.value;
 		const wrapper = { status: "success", message };
-		return ok(core.signer.answer("refund", { refundId, refundNumber }, merchant.signVersion, wrapper));
+		return ok(core.signer.successResponse("refund", { refundId, refundNumber }, merchant.signVersion, wrapper));
 	},
 });

@@ -1,6 +1,6 @@
 import { ENDPOINTS } from "../../endpoints.js";
-import { transactionAnswer } from "../answers.js";
-import { notFound, ok } from "../replies.js";
+import { notFound, ok } from "../api-responses.js";
+import { transactionResource } from "../response-data.js";
 import { endpointPipeline } from "./endpoint.js";
 
 const noSuchTransaction = notFound("No transaction with this transactionId for this merchant.");
@@ -11,6 +11,8 @@ export const queryTransaction = endpointPipeline(ENDPOINTS.transactionQuery, {
 	handle({ params, merchant }, { core }) {
 		const transaction = core.ledger.transactionOf(merchant.merchantId, params.transactionId);
 		if (!transaction) return noSuchTransaction;
-		return ok(core.signer.answer("transactionQuery", transactionAnswer(transaction, merchant), merchant.signVersion));
+		return ok(
+			core.signer.successResponse("transactionQuery", transactionResource(transaction, merchant), merchant.signVersion),
+		);
 	},
 });

@@ -1,6 +1,6 @@
 import type { SandboxCore } from "../core.js";
 import type { TransactionRecord } from "../state.js";
-import { escapeHtml, html, type PageReply } from "./html.js";
+import { escapeHtml, html, type PageResponse } from "./html.js";
 import { type Theme, themeFrom } from "./theme.js";
 
 /** What a page shows of the merchant: name, logo, colours, and the way back to the shop. */
@@ -45,7 +45,7 @@ export function brandedNotice(
 	title: string,
 	text: string,
 	back: string | undefined,
-): PageReply {
+): PageResponse {
 	const body = `${brandHeader(branding)}
 <h2>${escapeHtml(title)}</h2>
 <p>${escapeHtml(text)}</p>

@@ -6,7 +6,7 @@ import type { PageForm } from "../page-form.js";
 import type { TransactionRecord } from "../state.js";
 import { awaitsThreeDs } from "../state.js";
 import { brandedNotice, brandHeader, brandingOf } from "./branding.js";
-import { escapeHtml, html, type PageReply, seeOther } from "./html.js";
+import { escapeHtml, html, type PageResponse, seeOther } from "./html.js";
 import { testCardHelp } from "./test-card-help.js";
 import { unknownLink } from "./unknown-link.js";
 
@@ -19,8 +19,8 @@ export function linkedTransaction(
 	return core.ledger.linkedSession(id, token);
 }
 
-/** Answers for a session that can no longer be paid, with the way back to the shop (its signed callback). */
-function closedSession(core: SandboxCore, record: TransactionRecord): PageReply {
+/** The page for a session that can no longer be paid, with the way back to the shop (its signed callback). */
+function closedSession(core: SandboxCore, record: TransactionRecord): PageResponse {
 	if (awaitsThreeDs(record)) return seeOther(`/3ds/${record.transactionId}?token=${record.pageToken}`);
 	const branding = brandingOf(core, record);
 	const back = core.browserRedirect(record);
@@ -116,7 +116,7 @@ const FIELDS: Record<Field, Omit<Input, "value">> = {
 	},
 };
 
-function render(core: SandboxCore, record: TransactionRecord, state?: FormState): PageReply {
+function render(core: SandboxCore, record: TransactionRecord, state?: FormState): PageResponse {
 	const branding = brandingOf(core, record);
 	const action = `/pay/${record.transactionId}`;
 	const token = `<input type="hidden" name="token" value="${record.pageToken}">`;
@@ -149,7 +149,7 @@ ${testCardHelp()}`;
 }
 
 /** GET /pay/:id: the hosted checkout page. */
-export function showCheckoutPage(core: SandboxCore, id: string, url: URL, referer?: string | null): PageReply {
+export function showCheckoutPage(core: SandboxCore, id: string, url: URL, referer?: string | null): PageResponse {
 	const token = url.searchParams.get("token");
 	const record = linkedTransaction(core, id, token);
 	if (!record) return unknownLink(core, id, url, referer);
@@ -208,7 +208,7 @@ export function submitCheckoutPage(
 	form: PageForm,
 	url: URL,
 	referer?: string | null,
-): PageReply {
+): PageResponse {
 	const record = linkedTransaction(core, id, form.get("token"));
 	if (!record) return unknownLink(core, id, url, referer);
 	if (record.status !== "incomplete") return closedSession(core, record);

@@ -1,8 +1,8 @@
 import { verifyNotification } from "../../notifications/verify.js";
 import { openCallbackUrl } from "../../signing/callback-url.js";
+import type { ApiResponse } from "../api-responses.js";
 import type { SandboxCore } from "../core.js";
-import type { ApiReply } from "../replies.js";
-import { escapeHtml, html, type PageReply } from "./html.js";
+import { escapeHtml, html, type PageResponse } from "./html.js";
 
 /**
  * The sandbox's stand-in for a shop, for checkouts made without a shop of their own
@@ -18,7 +18,7 @@ const LANDINGS: Record<string, string> = {
 };
 
 /** GET /demo-shop and /demo-shop/{callback,cancel,error}?payload=...: what the buyer lands on. */
-export function showDemoShopPage(core: SandboxCore, landing: string, url: URL): PageReply {
+export function showDemoShopPage(core: SandboxCore, landing: string, url: URL): PageResponse {
 	const header = "<header><h1>Demo shop</h1></header>";
 	const about = `<p>The sandbox's stand-in for your shop. Your own pages get the same redirect; verify it with
 <code>decodeCallback(url, { gatewayPublicKey })</code> before you trust it.</p>`;
@@ -46,7 +46,7 @@ export function showDemoShopPage(core: SandboxCore, landing: string, url: URL): 
 }
 
 /** POST /demo-shop/ipn: verifies the IPN and acknowledges it with returnCode "100", as a shop's route does. */
-export function acknowledgeDemoIpn(core: SandboxCore, body: string): ApiReply {
+export function acknowledgeDemoIpn(core: SandboxCore, body: string): ApiResponse {
 	try {
 		verifyNotification(body, {
 			gatewayPublicKey: core.gatewayPublicKey,

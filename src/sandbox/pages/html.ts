@@ -5,8 +5,8 @@ import { DEFAULT_THEME, type Theme } from "./theme.js";
 
 export { escapeHtml };
 
-/** An HTML answer. */
-export interface PageReply {
+/** An HTML response. */
+export interface PageResponse {
 	status: number;
 	html?: string | undefined;
 	/** Where a 303 sends the browser. */
@@ -70,13 +70,13 @@ ${body}
 </html>`;
 }
 
-export const html = (status: number, title: string, body: string, theme?: Theme): PageReply => ({
+export const html = (status: number, title: string, body: string, theme?: Theme): PageResponse => ({
 	status,
 	html: page(title, body, theme),
 });
-export const seeOther = (location: string): PageReply => ({ status: 303, location });
+export const seeOther = (location: string): PageResponse => ({ status: 303, location });
 
 /** A plain message page with no merchant behind it (the sandbox's own 404). */
-export function notice(status: number, title: string, text: string): PageReply {
+export function notice(status: number, title: string, text: string): PageResponse {
 	return html(status, title, `<header><h1>${escapeHtml(title)}</h1></header><p>${escapeHtml(text)}</p>`);
 }

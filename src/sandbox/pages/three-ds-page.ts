@@ -6,10 +6,10 @@ import { awaitsThreeDs } from "../state.js";
 import { threeDsPasswords } from "../test-cards.js";
 import { brandedNotice, brandHeader, brandingOf } from "./branding.js";
 import { linkedTransaction } from "./checkout-page.js";
-import { escapeHtml, html, type PageReply, seeOther } from "./html.js";
+import { escapeHtml, html, type PageResponse, seeOther } from "./html.js";
 import { unknownLink } from "./unknown-link.js";
 
-function notWaiting(core: SandboxCore, record: TransactionRecord): PageReply {
+function notWaiting(core: SandboxCore, record: TransactionRecord): PageResponse {
 	return brandedNotice(
 		409,
 		brandingOf(core, record),
@@ -20,7 +20,7 @@ function notWaiting(core: SandboxCore, record: TransactionRecord): PageReply {
 }
 
 /** Renders the challenge; a refused password is never written back into the page. */
-function render(core: SandboxCore, record: TransactionRecord, error?: string): PageReply {
+function render(core: SandboxCore, record: TransactionRecord, error?: string): PageResponse {
 	const branding = brandingOf(core, record);
 	const amount = `${fromMinorUnits(record.amountMinor).toFixed(2)} ${record.currency}`;
 	const token = `<input type="hidden" name="token" value="${record.pageToken}">`;
@@ -51,7 +51,7 @@ Cancel and return to ${escapeHtml(branding.brand)}</button>
 }
 
 /** GET /3ds/:id: the sandbox's stand-in for the issuer's 3-D Secure challenge. */
-export function showThreeDsPage(core: SandboxCore, id: string, url: URL, referer?: string | null): PageReply {
+export function showThreeDsPage(core: SandboxCore, id: string, url: URL, referer?: string | null): PageResponse {
 	const record = linkedTransaction(core, id, url.searchParams.get("token"));
 	if (!record) return unknownLink(core, id, url, referer);
 	if (!awaitsThreeDs(record)) return notWaiting(core, record);
@@ -70,7 +70,7 @@ export function submitThreeDsPage(
 	form: PageForm,
 	url: URL,
 	referer?: string | null,
-): PageReply {
+): PageResponse {
 	const record = linkedTransaction(core, id, form.get("token"));
 	if (!record) return unknownLink(core, id, url, referer);
 	if (!awaitsThreeDs(record)) return notWaiting(core, record);

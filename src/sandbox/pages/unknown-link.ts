@@ -1,6 +1,6 @@
 import type { SandboxCore } from "../core.js";
 import { brandedNotice, brandingOf, shopHome } from "./branding.js";
-import { escapeHtml, html, type PageReply } from "./html.js";
+import { escapeHtml, html, type PageResponse } from "./html.js";
 
 const TITLE = "Payment link not found";
 const TEXT = "This payment link is incomplete or out of date. Return to the shop and start the payment again.";
@@ -23,7 +23,7 @@ function cameFrom(referer: string | null | undefined, here: URL): string | undef
  * merchant's name, colours and the shop's address (all public on the page itself), never the
  * order; an unknown one offers the page the buyer came from, when the browser said.
  */
-export function unknownLink(core: SandboxCore, id: string, url: URL, referer: string | null | undefined): PageReply {
+export function unknownLink(core: SandboxCore, id: string, url: URL, referer: string | null | undefined): PageResponse {
 	const record = core.ledger.transaction(id);
 	if (record) return brandedNotice(404, brandingOf(core, record), TITLE, TEXT, shopHome(record));
 	const back = cameFrom(referer, url);

@@ -14,7 +14,7 @@ export function adviceFor(
 	if (form === "payload-2.1") {
 		return [
 			"Nothing to configure for the signed string: this message is signed in 2.1 (the payload text),",
-			"which the SDK detects. A GatewayClient accepts answers, IPNs and callbacks in its own version only:",
+			"which the SDK detects. A GatewayClient accepts responses, IPNs and callbacks in its own version only:",
 			'create it with signVersion: "2.1". verifyNotification, createNotificationHandler and decodeCallback',
 			"accept both versions unless acceptVersions is set.",
 		].join("\n");

@@ -7,9 +7,9 @@ import { referenceFormOfText } from "../text-form.js";
 
 /** A 2.0 part as received: the signed object, and the text it came from when the text was at hand. */
 export interface FlatSource {
-	/** The signed object (a wrapped answer's `data`), signature included. */
+	/** The signed object (a wrapped response's `data`), signature included. */
 	fields: Record<string, unknown>;
-	/** The JSON text: the message's own, or the whole answer's when `wrapped`. */
+	/** The JSON text: the message's own, or the whole response's when `wrapped`. */
 	text: string | undefined;
 	wrapped: boolean;
 }

@@ -156,9 +156,9 @@ function overallState(states: SignatureState["state"][]): SignatureState["state"
  * redacted), how to configure the SDK for the form that verifies, or, when none does, the
  * likely causes.
  *
- * `message` is the message as received: an IPN or API answer body (text or bytes are best:
+ * `message` is the message as received: an IPN or API response body (text or bytes are best:
  * a parsed object has lost the text's order and number literals), a parsed body, or a
- * callback URL, query string, `URLSearchParams` or query object. Flat and wrapped answers,
+ * callback URL, query string, `URLSearchParams` or query object. Flat and wrapped responses,
  * 2.0 and 2.1 are recognised.
  *
  * @throws MalformedMessageError when the message is none of the forms a gateway sends.

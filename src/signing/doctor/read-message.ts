@@ -12,7 +12,7 @@ import type { FlatSource } from "./candidates.js";
 export type DiagnosableMessage = string | Uint8Array | URL | URLSearchParams | Readonly<Record<string, unknown>>;
 
 /**
- * `flat`: an IPN, a query or checkout answer; `wrapped`: `{status, message, data | payload}`;
+ * `flat`: an IPN, a query or checkout response; `wrapped`: `{status, message, data | payload}`;
  * `callback`: a redirect.
  */
 export type MessageShape = "flat" | "wrapped" | "callback";
@@ -40,7 +40,7 @@ export interface ReceivedMessage {
 	parts: SignedPart[];
 }
 
-/** The 2.0 part of a flat or wrapped message: a wrapped answer signs `data`, a flat one itself. */
+/** The 2.0 part of a flat or wrapped message: a wrapped response signs `data`, a flat one itself. */
 function flatPart(
 	object: Record<string, unknown>,
 	text: string | undefined,

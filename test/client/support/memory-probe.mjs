@@ -1,4 +1,4 @@
-// Runs one client call against a hostile answer in a fresh process and reports
+// Runs one client call against a hostile response in a fresh process and reports
 // the call's error and the process's peak memory above its baseline.
 // Usage: node --expose-gc memory-probe.mjs <sdk entry> <baseUrl> <call> <merchant key> <gateway key>
 // The SDK runs from its TypeScript sources (Node's type stripping; `.js` specifiers map to `.ts` files).
@@ -48,7 +48,7 @@ const calls = {
 };
 const call = calls[callName];
 
-// Warm-up: one small answer through the same path (ky, undici, zlib and the SDK loaded), then the baseline.
+// Warm-up: one small response through the same path (ky, undici, zlib and the SDK loaded), then the baseline.
 await call().catch(() => undefined);
 globalThis.gc?.();
 const baseline = process.memoryUsage().rss;

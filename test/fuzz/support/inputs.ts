@@ -69,7 +69,7 @@ export const bodies = (messages: fc.Arbitrary<MessageCase>) =>
 /**
  * What the brief's property asks of fields handed out after verifying `received` (the body as
  * read): under 2.0, they sign as the reference form of the text (or object) received, the
- * `data` member of a wrapped answer (nested member order aside); under 2.1, they are that body's payload, parsed.
+ * `data` member of a wrapped response (nested member order aside); under 2.1, they are that body's payload, parsed.
  */
 export function expectAsReceived(received: Body, fields: Record<string, unknown>, version: "2.0" | "2.1"): void {
 	const { text, input } = received;

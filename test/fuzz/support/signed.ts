@@ -143,7 +143,7 @@ export const callbackFields: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
 	{ weight: 1, arbitrary: anyObject },
 );
 
-/** Field sets of all the gateway's messages: IPNs, callbacks, answers, and any JSON object. */
+/** Field sets of all the gateway's messages: IPNs, callbacks, responses, and any JSON object. */
 export const gatewayFields: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
 	variantOf(transaction()),
 	variantOf(refund()),
@@ -225,7 +225,7 @@ export interface MessageCase {
 	origin: Signed;
 }
 
-/** The wrapped form of an answer (`status`, `message`, then the signed part): the gateway's S2S and refund answers. */
+/** The wrapped form (`status`, `message`, then the signed part) of the gateway's S2S and refund responses. */
 function wrapped(document: Node, origin: Signed, status: Node, message: Node): Node {
 	const head = [
 		{ key: "status", value: status },
@@ -252,7 +252,7 @@ const wrapperParts = {
 	),
 };
 
-/** Whether messages come wrapped (`status`, `message`, the signed part): IPNs never, S2S and refund answers always. */
+/** Whether messages come wrapped (`status`, `message`, the signed part): IPNs never, S2S and refund responses do. */
 export type Wrapping = "never" | "sometimes" | "always";
 
 function wrapperOf(wrapping: Wrapping) {

@@ -1,24 +1,24 @@
 /**
- * The answers the sandbox gives, in the spec's shapes. Success answers are
+ * The responses the sandbox's API gives, in the spec's shapes. Success responses are
  * signed with the gateway key in the account's signing version (D4, D6); error
- * answers are not signed (D6).
+ * responses are not signed (D6).
  */
 
 /** What an API rule returns; each face turns it into its own response type. */
-export interface ApiReply {
+export interface ApiResponse {
 	status: number;
 	json: Record<string, unknown>;
-	/** Why the request was refused, when the answer cannot say (the real gateway's does not): for `onEvent` only. */
+	/** Why the request was refused, when the response cannot say (the real gateway's does not): for `onEvent` only. */
 	detail?: string | undefined;
 }
 
-/** Whether a step returned the answer that ends the request rather than its result. */
-export const isReply = (value: unknown): value is ApiReply =>
+/** Whether a step returned the response that ends the request rather than its result. */
+export const isApiResponse = (value: unknown): value is ApiResponse =>
 	typeof value === "object" &&
 	value !== null &&
 	"status" in value &&
 	"json" in value &&
-	typeof (value as ApiReply).status === "number";
+	typeof (value as ApiResponse).status === "number";
 
 /** One field the sandbox refused, as the spec's 422 lists it. */
 export interface FieldErrors {
@@ -26,7 +26,7 @@ export interface FieldErrors {
 	message: string[];
 }
 
-export const ok = (json: Record<string, unknown>, status = 200): ApiReply => ({ status, json });
+export const ok = (json: Record<string, unknown>, status = 200): ApiResponse => ({ status, json });
 
 /** The gateway's own message texts (D12), and the sandbox's where the evidence shows none. */
 export const MESSAGES = {
@@ -38,7 +38,7 @@ export const MESSAGES = {
 } as const;
 
 /** 422 with `errors[]` of `{ field, message[] }`, under the gateway's own message (D12). */
-export function validationFailed(errors: readonly FieldErrors[], message: string = MESSAGES.invalidData): ApiReply {
+export function validationFailed(errors: readonly FieldErrors[], message: string = MESSAGES.invalidData): ApiResponse {
 	return { status: 422, json: { status: "error", message, errors } };
 }
 
@@ -72,18 +72,18 @@ export function groupIssues(issues: readonly { field: string; message: string }[
 }
 
 /** 422 for one field; `rule` as the SDK words rules ("has already been taken"). */
-export function fieldError(field: string, rule: string): ApiReply {
+export function fieldError(field: string, rule: string): ApiResponse {
 	return validationFailed([{ field, message: [fieldMessage(field, rule)] }]);
 }
 
 /** S2S processing error: 400 or 500 with data.transactionId. */
-export const processingFailed = (status: 400 | 500, message: string, transactionId: string): ApiReply => ({
+export const processingFailed = (status: 400 | 500, message: string, transactionId: string): ApiResponse => ({
 	status,
 	json: { status: "error", message, data: { transactionId } },
 });
 
 /** The merchant has HPP processors only: 422, top-level null transactionId, no errors, no data. */
-export const noS2SProvider = (): ApiReply => ({
+export const noS2SProvider = (): ApiResponse => ({
 	status: 422,
 	json: {
 		status: "error",
@@ -94,23 +94,26 @@ export const noS2SProvider = (): ApiReply => ({
 });
 
 /** Checkout creation failure (connectionMode API). The spec leaves the status open; the sandbox uses 400. */
-export const checkoutFailed = (message: string): ApiReply => ({
+export const checkoutFailed = (message: string): ApiResponse => ({
 	status: 400,
 	json: { status: "error", transactionId: null, paymentLink: null, message },
 });
 
 /**
  * A request the gateway cannot verify: a bad, missing or foreign signature, or
- * an unknown merchant. The real gateway answers HTTP 500 with this message (D12);
+ * an unknown merchant. The real gateway responds HTTP 500 with this message (D12);
  * `detail` says why, for the sandbox's events.
  */
-export const invalidSignature = (merchantId: string, detail: string): ApiReply => ({
+export const invalidSignature = (merchantId: string, detail: string): ApiResponse => ({
 	status: 500,
 	json: { status: "error", message: `Invalid signature with merchantId: ${merchantId}` },
 	detail,
 });
 
 /** Unknown transaction or refund on a query endpoint. The spec leaves this open; the sandbox uses 404. */
-export const notFound = (message: string): ApiReply => ({ status: 404, json: { status: "error", message } });
+export const notFound = (message: string): ApiResponse => ({ status: 404, json: { status: "error", message } });
 
-export const badRequest = (message: string, status = 400): ApiReply => ({ status, json: { status: "error", message } });
+export const badRequest = (message: string, status = 400): ApiResponse => ({
+	status,
+	json: { status: "error", message },
+});

@@ -1,4 +1,4 @@
-import type { EndpointDefinition, EndpointName } from "../endpoints.js";
+import type { ResponseDataOf } from "../endpoints.js";
 import { fromMinorUnits } from "../money/amount.js";
 import type { LazyOutput } from "../schemas/lazy.js";
 import type { callbackResultSchema } from "../schemas/resources.js";
@@ -8,19 +8,20 @@ import type { RefundRecord, TransactionRecord } from "./state.js";
 import { refundStatuses, transactionStatuses } from "./statuses.js";
 
 /**
- * The wire form of the sandbox's answers, typed by the endpoint table's answer
- * schemas: the very types the client parses them into. Transaction query and
+ * The signed fields of the sandbox's success responses, typed by the endpoint table's
+ * response schemas: the very types the client parses them into. Transaction query and
  * transaction IPN, refund query and refund IPN share a builder, so a field is
  * written in one place.
  */
 
-/** The signed fields of an endpoint's success answer (the `data` of a wrapped one). */
-export type AnswerOf<N extends EndpointName> = LazyOutput<EndpointDefinition<N>["answer"]>;
 /** The decoded fields of a callback redirect. */
 export type CallbackFields = LazyOutput<typeof callbackResultSchema>;
 
-/** The Transaction resource: transaction query answer and transaction IPN. */
-export function transactionAnswer(record: TransactionRecord, merchant: MerchantAccount): AnswerOf<"transactionQuery"> {
+/** The Transaction resource: transaction query response and transaction IPN. */
+export function transactionResource(
+	record: TransactionRecord,
+	merchant: MerchantAccount,
+): ResponseDataOf<"transactionQuery"> {
 	const fees = record.fees;
 	const money = (minor: number | undefined) => fromMinorUnits(minor ?? 0);
 	return {
@@ -60,8 +61,8 @@ export function transactionAnswer(record: TransactionRecord, merchant: MerchantA
 	};
 }
 
-/** The Refund resource: refund query answer and refund IPN. */
-export function refundAnswer(refund: RefundRecord, transaction: TransactionRecord): AnswerOf<"refundQuery"> {
+/** The Refund resource: refund query response and refund IPN. */
+export function refundResource(refund: RefundRecord, transaction: TransactionRecord): ResponseDataOf<"refundQuery"> {
 	return {
 		transactionId: transaction.transactionId,
 		ref: transaction.orderRef,

@@ -1,11 +1,11 @@
 import { fromMinorUnits } from "../../money/amount.js";
-import { type ApiReply, badRequest, fieldError, noS2SProvider, notFound } from "../replies.js";
+import { type ApiResponse, badRequest, fieldError, noS2SProvider, notFound } from "../api-responses.js";
 import type { RuleViolation } from "../rules.js";
 
 const money = (minor: number, currency: string) => `${fromMinorUnits(minor).toFixed(2)} ${currency}`;
 
-/** The API's answer to a ledger rule violation, worded as the gateway words its refusals (D12). */
-export function ruleReply(violation: RuleViolation): ApiReply {
+/** The API's response to a ledger rule violation, worded as the gateway words its refusals (D12). */
+export function ruleResponse(violation: RuleViolation): ApiResponse {
 	switch (violation.rule) {
 		case "order_ref_taken":
 			return fieldError("orderRef", "has already been taken");
