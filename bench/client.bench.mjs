@@ -158,7 +158,7 @@ for (const version of ["2.0", "2.1"]) {
 // a create) and by fetch. The SDK must use ky's retry and timeout (issue 12), so this share is reported,
 // not bypassed.
 const { default: ky } = await import("ky");
-const stubBody = answers["2.1"];
+const stubBody = signedResponses["2.1"];
 await pairedCompare(
 	"for orientation: ky.post().text() vs fetch().text() on the same stub",
 	async () => (await fetch(`${baseUrl}/v2/checkout`, { method: "POST", body: stubBody, headers })).text(),

@@ -4,7 +4,6 @@
 // import loads: node-forge and ky must not be among them, and the CJS build must
 // still reach the forge backend when asked.
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { median, report } from "./lib.mjs";
 import { vector } from "./vectors.mjs";

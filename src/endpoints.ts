@@ -112,8 +112,6 @@ export type EndpointKind = EndpointRow["kind"];
 export type Envelope = EndpointRow["envelope"];
 /** What a merchant passes for endpoint `N`. */
 export type ParamsOf<N extends EndpointName> = z.input<ReturnType<(typeof ENDPOINTS)[N]["params"]>>;
-/** The message endpoint `N` sends, after validation. */
-export type MessageOf<N extends EndpointName> = z.output<ReturnType<(typeof ENDPOINTS)[N]["request"]>>;
 /** The signed fields of endpoint `N`'s success response, after validation. */
 export type ResponseDataOf<N extends EndpointName> = LazyOutput<EndpointDefinition<N>["response"]>;
 
