@@ -11,7 +11,7 @@ import { toNodeListener } from "../../src/notifications/node-listener.js";
 import { colorNames, parseColor, toHex } from "../../src/sandbox/pages/colors.js";
 import { type SandboxServer, startSandboxServer } from "../../src/sandbox/server.js";
 import type { CallbackResult, Transaction } from "../../src/schemas/resources.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 /** Where the screenshots go, kept by CI as artifacts (gitignored): <page>-<width>.png. */

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { flatStringifiedForm, nodeSnippetForm, retiredFirstDraftForm } from "../../src/index.js";
 import { sealMessage } from "../../src/signing/index.js";
 import { sealCallbackUrl } from "../../src/testing.js";
-import { keyPath, keys } from "../helpers/vectors.js";
+import { keyPath, keys } from "../support/vectors.js";
 import { runCliProcess } from "./spawn.js";
 
 /** A transaction IPN on which the 2.0 forms all differ (test/signing/forms.test.ts). */

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { sealCallbackUrl } from "../../src/signing/callback-url.js";
 import { sealMessage } from "../../src/signing/seal.js";
-import { keyPath, keys } from "../helpers/vectors.js";
+import { keyPath, keys } from "../support/vectors.js";
 import { runCliProcess, startCliProcess } from "./spawn.js";
 
 const COMMANDS = ["sandbox", "checkout", "keygen", "decode-callback", "verify-ipn", "sign", "doctor"];

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { canonicalString, openMessage } from "../../src/signing/index.js";
-import { keyPath, keys } from "../helpers/vectors.js";
+import { keyPath, keys } from "../support/vectors.js";
 import { runCliProcess } from "./spawn.js";
 
 /** A checkout request as a merchant writes it, with what the reference form changes: padding, numbers, booleans, null, lists. */

@@ -3,7 +3,7 @@ import { RequestValidationError } from "../../src/errors/request-validation-erro
 import { escapeHtml } from "../../src/internal/escape-html.js";
 import { checkoutRequestSchema, decodeCheckoutForm } from "../../src/schemas/requests.js";
 import { openVerified } from "../../src/signing/open.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 import { BASE_URL, checkoutParams, makeClient } from "./helpers.js";
 
 /** Reads the hidden inputs back out of the HTML, undoing the escaping. */

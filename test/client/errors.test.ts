@@ -9,7 +9,7 @@ import {
 	ProcessingError,
 	RateLimitError,
 } from "../../src/errors/index.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 import { ids, signedFlat, signedWrapped, transaction } from "../support/gateway-messages.js";
 import { useGateway } from "./gateway.js";
 import { cardParams, checkoutParams, failure } from "./helpers.js";

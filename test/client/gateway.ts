@@ -6,7 +6,7 @@ import type { Sandbox } from "../../src/sandbox/sandbox.js";
 import { type SandboxServer, startSandboxServer } from "../../src/sandbox/server.js";
 import type { SignVersion } from "../../src/signing/seal.js";
 import type { FetchLike } from "../../src/transport/http.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 import { cardParams, makeClient, uniqueRef } from "./helpers.js";
 
 /**

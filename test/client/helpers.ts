@@ -2,7 +2,7 @@ import { expect } from "vitest";
 import { GatewayClient, type GatewayClientOptions } from "../../src/client.js";
 import { GatewayError } from "../../src/errors/index.js";
 import type { CardChargeParams, CheckoutParams } from "../../src/schemas/params.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 
 /** The base URL of clients that never reach a gateway (option checks, DIRECT_POST forms). */
 export const BASE_URL = "https://gateway.test";

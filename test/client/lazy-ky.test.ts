@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "vitest";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 
 /**
  * Importing the SDK must not load ky: it is imported on the first request only. Nor Node's fetch

@@ -5,7 +5,7 @@ import { GatewayClient } from "../../src/client.js";
 import { ConfigurationError, InvalidKeyError } from "../../src/errors/index.js";
 import { loadPrivateKey } from "../../src/signing/keys.js";
 import { SDK_VERSION, userAgent } from "../../src/transport/version.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 import { BASE_URL, makeClient } from "./helpers.js";
 
 const valid = {

@@ -11,7 +11,7 @@ import {
 	ResponseTooLargeError,
 	SignatureVerificationError,
 } from "../../src/errors/index.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 import { ids, signedFlat, transaction } from "../support/gateway-messages.js";
 import { checkoutParams, makeClient } from "./helpers.js";
 

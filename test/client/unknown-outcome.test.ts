@@ -8,7 +8,7 @@ import {
 	SignatureVerificationError,
 } from "../../src/errors/index.js";
 import { signText } from "../../src/signing/seal.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 import { MERCHANT_ID, type SandboxServer, startReceiver, startSandbox } from "../sandbox/helpers.js";
 import {
 	checkoutCreated,

@@ -10,7 +10,7 @@ import {
 } from "../../src/errors/index.js";
 import { TimeoutError } from "../../src/errors/timeout-error.js";
 import { HttpRuleError } from "../../src/notifications/http-rules.js";
-import { buildPackage } from "../helpers/build.js";
+import { buildPackage } from "../support/build.js";
 
 describe("instanceof in one build", () => {
 	class Mine extends GatewayError {}

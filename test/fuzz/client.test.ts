@@ -19,7 +19,7 @@ import {
 } from "../../src/errors/index.js";
 import { loadPrivateKey } from "../../src/signing/keys.js";
 import { cardParams, checkoutParams } from "../client/helpers.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 import { checkoutCreated, ids, refund, transaction } from "../support/gateway-messages.js";
 import {
 	type ErrorClass,

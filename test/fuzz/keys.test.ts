@@ -11,7 +11,7 @@ import { type CryptoBackendName, loadCryptoBackend } from "../../src/signing/bac
 import { loadPrivateKey, loadPublicKey } from "../../src/signing/keys.js";
 import { openMessage } from "../../src/signing/open.js";
 import { sealMessage } from "../../src/signing/seal.js";
-import { keyPath, keys } from "../helpers/vectors.js";
+import { keyPath, keys } from "../support/vectors.js";
 import { expectNoPollution, typedOutcome, violation } from "./support/checks.js";
 import { anything } from "./support/inputs.js";
 import {

@@ -1,6 +1,6 @@
 import { expect, test } from "vitest";
 import { redactText } from "../../src/internal/redact.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 import { pemBody } from "../signing/key-fixtures.js";
 
 test("card data inside a JSON string that holds JSON text (quotes escaped) is masked and removed, quoting kept", () => {

@@ -8,7 +8,7 @@ import {
 } from "../../src/index.js";
 import { ControllableClock } from "../../src/sandbox/clock.js";
 import { openMessage } from "../../src/signing/open.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 import { cardFields, signedPost, startSandbox } from "../sandbox/helpers.js";
 import { deferred, gatewayPublicKey, ipnRequest, listen, tick, transactionIpn } from "./fixtures.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { decodeCallback, InvalidNotificationError, SignatureVerificationError } from "../../src/index.js";
 import { sealCallbackUrl } from "../../src/testing.js";
-import { keys, vector } from "../helpers/vectors.js";
+import { keys, vector } from "../support/vectors.js";
 import { gatewayPublicKey } from "./fixtures.js";
 
 const options = { gatewayPublicKey };

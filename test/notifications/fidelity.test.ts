@@ -12,8 +12,8 @@ import { openMessage } from "../../src/signing/index.js";
 import { signText } from "../../src/signing/seal.js";
 import { referenceFormOfText } from "../../src/signing/text-form.js";
 import { sealCallbackUrl } from "../../src/testing.js";
-import { sortedStringify } from "../helpers/forms.js";
-import { keys, vector } from "../helpers/vectors.js";
+import { sortedStringify } from "../support/forms.js";
+import { keys, vector } from "../support/vectors.js";
 import { gatewayPublicKey, ipnRequest, transactionFields } from "./fixtures.js";
 
 const PHP_TRIM_SET = [" ", "\t", "\n", "\r", "\0", "\x0B"];

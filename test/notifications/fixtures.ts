@@ -2,7 +2,7 @@ import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { SignVersion } from "../../src/index.js";
 import { sealMessage } from "../../src/signing/index.js";
-import { keys, vector } from "../helpers/vectors.js";
+import { keys, vector } from "../support/vectors.js";
 
 export const gatewayPublicKey = keys.gatewayPublic;
 /** Not the gateway: signatures made with it must be refused. */

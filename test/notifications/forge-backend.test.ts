@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createNotificationHandler, decodeCallback, verifyNotification } from "../../src/index.js";
 import { useCryptoBackend } from "../../src/signing/index.js";
-import { vector } from "../helpers/vectors.js";
+import { vector } from "../support/vectors.js";
 import { gatewayPublicKey, ipnRequest, transactionIpn } from "./fixtures.js";
 
 // Edge runtimes have no node:crypto: the SDK then verifies with node-forge. This file

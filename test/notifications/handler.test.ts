@@ -11,7 +11,7 @@ import {
 	SignatureVerificationError,
 } from "../../src/index.js";
 import { ControllableClock } from "../../src/sandbox/clock.js";
-import { keys, vector } from "../helpers/vectors.js";
+import { keys, vector } from "../support/vectors.js";
 import {
 	deferred,
 	gatewayPublicKey,

@@ -14,7 +14,7 @@ import {
 	type NotificationHandlerOptions,
 	toNodeListener,
 } from "../../src/index.js";
-import { vector } from "../helpers/vectors.js";
+import { vector } from "../support/vectors.js";
 import {
 	gatewayPublicKey,
 	listen,

@@ -19,7 +19,7 @@ import {
 	type Transaction,
 	toNodeListener,
 } from "../../src/index.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 import { cardFields, MERCHANT_ID, type SandboxServer, startSandbox } from "../sandbox/helpers.js";
 import { deferred } from "./fixtures.js";
 

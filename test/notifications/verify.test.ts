@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { InvalidNotificationError, SignatureVerificationError, verifyNotification } from "../../src/index.js";
 import { sealMessage } from "../../src/signing/index.js";
-import { keys, vector } from "../helpers/vectors.js";
+import { keys, vector } from "../support/vectors.js";
 import { gatewayPublicKey, merchantPrivateKey, refundFields, signedBody, transactionFields } from "./fixtures.js";
 
 const options = { gatewayPublicKey };

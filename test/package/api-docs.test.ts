@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { root } from "../helpers/build.js";
+import { root } from "../support/build.js";
 
 // `npm run docs` builds the API reference from the TSDoc; its validation (typedoc.jsonc) refuses an
 // export or a member without documentation. Checked here without writing the site.

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildPackage } from "../helpers/build.js";
+import { buildPackage } from "../support/build.js";
 
 // What each entry of the built package offers, from ESM and from CJS, in a plain Node process.
 describe("the package's entries", () => {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { MIN_NODE_VERSION, nodeTooOld } from "../../src/internal/node-floor.js";
-import { buildPackage, root } from "../helpers/build.js";
+import { buildPackage, root } from "../support/build.js";
 
 // An old Node.js is simulated by preloading fake-old-node.cjs into the current one; where the machine's own
 // Node.js is old (Debian's /usr/bin/node is Node 20 here), the same checks also run on it for real.

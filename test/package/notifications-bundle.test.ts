@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Budget, budgets, measure } from "../../scripts/bundle-size.js";
-import { buildPackage } from "../helpers/build.js";
+import { buildPackage } from "../support/build.js";
 
 // A merchant whose code only receives IPNs bundles the handler, never the shared
 // stores or the reconciler: the package is free of side effects, so a bundler drops

@@ -3,9 +3,9 @@ import { copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { root } from "../helpers/build.js";
-import { consumerProject, DEPENDENCIES, type PackedPackage, packedPackage } from "../helpers/packed.js";
-import { keys, vector } from "../helpers/vectors.js";
+import { root } from "../support/build.js";
+import { consumerProject, DEPENDENCIES, type PackedPackage, packedPackage } from "../support/packed.js";
+import { keys, vector } from "../support/vectors.js";
 
 // The tarball `npm pack` makes, as merchants install it: what it holds, and projects that use it
 // from ESM, CommonJS and TypeScript (nodenext, bundler, and an edge project without Node's types),

@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
-import { root } from "../helpers/build.js";
-import { consumerProject, DEPENDENCIES, packedPackage } from "../helpers/packed.js";
-import { keys, vectorsFile } from "../helpers/vectors.js";
+import { root } from "../support/build.js";
+import { consumerProject, DEPENDENCIES, packedPackage } from "../support/packed.js";
+import { keys, vectorsFile } from "../support/vectors.js";
 
 // Runs test/runtimes/scenario.mjs in a runtime against the packed package, installed in a fresh
 // consumer project. The runtimes come from the npm registry as devDependencies (their binaries ship

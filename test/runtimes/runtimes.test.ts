@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SandboxServer, startSandboxServer } from "../../src/testing.js";
-import { keys, vectors } from "../helpers/vectors.js";
+import { keys, vectors } from "../support/vectors.js";
 import {
 	NODE_FLOOR,
 	type RuntimeName,

@@ -2,8 +2,8 @@ import { copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { consumerProject, DEPENDENCIES, packedPackage } from "../helpers/packed.js";
-import { keys } from "../helpers/vectors.js";
+import { consumerProject, DEPENDENCIES, packedPackage } from "../support/packed.js";
+import { keys } from "../support/vectors.js";
 import { BUN, DENO, run } from "./runtime.js";
 
 // `merchant-gateway/testing` needs no msw: only `merchant-gateway/testing/msw` imports it. In a

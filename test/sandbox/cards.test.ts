@@ -3,7 +3,7 @@ import { luhnValid } from "../../src/internal/luhn.js";
 import { testCards } from "../../src/sandbox/test-cards.js";
 import { openCallbackUrl } from "../../src/signing/callback-url.js";
 import { openMessage } from "../../src/signing/open.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 import type { SandboxServer } from "./helpers.js";
 import { cardFields, checkoutFields, MERCHANT_ID, postForm, signedPost, useSandboxFixture } from "./helpers.js";
 

@@ -4,7 +4,7 @@ import type { SandboxEvent } from "../../src/sandbox/options.js";
 import { openCallbackUrl } from "../../src/signing/callback-url.js";
 import { openMessage } from "../../src/signing/open.js";
 import { sealMessage } from "../../src/signing/seal.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 import { checkoutFields, MERCHANT_ID, postForm, signedPost, tokenOf, useSandboxFixture } from "./helpers.js";
 
 const fixture = useSandboxFixture();

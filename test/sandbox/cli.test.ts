@@ -8,7 +8,7 @@ import { sealCallbackUrl } from "../../src/signing/callback-url.js";
 import { loadPrivateKey, loadPublicKey } from "../../src/signing/keys.js";
 import { openMessage } from "../../src/signing/open.js";
 import { sealMessage } from "../../src/signing/seal.js";
-import { keyPath, keys } from "../helpers/vectors.js";
+import { keyPath, keys } from "../support/vectors.js";
 
 /** Runs the CLI in-process with captured output. `stop` ends a long-running command. */
 function cli(argv: string[], stdin = "") {

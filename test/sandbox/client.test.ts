@@ -18,7 +18,7 @@ import { startSandboxServer } from "../../src/sandbox/server.js";
 import type { CardChargeParams } from "../../src/schemas/params.js";
 import type { Refund, Transaction } from "../../src/schemas/resources.js";
 import { sandboxHandlers } from "../../src/testing-msw.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 import { cardFields, MERCHANT_ID, merchant, postForm } from "./helpers.js";
 
 /** The merchant's IPN route, built with the SDK's own handler, on real loopback HTTP. */

@@ -5,7 +5,7 @@ import { GatewayClient } from "../../src/client.js";
 import { ConfigurationError, ConnectionError, OutcomeUnknownError } from "../../src/errors/index.js";
 import { createSandbox, type Sandbox, startSandboxServer } from "../../src/testing.js";
 import { sandboxHandlers } from "../../src/testing-msw.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 import { MERCHANT_ID, merchant } from "./helpers.js";
 
 // Fault injection, through the public `merchant-gateway/testing` (and `/testing/msw`) entries, on both faces:

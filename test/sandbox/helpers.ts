@@ -6,7 +6,7 @@ import { type SandboxServer, type SandboxServerOptions, startSandboxServer } fro
 import { openMessage } from "../../src/signing/open.js";
 import type { SignVersion } from "../../src/signing/seal.js";
 import { sealMessage } from "../../src/signing/seal.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 
 export const MERCHANT_ID = "merchant-1";
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { openMessage } from "../../src/signing/open.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 import { ack, cardFields, checkoutFields, postForm, signedPost, startReceiver, startSandbox } from "./helpers.js";
 
 type Server = Awaited<ReturnType<typeof startSandbox>>;

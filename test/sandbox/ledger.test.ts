@@ -3,7 +3,7 @@ import { ControllableClock } from "../../src/sandbox/clock.js";
 import { Ledger } from "../../src/sandbox/ledger.js";
 import type { LedgerChange, NewTransaction } from "../../src/sandbox/ledger-types.js";
 import { type MerchantAccount, MerchantRegistry } from "../../src/sandbox/merchants.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 
 // The ledger alone, without HTTP: each command returns its result or the rule it refused on.
 

@@ -6,7 +6,7 @@ import { createNotificationHandler } from "../../src/notifications/handler.js";
 import { createSandbox, type Sandbox } from "../../src/sandbox/sandbox.js";
 import type { Transaction } from "../../src/schemas/resources.js";
 import { sandboxHandlers } from "../../src/testing-msw.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 
 // Everything in-process: the gateway (sandbox) and the merchant's IPN route are
 // both MSW handlers, so https URLs work and nothing listens on a port.

@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 import { startSandbox } from "./helpers.js";
 
 test("sandbox options are checked at creation, naming the option", async () => {

@@ -3,7 +3,7 @@ import { themeFrom } from "../../src/sandbox/pages/theme.js";
 import { testCards } from "../../src/sandbox/test-cards.js";
 import { openCallbackUrl } from "../../src/signing/callback-url.js";
 import { openMessage } from "../../src/signing/open.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 import { cardFields, checkoutFields, postForm, type SandboxServer, signedPost, useSandboxFixture } from "./helpers.js";
 
 const fixture = useSandboxFixture();

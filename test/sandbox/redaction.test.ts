@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { SandboxEvent } from "../../src/sandbox/options.js";
 import { openMessage } from "../../src/signing/open.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 import { cardFields, checkoutFields, postForm, signedPost, startReceiver, startSandbox } from "./helpers.js";
 
 // Card numbers and security codes must not leave the sandbox: not in events

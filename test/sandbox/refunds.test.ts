@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { openMessage } from "../../src/signing/open.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 import { cardFields, MERCHANT_ID, type SandboxServer, signedPost, useSandboxFixture } from "./helpers.js";
 
 type Server = SandboxServer;

@@ -1,7 +1,7 @@
 import { describe, expect, test, vi } from "vitest";
 import { openMessage } from "../../src/signing/open.js";
 import { sealMessage } from "../../src/signing/seal.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 import { cardFields, checkoutFields, MERCHANT_ID, postForm, signedPost, useSandboxFixture } from "./helpers.js";
 
 const fixture = useSandboxFixture();

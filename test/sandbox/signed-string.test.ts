@@ -7,8 +7,8 @@ import { createNotificationHandler, type SignedStringForm, type Transaction, toN
 import { startSandboxServer } from "../../src/sandbox/server.js";
 import { signText } from "../../src/signing/seal.js";
 import { referenceFormOfText } from "../../src/signing/text-form.js";
-import { sortedStringify } from "../helpers/forms.js";
-import { keys } from "../helpers/vectors.js";
+import { sortedStringify } from "../support/forms.js";
+import { keys } from "../support/vectors.js";
 import { MERCHANT_ID, merchant } from "./helpers.js";
 
 type Server = Awaited<ReturnType<typeof startSandboxServer>>;

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { CryptoBackendError } from "../../src/index.js";
 import { loadCryptoBackend, openMessage, sealMessage, useCryptoBackend } from "../../src/signing/index.js";
-import { keys, vector } from "../helpers/vectors.js";
+import { keys, vector } from "../support/vectors.js";
 
 // Each test file runs in its own process (vitest forks), so node-forge starts unloaded here.
 // The node backend reaches node:crypto through process.getBuiltinModule, the same exports

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { MalformedMessageError, SignatureVerificationError, type SignVersion } from "../../src/index.js";
 import { openCallbackUrl } from "../../src/signing/index.js";
 import { sealCallbackUrl } from "../../src/testing.js";
-import { keys, vector } from "../helpers/vectors.js";
+import { keys, vector } from "../support/vectors.js";
 
 const gateway = { privateKey: keys.gatewayPrivate };
 const verify = { publicKey: keys.gatewayPublic };

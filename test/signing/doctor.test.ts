@@ -17,7 +17,7 @@ import {
 	sealMessage,
 } from "../../src/signing/index.js";
 import { sealCallbackUrl } from "../../src/testing.js";
-import { keys, sharedVectorsDir, signerKeys, vectors } from "../helpers/vectors.js";
+import { keys, sharedVectorsDir, signerKeys, vectors } from "../support/vectors.js";
 import { pemBody } from "./key-fixtures.js";
 
 /** A transaction IPN on which the four 2.0 forms all make different strings (test/signing/forms.test.ts). */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { loadPrivateKey, loadPublicKey, SignatureVerificationError } from "../../src/index.js";
 import { base64Decode } from "../../src/signing/encoding.js";
 import { openMessage, sealMessage } from "../../src/signing/index.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 
 /** Each character moved to the code unit 0x100 above it: Node's base64 decoder reads only a unit's low byte. */
 const highUnits = (text: string) =>

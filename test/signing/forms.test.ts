@@ -9,7 +9,7 @@ import {
 } from "../../src/index.js";
 import { canonicalString, openCallbackUrl, openMessage, sealMessage } from "../../src/signing/index.js";
 import { sealCallbackUrl } from "../../src/testing.js";
-import { keys, sharedVectorsDir } from "../helpers/vectors.js";
+import { keys, sharedVectorsDir } from "../support/vectors.js";
 
 /** One message on which the four 2.0 forms all differ: case, digits, null, "", nested order, "/", non-ASCII. */
 const message = {

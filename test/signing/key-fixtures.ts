@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { keyPath } from "../helpers/vectors.js";
+import { keyPath } from "../support/vectors.js";
 
 /** Runs the `openssl` CLI; throws with its stderr when it fails. */
 export function openssl(args: string[], input?: string | Uint8Array): Buffer {

@@ -9,7 +9,7 @@ import {
 	openMessage,
 	sealMessage,
 } from "../../src/signing/index.js";
-import { vector } from "../helpers/vectors.js";
+import { vector } from "../support/vectors.js";
 import { type KeyFixtures, makeKeyFixtures, openssl, pemBody } from "./key-fixtures.js";
 
 const backends: CryptoBackendName[] = ["node", "forge"];

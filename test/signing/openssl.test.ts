@@ -11,7 +11,7 @@ import {
 	openMessage,
 	sealMessage,
 } from "../../src/signing/index.js";
-import { keyPath, keys, vectors } from "../helpers/vectors.js";
+import { keyPath, keys, vectors } from "../support/vectors.js";
 import { awkward, trimmedDeep } from "./awkward.js";
 import { openssl } from "./key-fixtures.js";
 

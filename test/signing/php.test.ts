@@ -5,8 +5,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { MalformedMessageError, SignatureVerificationError } from "../../src/index.js";
 import { canonicalString, loadCryptoBackend, openMessage } from "../../src/signing/index.js";
 import { referenceFormOfText } from "../../src/signing/text-form.js";
-import { sameSignedContent } from "../helpers/signed-content.js";
-import { keyPath, keys } from "../helpers/vectors.js";
+import { sameSignedContent } from "../support/signed-content.js";
+import { keyPath, keys } from "../support/vectors.js";
 import { jsonObject } from "./arbitraries.js";
 import { awkward, trimmedDeep } from "./awkward.js";
 

@@ -10,7 +10,7 @@ import {
 } from "../../src/signing/index.js";
 import { naturalCompare } from "../../src/signing/php.js";
 import { signText } from "../../src/signing/seal.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 import { jsonObject, message, reorder } from "./arbitraries.js";
 import { trimmedDeep } from "./awkward.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { openVerified } from "../../src/signing/open.js";
 import { sealWrapped } from "../../src/signing/seal.js";
-import { keys } from "../helpers/vectors.js";
+import { keys } from "../support/vectors.js";
 
 describe("sealWrapped: the wrapped form of the gateway's responses, read back by openVerified", () => {
 	const data = { refundId: "01JD60BBBBBBBBBBBBBBBBBBBB", refundNumber: "RF-1", nested: { b: 1, a: [2, 3] } };

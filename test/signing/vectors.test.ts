@@ -9,7 +9,7 @@ import {
 } from "../../src/signing/index.js";
 import { signText } from "../../src/signing/seal.js";
 import { referenceFormOfText } from "../../src/signing/text-form.js";
-import { parsedVerifies, signerKeys, type Vector, vectors } from "../helpers/vectors.js";
+import { parsedVerifies, signerKeys, type Vector, vectors } from "../support/vectors.js";
 
 const backends = ["node", "forge"] as const;
 

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import { GatewayError } from "../../../src/errors/gateway-error.js";
 import { canonicalString } from "../../../src/signing/canonical.js";
 import { phpNumberString, phpTrim } from "../../../src/signing/php.js";
-import { sameSignedContent } from "../../helpers/signed-content.js";
+import { sameSignedContent } from "../../support/signed-content.js";
 
 /** An SDK error class, as the targets list what they may throw. */
 // biome-ignore lint/suspicious/noExplicitAny: error classes take various constructor arguments

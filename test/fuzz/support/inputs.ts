@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import { canonicalString, isPlainObject, referenceForm } from "../../../src/signing/canonical.js";
 import { referenceFormOfText } from "../../../src/signing/text-form.js";
-import { sameSignedContent } from "../../helpers/signed-content.js";
+import { sameSignedContent } from "../../support/signed-content.js";
 import { violation } from "./checks.js";
 import { applyByteMutation, type ByteMutation, byteMutations } from "./mutations.js";
 import type { MessageCase } from "./signed.js";
