@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { openMessage } from "../../src/signing/open.js";
 import { sealMessage } from "../../src/signing/seal.js";
-import { keyPath, keys } from "../support/vectors.js";
 import { cardFields, checkoutFields, postForm } from "../sandbox/helpers.js";
+import { keyPath, keys } from "../support/vectors.js";
 import { type CliProcess, runCliProcess, startCliProcess } from "./spawn.js";
 
 /** Links in what a page or a redirect holds, resolved against the URL they came from. */

@@ -5,8 +5,8 @@ import { describe, expect, test } from "vitest";
 import type { GatewayClient } from "../../src/client.js";
 import { KnownSecrets, redactText } from "../../src/internal/redact.js";
 import type { ReceivedRequest } from "../../src/sandbox/received.js";
-import { keys } from "../support/vectors.js";
 import { ids, signedWrapped, type Version } from "../support/gateway-messages.js";
+import { keys } from "../support/vectors.js";
 import { useGateway } from "./gateway.js";
 import { cardParams, checkoutParams } from "./helpers.js";
 

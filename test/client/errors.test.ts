@@ -9,8 +9,8 @@ import {
 	ProcessingError,
 	RateLimitError,
 } from "../../src/errors/index.js";
-import { keys } from "../support/vectors.js";
 import { ids, signedFlat, signedWrapped, transaction } from "../support/gateway-messages.js";
+import { keys } from "../support/vectors.js";
 import { useGateway } from "./gateway.js";
 import { cardParams, checkoutParams, failure } from "./helpers.js";
 

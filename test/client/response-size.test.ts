@@ -11,8 +11,8 @@ import {
 	ResponseTooLargeError,
 	SignatureVerificationError,
 } from "../../src/errors/index.js";
-import { keys } from "../support/vectors.js";
 import { ids, signedFlat, transaction } from "../support/gateway-messages.js";
+import { keys } from "../support/vectors.js";
 import { checkoutParams, makeClient } from "./helpers.js";
 
 /**

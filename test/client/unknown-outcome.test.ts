@@ -8,7 +8,6 @@ import {
 	SignatureVerificationError,
 } from "../../src/errors/index.js";
 import { signText } from "../../src/signing/seal.js";
-import { keys } from "../support/vectors.js";
 import { MERCHANT_ID, type SandboxServer, startReceiver, startSandbox } from "../sandbox/helpers.js";
 import {
 	checkoutCreated,
@@ -19,6 +18,7 @@ import {
 	transaction,
 	type Version,
 } from "../support/gateway-messages.js";
+import { keys } from "../support/vectors.js";
 import { useGateway } from "./gateway.js";
 import { cardParams, checkoutParams, makeClient } from "./helpers.js";
 

@@ -6,8 +6,8 @@ import {
 	OutcomeUnknownError,
 	SignatureVerificationError,
 } from "../../src/errors/index.js";
-import { keys } from "../support/vectors.js";
 import { checkoutCreated, ids, refund, signedFlat, signedWrapped, transaction } from "../support/gateway-messages.js";
+import { keys } from "../support/vectors.js";
 import { useGateway } from "./gateway.js";
 import { cardParams, checkoutParams, failure } from "./helpers.js";
 

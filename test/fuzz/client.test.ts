@@ -19,8 +19,8 @@ import {
 } from "../../src/errors/index.js";
 import { loadPrivateKey } from "../../src/signing/keys.js";
 import { cardParams, checkoutParams } from "../client/helpers.js";
-import { keys } from "../support/vectors.js";
 import { checkoutCreated, ids, refund, transaction } from "../support/gateway-messages.js";
+import { keys } from "../support/vectors.js";
 import {
 	type ErrorClass,
 	expectCoveredBySigned,

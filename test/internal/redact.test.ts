@@ -1,7 +1,7 @@
 import { expect, test } from "vitest";
 import { redactText } from "../../src/internal/redact.js";
-import { keys } from "../support/vectors.js";
 import { pemBody } from "../signing/key-fixtures.js";
+import { keys } from "../support/vectors.js";
 
 test("card data inside a JSON string that holds JSON text (quotes escaped) is masked and removed, quoting kept", () => {
 	const text = '{"card":"{\\"cardNumber\\":\\"4111111111111112\\",\\"cardSecurityCode\\":\\"123\\",\\"cvv\\":654}"}';

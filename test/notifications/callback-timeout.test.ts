@@ -8,8 +8,8 @@ import {
 } from "../../src/index.js";
 import { ControllableClock } from "../../src/sandbox/clock.js";
 import { openMessage } from "../../src/signing/open.js";
-import { keys } from "../support/vectors.js";
 import { cardFields, signedPost, startSandbox } from "../sandbox/helpers.js";
+import { keys } from "../support/vectors.js";
 import { deferred, gatewayPublicKey, ipnRequest, listen, tick, transactionIpn } from "./fixtures.js";
 
 /** Time the test moves by hand: the handler's timers and the store's clock both follow it. */

@@ -19,8 +19,8 @@ import {
 	type Transaction,
 	toNodeListener,
 } from "../../src/index.js";
-import { keys } from "../support/vectors.js";
 import { cardFields, MERCHANT_ID, type SandboxServer, startSandbox } from "../sandbox/helpers.js";
+import { keys } from "../support/vectors.js";
 import { deferred } from "./fixtures.js";
 
 type CardParams = Parameters<GatewayClient["card"]["charge"]>[0];

@@ -8,10 +8,10 @@ import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GatewayClient } from "../../src/index.js";
 import { createPostgresStore } from "../../src/stores/postgres.js";
-import { keys } from "../support/vectors.js";
 import { cardFields, MERCHANT_ID, type SandboxServer, startSandbox } from "../sandbox/helpers.js";
 import type { PostgresServer, RedisServer } from "../support/real-servers.js";
 import { postgresAvailability, redisAvailability, startPostgres, startRedis } from "../support/real-servers.js";
+import { keys } from "../support/vectors.js";
 import { type Fleet, loadBalancer, startFleet, workerBundle } from "./fleet.js";
 
 type CardParams = Parameters<GatewayClient["card"]["charge"]>[0];

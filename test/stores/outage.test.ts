@@ -11,10 +11,10 @@ import type { NotificationStore } from "../../src/index.js";
 import { createNotificationHandler, GatewayClient, NotificationStoreError, toNodeListener } from "../../src/index.js";
 import { createPostgresStore } from "../../src/stores/postgres.js";
 import { createRedisStore } from "../../src/stores/redis.js";
-import { keys } from "../support/vectors.js";
 import { cardFields, MERCHANT_ID, type SandboxServer, startSandbox } from "../sandbox/helpers.js";
 import type { RealServer } from "../support/real-servers.js";
 import { postgresAvailability, redisAvailability, startPostgres, startRedis } from "../support/real-servers.js";
+import { keys } from "../support/vectors.js";
 
 type CardParams = Parameters<GatewayClient["card"]["charge"]>[0];
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -4,10 +4,10 @@ import { canonicalString } from "../../../src/signing/canonical.js";
 import { loadPrivateKey, loadPublicKey } from "../../../src/signing/keys.js";
 import { sealMessage, signText } from "../../../src/signing/seal.js";
 import { referenceFormOfText } from "../../../src/signing/text-form.js";
-import { parseJsonText, TextNumber, TextObject, type TextValue } from "../../support/json-text.js";
-import { keys, vector } from "../../support/vectors.js";
 import { awkwardNumber, awkwardString, jsonObject } from "../../signing/arbitraries.js";
 import { checkoutCreated, ids, refund, transaction } from "../../support/gateway-messages.js";
+import { parseJsonText, TextNumber, TextObject, type TextValue } from "../../support/json-text.js";
+import { keys, vector } from "../../support/vectors.js";
 import type { Signed } from "./checks.js";
 import { fromValue, type Node, write } from "./json-tree.js";
 import {
