@@ -50,9 +50,10 @@ export const results = [];
 export function report(name, { baselineNs, candidateNs, ratio, goal, unit = "us" }) {
 	const scale = unit === "us" ? 1000 : 1;
 	const verdict = goal === undefined ? "" : `  (goal <= ${+goal.toFixed(3)}x: ${ratio <= goal ? "met" : "NOT met"})`;
-	const line = `${name.padEnd(58)} ${(candidateNs / scale).toFixed(1).padStart(9)} ${unit} vs ${(baselineNs / scale).toFixed(1).padStart(9)} ${unit}  ratio ${ratio.toFixed(3)}x${verdict}`;
+	const figure = (ns) => `${(ns / scale).toFixed(1).padStart(9)} ${unit}`;
+	const line = `${name.padEnd(58)} ${figure(candidateNs)} vs ${figure(baselineNs)}  ratio ${ratio.toFixed(3)}x`;
 	results.push({ name, baselineNs, candidateNs, ratio, goal });
-	console.log(line);
+	console.log(line + verdict);
 }
 
 /**
@@ -79,8 +80,11 @@ export function compareFastest(name, baseline, candidate, { iterations = 40, rou
 	const candidateNs = Math.min(...cand);
 	const ratio = candidateNs / baselineNs;
 	report(name, { baselineNs, candidateNs, ratio, goal });
+	const medianCandidateNs = median(cand);
+	const medianBaselineNs = median(base);
 	console.log(
-		`    (median rounds: ${(median(cand) / 1000).toFixed(1)} us vs ${(median(base) / 1000).toFixed(1)} us, ratio ${(median(cand) / median(base)).toFixed(3)}x)`,
+		`    (median rounds: ${(medianCandidateNs / 1000).toFixed(1)} us vs ${(medianBaselineNs / 1000).toFixed(1)} us, ` +
+			`ratio ${(medianCandidateNs / medianBaselineNs).toFixed(3)}x)`,
 	);
 	return { baselineNs, candidateNs, ratio };
 }

@@ -107,7 +107,10 @@ async function serve(role) {
 	process.on("disconnect", () => process.exit(0));
 }
 
-/** A server in a child process (started through `serverPrefix`, such as taskset, when given), and a way to ask it how much CPU it used. */
+/**
+ * A server in a child process (started through `serverPrefix`, such as taskset, when given),
+ * and a way to ask it how much CPU it used.
+ */
 async function startServer(role, serverPrefix) {
 	const options = {
 		env: { ...process.env, NOTIFICATIONS_BENCH_SERVER: role },
@@ -158,13 +161,17 @@ async function load(server, bodies, seconds) {
 	return { rps: served / seconds, cpuPerRequest: (after.cpuUs - before.cpuUs) / served };
 }
 
-/** Both sides must do the whole job: a baseline that fails fast, or a candidate that throws, would be timed unfairly. */
+/**
+ * Both sides must do the whole job: a baseline that fails fast, or a candidate that throws,
+ * would be timed unfairly.
+ */
 function mustHold(condition, what) {
 	if (!condition) throw new Error(`bench setup: ${what}`);
 }
 
 async function main() {
-	// Same key material on both sides: the SDK gets a loaded key (as a merchant's code has), the baseline the KeyObject of the same PEM.
+	// Same key material on both sides: the SDK gets a loaded key (as a merchant's code has),
+	// the baseline the KeyObject of the same PEM.
 	const publicKey = loadPublicKey(gatewayPublicPem);
 	const publicKeyObject = crypto.createPublicKey(gatewayPublicPem);
 	const expectedEventId = `transaction:${typicalTransaction.transactionId}:${typicalTransaction.status}`;
@@ -261,14 +268,17 @@ async function main() {
 	const verifyingCpu = median(rounds.map((p) => p.verifying.cpuPerRequest / p.bare.cpuPerRequest));
 	const bareRps = median(rounds.map((p) => p.bare.rps));
 	const handlerRps = median(rounds.map((p) => p.handler.rps));
+	const pinning = pin.serverPrefix.length ? ", pinned" : ", not pinned";
+	const sharePerRound = rounds.map((p) => ((100 * p.handler.rps) / p.bare.rps).toFixed(0)).join(" ");
 	console.log(
-		`  req/s (median of 12 rounds${pin.serverPrefix.length ? ", pinned" : ", not pinned"}): handler ${handlerRps.toFixed(0)}, bare ${bareRps.toFixed(0)}; ` +
-			`handler/bare per round: median ${(100 * share).toFixed(1)}% [${rounds.map((p) => ((100 * p.handler.rps) / p.bare.rps).toFixed(0)).join(" ")}] (goal >= 70%); ` +
+		`  req/s (median of 12 rounds${pinning}): handler ${handlerRps.toFixed(0)}, bare ${bareRps.toFixed(0)}; ` +
+			`handler/bare per round: median ${(100 * share).toFixed(1)}% [${sharePerRound}] (goal >= 70%); ` +
 			`server CPU per request ${cpuRatio.toFixed(3)}x bare's`,
 	);
 	console.log(
-		`  for orientation: the bare server with verifyNotification instead of crypto.verify: median ${(100 * verifyingShare).toFixed(1)}% ` +
-			`of bare's req/s, server CPU per request ${verifyingCpu.toFixed(3)}x bare's`,
+		"  for orientation: the bare server with verifyNotification instead of crypto.verify: " +
+			`median ${(100 * verifyingShare).toFixed(1)}% of bare's req/s, ` +
+			`server CPU per request ${verifyingCpu.toFixed(3)}x bare's`,
 	);
 	// As a time ratio (bare req/s over handler req/s), so the summary reads like every other figure: 1.43x is 70%.
 	// The times shown are per request at the bare server's median rate and at that rate over the median pair ratio,

@@ -12,6 +12,5 @@ for (const file of files) {
 	await import(new URL(file, import.meta.url).href);
 }
 const missed = results.filter((r) => r.goal !== undefined && r.ratio > r.goal);
-console.log(
-	`\n${results.length} figures, ${missed.length} above their goal${missed.length ? `: ${missed.map((r) => r.name).join(", ")}` : ""}.`,
-);
+const missedNames = missed.length ? `: ${missed.map((r) => r.name).join(", ")}` : "";
+console.log(`\n${results.length} figures, ${missed.length} above their goal${missedNames}.`);

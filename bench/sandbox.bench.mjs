@@ -144,7 +144,10 @@ async function fire(server, bodies) {
 	return { seconds: (lastResponse - started) / 1000, total: result.requests.total };
 }
 
-/** A fresh server, warmed up (JIT) with its own requests, then measured: requests/second and server CPU microseconds per request. */
+/**
+ * A fresh server, warmed up (JIT) with its own requests, then measured: requests/second and
+ * server CPU microseconds per request.
+ */
 async function load(role, warmBodies, bodies) {
 	const server = await startServer(role);
 	await fire(server, warmBodies);
@@ -167,13 +170,17 @@ async function main() {
 	const sandboxCpu = median(runs.sandbox.map((r) => r.cpuPerRequest));
 	const rsa = runs.sandbox[0].rsa;
 	const rsaUs = rsa.signUs + rsa.verifyUs;
+	const sandboxRps = median(runs.sandbox.map((r) => r.rps));
+	const bareRps = median(runs.bare.map((r) => r.rps));
 	console.log(
-		`  checkout creation req/s: sandbox ${median(runs.sandbox.map((r) => r.rps)).toFixed(0)}, bare sign+verify server ${median(runs.bare.map((r) => r.rps)).toFixed(0)}; ` +
+		`  checkout creation req/s: sandbox ${sandboxRps.toFixed(0)}, bare sign+verify server ${bareRps.toFixed(0)}; ` +
 			`server CPU per checkout: sandbox ${sandboxCpu.toFixed(0)} us, bare ${bareCpu.toFixed(0)} us`,
 	);
+	const rsaPercentOf = (cpuUs) => ((100 * rsaUs) / cpuUs).toFixed(0);
 	console.log(
-		`  RSA per checkout: sign ${rsa.signUs.toFixed(0)} us + verify ${rsa.verifyUs.toFixed(0)} us = ${rsaUs.toFixed(0)} us, ` +
-			`${((100 * rsaUs) / sandboxCpu).toFixed(0)}% of the sandbox's CPU per checkout (${((100 * rsaUs) / bareCpu).toFixed(0)}% of the bare server's)`,
+		`  RSA per checkout: sign ${rsa.signUs.toFixed(0)} us + verify ${rsa.verifyUs.toFixed(0)} us = ` +
+			`${rsaUs.toFixed(0)} us, ${rsaPercentOf(sandboxCpu)}% of the sandbox's CPU per checkout ` +
+			`(${rsaPercentOf(bareCpu)}% of the bare server's)`,
 	);
 	report("sandbox checkout creation CPU per request vs bare sign+verify server", {
 		baselineNs: bareCpu * 1000,

@@ -209,7 +209,8 @@ async function main() {
 		]) {
 			const shares = rounds.map((r) => r[kind] / r.memory);
 			const share = median(shares);
-			const rates = `${median(rounds.map((r) => r[kind])).toFixed(0)} req/s vs memory store ${memoryRps.toFixed(0)} req/s`;
+			const storeRps = median(rounds.map((r) => r[kind]));
+			const rates = `${storeRps.toFixed(0)} req/s vs memory store ${memoryRps.toFixed(0)} req/s`;
 			const perRound = shares.map((s) => s.toFixed(2)).join(" ");
 			const verdict = `median ${share.toFixed(2)}x the memory store's rate (goal >= ${goalShare}x)`;
 			console.log(`  ${name}: ${rates}; per round ${perRound}; ${verdict}`);

@@ -26,7 +26,8 @@ const { values: flags } = parseArgs({
 });
 if (flags.help) {
 	console.log(
-		"Usage: npm run demo [-- --browser]\n  --browser  print the payment and 3DS links and wait for you to complete them in a browser",
+		"Usage: npm run demo [-- --browser]\n" +
+			"  --browser  print the payment and 3DS links and wait for you to complete them in a browser",
 	);
 	process.exit(0);
 }
@@ -110,7 +111,8 @@ const ipnRoute = toNodeListener(
 function page(res: ServerResponse, status: number, title: string, text: string): void {
 	res.writeHead(status, { "content-type": "text/html; charset=utf-8" });
 	res.end(
-		`<!doctype html><meta charset="utf-8"><title>${title}</title><h1>${title}</h1><p>${text}</p><p>You can go back to the terminal.</p>`,
+		`<!doctype html><meta charset="utf-8"><title>${title}</title>` +
+			`<h1>${title}</h1><p>${text}</p><p>You can go back to the terminal.</p>`,
 	);
 }
 
@@ -204,7 +206,8 @@ async function afterPayment(
 	check(ipn.status === "successful", `IPN status ${ipn.status}`);
 	check(acknowledged, "the gateway recorded no acknowledgement");
 	say(
-		`The gateway sent the IPN; the merchant's handler verified its signature and acknowledged it (returnCode "100"): ${ipn.status}.`,
+		"The gateway sent the IPN; the merchant's handler verified its signature and acknowledged it " +
+			`(returnCode "100"): ${ipn.status}.`,
 	);
 
 	const callback = await waitFor(callbacks, (c) => c.transactionId === transactionId, "the callback");
@@ -213,15 +216,19 @@ async function afterPayment(
 		"callback fields",
 	);
 	say(
-		`The buyer's browser came back to the merchant; the callback payload verified: ${callback.status}, ${money(amount, currency)}, order ${callback.ref}.`,
+		"The buyer's browser came back to the merchant; the callback payload verified: " +
+			`${callback.status}, ${money(amount, currency)}, order ${callback.ref}.`,
 	);
 
 	const transaction = await gateway.transactions.retrieve(transactionId);
 	const paid = transaction.status === "successful" && transaction.statusCode === STATUS_CODES.successful;
 	check(paid && transaction.amount === amount, "queried transaction");
+	const paidAmount = money(transaction.paidAmount, currency);
+	const settlementAmount = money(transaction.settlementAmount, currency);
+	const settlementDate = transaction.estimationSettlementAt?.slice(0, 10) ?? "n/a";
 	say(
-		`The merchant queried the transaction: ${transaction.status} (code ${transaction.statusCode}), paid ${money(transaction.paidAmount, currency)}, ` +
-			`settlement ${money(transaction.settlementAmount, currency)} expected ${transaction.estimationSettlementAt?.slice(0, 10) ?? "n/a"}.`,
+		`The merchant queried the transaction: ${transaction.status} (code ${transaction.statusCode}), ` +
+			`paid ${paidAmount}, settlement ${settlementAmount} expected ${settlementDate}.`,
 	);
 
 	const refund = await gateway.refunds.create({
@@ -231,7 +238,8 @@ async function afterPayment(
 	});
 	check(refund.approval === "pending_approval", `refund approval ${refund.approval}`);
 	say(
-		`The merchant asked for a partial refund of ${money(refundAmount, currency)} (${refund.refundNumber}); the gateway holds it: "${refund.message}"`,
+		`The merchant asked for a partial refund of ${money(refundAmount, currency)} (${refund.refundNumber}); ` +
+			`the gateway holds it: "${refund.message}"`,
 	);
 
 	const isHeld = (r: Refund) => r.refundId === refund.refundId && r.status === "refund_under_review";
@@ -249,14 +257,13 @@ async function afterPayment(
 	await sandbox.whenIdle();
 	check(done.statusCode === STATUS_CODES.refund_successful, `refund status code ${done.statusCode}`);
 	say(
-		`Refund IPN received, verified and acknowledged: ${done.status} (code ${done.statusCode}), ${money(done.refundAmount, currency)}.`,
+		"Refund IPN received, verified and acknowledged: " +
+			`${done.status} (code ${done.statusCode}), ${money(done.refundAmount, currency)}.`,
 	);
 
 	const queried = await gateway.refunds.retrieve(refund.refundId);
 	check(queried.status === "refund_successful" && queried.refundAmount === refundAmount, "queried refund");
-	say(
-		`The merchant queried the refund: ${queried.status}, ${money(queried.refundAmount, currency)} of ${money(transaction.paidAmount, currency)}.`,
-	);
+	say(`The merchant queried the refund: ${queried.status}, ${money(queried.refundAmount, currency)} of ${paidAmount}.`);
 }
 
 async function hostedCheckout(): Promise<void> {
