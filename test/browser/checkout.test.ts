@@ -105,7 +105,7 @@ describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", ()
 			errorUrl: `${shop.url}/error`,
 		});
 
-	test("pays with the success card, lands on the merchant's callback page whose payload verifies, and the IPN reached the merchant", async () => {
+	test("success card: back on the merchant's callback page, payload verified; the merchant got the IPN", async () => {
 		const { transactionId, paymentLink } = await session(`browser-${Date.now()}`);
 		const page = await browser.newPage();
 		await page.goto(paymentLink);

@@ -6,7 +6,10 @@ import { canonicalString, openMessage } from "../../src/signing/index.js";
 import { keyPath, keys } from "../support/vectors.js";
 import { runCliProcess } from "./spawn.js";
 
-/** A checkout request as a merchant writes it, with what the reference form changes: padding, numbers, booleans, null, lists. */
+/**
+ * A checkout request as a merchant writes it, with what the reference form changes:
+ * padding, numbers, booleans, null, lists.
+ */
 const request = {
 	merchantId: "M-1001",
 	orderRef: "  ORD-2026-0001 ",
@@ -41,7 +44,8 @@ describe("merchant-gateway sign --explain", () => {
 		expect(lineAfter(result.out, /^Signed string \(\d+ bytes of UTF-8\):$/)).toBe(expected);
 		expect(result.out).toContain(`Signed string (${Buffer.byteLength(expected)} bytes of UTF-8):`);
 		expect(lineAfter(result.out, /^2\. Top-level keys in PHP's natural order/)).toBe(
-			"   amount, browserDetails, callbackUrl, currency, feeBySeller, field9, field10, merchantId, metadata, orderDescription, orderRef",
+			"   amount, browserDetails, callbackUrl, currency, feeBySeller, field9, field10, " +
+				"merchantId, metadata, orderDescription, orderRef",
 		);
 		for (const line of [
 			'   amount: 10.5 -> "10.5"',

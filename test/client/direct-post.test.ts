@@ -28,7 +28,7 @@ describe("checkout.directPost", () => {
 		paymentFilter: ["paypal"],
 	});
 
-	test("2.0: every field a string, connectionMode DIRECT_POST, signature verifies over exactly the posted strings", () => {
+	test("2.0: every field a string, connectionMode DIRECT_POST, signature verifies over exactly the posted text", () => {
 		const form = makeClient().checkout.directPost(hostile);
 		expect(form.action).toBe(`${BASE_URL}/v2/checkout`);
 		expect(form.method).toBe("POST");

@@ -116,7 +116,7 @@ describe.each(["2.0", "2.1"] as const)("every endpoint against the sandbox, sign
 		for (const body of sent) expect(Object.keys(body)[0]).toBe("merchantId");
 	});
 
-	test("the response's id may differ in case from the one asked for (ULIDs; the gateway writes lowercase)", async () => {
+	test("the response's id may differ in case from the one asked for (ULID; the gateway writes lowercase)", async () => {
 		// The responses name the uppercase ids; the merchant asks in lowercase.
 		gateway.next("/v2/checkout/query", () => Response.json(signedFlat(transaction(ids.transaction), version)));
 		const found = signedWrapped("success", null, refund(ids.refund), version);

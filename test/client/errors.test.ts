@@ -55,7 +55,9 @@ describe("the spec's Errors table", () => {
 		["an object naming a toString member", '{"toString":"x"}'],
 		["an object whose toString and valueOf are not functions", '{"toString":1,"valueOf":[]}'],
 	])("422 errors[] whose field and message are %s -> GatewayValidationError", async (_, odd) => {
-		const body = `{"status":"error","message":"Validation failed","errors":[{"field":${odd},"message":[${odd},"too large"]}]}`;
+		const body =
+			'{"status":"error","message":"Validation failed",' +
+			`"errors":[{"field":${odd},"message":[${odd},"too large"]}]}`;
 		fixture.next(
 			"/v2/refund",
 			() => new Response(body, { status: 422, headers: { "content-type": "application/json" } }),

@@ -295,7 +295,7 @@ describe("loopback http (D10) is a schema option", () => {
 });
 
 describe("lengths count characters (code points), not UTF-16 units", () => {
-	test("250 emoji are a valid orderRef, 251 are not; one emoji is too short for billingState (2-255), two are enough", () => {
+	test("orderRef takes 250 emoji, not 251; billingState (2-255) refuses one emoji and takes two", () => {
 		const emoji = "😀";
 		expect(issuesOf(checkoutRequestSchema(), { ...checkout, orderRef: emoji.repeat(250) })).toEqual([]);
 		expect(issuesOf(checkoutRequestSchema(), { ...checkout, orderRef: emoji.repeat(251) })[0]?.field).toBe("orderRef");

@@ -22,7 +22,8 @@ registerHooks({
 	resolve(specifier, context, next) {
 		if (specifier.startsWith(".") && specifier.endsWith(".js") && context.parentURL) {
 			const ts = new URL(specifier.replace(/\\.js$/, ".ts"), context.parentURL);
-			if (!existsSync(fileURLToPath(new URL(specifier, context.parentURL))) && existsSync(fileURLToPath(ts))) return next(ts.href, context);
+			const js = new URL(specifier, context.parentURL);
+			if (!existsSync(fileURLToPath(js)) && existsSync(fileURLToPath(ts))) return next(ts.href, context);
 		}
 		const result = next(specifier, context);
 		if (result.url.includes("/node_modules/ky/")) loaded.push(result.url);
@@ -34,7 +35,14 @@ const fetchLoaded = () => process.moduleLoadList.some((name) => name.includes("u
 const sdk = await import(entry);
 const afterImport = loaded.length;
 const fetchAfterImport = fetchLoaded();
-const gateway = new sdk.GatewayClient({ baseUrl: "http://127.0.0.1:9", merchantId: "M", privateKey, gatewayPublicKey, allowLoopbackHttp: true, maxRetries: 0 });
+const gateway = new sdk.GatewayClient({
+	baseUrl: "http://127.0.0.1:9",
+	merchantId: "M",
+	privateKey,
+	gatewayPublicKey,
+	allowLoopbackHttp: true,
+	maxRetries: 0,
+});
 const afterConstruct = loaded.length;
 const error = await gateway.transactions.retrieve("01JD5Z8Q4V7M1X2C3B4N5P6R7S").catch((e) => e.name);
 console.log(JSON.stringify({ afterImport, fetchAfterImport, afterConstruct, afterRequest: loaded.length, error }));

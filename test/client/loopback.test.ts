@@ -61,7 +61,7 @@ describe("over real loopback HTTP, against the sandbox", () => {
 		expect(paths().slice(1)).toEqual(["/v2/checkout/query", "/v2/checkout/query"]);
 	});
 
-	test("the sandbox processed the create, then the connection broke: OutcomeUnknownError, and it was made", async () => {
+	test("sandbox processed the create, then the connection broke: OutcomeUnknownError, and it was made", async () => {
 		gateway.next("/v2/card/api", { drop: "after-processing" });
 		const error = await client()
 			.card.charge(cardParams({ orderRef: "ORD-PROCESSED" }))

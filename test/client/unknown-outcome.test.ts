@@ -222,7 +222,7 @@ describe("malformed, tampered or unsigned creation responses (the sandbox's faul
 		}
 	});
 
-	test("a signed 2.1 payload that is not JSON: OutcomeUnknownError with the InvalidResponseError as cause", async () => {
+	test("a signed 2.1 payload that is not JSON: OutcomeUnknownError, caused by an InvalidResponseError", async () => {
 		const notJson = { payload: "not json", signVersion: "2.1", signature: signText("not json", keys.gatewayPrivate) };
 		respondToEveryCreate(() => Response.json(notJson));
 		for (const [, call, reconcile] of creates("2.1")) {

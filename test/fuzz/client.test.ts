@@ -255,7 +255,8 @@ function clientFor(c: ResponseCase): GatewayClient {
 			signVersion: c.version,
 			requireSignedResponses: c.strict,
 			maxResponseBytes: c.smallLimit ? 256 : undefined,
-			// Creates are never retried, whatever this says; queries are not retried here (a Retry-After would cost real time).
+			// Creates are never retried, whatever this says; queries are not retried here
+			// (a Retry-After would cost real time).
 			maxRetries: ENDPOINTS[c.endpoint].kind === "create" ? 2 : 0,
 			retryBaseDelayMs: 0,
 			// Node 22's fetch (undici 6) can hang on a large body labelled gzip that is not gzipped; the client

@@ -240,7 +240,8 @@ describe("fuzz: keys", () => {
 			else {
 				const { bits } = privateKey.value;
 				if (bits > 4096 || (bits < 2048 && !allowWeakKeys)) violation(`accepted a ${bits}-bit private key`);
-				// Signing with an accepted key fails, if at all, with InvalidKeyError (a damaged key imports, then cannot sign).
+				// Signing with an accepted key fails, if at all, with InvalidKeyError
+				// (a damaged key imports, then cannot sign).
 				typedOutcome(() => sealMessage({ a: "b" }, { privateKey: privateKey.value, backend }), [InvalidKeyError]);
 			}
 			const publicKey = typedOutcome(

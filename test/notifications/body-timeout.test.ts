@@ -28,7 +28,7 @@ afterEach(async () => {
 });
 
 describe("a body that does not arrive in time", () => {
-	it("toNodeListener: half a body and never the rest gets 408 after bodyTimeoutMs (10 s by default), then close", async () => {
+	it("toNodeListener: half a body, never the rest: 408 after bodyTimeoutMs (default 10 s), then close", async () => {
 		const { clock, handler } = drivenHandler();
 		const listener = toNodeListener(handler);
 		const arrived = deferred<void>();

@@ -50,7 +50,7 @@ afterEach(async () => {
 });
 
 describe("a callback that never settles does not wedge its event", () => {
-	it("with the sandbox as the gateway: a callback hanging on its first run only is processed on a later delivery", async () => {
+	it("sandbox as the gateway: a callback hanging on its first run only is processed on a later delivery", async () => {
 		const time = drivenTime();
 		const signals: AbortSignal[] = [];
 		const firstRun = deferred();
@@ -92,7 +92,7 @@ describe("a callback that never settles does not wedge its event", () => {
 		expect(signals[1]?.aborted).toBe(false);
 	});
 
-	it("503 after callbackTimeoutMs (25 s by default) and the signal aborts; then 409 within the lease, a new run after", async () => {
+	it("503 after callbackTimeoutMs (default 25 s), signal aborted; 409 within the lease, a new run after", async () => {
 		const time = drivenTime();
 		const { onTransaction, gates, signals } = gatedCallback();
 		const onError = vi.fn();
@@ -156,7 +156,7 @@ describe("a callback that never settles does not wedge its event", () => {
 		expect(signals).toHaveLength(2);
 	});
 
-	it("never waits past the lease: with a shorter leaseMs, deliveries after the lease do not join the old run", async () => {
+	it("never waits past the lease: with a shorter leaseMs, later deliveries do not join the old run", async () => {
 		const time = drivenTime();
 		const { onTransaction, gates, signals } = gatedCallback();
 		const handler = createNotificationHandler({
@@ -203,7 +203,7 @@ describe("a callback that never settles does not wedge its event", () => {
 		expect(signals).toHaveLength(1);
 	});
 
-	it("a run failing after the handler stopped waiting is reported and leaves the claim (maybe the next one's) alone", async () => {
+	it("a run failing after the handler stopped waiting is reported; the claim (maybe a newer one's) stays", async () => {
 		const time = drivenTime();
 		const { onTransaction, gates } = gatedCallback();
 		const base = time.store();

@@ -377,7 +377,7 @@ describe("createNotificationHandler and its store", () => {
 		expect(c.onTransaction).not.toHaveBeenCalled();
 	});
 
-	it("a callback that outlives its lease: 503 at the lease's end; its late success is a LeaseExpiredError", async () => {
+	it("a callback outliving its lease: 503 at the lease's end; its late success is a LeaseExpiredError", async () => {
 		const clock = new ControllableClock(Date.UTC(2030, 0, 1));
 		const shared = createMemoryStore({ now: () => clock.nowMs() });
 		const startTimer = (onExpiry: () => void, delayMs: number) => clock.schedule(clock.nowMs() + delayMs, onExpiry);

@@ -138,14 +138,18 @@ describe("toNodeListener on node:http, driven by fetch", () => {
 
 	it("413 for a declared Content-Length over the limit, responded to before the body is sent", async () => {
 		const { url, onTransaction } = await serve();
-		const head = `POST /ipn HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n`;
+		const head =
+			"POST /ipn HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+			"Content-Length: 10000000\r\n\r\n";
 		expect(await rawExchange(url, head, Buffer.alloc(1024, 32))).toBe("HTTP/1.1 413 Payload Too Large");
 		expect(onTransaction).not.toHaveBeenCalled();
 	});
 
 	it("413 for a chunked body past the limit, responded to while the client is still sending", async () => {
 		const { url } = await serve();
-		const head = `POST /ipn HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
+		const head =
+			"POST /ipn HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+			"Transfer-Encoding: chunked\r\n\r\n";
 		const chunk = Buffer.concat([Buffer.from("2000\r\n"), Buffer.alloc(0x2000, 32), Buffer.from("\r\n")]);
 		// 80 KiB of chunks and no final chunk: the response can only come from stopping at the limit.
 		expect(await rawExchange(url, head, Buffer.concat(Array(10).fill(chunk)))).toBe("HTTP/1.1 413 Payload Too Large");

@@ -43,7 +43,8 @@ const asOldNode = (version: string, extra: Record<string, string> = {}) => ({
 
 const DEV_SENTENCE = (version: string) =>
 	new RegExp(
-		`^merchant-gateway's tests, demo and examples need Node\\.js 22\\.18 or later [^\\n]*, and this is Node\\.js ${version.replaceAll(".", "\\.")}\\.$`,
+		"^merchant-gateway's tests, demo and examples need Node\\.js 22\\.18 or later [^\\n]*, " +
+			`and this is Node\\.js ${version.replaceAll(".", "\\.")}\\.$`,
 	);
 const SDK_SENTENCE = (version: string) =>
 	`merchant-gateway needs Node.js ${MIN_NODE_VERSION} or later, and this is Node.js ${version}.`;

@@ -202,7 +202,7 @@ describe("S2S test cards", () => {
 		expect(ipns.map((i) => i.status)).toEqual([final]);
 	});
 
-	test("4000000000000069 cascades: the first provider declines, the second approves, only the approval is visible", async () => {
+	test("4000000000000069 cascades: the first provider declines, the second approves; only approval shows", async () => {
 		const server = await sandbox();
 		const response = await charge(server, "4000000000000069");
 		expect(response.status).toBe(200);
@@ -259,7 +259,7 @@ describe("S2S test cards", () => {
 });
 
 describe("fees", () => {
-	test("feeBySeller splits the fee; paidAmount includes the buyer's share; settlement and dates are consistent", async () => {
+	test("feeBySeller splits the fee; paidAmount has the buyer's share; settlement and dates agree", async () => {
 		const server = await sandbox({
 			now: "2026-11-22T10:00:00Z",
 			merchant: {

@@ -123,7 +123,7 @@ describe("checkout creation", () => {
 		expect(callbackUrl).toMatch(/^The callback url field must be an https URL/);
 	});
 
-	test("http notification URLs are accepted on loopback only, and refused altogether when allowLoopbackHttp is off", async () => {
+	test("http notification URLs: loopback only, and refused altogether when allowLoopbackHttp is off", async () => {
 		const strict = await sandbox({ allowLoopbackHttp: false });
 		const refused = await signedPost(strict.url, "/v2/checkout", checkoutFields(fixture.receiver.url));
 		expect(refused.status).toBe(422);
@@ -167,7 +167,7 @@ describe("checkout creation", () => {
 });
 
 describe("hosted checkout page", () => {
-	test("shows amount, description and the brandName / colorMode / logo overrides, escaped, with no external script or stylesheet", async () => {
+	test("shows amount, description, brandName/colorMode/logo, escaped; no external script or stylesheet", async () => {
 		const server = await sandbox();
 		const { paymentLink } = await createSession(server, {
 			amount: 12.5,
@@ -195,7 +195,7 @@ describe("hosted checkout page", () => {
 		expect((await fetch(wrong)).status).toBe(404);
 	});
 
-	test("paying with the approved card: IPN successful, browser sent to callbackUrl with a verifiable payload", async () => {
+	test("the approved card pays: IPN successful, browser sent to callbackUrl with a verifiable payload", async () => {
 		const server = await sandbox();
 		const { transactionId, paymentLink } = await createSession(server);
 		const page = await postForm(paymentLink.split("?")[0] ?? "", {
@@ -270,7 +270,7 @@ describe("hosted checkout page", () => {
 		expect(ipn).toMatchObject({ status: "canceled", statusCode: 14 });
 	});
 
-	test("a pending card on the hosted page returns the buyer to callbackUrl with status pending; the IPN waits for the final outcome", async () => {
+	test("hosted page, pending card: back to callbackUrl as pending; the IPN waits for the final outcome", async () => {
 		const server = await sandbox({ now: "2026-11-22T10:00:00Z", pendingDelayMs: 60_000 });
 		const { transactionId, paymentLink } = await createSession(server);
 		const page = await postForm(paymentLink.split("?")[0] ?? "", {

@@ -192,7 +192,7 @@ describe("verify-ipn and decode-callback", () => {
 });
 
 describe("sandbox", () => {
-	test("starts on loopback, prints URL, merchant id and keys, logs requests, stops on request with exit 0", async () => {
+	test("starts on loopback, prints URL, merchant id and keys, logs requests, stops when asked, exits 0", async () => {
 		const session = cli([
 			"sandbox",
 			"--port",

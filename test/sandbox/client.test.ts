@@ -242,7 +242,7 @@ describe.each(Object.keys(faces))("GatewayClient against the sandbox over %s", (
 		expect(hppOnly).toBeInstanceOf(NoS2SProviderError);
 	});
 
-	test("gateway refusals: duplicate orderRef (422), wrong key (HTTP 500), domain check (checkout failure)", async () => {
+	test("gateway refusals: duplicate orderRef (422), wrong key (HTTP 500), domain check (checkout fails)", async () => {
 		const gateway = client();
 		const params = {
 			orderRef: orderRef(),

@@ -71,7 +71,7 @@ describe("IPN delivery", () => {
 		expect(attempts[3]?.nextAttemptAt).toBeUndefined();
 	});
 
-	test("D7 on a frozen clock: the first retry 30 minutes after the start, then every 5 minutes, 10 in all", async () => {
+	test("D7 on a frozen clock: first retry 30 minutes after the start, then every 5 minutes, 10 in all", async () => {
 		const start = Date.parse("2026-11-22T10:00:00Z");
 		const failing = () => ({ status: 503, body: "" });
 		const { server, transactionId } = await setup(failing, { now: start, ipn: { timeScale: 1 } });

@@ -36,7 +36,7 @@ const refundIpns = async (server: Server, refundId: string) => {
 };
 
 describe("refund rules", () => {
-	test("auto approval: a partial refund is processed at once, message null, one refund IPN refund_successful (11)", async () => {
+	test("auto approval: a partial refund is done at once, message null, one IPN refund_successful (11)", async () => {
 		const server = await sandbox();
 		const transactionId = await paid(server);
 		const response = await refund(server, transactionId, 30.5, "damaged");
@@ -124,7 +124,7 @@ describe("refund rules", () => {
 		amountError(await refund(server, transactionId, 50));
 	});
 
-	test("refunds need a valid merchant signature, with or without merchantId: HTTP 500 'Invalid signature'", async () => {
+	test("refunds need a valid merchant signature, with or without merchantId: 500 'Invalid signature'", async () => {
 		const server = await sandbox();
 		const transactionId = await paid(server);
 		const message = `Invalid signature with merchantId: ${MERCHANT_ID}`;

@@ -73,7 +73,7 @@ describe("one signedString option for a gateway that signs differently: sandbox,
 		expect(transaction.metadata).toEqual({ z: "last", "10": "ten", "9": "nine" });
 	});
 
-	test("with the reference form on the client, the sandbox refuses the request as the gateway does (HTTP 500)", async () => {
+	test("client on the reference form: the sandbox refuses the request as the gateway does (HTTP 500)", async () => {
 		await expect(client(undefined).checkout.create(order(`reference-${Date.now()}`))).rejects.toThrow(
 			AuthenticationError,
 		);

@@ -1,6 +1,9 @@
 import fc from "fast-check";
 
-/** Strings that exercise D3: PHP-trimmable edges, Unicode spaces (kept), escapes, astral characters, lone surrogates. */
+/**
+ * Strings that exercise D3: PHP-trimmable edges, Unicode spaces (kept), escapes, astral characters,
+ * lone surrogates.
+ */
 export const awkwardString: fc.Arbitrary<string> = fc.oneof(
 	fc.string({ unit: "binary", maxLength: 12 }),
 	fc.string({ unit: "grapheme", maxLength: 12 }),

@@ -60,7 +60,7 @@ describe.each(versions)("callback URL, version %s", (signVersion) => {
 		expect(openCallbackUrl(raw, verify).fields).toEqual(fields);
 	});
 
-	it("accepts every input shape: URL string, URL, URLSearchParams, query string with or without ?, parsed query object", () => {
+	it("accepts any input: URL string, URL, URLSearchParams, query string with or without ?, parsed query object", () => {
 		const parsed = new URL(url);
 		const query = Object.fromEntries(parsed.searchParams);
 		const inputs = [
@@ -101,7 +101,8 @@ describe.each(versions)("callback URL, version %s", (signVersion) => {
 		["an impossible length", "eyJhIjoxf"],
 		["percent garbage", "%%%"],
 	])("refuses a payload that is %s with MalformedMessageError on the payload field", (_name, payload) => {
-		const bad = `https://shop.example/cb?payload=${payload}${signVersion === "2.1" ? "&signVersion=2.1&signature=AAAA" : ""}`;
+		const signatureParams = signVersion === "2.1" ? "&signVersion=2.1&signature=AAAA" : "";
+		const bad = `https://shop.example/cb?payload=${payload}${signatureParams}`;
 		let caught: unknown;
 		try {
 			openCallbackUrl(bad, verify);

@@ -188,7 +188,7 @@ describe("diagnoseSignature names the form a message was signed in", () => {
 		expect(report.attempts[0]?.signedString).toBeUndefined();
 	});
 
-	it("forms that make the same string for a message are marked, and the advice says they cannot be told apart by it", () => {
+	it("forms making the same string for a message are marked; the advice says it cannot tell them apart", () => {
 		// Top-level lowercase ASCII strings only: the node snippet and the retired form agree here.
 		const plain = { status: "successful", ref: "a" };
 		const body = JSON.stringify(sealMessage(plain, { privateKey: keys.gatewayPrivate, signedString: nodeSnippetForm }));
@@ -239,7 +239,8 @@ describe("when nothing verifies", () => {
 	});
 
 	it("an unsigned callback: the way out is a verified transaction query (D5)", () => {
-		const unsigned = `https://shop.example/return?payload=${Buffer.from(JSON.stringify({ status: "successful", ref: "o-1" })).toString("base64")}`;
+		const payload = Buffer.from(JSON.stringify({ status: "successful", ref: "o-1" })).toString("base64");
+		const unsigned = `https://shop.example/return?payload=${payload}`;
 		const report = diagnoseSignature(unsigned, { publicKey: keys.gatewayPublic });
 		expect(report.message).toMatchObject({ shape: "callback", signature: "missing" });
 		expect(report.likelyCauses).toEqual([expect.stringContaining("verified transaction query")]);
@@ -341,7 +342,10 @@ describe("on the known-answer vectors", () => {
 		expect(report.form).toBe(vector.kind.endsWith("21") ? "payload-2.1" : "reference");
 	});
 
-	/** The retired first D3's vectors, made by PHP from those rules and signed by the gateway's key: in ../shared only. */
+	/**
+	 * The retired first D3's vectors, made by PHP from those rules and signed by the gateway's key:
+	 * in ../shared only.
+	 */
 	const retiredFile = `${sharedVectorsDir}signing-vectors.json`;
 	const retired: Array<{ name: string; kind: string; signer: string; message?: string; url?: string }> = existsSync(
 		retiredFile,

@@ -27,24 +27,27 @@ const message = {
 };
 
 describe("the 2.0 signed-string forms on one message", () => {
-	it("nodeSnippetForm: top level in localeCompare order (numeric, case-insensitive), JSON literals, \\/ and raw non-ASCII", () => {
+	it("nodeSnippetForm: top level in localeCompare order (numeric, any case), JSON literals, \\/, raw non-ASCII", () => {
 		expect(nodeSnippetForm(message)).toBe(
 			'{"a2":false,"a10":true,"amount":"10.5","fees":{"operate":1.5,"buyer":" 0 ","seller":null},"items":[1,"x"],' +
-				'"message":null,"name":"Zoë","note":"","status":"successful","transactionId":"01k0svjxa7rxj0wwz0cqb85r6a","Zeta":"z\\/1"}',
+				'"message":null,"name":"Zoë","note":"","status":"successful",' +
+				'"transactionId":"01k0svjxa7rxj0wwz0cqb85r6a","Zeta":"z\\/1"}',
 		);
 	});
 
-	it('flatStringifiedForm: top level in natural order, "" and null dropped, nested values as JSON text, PHP casts', () => {
+	it('flatStringifiedForm: top level in natural order, "" and null dropped, nested as JSON text, PHP casts', () => {
 		expect(flatStringifiedForm(message)).toBe(
-			'{"Zeta":"z\\/1","a2":"","a10":"1","amount":"10.5","fees":"{\\"operate\\":1.5,\\"buyer\\":\\" 0 \\",\\"seller\\":null}",' +
-				'"items":"[1,\\"x\\"]","name":"Zo\\u00eb","status":"successful","transactionId":"01k0svjxa7rxj0wwz0cqb85r6a"}',
+			'{"Zeta":"z\\/1","a2":"","a10":"1","amount":"10.5",' +
+				'"fees":"{\\"operate\\":1.5,\\"buyer\\":\\" 0 \\",\\"seller\\":null}","items":"[1,\\"x\\"]",' +
+				'"name":"Zo\\u00eb","status":"successful","transactionId":"01k0svjxa7rxj0wwz0cqb85r6a"}',
 		);
 	});
 
 	it("retiredFirstDraftForm: every level sorted by code unit, numbers as JavaScript strings, literals kept", () => {
 		expect(retiredFirstDraftForm(message)).toBe(
-			'{"Zeta":"z\\/1","a10":true,"a2":false,"amount":"10.5","fees":{"buyer":"0","operate":"1.5","seller":null},"items":["1","x"],' +
-				'"message":null,"name":"Zo\\u00eb","note":"","status":"successful","transactionId":"01k0svjxa7rxj0wwz0cqb85r6a"}',
+			'{"Zeta":"z\\/1","a10":true,"a2":false,"amount":"10.5","fees":{"buyer":"0","operate":"1.5","seller":null},' +
+				'"items":["1","x"],"message":null,"name":"Zo\\u00eb","note":"","status":"successful",' +
+				'"transactionId":"01k0svjxa7rxj0wwz0cqb85r6a"}',
 		);
 	});
 
@@ -75,7 +78,7 @@ describe("what sets each form apart", () => {
 		expect(nodeSnippetForm({ b: 1, B2: 2, a10: 3, A9: 4 })).toBe('{"A9":"4","a10":"3","b":"1","B2":"2"}');
 	});
 
-	it("flatStringifiedForm keeps false as an empty string, casts floats at precision 14 and keeps PHP's trim set", () => {
+	it("flatStringifiedForm keeps false as an empty string, casts floats at precision 14, keeps PHP's trim set", () => {
 		expect(flatStringifiedForm({ f: false, x: 0.1 + 0.2, big: 1e25, s: "\u00a0x \t" })).toBe(
 			'{"big":"1.0E+25","f":"","s":"\\u00a0x","x":"0.3"}',
 		);

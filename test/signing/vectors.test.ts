@@ -57,7 +57,8 @@ function signedLeaves(message: Json, kind: Vector["kind"]): Path[] {
 }
 
 function base64Url(callbackUrl: string, json: string): string {
-	return `${callbackUrl}${callbackUrl.includes("?") ? "&" : "?"}payload=${encodeURIComponent(Buffer.from(json).toString("base64"))}`;
+	const payload = encodeURIComponent(Buffer.from(json).toString("base64"));
+	return `${callbackUrl}${callbackUrl.includes("?") ? "&" : "?"}payload=${payload}`;
 }
 
 describe("known-answer vectors (reference form, made by PHP)", () => {

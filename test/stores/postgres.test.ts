@@ -87,7 +87,7 @@ describe.skipIf(!available.ok)(`createPostgresStore on a real PostgreSQL${skipRe
 		expect(rows).toEqual([{ state: "processing", token: "x" }]);
 	});
 
-	it("expires_at is the lease's end while claimed and the retention's end once done, in the server's time", async () => {
+	it("expires_at is the lease's end while claimed, the retention's end once done, in the server's time", async () => {
 		const store = createPostgresStore({ pool, table: "times", ttlMs: 3 * DAY });
 		await store.migrate();
 		await store.claim("e", 60_000, "x");

@@ -66,7 +66,7 @@ describe.skipIf(!available.ok)(`createRedisStore on a real redis-server${skipRea
 		}
 	});
 
-	it("a client that is not connected fails at once with NotificationStoreError, not after a queue timeout", async () => {
+	it("a client not connected fails at once with NotificationStoreError, not after a queue timeout", async () => {
 		const idle = createClient({ url: `redis://127.0.0.1:${await freePort()}` });
 		const lazy = new IoRedis(await freePort(), "127.0.0.1", { lazyConnect: true });
 		for (const client of [idle, lazy]) {
