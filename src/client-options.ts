@@ -60,7 +60,10 @@ function clientOptionsShape() {
 		 * bytes or a loaded `PrivateKey`. Parsed once, never shown.
 		 */
 		privateKey: privateKeyLike(),
-		/** The gateway's public key, or several during a key rotation (any one may verify responses, IPNs and callbacks). */
+		/**
+		 * The gateway's public key, or several during a key rotation (any one may verify responses, IPNs and
+		 * callbacks).
+		 */
 		gatewayPublicKey: z.union(
 			[publicKeyLike(), z.array(publicKeyLike()).check(z.minLength(1, "must list at least one key"))],
 			requiredOr("must be PEM text, base64 DER, DER bytes or a PublicKey, or a non-empty list of them"),

@@ -90,6 +90,7 @@ export function resolveBackend(name: CryptoBackendName = defaultName()): CryptoB
 		hasNodeCrypto()
 			? "The forge backend is not loaded yet: " +
 					"await useCryptoBackend('forge') or loadCryptoBackend('forge') once before signing with it."
-			: "This runtime has no node:crypto: await useCryptoBackend('forge') once at start-up before signing or verifying.",
+			: "This runtime has no node:crypto: " +
+					"await useCryptoBackend('forge') once at start-up before signing or verifying.",
 	);
 }

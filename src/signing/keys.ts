@@ -82,7 +82,8 @@ function wrongKeyType(expected: "private" | "public", got: string): InvalidKeyEr
 	return new InvalidKeyError(
 		"wrong_key_type",
 		expected === "private"
-			? `Expected a private key but got ${got}: signing needs the private key; public keys and certificates only verify.`
+			? `Expected a private key but got ${got}: ` +
+					"signing needs the private key; public keys and certificates only verify."
 			: `Expected a public key or certificate but got ${got}: pass the public key, never the private key.`,
 	);
 }

@@ -32,7 +32,10 @@ export interface PgPoolLike {
 
 /** Options of `createPostgresStore`. */
 export interface PostgresStoreOptions {
-	/** A `pg` Pool. The store never ends it. Give it an `error` listener: `pg` emits one when an idle connection drops. */
+	/**
+	 * A `pg` Pool. The store never ends it. Give it an `error` listener: `pg` emits one when an idle
+	 * connection drops.
+	 */
 	pool: PgPoolLike;
 	/**
 	 * The table, optionally schema-qualified (`billing.ipn_events`); letters, digits and `_`.

@@ -156,7 +156,8 @@ checkout may then exist: look for its --order-ref in the sandbox's log).`,
 			io.stdout(
 				values.json
 					? `${JSON.stringify(result, null, 2)}\n`
-					: `order ref:      ${orderRef}\ntransaction id: ${session.transactionId}\npayment link:\n${session.paymentLink}\n`,
+					: `order ref:      ${orderRef}\ntransaction id: ${session.transactionId}\n` +
+							`payment link:\n${session.paymentLink}\n`,
 			);
 			return EXIT.ok;
 		} catch (error) {

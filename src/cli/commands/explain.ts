@@ -76,7 +76,8 @@ function explainFlat(fields: Record<string, unknown>): Explanation {
 			: '1. Removed the top-level "signature".',
 		"2. Top-level keys in PHP's natural order (ksort SORT_NATURAL); nested objects keep their own order:",
 		...indent([order.join(", ")]),
-		'3. Every leaf becomes a string as PHP\'s trim() makes it (true -> "1", false and null -> "", floats at 14 digits);',
+		"3. Every leaf becomes a string as PHP's trim() makes it " +
+			'(true -> "1", false and null -> "", floats at 14 digits);',
 		`   ${changed.length === 0 ? "no leaf changes." : "these change:"}`,
 		...indent(changed),
 		lists.length === 0 ? "4. No object is written as a list." : "4. Written as lists (objects keyed 0..n-1, and {}):",

@@ -74,7 +74,8 @@ export function likelyCauses(evidence: CauseEvidence): string[] {
 		causes.push(
 			`The signature has ${lengths.join(" or ")} bytes, but the key(s) given ` +
 				`(${evidence.keyBits.join(", ")} bits) make ` +
-				`${modulusBytes.join(" or ")}-byte signatures: the message was signed with another key, or the signature was cut.`,
+				`${modulusBytes.join(" or ")}-byte signatures: ` +
+				"the message was signed with another key, or the signature was cut.",
 		);
 	}
 	causes.push(
