@@ -1,5 +1,18 @@
 // Tiny benchmark harness: runs a baseline and a candidate in the same process,
 // interleaved in rounds so drift affects both, and reports the median ratio.
+import crypto from "node:crypto";
+
+/**
+ * The 2.1 protocol floor, hand-written: parse the envelope, base64-decode, verify the payload with
+ * `publicKeyObject`, parse the payload. The least any 2.1 verifier must do with the bytes.
+ */
+export function handWritten21(body, publicKeyObject) {
+	const envelope = JSON.parse(body);
+	const payload = Buffer.from(envelope.payload, "utf8");
+	if (!crypto.verify("md5", payload, publicKeyObject, Buffer.from(envelope.signature, "base64")))
+		throw new Error("bad");
+	return JSON.parse(envelope.payload);
+}
 
 /** Times `fn` over `iterations` calls; returns nanoseconds per call. */
 export async function timePerCall(fn, iterations) {

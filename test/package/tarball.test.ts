@@ -90,44 +90,44 @@ describe("projects that install the tarball", () => {
 		entries: Object.fromEntries(entries.map((entry) => [entry, true])),
 	};
 	const write = (dir: string, file: string, lines: string[]) => writeFileSync(join(dir, file), lines.join("\n"));
-	const inputs = (dir: string) => {
+	/**
+	 * A consumer project in one module system: loads every entry (`load` is `import(name)` or `require(name)`
+	 * as an expression), verifies an IPN with the package, and prints what {@link expected} describes.
+	 */
+	const consumer = (type: "module" | "commonjs", imports: string[], load: string) => {
+		const dir = project([...DEPENDENCIES, "msw"], { type });
 		writeFileSync(join(dir, "ipn.json"), ipn.message ?? "");
 		writeFileSync(join(dir, "gateway-public.pem"), keys.gatewayPublic);
-	};
-
-	it("ESM: every entry imports; an IPN verifies", async () => {
-		const dir = project([...DEPENDENCIES, "msw"], { type: "module" });
-		inputs(dir);
 		write(dir, "main.js", [
-			'import { readFileSync } from "node:fs";',
-			'import { verifyNotification } from "merchant-gateway";',
+			...imports,
 			`const names = ${JSON.stringify(entries)};`,
 			"const loaded = {};",
-			"for (const name of names) loaded[name] = Object.keys(await import(name)).length > 0;",
+			`for (const name of names) loaded[name] = Object.keys(${load}).length > 0;`,
 			'const body = readFileSync("ipn.json", "utf8");',
 			'const gatewayPublicKey = readFileSync("gateway-public.pem", "utf8");',
 			"const { eventId } = verifyNotification(body, { gatewayPublicKey });",
 			"console.log(JSON.stringify({ eventId, entries: loaded }));",
 		]);
+		return dir;
+	};
+
+	it("ESM: every entry imports; an IPN verifies", async () => {
+		const imports = [
+			'import { readFileSync } from "node:fs";',
+			'import { verifyNotification } from "merchant-gateway";',
+		];
+		const dir = consumer("module", imports, "await import(name)");
 		const result = await exec(process.execPath, ["main.js"], dir);
 		expect(result.code, result.output).toBe(0);
 		expect(JSON.parse(result.output)).toEqual(expected);
 	});
 
 	it("CommonJS: every entry requires; an IPN verifies", async () => {
-		const dir = project([...DEPENDENCIES, "msw"], { type: "commonjs" });
-		inputs(dir);
-		write(dir, "main.js", [
+		const requires = [
 			'const { readFileSync } = require("node:fs");',
 			'const { verifyNotification } = require("merchant-gateway");',
-			`const names = ${JSON.stringify(entries)};`,
-			"const loaded = {};",
-			"for (const name of names) loaded[name] = Object.keys(require(name)).length > 0;",
-			'const body = readFileSync("ipn.json", "utf8");',
-			'const gatewayPublicKey = readFileSync("gateway-public.pem", "utf8");',
-			"const { eventId } = verifyNotification(body, { gatewayPublicKey });",
-			"console.log(JSON.stringify({ eventId, entries: loaded }));",
-		]);
+		];
+		const dir = consumer("commonjs", requires, "require(name)");
 		const result = await exec(process.execPath, ["main.js"], dir);
 		expect(result.code, result.output).toBe(0);
 		expect(JSON.parse(result.output)).toEqual(expected);

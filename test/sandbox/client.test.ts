@@ -1,8 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { setupServer } from "msw/node";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { GatewayClient } from "../../src/client.js";
+import type { GatewayClientOptions } from "../../src/client.js";
 import {
 	AuthenticationError,
 	CheckoutError,
@@ -13,13 +12,19 @@ import {
 } from "../../src/errors/index.js";
 import { createNotificationHandler } from "../../src/notifications/handler.js";
 import { toNodeListener } from "../../src/notifications/node-listener.js";
-import { createSandbox, type Sandbox } from "../../src/sandbox/sandbox.js";
-import { startSandboxServer } from "../../src/sandbox/server.js";
 import type { CardChargeParams } from "../../src/schemas/params.js";
 import type { Refund, Transaction } from "../../src/schemas/resources.js";
-import { sandboxHandlers } from "../../src/testing-msw.js";
 import { keys } from "../support/vectors.js";
-import { cardFields, MERCHANT_ID, merchant, postForm } from "./helpers.js";
+import {
+	cardFields,
+	FACE_NAMES,
+	faceClient,
+	MERCHANT_ID,
+	merchant,
+	postForm,
+	type SandboxFace,
+	startFace,
+} from "./helpers.js";
 
 /** The merchant's IPN route, built with the SDK's own handler, on real loopback HTTP. */
 async function startMerchant() {
@@ -43,53 +48,10 @@ const accounts = () => [
 	merchant({ merchantId: "hpp-only", providers: [{ name: "Hosted", kind: "hpp" }] }),
 ];
 
-interface Face {
-	sandbox: Sandbox;
-	baseUrl: string;
-	close(): Promise<void>;
-}
-
-const faces: Record<string, () => Promise<Face>> = {
-	msw: async () => {
-		const sandbox = await createSandbox({
-			gatewayKeys: { privateKey: keys.gatewayPrivate, publicKey: keys.gatewayPublic },
-			merchants: accounts(),
-			ipn: { timeScale: 0.001 },
-		});
-		const server = setupServer(...sandboxHandlers(sandbox));
-		// The merchant's IPN receiver is real loopback HTTP: let MSW pass it through.
-		server.listen({ onUnhandledFrame: "bypass" });
-		return {
-			sandbox,
-			baseUrl: sandbox.baseUrl,
-			close: async () => {
-				server.close();
-				sandbox.close();
-			},
-		};
-	},
-	http: async () => {
-		const server = await startSandboxServer({
-			gatewayKeys: { privateKey: keys.gatewayPrivate, publicKey: keys.gatewayPublic },
-			merchants: accounts(),
-			ipn: { timeScale: 0.001 },
-		});
-		return { sandbox: server.sandbox, baseUrl: server.url, close: () => server.close() };
-	},
-};
-
-describe.each(Object.keys(faces))("GatewayClient against the sandbox over %s", (faceName) => {
-	let face: Face;
+describe.each(FACE_NAMES)("GatewayClient against the sandbox over %s", (faceName) => {
+	let face: SandboxFace;
 	let shop: Awaited<ReturnType<typeof startMerchant>>;
-	const client = (overrides: Partial<ConstructorParameters<typeof GatewayClient>[0]> = {}) =>
-		new GatewayClient({
-			baseUrl: face.baseUrl,
-			merchantId: MERCHANT_ID,
-			privateKey: keys.merchantPrivate,
-			gatewayPublicKey: face.sandbox.gatewayPublicKey,
-			allowLoopbackHttp: true,
-			...overrides,
-		});
+	const client = (overrides: Partial<GatewayClientOptions> = {}) => faceClient(face, overrides);
 	const urls = () => ({
 		callbackUrl: `${shop.url}/callback`,
 		notificationUrl: `${shop.url}/ipn`,
@@ -115,7 +77,9 @@ describe.each(Object.keys(faces))("GatewayClient against the sandbox over %s", (
 	};
 
 	beforeAll(async () => {
-		face = await (faces[faceName] as () => Promise<Face>)();
+		// The merchant's IPN receiver is real loopback HTTP: MSW lets requests to it through.
+		const gatewayKeys = { privateKey: keys.gatewayPrivate, publicKey: keys.gatewayPublic };
+		face = await startFace(faceName, { gatewayKeys, merchants: accounts(), ipn: { timeScale: 0.001 } }, "bypass");
 		shop = await startMerchant();
 	});
 	afterAll(async () => {

@@ -1,60 +1,24 @@
 import { HttpResponse } from "msw";
-import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
-import { GatewayClient } from "../../src/client.js";
+import type { GatewayClientOptions } from "../../src/client.js";
 import { ConfigurationError, ConnectionError, OutcomeUnknownError } from "../../src/errors/index.js";
-import { createSandbox, type Sandbox, startSandboxServer } from "../../src/testing.js";
-import { sandboxHandlers } from "../../src/testing-msw.js";
+import { createSandbox, type Sandbox } from "../../src/testing.js";
 import { keys } from "../support/vectors.js";
-import { MERCHANT_ID, merchant } from "./helpers.js";
+import { FACE_NAMES, faceClient, MERCHANT_ID, merchant, type SandboxFace, startFace } from "./helpers.js";
 
-// Fault injection, through the public `merchant-gateway/testing` (and `/testing/msw`) entries, on both faces:
-// real loopback HTTP (the sandbox server) and MSW in-process.
-
-interface Face {
-	sandbox: Sandbox;
-	baseUrl: string;
-	close(): Promise<void>;
-}
+// Fault injection, through the public `merchant-gateway/testing` (and `/testing/msw`) entries (see
+// `startFace`), on both faces: real loopback HTTP (the sandbox server) and MSW in-process.
 
 const FROZEN_AT = "2030-01-01T00:00:00Z";
 const gatewayKeys = { privateKey: keys.gatewayPrivate, publicKey: keys.gatewayPublic };
 const accounts = () => [merchant(), merchant({ merchantId: "merchant-21", signVersion: "2.1" })];
 
-const faces: Record<string, () => Promise<Face>> = {
-	http: async () => {
-		const server = await startSandboxServer({ gatewayKeys, merchants: accounts(), now: FROZEN_AT });
-		return { sandbox: server.sandbox, baseUrl: server.url, close: () => server.close() };
-	},
-	msw: async () => {
-		const sandbox = await createSandbox({ gatewayKeys, merchants: accounts(), now: FROZEN_AT });
-		const server = setupServer(...sandboxHandlers(sandbox));
-		server.listen({ onUnhandledFrame: "error" });
-		return {
-			sandbox,
-			baseUrl: sandbox.baseUrl,
-			close: async () => {
-				server.close();
-				sandbox.close();
-			},
-		};
-	},
-};
-
-describe.each(Object.keys(faces))("fault injection over %s", (faceName) => {
-	let face: Face;
+describe.each(FACE_NAMES)("fault injection over %s", (faceName) => {
+	let face: SandboxFace;
 	let n = 0;
 	const orderRef = () => `${faceName}-fault-${++n}`;
-	const client = (overrides: Partial<ConstructorParameters<typeof GatewayClient>[0]> = {}) =>
-		new GatewayClient({
-			baseUrl: face.baseUrl,
-			merchantId: MERCHANT_ID,
-			privateKey: keys.merchantPrivate,
-			gatewayPublicKey: face.sandbox.gatewayPublicKey,
-			allowLoopbackHttp: true,
-			retryBaseDelayMs: 1,
-			...overrides,
-		});
+	const client = (overrides: Partial<GatewayClientOptions> = {}) =>
+		faceClient(face, { retryBaseDelayMs: 1, ...overrides });
 	const checkoutParams = (ref = orderRef()) => ({
 		orderRef: ref,
 		amount: 12.5,
@@ -77,7 +41,7 @@ describe.each(Object.keys(faces))("fault injection over %s", (faceName) => {
 		});
 
 	beforeAll(async () => {
-		face = await (faces[faceName] as () => Promise<Face>)();
+		face = await startFace(faceName, { gatewayKeys, merchants: accounts(), now: FROZEN_AT });
 	});
 	afterAll(() => face.close());
 	afterEach(() => {

@@ -1,11 +1,15 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
-import type { SandboxMerchantOptions } from "../../src/sandbox/options.js";
+import { GatewayClient, type GatewayClientOptions } from "../../src/client.js";
+import type { SandboxMerchantOptions, SandboxOptions } from "../../src/sandbox/options.js";
 import { type SandboxServer, type SandboxServerOptions, startSandboxServer } from "../../src/sandbox/server.js";
 import { openMessage } from "../../src/signing/open.js";
 import type { SignVersion } from "../../src/signing/seal.js";
 import { sealMessage } from "../../src/signing/seal.js";
+import { createSandbox, type Sandbox } from "../../src/testing.js";
+import { sandboxHandlers } from "../../src/testing-msw.js";
 import { keys } from "../support/vectors.js";
 
 export const MERCHANT_ID = "merchant-1";
@@ -209,4 +213,52 @@ export function useSandboxFixture() {
 /** The page token of a payment link. */
 export function tokenOf(link: string): string {
 	return new URL(link).searchParams.get("token") ?? "";
+}
+
+/** The sandbox as a client reaches it: in-process through MSW, or over real loopback HTTP. */
+export interface SandboxFace {
+	sandbox: Sandbox;
+	baseUrl: string;
+	close(): Promise<void>;
+}
+
+/** Both faces, for `describe.each`. */
+export const FACE_NAMES = ["msw", "http"] as const;
+
+/**
+ * Starts the sandbox behind one face. `unhandled` is what MSW does with a request the sandbox does not
+ * serve: "error" fails the test; "bypass" lets it through (to a merchant's real IPN receiver).
+ */
+export async function startFace(
+	name: (typeof FACE_NAMES)[number],
+	options: SandboxOptions,
+	unhandled: "error" | "bypass" = "error",
+): Promise<SandboxFace> {
+	if (name === "http") {
+		const server = await startSandboxServer(options);
+		return { sandbox: server.sandbox, baseUrl: server.url, close: () => server.close() };
+	}
+	const sandbox = await createSandbox(options);
+	const server = setupServer(...sandboxHandlers(sandbox));
+	server.listen({ onUnhandledFrame: unhandled });
+	return {
+		sandbox,
+		baseUrl: sandbox.baseUrl,
+		close: async () => {
+			server.close();
+			sandbox.close();
+		},
+	};
+}
+
+/** A client of `MERCHANT_ID` on a face, trusting the sandbox's gateway key. */
+export function faceClient(face: SandboxFace, overrides: Partial<GatewayClientOptions> = {}): GatewayClient {
+	return new GatewayClient({
+		baseUrl: face.baseUrl,
+		merchantId: MERCHANT_ID,
+		privateKey: keys.merchantPrivate,
+		gatewayPublicKey: face.sandbox.gatewayPublicKey,
+		allowLoopbackHttp: true,
+		...overrides,
+	});
 }

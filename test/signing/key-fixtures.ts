@@ -58,32 +58,10 @@ export function makeKeyFixtures(): KeyFixtures {
 
 	openssl(["pkey", "-in", source, "-out", at("pkcs8.pem")]);
 	openssl(["rsa", "-in", source, "-traditional", "-out", at("pkcs1.pem")]);
-	openssl([
-		"pkcs8",
-		"-topk8",
-		"-v2",
-		"aes-256-cbc",
-		"-in",
-		source,
-		"-passout",
-		`pass:${passphrase}`,
-		"-out",
-		at("enc.pem"),
-	]);
-	openssl([
-		"pkcs8",
-		"-topk8",
-		"-v2",
-		"aes-256-cbc",
-		"-in",
-		source,
-		"-passout",
-		`pass:${passphrase}`,
-		"-outform",
-		"DER",
-		"-out",
-		at("enc.der"),
-	]);
+	// Encrypted PKCS#8 (AES-256-CBC, PBKDF2), as PEM and as DER.
+	const encryptedPkcs8 = ["pkcs8", "-topk8", "-v2", "aes-256-cbc", "-in", source, "-passout", `pass:${passphrase}`];
+	openssl([...encryptedPkcs8, "-out", at("enc.pem")]);
+	openssl([...encryptedPkcs8, "-outform", "DER", "-out", at("enc.der")]);
 	openssl([
 		"rsa",
 		"-in",
