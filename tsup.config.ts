@@ -14,7 +14,7 @@ const entries = {
 	"stores/redis": "src/stores/redis.ts",
 	"stores/postgres": "src/stores/postgres.ts",
 };
-const external = ["ky", "node-forge", "zod", "ulid", "msw"];
+const external = ["ky", "node-forge", "zod", "ulid", "msw", "@opentelemetry/api"];
 // Declarations marked @internal (the client's context given to resources, key handles) are left out.
 const dts = { entry: entries, compilerOptions: { stripInternal: true } };
 

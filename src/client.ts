@@ -8,6 +8,7 @@ import { RefundsResource } from "./resources/refunds.js";
 import { TransactionsResource } from "./resources/transactions.js";
 import { toFieldIssues } from "./schemas/requests.js";
 import { toPrivateKey, toPublicKeys } from "./signing/keys.js";
+import { ClientTelemetry } from "./telemetry/client.js";
 import { Transport } from "./transport/http.js";
 import { Observer } from "./transport/observer.js";
 import { userAgent } from "./transport/version.js";
@@ -48,6 +49,7 @@ export class GatewayClient {
 		const config = parsed.data;
 		const baseUrl = config.baseUrl.replace(/\/+$/, "");
 		const observer = new Observer(config.hooks, config.logger, config.logLevel);
+		const providers = { tracerProvider: config.tracerProvider, meterProvider: config.meterProvider };
 		const ctx: ClientContext = {
 			baseUrl,
 			merchantId: config.merchantId,
@@ -59,6 +61,7 @@ export class GatewayClient {
 			requireSignedResponses: config.requireSignedResponses,
 			allowLoopbackHttp: config.allowLoopbackHttp,
 			observer,
+			telemetry: new ClientTelemetry(providers, baseUrl, config.signVersion, observer),
 			transport: new Transport({
 				baseUrl,
 				fetch: config.fetch,

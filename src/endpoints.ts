@@ -18,6 +18,8 @@ import { cardChargeDataSchema, checkoutCreatedFieldsSchema, refundCreatedDataSch
 
 /** What the table says about one endpoint (each row satisfies this). */
 export interface EndpointRow {
+	/** The SDK method that calls it, as telemetry names its span and labels its metrics. */
+	readonly operation: string;
 	/** The path under the base URL. Every endpoint is a JSON POST. */
 	readonly path: string;
 	/**
@@ -51,6 +53,7 @@ export interface EndpointRow {
  */
 export const ENDPOINTS = {
 	checkout: {
+		operation: "checkout.create",
 		path: "/v2/checkout",
 		kind: "create",
 		envelope: "flat",
@@ -61,6 +64,7 @@ export const ENDPOINTS = {
 		response: checkoutCreatedFieldsSchema,
 	},
 	card: {
+		operation: "card.charge",
 		path: "/v2/card/api",
 		kind: "create",
 		envelope: "wrapped",
@@ -71,6 +75,7 @@ export const ENDPOINTS = {
 		response: cardChargeDataSchema,
 	},
 	transactionQuery: {
+		operation: "transactions.retrieve",
 		path: "/v2/checkout/query",
 		kind: "query",
 		envelope: "flat",
@@ -81,6 +86,7 @@ export const ENDPOINTS = {
 		response: transactionSchema,
 	},
 	refund: {
+		operation: "refunds.create",
 		path: "/v2/refund",
 		kind: "create",
 		envelope: "wrapped",
@@ -91,6 +97,7 @@ export const ENDPOINTS = {
 		response: refundCreatedDataSchema,
 	},
 	refundQuery: {
+		operation: "refunds.retrieve",
 		path: "/v2/refund/query",
 		kind: "query",
 		envelope: "wrapped",

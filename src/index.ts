@@ -62,6 +62,7 @@ export {
 	statusFromCode,
 	type TransactionStatus,
 } from "./statuses/catalogue.js";
+export type { MeterProviderLike, TracerProviderLike } from "./telemetry/options.js";
 export type { FetchLike, RequestOptions } from "./transport/http.js";
 export type {
 	ClientErrorEvent,

@@ -2,12 +2,18 @@ import { luhnValid } from "./luhn.js";
 
 /**
  * Redaction applied to everything the SDK shows: error messages and causes, log
- * lines, hook payloads, `inspect` output. Card numbers keep their first six and
- * last four digits, security codes disappear, key material never appears.
+ * lines, hook payloads, `inspect` output, telemetry. Card numbers keep their first six and
+ * last four digits, security codes disappear, key material never appears. Telemetry, which
+ * leaves the process for a collector, also loses the customer's personal data
+ * ({@link redactForTelemetry}).
  */
 
 const SECRET_KEYS = /^(cardSecurityCode|cvv|cvc|cvv2|securityCode|privateKey|passphrase|password|secret)$/i;
 const CARD_KEYS = /^(cardNumber|pan|card_number)$/i;
+/** A request's personal data: the customer's names, email, phone, postal address and IP. */
+const PERSONAL_KEYS = /^(billing|shipping|customer)|email|phone|address|street|city|postal|zip|firstName|lastName/i;
+/** An email address in free text. */
+const EMAIL = /[^\s@"'<>(),;:[\]\\]+@[^\s@"'<>(),;:[\]\\]+\.[a-z]{2,}/gi;
 const PEM = /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(-----END [A-Z0-9 ]+-----|$)/g;
 /** 12 to 19 digits, possibly grouped by spaces or dashes. */
 const DIGIT_RUN = /(?<!\d)\d(?:[ -]?\d){11,18}(?!\d)/g;
@@ -63,19 +69,24 @@ function maskCardPair(_: string, name: string, between: string, quote: string, d
  */
 export class KnownSecrets {
 	readonly #fields: Record<string, unknown>;
+	readonly #personal: boolean;
 	/** Compiled on first use: most responses never need them. */
 	#rules: Array<readonly [RegExp, string]> | undefined;
 
-	/** @param fields the request's fields before sealing; values under card-number and secret keys are looked for. */
-	constructor(fields: Record<string, unknown>) {
+	/**
+	 * @param fields the request's fields before sealing; values under card-number and secret keys are looked for.
+	 * @param options.personal look for the values under personal-data keys too (names, email, phone, address, IP).
+	 */
+	constructor(fields: Record<string, unknown>, options: { personal?: boolean } = {}) {
 		this.#fields = fields;
+		this.#personal = options.personal ?? false;
 	}
 
 	/** `text` without any occurrence of the known secrets (card numbers masked, the rest removed). */
 	remove(text: string): string {
 		if (this.#rules === undefined) {
 			this.#rules = [];
-			collectSecrets(this.#fields, this.#rules, 0);
+			collectSecrets(this.#fields, this.#rules, 0, this.#personal);
 		}
 		let out = text;
 		for (const [pattern, replacement] of this.#rules) out = out.replace(pattern, replacement);
@@ -89,17 +100,22 @@ const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /** Values shorter than this are not removed by value: they would match by chance. */
 const MIN_KNOWN_LENGTH = 3;
 
-function collectSecrets(value: Record<string, unknown>, rules: Array<readonly [RegExp, string]>, depth: number): void {
+function collectSecrets(
+	value: Record<string, unknown>,
+	rules: Array<readonly [RegExp, string]>,
+	depth: number,
+	personal: boolean,
+): void {
 	if (depth > 4) return;
 	for (const [key, item] of Object.entries(value)) {
 		if (typeof item === "object" && item !== null && !Array.isArray(item)) {
-			collectSecrets(item as Record<string, unknown>, rules, depth + 1);
+			collectSecrets(item as Record<string, unknown>, rules, depth + 1, personal);
 			continue;
 		}
 		if (typeof item !== "string" && typeof item !== "number") continue;
 		const text = String(item);
 		const card = CARD_KEYS.test(key);
-		if (!card && !SECRET_KEYS.test(key)) continue;
+		if (!card && !SECRET_KEYS.test(key) && !(personal && PERSONAL_KEYS.test(key))) continue;
 		const digits = text.replace(/[ -]/g, "");
 		if (/^\d+$/.test(digits) && digits.length >= MIN_KNOWN_LENGTH) {
 			// Digit boundaries keep longer numbers (amounts, ids) intact; spaces or dashes may group the digits.
@@ -133,6 +149,15 @@ export function redactText(text: string, known?: KnownSecrets): string {
 			const plain = run.replace(/[ -]/g, "");
 			return luhnValid(plain) ? maskCardNumber(plain) : run;
 		});
+}
+
+/**
+ * Text bound for telemetry (a span's exception message, an event's attribute): {@link redactText}, then
+ * email addresses removed. Give it the request's secrets built with `personal: true` so that its names,
+ * phone and address are removed by value as well: no pattern can recognise them.
+ */
+export function redactForTelemetry(text: string, known?: KnownSecrets): string {
+	return redactText(text, known).replace(EMAIL, REDACTED);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { SignedStringForm } from "../signing/canonical.js";
 import type { PrivateKey, PublicKey } from "../signing/keys.js";
 import type { SignVersion } from "../signing/seal.js";
+import type { ClientTelemetry } from "../telemetry/client.js";
 import type { Transport } from "../transport/http.js";
 import type { Observer } from "../transport/observer.js";
 
@@ -19,4 +20,5 @@ export interface ClientContext {
 	readonly allowLoopbackHttp: boolean;
 	readonly transport: Transport;
 	readonly observer: Observer;
+	readonly telemetry: ClientTelemetry;
 }

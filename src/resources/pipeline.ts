@@ -2,6 +2,7 @@ import { ENDPOINTS, type EndpointName, type ParamsOf, type ResponseDataOf } from
 import { InvalidResponseError } from "../errors/invalid-response-error.js";
 import { RequestValidationError } from "../errors/request-validation-error.js";
 import { KnownSecrets } from "../internal/redact.js";
+import { findDrift } from "../schemas/drift.js";
 import { toFieldIssues } from "../schemas/requests.js";
 import { sealMessage } from "../signing/seal.js";
 import type { RequestOptions } from "../transport/http.js";
@@ -35,7 +36,8 @@ export interface Verified<N extends EndpointName> {
  * built (with `merchantId` as the endpoint wants it), sealed in the account's version and sent; error
  * responses mapped to typed errors; the success response verified, checked against its schema and
  * handed to `read`. A create that may have been processed without a verified response to show for it
- * ends in `OutcomeUnknownError`.
+ * ends in `OutcomeUnknownError`. The call is recorded as one span with its metrics (telemetry), and
+ * drift in the verified response (a status or field the SDK does not know) is reported.
  */
 export async function callEndpoint<N extends EndpointName, T>(
 	ctx: ClientContext,
@@ -46,6 +48,7 @@ export async function callEndpoint<N extends EndpointName, T>(
 ): Promise<T> {
 	const endpoint = ENDPOINTS[name];
 	const { path } = endpoint;
+	const record = await ctx.telemetry.start(endpoint);
 	try {
 		checkRequestOptions(options, path);
 		const data = validate(endpoint.params(ctx), params, path) as Record<string, unknown>;
@@ -64,15 +67,20 @@ export async function callEndpoint<N extends EndpointName, T>(
 		// Aborted before anything was sent: nothing happened, whatever the endpoint.
 		if (options?.signal?.aborted) throw options.signal.reason;
 		const secrets = new KnownSecrets(fields);
-		const received = await ctx.transport.send({
-			path,
-			body: JSON.stringify(sealed),
-			kind: endpoint.kind,
-			fields,
-			signVersion,
-			signal: options?.signal,
-			timeoutMs: options?.timeoutMs,
-		});
+		record.sending(fields);
+		const received = await record.during(() =>
+			ctx.transport.send({
+				path,
+				body: JSON.stringify(sealed),
+				kind: endpoint.kind,
+				fields,
+				signVersion,
+				signal: options?.signal,
+				timeoutMs: options?.timeoutMs,
+				onRetry: record.retried,
+			}),
+		);
+		record.responded("failure" in received ? undefined : received.status, received.attempts);
 		if ("failure" in received) {
 			throw noResponseError(call, received, options?.timeoutMs ?? ctx.transport.timeoutMs, secrets);
 		}
@@ -89,12 +97,17 @@ export async function callEndpoint<N extends EndpointName, T>(
 			const parsed = endpoint.response.safeParse(opened.fields);
 			if (!parsed.success) throw unexpected(describeIssues(parsed.error));
 			const data = parsed.data as ResponseDataOf<N>;
-			return read({ data, wrapper: opened.wrapper, secrets, unexpected });
+			const drifts = findDrift(endpoint.response.get(), opened.fields);
+			if (drifts.length > 0) ctx.telemetry.drift(endpoint.operation, drifts, record);
+			const result = read({ data, wrapper: opened.wrapper, secrets, unexpected });
+			record.succeeded(result);
+			return result;
 		} catch (error) {
 			throw call.kind === "create" ? unverifiedCreate(call, signVersion, error) : error;
 		}
 	} catch (error) {
 		if (error instanceof Error) ctx.observer.error({ method: "POST", path, error });
+		record.failed(error, options?.signal?.aborted === true);
 		throw error;
 	}
 }

@@ -3,7 +3,7 @@ import type { EndpointKind } from "../endpoints.js";
 import type { SignVersion } from "../signing/seal.js";
 import { BodyTooLargeError, capBody, wasCut } from "./capped-body.js";
 import { failedBeforeSending } from "./network-failure.js";
-import type { Observer } from "./observer.js";
+import type { ClientRetryEvent, Observer } from "./observer.js";
 import { queryRetry } from "./retry.js";
 
 /** The fetch signature the client accepts (the global `fetch` fits). */
@@ -44,6 +44,8 @@ export interface OutgoingRequest extends RequestOptions {
 	/** The fields before sealing, for the request hook (redacted there). */
 	fields: Record<string, unknown>;
 	signVersion: SignVersion;
+	/** Told of each retry of this request, as the client's hooks are (its telemetry). */
+	onRetry?: ((event: ClientRetryEvent) => void) | undefined;
 }
 
 /** @internal The gateway's response, its body read up to `maxResponseBytes`. */
@@ -52,6 +54,8 @@ export interface GatewayResponse {
 	headers: Headers;
 	/** The body as UTF-8 text; undefined when it was larger than `maxResponseBytes` (reading stopped there). */
 	text: string | undefined;
+	/** How many attempts were sent (1 without retries). */
+	attempts: number;
 }
 
 /**
@@ -65,6 +69,8 @@ export interface NoResponse {
 	failure: "not_sent" | "may_have_been_sent" | "timed_out" | "aborted";
 	/** The underlying error (the signal's reason for `aborted`). Not redacted. */
 	cause: unknown;
+	/** How many attempts were started (0 when none was). */
+	attempts: number;
 }
 
 type KyModule = typeof import("ky");
@@ -185,7 +191,9 @@ export class Transport {
 						? "timeout"
 						: "network error";
 			const delayMs = Math.round(performance.now() - lastEndedAt);
-			observer.retry({ method: "POST", path: request.path, attempt: retryCount + 1, delayMs, reason });
+			const event: ClientRetryEvent = { method: "POST", path: request.path, attempt: retryCount + 1, delayMs, reason };
+			observer.retry(event);
+			request.onRetry?.(event);
 		};
 		const create = request.kind === "create";
 		const pending = ky(url, {
@@ -204,22 +212,23 @@ export class Transport {
 		let response: Response | undefined;
 		try {
 			response = await pending;
-			return { status: response.status, headers: response.headers, text: await pending.text() };
+			return { status: response.status, headers: response.headers, text: await pending.text(), attempts: attempt };
 		} catch (error) {
+			const attempts = attempt;
 			if (error instanceof HTTPError) {
 				const failed = error.response as Response;
 				const cut = wasCut(failed);
 				const text = cut ? undefined : typeof error.data === "string" ? error.data : "";
-				return { status: failed.status, headers: failed.headers, text };
+				return { status: failed.status, headers: failed.headers, text, attempts };
 			}
 			if (response && error instanceof BodyTooLargeError) {
-				return { status: response.status, headers: response.headers, text: undefined };
+				return { status: response.status, headers: response.headers, text: undefined, attempts };
 			}
-			if (attempt === 0) return { failure: "not_sent", cause: request.signal?.reason ?? error };
-			if (request.signal?.aborted) return { failure: "aborted", cause: request.signal.reason };
-			if (error instanceof TimeoutError) return { failure: "timed_out", cause: error };
+			if (attempt === 0) return { failure: "not_sent", cause: request.signal?.reason ?? error, attempts };
+			if (request.signal?.aborted) return { failure: "aborted", cause: request.signal.reason, attempts };
+			if (error instanceof TimeoutError) return { failure: "timed_out", cause: error, attempts };
 			const cause = error instanceof NetworkError ? error.cause : error;
-			return { failure: failedBeforeSending(cause) ? "not_sent" : "may_have_been_sent", cause };
+			return { failure: failedBeforeSending(cause) ? "not_sent" : "may_have_been_sent", cause, attempts };
 		}
 	}
 }

@@ -1,0 +1,44 @@
+/**
+ * The names the SDK's telemetry uses: attributes (OpenTelemetry's semantic conventions where one applies,
+ * the SDK's own under `merchant_gateway.`), span events and metrics. docs/operations.md lists them for
+ * operators.
+ */
+export const ATTRIBUTES = {
+	httpMethod: "http.request.method",
+	urlTemplate: "url.template",
+	urlFull: "url.full",
+	statusCode: "http.response.status_code",
+	serverAddress: "server.address",
+	serverPort: "server.port",
+	errorType: "error.type",
+	resendCount: "http.request.resend_count",
+	operation: "merchant_gateway.operation",
+	outcome: "merchant_gateway.outcome",
+	signVersion: "merchant_gateway.sign_version",
+	retries: "merchant_gateway.retries",
+	orderRef: "merchant_gateway.order_ref",
+	transactionId: "merchant_gateway.transaction_id",
+	refundId: "merchant_gateway.refund_id",
+	retryReason: "merchant_gateway.retry.reason",
+	retryDelay: "merchant_gateway.retry.delay_ms",
+	driftType: "merchant_gateway.drift.type",
+	driftSource: "merchant_gateway.drift.source",
+	driftValue: "merchant_gateway.drift.value",
+} as const;
+
+export const EVENTS = {
+	retry: "merchant_gateway.retry",
+	drift: "merchant_gateway.drift",
+} as const;
+
+export const METRICS = {
+	clientCalls: "merchant_gateway.client.calls",
+	clientCallDuration: "merchant_gateway.client.call.duration",
+	driftReports: "merchant_gateway.drift.reports",
+} as const;
+
+/**
+ * Histogram buckets for call durations, in seconds: the boundaries OpenTelemetry's HTTP semantic
+ * conventions advise for request durations.
+ */
+export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
