@@ -160,6 +160,33 @@ export function redactForTelemetry(text: string, known?: KnownSecrets): string {
 	return redactText(text, known).replace(EMAIL, REDACTED);
 }
 
+const QUOTED = Symbol("merchant-gateway.quoted-gateway-text");
+/** What stands in telemetry for the gateway's own words. */
+export const GATEWAY_TEXT = "[gateway text]";
+
+/**
+ * Marks the gateway's words that `error`'s message quotes (a refusal's message, its field messages): the
+ * merchant's error keeps them, telemetry leaves them out. They are unsigned free text from a response body,
+ * which may hold anything the gateway knows about the customer, not only what this request sent.
+ */
+export function quotesGateway<E extends Error>(error: E, texts: readonly string[]): E {
+	const quoted = texts.filter((text) => text !== "");
+	if (quoted.length > 0) Object.defineProperty(error, QUOTED, { value: quoted, enumerable: false });
+	return error;
+}
+
+/** An error's message as telemetry shows it: without the gateway's words it quotes, redacted for telemetry. */
+export function telemetryMessage(error: unknown, known?: KnownSecrets): string {
+	let message = error instanceof Error ? error.message : typeof error === "string" ? error : "";
+	const quoted = error instanceof Error ? (error as unknown as Record<symbol, unknown>)[QUOTED] : undefined;
+	if (Array.isArray(quoted)) {
+		// Longest first: a field message may be part of the refusal's message.
+		for (const text of [...quoted].sort((a, b) => b.length - a.length))
+			message = message.replaceAll(text, GATEWAY_TEXT);
+	}
+	return redactForTelemetry(message, known);
+}
+
 /**
  * A deep copy safe to show: card numbers masked, security codes and secrets
  * removed, strings scrubbed with `redactText`. Cycles and depth are bounded.

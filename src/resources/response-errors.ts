@@ -8,7 +8,7 @@ import { NoS2SProviderError } from "../errors/no-s2s-provider-error.js";
 import { OutcomeUnknownError } from "../errors/outcome-unknown-error.js";
 import { ProcessingError } from "../errors/processing-error.js";
 import { RateLimitError } from "../errors/rate-limit-error.js";
-import { type KnownSecrets, redactText } from "../internal/redact.js";
+import { type KnownSecrets, quotesGateway, redactText } from "../internal/redact.js";
 import { parseRetryAfter } from "../transport/retry.js";
 import { isSignatureRefusal } from "../transport/signature-refusal.js";
 
@@ -114,9 +114,25 @@ export function errorForResponse(
 	body: Record<string, unknown> | undefined,
 	call: CallContext,
 ): GatewayError | undefined {
+	const quoted: string[] = [];
+	const error = describeResponse(response, body, call, quoted);
+	return error && quotesGateway(error, quoted);
+}
+
+/** {@link errorForResponse}, collecting into `quoted` the gateway's words each message quotes. */
+function describeResponse(
+	response: ReadResponse,
+	body: Record<string, unknown> | undefined,
+	call: CallContext,
+	quoted: string[],
+): GatewayError | undefined {
 	const { status, secrets } = response;
 	const where = { status, path: call.path };
-	const say = (fallback: string) => gatewayMessage(body, fallback, secrets);
+	const say = (fallback: string) => {
+		const text = gatewayMessage(body, fallback, secrets);
+		if (text !== fallback) quoted.push(text);
+		return text;
+	};
 	if (status === 401 || status === 403) {
 		const refused = `The gateway refused the request's credentials or signature (HTTP ${status})`;
 		return new AuthenticationError(`${refused}: ${say("no message")}`, where);
@@ -150,7 +166,9 @@ export function errorForResponse(
 	}
 	if (status === 422 && Array.isArray(body.errors)) {
 		const refusedFields = say("The gateway refused the request's fields.");
-		return new GatewayValidationError(refusedFields, fieldErrors(body.errors, secrets), where);
+		const fields = fieldErrors(body.errors, secrets);
+		quoted.push(...fields.flatMap((field) => field.messages));
+		return new GatewayValidationError(refusedFields, fields, where);
 	}
 	const noProvider = "transactionId" in body && body.transactionId === null && !("data" in body);
 	if (status === 422 && call.endpoint === "card" && noProvider) {
@@ -183,9 +201,10 @@ export function errorInSignedFields(
 	call: CallContext,
 ): GatewayError | undefined {
 	if (call.endpoint !== "checkout" || fields.status !== "error") return undefined;
-	const message = typeof fields.message === "string" ? redactText(fields.message, response.secrets) : "no message";
-	return new CheckoutError(`The checkout session was not created: ${message}`, {
+	const said = typeof fields.message === "string" ? redactText(fields.message, response.secrets) : undefined;
+	const error = new CheckoutError(`The checkout session was not created: ${said ?? "no message"}`, {
 		status: response.status,
 		path: call.path,
 	});
+	return quotesGateway(error, said === undefined ? [] : [said]);
 }

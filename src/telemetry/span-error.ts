@@ -1,5 +1,5 @@
 import type { Span } from "@opentelemetry/api";
-import { type KnownSecrets, redactForTelemetry } from "../internal/redact.js";
+import { type KnownSecrets, telemetryMessage } from "../internal/redact.js";
 import type { OpenTelemetry } from "./api.js";
 import { ATTRIBUTES } from "./names.js";
 
@@ -14,12 +14,12 @@ export function errorType(error: unknown): string {
 
 /**
  * Marks the span failed with `error`: status ERROR, `error.type`, and an `exception` event with the class
- * name and the redacted message. Never the stack or the cause: they may hold what the message had removed.
+ * name and the message as telemetry shows it (redacted, without the gateway's words). Never the stack or
+ * the cause: they may hold what the message had removed.
  */
 export function recordError(api: OpenTelemetry, span: Span, error: unknown, secrets?: KnownSecrets): void {
 	const type = errorType(error);
-	const raw = error instanceof Error ? error.message : typeof error === "string" ? error : "";
-	const message = redactForTelemetry(raw.slice(0, 4 * MAX_MESSAGE_LENGTH), secrets).slice(0, MAX_MESSAGE_LENGTH);
+	const message = telemetryMessage(error, secrets).slice(0, MAX_MESSAGE_LENGTH);
 	span.setAttribute(ATTRIBUTES.errorType, type);
 	span.recordException({ name: type, message });
 	span.setStatus({ code: api.SpanStatusCode.ERROR, message });
