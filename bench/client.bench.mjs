@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { GatewayClient, loadPrivateKey, loadPublicKey } from "../dist/index.js";
 import { canonicalString, sealMessage } from "../dist/signing/index.js";
-import { median, report } from "./lib.mjs";
+import { pairedCompare } from "./lib.mjs";
 
 const keysUrl = new URL("../test/vectors/keys/", import.meta.url);
 const pem = (name) => readFileSync(new URL(`${name}.pem`, keysUrl), "utf8");
@@ -109,38 +109,6 @@ for (const version of ["2.0", "2.1"]) {
 	const viaSdk = await clients[version].checkout.create(params);
 	const viaBaseline = await baseline(version)();
 	if (viaSdk.paymentLink !== viaBaseline.paymentLink) throw new Error("SDK and baseline disagree");
-}
-
-/**
- * Calls are timed one by one, alternating baseline and SDK (ABBA order) so that
- * load from other processes on a shared machine hits both alike, and each side
- * is summarized by its median call: a burst of noise moves a few samples, not
- * the median.
- */
-async function pairedCompare(name, baselineFn, candidateFn, { pairs = 1500, warmup = 200, goal } = {}) {
-	for (let i = 0; i < warmup; i++) {
-		await baselineFn();
-		await candidateFn();
-	}
-	const base = [];
-	const cand = [];
-	const timeOne = async (fn, into) => {
-		const start = process.hrtime.bigint();
-		await fn();
-		into.push(Number(process.hrtime.bigint() - start));
-	};
-	for (let i = 0; i < pairs; i++) {
-		if (i % 2 === 0) {
-			await timeOne(baselineFn, base);
-			await timeOne(candidateFn, cand);
-		} else {
-			await timeOne(candidateFn, cand);
-			await timeOne(baselineFn, base);
-		}
-	}
-	const baselineNs = median(base);
-	const candidateNs = median(cand);
-	report(name, { baselineNs, candidateNs, ratio: candidateNs / baselineNs, goal });
 }
 
 for (const version of ["2.0", "2.1"]) {

@@ -57,6 +57,38 @@ export async function compare(
 	return { baselineNs, candidateNs, ratio };
 }
 
+/**
+ * Calls are timed one by one, alternating baseline and candidate (ABBA order) so that
+ * load from other processes on a shared machine hits both alike, and each side
+ * is summarized by its median call: a burst of noise moves a few samples, not
+ * the median.
+ */
+export async function pairedCompare(name, baselineFn, candidateFn, { pairs = 1500, warmup = 200, goal } = {}) {
+	for (let i = 0; i < warmup; i++) {
+		await baselineFn();
+		await candidateFn();
+	}
+	const base = [];
+	const cand = [];
+	const timeOne = async (fn, into) => {
+		const start = process.hrtime.bigint();
+		await fn();
+		into.push(Number(process.hrtime.bigint() - start));
+	};
+	for (let i = 0; i < pairs; i++) {
+		if (i % 2 === 0) {
+			await timeOne(baselineFn, base);
+			await timeOne(candidateFn, cand);
+		} else {
+			await timeOne(candidateFn, cand);
+			await timeOne(baselineFn, base);
+		}
+	}
+	const baselineNs = median(base);
+	const candidateNs = median(cand);
+	report(name, { baselineNs, candidateNs, ratio: candidateNs / baselineNs, goal });
+}
+
 export const results = [];
 
 /** Prints one line and keeps it for the summary. */

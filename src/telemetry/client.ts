@@ -72,13 +72,13 @@ export function driftCounter(meter: Meter): Counter {
 	});
 }
 
-/** One call's record: its span and its metrics. The methods are bound: pass them as callbacks. */
+/** One call's record: its span and its metrics. */
 export interface CallRecord {
 	/** Runs the exchange with the gateway with the call's span active, so that HTTP spans nest under it. */
 	during<T>(send: () => Promise<T>): Promise<T>;
 	/** The request about to be sent (before sealing): its ids, and the values to keep out of error messages. */
 	sending(fields: Record<string, unknown>): void;
-	/** A query is about to be retried. */
+	/** A query is about to be retried (bound: the transport calls it). */
 	retried(event: ClientRetryEvent): void;
 	/** How the exchange ended: the last response's status (none when no response came back), after how many attempts. */
 	responded(status: number | undefined, attempts: number): void;
@@ -114,6 +114,8 @@ export class ClientTelemetry {
 	readonly #server: Server;
 	readonly #signVersion: SignVersion;
 	readonly #observer: Observer;
+	/** The attributes every span of an endpoint's calls starts with: the same for each call of this client. */
+	readonly #startAttributes = new Map<EndpointRow, Readonly<Attributes>>();
 
 	constructor(providers: TelemetryProviders, baseUrl: string, signVersion: SignVersion, observer: Observer) {
 		this.#telemetry = new Telemetry(providers, defineInstruments, (message) => observer.log("warn", message));
@@ -143,9 +145,28 @@ export class ClientTelemetry {
 		}
 	}
 
+	/** The span's first attributes, as a fresh object (a sampler or an SDK may add to it). */
+	#spanAttributes(endpoint: EndpointRow): Attributes {
+		let attributes = this.#startAttributes.get(endpoint);
+		if (attributes === undefined) {
+			const server = this.#server;
+			attributes = {
+				[ATTRIBUTES.httpMethod]: "POST",
+				[ATTRIBUTES.urlTemplate]: endpoint.path,
+				[ATTRIBUTES.urlFull]: server.baseUrl + endpoint.path,
+				[ATTRIBUTES.serverAddress]: server.address,
+				[ATTRIBUTES.serverPort]: server.port,
+				[ATTRIBUTES.operation]: endpoint.operation,
+				[ATTRIBUTES.signVersion]: this.#signVersion,
+			};
+			this.#startAttributes.set(endpoint, attributes);
+		}
+		return { ...attributes };
+	}
+
 	#record(active: ActiveTelemetry<ClientInstruments>, endpoint: EndpointRow): CallRecord {
 		try {
-			return new ActiveCallRecord(active, endpoint, this.#server, this.#signVersion);
+			return new ActiveCallRecord(active, endpoint, this.#spanAttributes(endpoint));
 		} catch (error) {
 			this.#observer.log("warn", `Telemetry failed to start a span; the call goes on without it: ${errorType(error)}`);
 			return NO_RECORD;
@@ -153,31 +174,24 @@ export class ClientTelemetry {
 	}
 }
 
+/**
+ * A call recorded while telemetry is on. Attributes learnt along the call are kept and set once, as the
+ * span ends; events (retries, drift, the exception) are added as they happen.
+ */
 class ActiveCallRecord implements CallRecord {
 	readonly #active: ActiveTelemetry<ClientInstruments>;
 	readonly #endpoint: EndpointRow;
 	readonly #span: Span;
 	readonly #recording: boolean;
 	readonly #startedAt = performance.now();
+	readonly #attributes: Attributes = {};
 	#fields: Record<string, unknown> | undefined;
 
-	constructor(active: ActiveTelemetry<ClientInstruments>, endpoint: EndpointRow, server: Server, signVersion: string) {
+	/** @param attributes what a sampler may decide on, given at the start as the HTTP conventions ask. */
+	constructor(active: ActiveTelemetry<ClientInstruments>, endpoint: EndpointRow, attributes: Attributes) {
 		this.#active = active;
 		this.#endpoint = endpoint;
-		const { api } = active;
-		// The attributes a sampler may decide on are given at the start, as the HTTP conventions ask.
-		this.#span = active.tracer.startSpan(endpoint.operation, {
-			kind: api.SpanKind.CLIENT,
-			attributes: {
-				[ATTRIBUTES.httpMethod]: "POST",
-				[ATTRIBUTES.urlTemplate]: endpoint.path,
-				[ATTRIBUTES.urlFull]: server.baseUrl + endpoint.path,
-				[ATTRIBUTES.serverAddress]: server.address,
-				[ATTRIBUTES.serverPort]: server.port,
-				[ATTRIBUTES.operation]: endpoint.operation,
-				[ATTRIBUTES.signVersion]: signVersion,
-			},
-		});
+		this.#span = active.tracer.startSpan(endpoint.operation, { kind: active.api.SpanKind.CLIENT, attributes });
 		this.#recording = this.#span.isRecording();
 	}
 
@@ -187,15 +201,14 @@ class ActiveCallRecord implements CallRecord {
 		return context.with(trace.setSpan(context.active(), this.#span), send);
 	}
 
-	sending = (fields: Record<string, unknown>): void => {
+	sending(fields: Record<string, unknown>): void {
 		this.#fields = fields;
 		if (!this.#recording) return;
-		const ids: Attributes = {};
-		if (typeof fields.orderRef === "string") ids[ATTRIBUTES.orderRef] = redactForTelemetry(fields.orderRef);
-		if (typeof fields.transactionId === "string") ids[ATTRIBUTES.transactionId] = fields.transactionId;
-		if (typeof fields.refundId === "string") ids[ATTRIBUTES.refundId] = fields.refundId;
-		quietly(() => this.#span.setAttributes(ids));
-	};
+		if (typeof fields.orderRef === "string")
+			this.#attributes[ATTRIBUTES.orderRef] = redactForTelemetry(fields.orderRef);
+		if (typeof fields.transactionId === "string") this.#attributes[ATTRIBUTES.transactionId] = fields.transactionId;
+		if (typeof fields.refundId === "string") this.#attributes[ATTRIBUTES.refundId] = fields.refundId;
+	}
 
 	retried = (event: ClientRetryEvent): void => {
 		if (!this.#recording) return;
@@ -204,69 +217,66 @@ class ActiveCallRecord implements CallRecord {
 			[ATTRIBUTES.retryReason]: event.reason,
 			[ATTRIBUTES.retryDelay]: event.delayMs,
 		};
-		quietly(() => this.#span.addEvent(EVENTS.retry, attributes));
+		try {
+			this.#span.addEvent(EVENTS.retry, attributes);
+		} catch {
+			// A tracer that throws must not fail a payment.
+		}
 	};
 
-	responded = (status: number | undefined, attempts: number): void => {
-		if (!this.#recording) return;
-		const attributes: Attributes = { [ATTRIBUTES.retries]: Math.max(0, attempts - 1) };
-		if (status !== undefined) attributes[ATTRIBUTES.statusCode] = status;
-		quietly(() => this.#span.setAttributes(attributes));
-	};
+	responded(status: number | undefined, attempts: number): void {
+		this.#attributes[ATTRIBUTES.retries] = Math.max(0, attempts - 1);
+		if (status !== undefined) this.#attributes[ATTRIBUTES.statusCode] = status;
+	}
 
-	drift = (report: DriftReport): void => {
+	drift(report: DriftReport): void {
 		const attributes = {
 			[ATTRIBUTES.driftType]: report.type,
 			[ATTRIBUTES.driftSource]: report.source,
 			[ATTRIBUTES.driftValue]: report.value,
 		};
-		quietly(() => {
+		try {
 			if (this.#recording) this.#span.addEvent(EVENTS.drift, attributes);
 			this.#active.instruments().drift.add(1, attributes);
-		});
-	};
-
-	succeeded = (result: unknown): void => {
-		quietly(() => {
-			if (this.#recording) {
-				const { transactionId, refundId } = (result ?? {}) as { transactionId?: unknown; refundId?: unknown };
-				const ids: Attributes = {};
-				if (typeof transactionId === "string") ids[ATTRIBUTES.transactionId] = transactionId;
-				if (typeof refundId === "string") ids[ATTRIBUTES.refundId] = refundId;
-				this.#span.setAttributes(ids);
-			}
-			this.#end(successOutcome(this.#endpoint, result), undefined);
-		});
-	};
-
-	failed = (error: unknown, aborted: boolean): void => {
-		quietly(() => {
-			if (this.#recording) {
-				const secrets = this.#fields && new KnownSecrets(this.#fields, { personal: true });
-				recordError(this.#active.api, this.#span, error, secrets);
-			}
-			this.#end(failureOutcome(error, aborted), errorType(error));
-		});
-	};
-
-	#end(outcome: ClientOutcome, error: string | undefined): void {
-		const seconds = (performance.now() - this.#startedAt) / 1000;
-		if (this.#recording) this.#span.setAttribute(ATTRIBUTES.outcome, outcome);
-		this.#span.end();
-		const attributes: Attributes = { [ATTRIBUTES.operation]: this.#endpoint.operation, [ATTRIBUTES.outcome]: outcome };
-		if (error !== undefined) attributes[ATTRIBUTES.errorType] = error;
-		const { calls, duration } = this.#active.instruments();
-		calls.add(1, attributes);
-		duration.record(seconds, attributes);
+		} catch {
+			// A tracer or meter that throws must not fail a payment.
+		}
 	}
-}
 
-/** Runs a recording step; a tracer, meter or exporter that throws must not fail a payment. */
-function quietly(step: () => void): void {
-	try {
-		step();
-	} catch {
-		// The call's own result matters more than its telemetry.
+	succeeded(result: unknown): void {
+		const { transactionId, refundId } = (result ?? {}) as { transactionId?: unknown; refundId?: unknown };
+		if (typeof transactionId === "string") this.#attributes[ATTRIBUTES.transactionId] = transactionId;
+		if (typeof refundId === "string") this.#attributes[ATTRIBUTES.refundId] = refundId;
+		this.#end(successOutcome(this.#endpoint, result), undefined, undefined);
+	}
+
+	failed(error: unknown, aborted: boolean): void {
+		this.#end(failureOutcome(error, aborted), errorType(error), error);
+	}
+
+	#end(outcome: ClientOutcome, type: string | undefined, error: unknown): void {
+		const seconds = (performance.now() - this.#startedAt) / 1000;
+		try {
+			if (this.#recording) {
+				this.#attributes[ATTRIBUTES.outcome] = outcome;
+				this.#span.setAttributes(this.#attributes);
+				if (type !== undefined) {
+					const secrets = this.#fields && new KnownSecrets(this.#fields, { personal: true });
+					recordError(this.#active.api, this.#span, error, secrets);
+				}
+			}
+			this.#span.end();
+			const attributes: Attributes = {
+				[ATTRIBUTES.operation]: this.#endpoint.operation,
+				[ATTRIBUTES.outcome]: outcome,
+			};
+			if (type !== undefined) attributes[ATTRIBUTES.errorType] = type;
+			const { calls, duration } = this.#active.instruments();
+			calls.add(1, attributes);
+			duration.record(seconds, attributes);
+		} catch {
+			// A tracer, meter or exporter that throws must not fail a payment.
+		}
 	}
 }
 
