@@ -1,5 +1,5 @@
-import { ConfigurationError } from "../errors/configuration-error.js";
-import { epochOf } from "./settings.js";
+import { ConfigurationError } from "../../errors/configuration-error.js";
+import { epochOf } from "../core/sandbox-settings.js";
 
 /**
  * The sandbox's notion of "now". Session expiry, pending settlements and every

@@ -3,7 +3,7 @@ import {
 	type KnownTransactionStatus,
 	STATUS_CODES,
 	type StatusCode,
-} from "../statuses/catalogue.js";
+} from "../../statuses/catalogue.js";
 
 /**
  * The statuses the sandbox uses, taken from the gateway's official status catalogue as the

@@ -1,6 +1,6 @@
 import { HttpResponse, http, type RequestHandler } from "msw";
-import { toResponse } from "./exchange.js";
-import type { Sandbox } from "./sandbox.js";
+import type { Sandbox } from "./create-sandbox.js";
+import { toResponse } from "./wire/request-response.js";
 
 /** Options of `sandboxHandlers`. */
 export interface SandboxHandlersOptions {

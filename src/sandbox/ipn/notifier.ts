@@ -1,8 +1,8 @@
-import { ConfigurationError } from "../errors/configuration-error.js";
-import { redactText } from "../internal/redact.js";
-import type { ControllableClock } from "./clock.js";
-import { GATEWAY_RETRY_SCHEDULE } from "./options.js";
-import type { IpnSettings } from "./settings.js";
+import { ConfigurationError } from "../../errors/configuration-error.js";
+import { redactText } from "../../internal/redact.js";
+import type { ControllableClock } from "../books/clock.js";
+import { GATEWAY_RETRY_SCHEDULE } from "../core/sandbox-options.js";
+import type { IpnSettings } from "../core/sandbox-settings.js";
 
 /** One attempt to deliver one notification, as `sandbox.deliveries()` lists it. */
 export interface DeliveryAttempt {

@@ -1,5 +1,5 @@
-import type { SandboxProvider } from "./options.js";
-import type { ProviderAttempt, StoredCard } from "./state.js";
+import type { SandboxProvider } from "../core/sandbox-options.js";
+import type { ProviderAttempt, StoredCard } from "./records.js";
 import { cardBrand, testCardBehaviour } from "./test-cards.js";
 
 /** Card data as the buyer or the merchant server sent it. Only masked parts are ever stored. */

@@ -1,11 +1,11 @@
-import { MalformedMessageError } from "../errors/malformed-message-error.js";
-import { SignatureVerificationError } from "../errors/signature-verification-error.js";
-import { decodeCheckoutForm } from "../schemas/requests.js";
-import type { SignedStringForm } from "../signing/canonical.js";
-import { openVerified, parseJsonObject } from "../signing/open.js";
-import type { SignVersion } from "../signing/seal.js";
-import { type ApiResponse, badRequest, invalidSignature, isApiResponse } from "./api-responses.js";
-import type { MerchantAccount } from "./merchants.js";
+import { MalformedMessageError } from "../../errors/malformed-message-error.js";
+import { SignatureVerificationError } from "../../errors/signature-verification-error.js";
+import { decodeCheckoutForm } from "../../schemas/requests.js";
+import type { SignedStringForm } from "../../signing/canonical.js";
+import { openVerified, parseJsonObject } from "../../signing/open.js";
+import type { SignVersion } from "../../signing/seal.js";
+import type { MerchantAccount } from "../books/merchants.js";
+import { type ApiResponse, badRequest, invalidSignature, isApiResponse } from "./spec-responses.js";
 
 /** A request body before verification: the envelope as sent, and how it came. */
 export interface Envelope {

@@ -1,6 +1,6 @@
 import { fromMinorUnits } from "../../money/amount.js";
-import { type ApiResponse, badRequest, fieldError, noS2SProvider, notFound } from "../api-responses.js";
-import type { RuleViolation } from "../rules.js";
+import type { RuleViolation } from "../books/rule-violations.js";
+import { type ApiResponse, badRequest, fieldError, noS2SProvider, notFound } from "../wire/spec-responses.js";
 
 const money = (minor: number, currency: string) => `${fromMinorUnits(minor).toFixed(2)} ${currency}`;
 

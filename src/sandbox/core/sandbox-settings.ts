@@ -1,6 +1,6 @@
-import { ConfigurationError } from "../errors/configuration-error.js";
-import type { FieldIssue } from "../errors/request-validation-error.js";
-import { DEFAULT_BASE_URL, type SandboxIpnOptions, type SandboxOptions } from "./options.js";
+import { ConfigurationError } from "../../errors/configuration-error.js";
+import type { FieldIssue } from "../../errors/request-validation-error.js";
+import { DEFAULT_BASE_URL, type SandboxIpnOptions, type SandboxOptions } from "./sandbox-options.js";
 
 /** IPN delivery settings with their defaults applied. */
 export interface IpnSettings {

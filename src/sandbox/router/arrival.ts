@@ -1,10 +1,10 @@
-import { type EndpointName, endpointAt } from "../endpoints.js";
-import { type ApiResponse, badRequest, isApiResponse } from "./api-responses.js";
-import { type ApiMessage, readMessage } from "./authenticate.js";
-import { readBodyText } from "./body.js";
-import type { SandboxCore } from "./core.js";
-import type { SandboxRequest } from "./exchange.js";
-import { normalPath, type ReceivedEntry } from "./received.js";
+import { type EndpointName, endpointAt } from "../../endpoints.js";
+import type { SandboxCore } from "../core/sandbox-core.js";
+import { type ApiMessage, readMessage } from "../wire/authentication.js";
+import { normalPath, type ReceivedEntry } from "../wire/received-log.js";
+import { readBodyText } from "../wire/request-body.js";
+import type { SandboxRequest } from "../wire/request-response.js";
+import { type ApiResponse, badRequest, isApiResponse } from "../wire/spec-responses.js";
 
 /** A request read once and recorded: what every handler works from. */
 export interface Arrived {

@@ -1,18 +1,18 @@
-import { redactText } from "../internal/redact.js";
-import type { ApiContext } from "./api/context.js";
-import { ENDPOINT_HANDLERS } from "./api/handlers.js";
-import { type ApiResponse, isApiResponse, notFound } from "./api-responses.js";
+import { redactText } from "../../internal/redact.js";
+import type { ApiContext } from "../api/context.js";
+import { ENDPOINT_HANDLERS } from "../api/handlers.js";
+import type { SandboxCore } from "../core/sandbox-core.js";
+import { showCheckoutPage, submitCheckoutPage } from "../pages/checkout-page.js";
+import { acknowledgeDemoIpn, DEMO_SHOP_PATH, showDemoShopPage } from "../pages/demo-shop.js";
+import { html, notice } from "../pages/html.js";
+import { pageForm } from "../pages/page-form.js";
+import { showThreeDsPage, submitThreeDsPage } from "../pages/three-ds-page.js";
+import { isBrowserForm } from "../wire/authentication.js";
+import type { SandboxRequest, SandboxResponse } from "../wire/request-response.js";
+import { type ApiResponse, isApiResponse, notFound } from "../wire/spec-responses.js";
 import { type Arrived, arrivalRecord, readRequest } from "./arrival.js";
-import { isBrowserForm } from "./authenticate.js";
-import type { SandboxCore } from "./core.js";
-import type { SandboxRequest, SandboxResponse } from "./exchange.js";
 import { runFault } from "./fault-runner.js";
-import { pageForm } from "./page-form.js";
-import { showCheckoutPage, submitCheckoutPage } from "./pages/checkout-page.js";
-import { acknowledgeDemoIpn, DEMO_SHOP_PATH, showDemoShopPage } from "./pages/demo-shop.js";
-import { html, notice } from "./pages/html.js";
-import { showThreeDsPage, submitThreeDsPage } from "./pages/three-ds-page.js";
-import { formErrorPage, jsonResponse, methodNotAllowed, pageResponse, type Routed } from "./response-forms.js";
+import { formErrorPage, jsonResponse, methodNotAllowed, pageResponse, type Routed } from "./response-encoding.js";
 
 const HOME_BODY =
 	"<header><h1>Merchant Gateway sandbox</h1></header>" +

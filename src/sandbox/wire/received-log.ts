@@ -1,4 +1,4 @@
-import type { SignVersion } from "../signing/seal.js";
+import type { SignVersion } from "../../signing/seal.js";
 import { LIMITS } from "./limits.js";
 
 /** One request as the sandbox received it: what a test asserts the client sent. */

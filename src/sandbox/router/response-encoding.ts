@@ -1,8 +1,8 @@
-import { escapeHtml } from "../internal/escape-html.js";
-import { redactText } from "../internal/redact.js";
-import type { ApiResponse } from "./api-responses.js";
-import type { SandboxResponse } from "./exchange.js";
-import { html, type PageResponse } from "./pages/html.js";
+import { escapeHtml } from "../../internal/escape-html.js";
+import { redactText } from "../../internal/redact.js";
+import { html, type PageResponse } from "../pages/html.js";
+import type { SandboxResponse } from "../wire/request-response.js";
+import type { ApiResponse } from "../wire/spec-responses.js";
 
 /** A response, and why the request was refused when the response itself cannot say (for the request event). */
 export type Routed = SandboxResponse & { detail?: string | undefined };

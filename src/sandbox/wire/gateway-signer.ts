@@ -1,7 +1,7 @@
-import { ENDPOINTS, type EndpointDefinition, type EndpointName, type ResponseDataOf } from "../endpoints.js";
-import type { SignedStringForm } from "../signing/canonical.js";
-import { type PrivateKey, toPrivateKey } from "../signing/keys.js";
-import { type SealOptions, type SignVersion, sealMessage, sealWrapped } from "../signing/seal.js";
+import { ENDPOINTS, type EndpointDefinition, type EndpointName, type ResponseDataOf } from "../../endpoints.js";
+import type { SignedStringForm } from "../../signing/canonical.js";
+import { type PrivateKey, toPrivateKey } from "../../signing/keys.js";
+import { type SealOptions, type SignVersion, sealMessage, sealWrapped } from "../../signing/seal.js";
 
 /** The unsigned `status` and `message` around the signed `data` of a wrapped response. */
 export interface Wrapper {

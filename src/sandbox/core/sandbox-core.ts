@@ -1,18 +1,18 @@
-import { refundEventId, transactionEventId } from "../notifications/event-id.js";
-import { sealCallbackUrl } from "../signing/callback-url.js";
-import { ControllableClock } from "./clock.js";
-import { FaultQueue } from "./faults.js";
-import { GatewaySigner } from "./gateway-signer.js";
-import { Ledger } from "./ledger.js";
-import type { LedgerChange } from "./ledger-types.js";
-import { type MerchantAccount, MerchantRegistry } from "./merchants.js";
-import { Notifier } from "./notifier.js";
-import type { SandboxEvent, SandboxOptions } from "./options.js";
-import { RequestLog } from "./received.js";
-import { callbackFields, refundResource, transactionResource } from "./response-data.js";
-import { sandboxSettings } from "./settings.js";
-import type { TransactionRecord } from "./state.js";
-import { refundStatuses, transactionStatuses } from "./statuses.js";
+import { refundEventId, transactionEventId } from "../../notifications/event-id.js";
+import { sealCallbackUrl } from "../../signing/callback-url.js";
+import { ControllableClock } from "../books/clock.js";
+import { Ledger } from "../books/ledger.js";
+import type { LedgerChange } from "../books/ledger-types.js";
+import { type MerchantAccount, MerchantRegistry } from "../books/merchants.js";
+import type { TransactionRecord } from "../books/records.js";
+import { callbackFields, refundResource, transactionResource } from "../books/resources.js";
+import { refundStatuses, transactionStatuses } from "../books/statuses.js";
+import { Notifier } from "../ipn/notifier.js";
+import { FaultQueue } from "../wire/fault-queue.js";
+import { GatewaySigner } from "../wire/gateway-signer.js";
+import { RequestLog } from "../wire/received-log.js";
+import type { SandboxEvent, SandboxOptions } from "./sandbox-options.js";
+import { sandboxSettings } from "./sandbox-settings.js";
 
 /**
  * The sandbox's parts, wired together: one clock, the merchant registry, the

@@ -1,17 +1,17 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
 import type { Refund, Transaction } from "../schemas/resources.js";
 import { generateKeyPair } from "../signing/generate.js";
-import type { SandboxClock } from "./clock.js";
-import { SandboxCore } from "./core.js";
-import { type SandboxRequest, type SandboxResponse, toResponse } from "./exchange.js";
-import type { SandboxFaults } from "./faults.js";
-import { gatewayTime } from "./formats.js";
-import type { DeliveryAttempt } from "./notifier.js";
-import type { SandboxMerchantOptions, SandboxOptions } from "./options.js";
-import type { ReceivedLog } from "./received.js";
-import { refundResource, transactionResource } from "./response-data.js";
-import { handleRequest } from "./router.js";
-import type { ProviderAttempt, TransactionRecord } from "./state.js";
+import type { SandboxClock } from "./books/clock.js";
+import { gatewayTime } from "./books/gateway-formats.js";
+import type { ProviderAttempt, TransactionRecord } from "./books/records.js";
+import { refundResource, transactionResource } from "./books/resources.js";
+import { SandboxCore } from "./core/sandbox-core.js";
+import type { SandboxMerchantOptions, SandboxOptions } from "./core/sandbox-options.js";
+import type { DeliveryAttempt } from "./ipn/notifier.js";
+import { handleRequest } from "./router/handle-request.js";
+import type { SandboxFaults } from "./wire/fault-queue.js";
+import type { ReceivedLog } from "./wire/received-log.js";
+import { type SandboxRequest, type SandboxResponse, toResponse } from "./wire/request-response.js";
 
 /** A transaction as the sandbox sees it: the spec's resource plus what only the simulator knows. */
 export type SandboxTransaction = Transaction & {

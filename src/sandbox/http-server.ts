@@ -2,10 +2,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { isLoopbackHost } from "../schemas/fields.js";
-import { readStreamText } from "./body.js";
-import { cutBody, type SandboxRequest, type SandboxResponse } from "./exchange.js";
-import type { SandboxOptions } from "./options.js";
-import { createSandbox, type Sandbox } from "./sandbox.js";
+import type { SandboxOptions } from "./core/sandbox-options.js";
+import { createSandbox, type Sandbox } from "./create-sandbox.js";
+import { readStreamText } from "./wire/request-body.js";
+import { cutBody, type SandboxRequest, type SandboxResponse } from "./wire/request-response.js";
 
 /** Options of `startSandboxServer`: the sandbox's own, and where to listen. */
 export interface SandboxServerOptions extends SandboxOptions {

@@ -1,8 +1,8 @@
-import { findMerchant } from "./api/context.js";
-import type { SandboxCore } from "./core.js";
-import type { SandboxResponse } from "./exchange.js";
-import { DROPPED, type FaultTools, resolveFaultResponse, type SandboxFault } from "./faults.js";
-import { type ReceivedEntry, receivedView } from "./received.js";
+import { findMerchant } from "../api/context.js";
+import type { SandboxCore } from "../core/sandbox-core.js";
+import { DROPPED, type FaultTools, resolveFaultResponse, type SandboxFault } from "../wire/fault-queue.js";
+import { type ReceivedEntry, receivedView } from "../wire/received-log.js";
+import type { SandboxResponse } from "../wire/request-response.js";
 
 /**
  * Handles a request a fault was queued for: holds it, then drops the connection,

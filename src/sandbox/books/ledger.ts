@@ -1,18 +1,18 @@
-import { toMinorUnits } from "../money/amount.js";
-import { type CardInput, type ChargeDecision, decideCharge, storedCard } from "./charge.js";
+import { toMinorUnits } from "../../money/amount.js";
+import { type CardInput, type ChargeDecision, decideCharge, storedCard } from "./charge-decision.js";
 import { computeFees } from "./fees.js";
-import { IdSource, randomToken } from "./formats.js";
+import { IdSource, randomToken } from "./gateway-formats.js";
 import type { Charged, LedgerOptions, NewTransaction } from "./ledger-types.js";
 import { domainAllowed, type MerchantAccount } from "./merchants.js";
-import { RefundBook } from "./refund-book.js";
-import { allowed, type RuleResult, refused } from "./rules.js";
 import {
 	awaitsThreeDs,
 	type Channel,
 	type RefundRecord,
 	type TransactionRecord,
 	type TransactionState,
-} from "./state.js";
+} from "./records.js";
+import { RefundBook } from "./refund-book.js";
+import { allowed, type RuleResult, refused } from "./rule-violations.js";
 import { type SandboxTransactionStatus, transactionStatuses } from "./statuses.js";
 
 const DAY_MS = 86_400_000;

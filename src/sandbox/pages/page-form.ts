@@ -1,5 +1,5 @@
-import { mediaType } from "./authenticate.js";
-import { LIMITS } from "./limits.js";
+import { mediaType } from "../wire/authentication.js";
+import { LIMITS } from "../wire/limits.js";
 
 /** The fields of a form posted on a hosted page (the checkout page, the 3DS page). */
 export type PageForm = ReadonlyMap<string, string>;

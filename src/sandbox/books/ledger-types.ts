@@ -1,7 +1,7 @@
-import type { ChargeDecision } from "./charge.js";
+import type { ChargeDecision } from "./charge-decision.js";
 import type { ControllableClock } from "./clock.js";
 import type { MerchantAccount, MerchantRegistry } from "./merchants.js";
-import type { RefundRecord, SessionRequest, TransactionRecord } from "./state.js";
+import type { RefundRecord, SessionRequest, TransactionRecord } from "./records.js";
 
 /** A transaction to open, its fields validated by the request schema. */
 export interface NewTransaction {

@@ -1,10 +1,10 @@
-import { MESSAGES } from "./api-responses.js";
+import { MESSAGES } from "../wire/spec-responses.js";
 import type { ControllableClock } from "./clock.js";
-import type { IdSource } from "./formats.js";
+import type { IdSource } from "./gateway-formats.js";
 import type { LedgerChange } from "./ledger-types.js";
 import type { MerchantAccount } from "./merchants.js";
-import { allowed, type RuleResult, refused } from "./rules.js";
-import type { RefundRecord, RefundState, TransactionRecord, TransactionState } from "./state.js";
+import type { RefundRecord, RefundState, TransactionRecord, TransactionState } from "./records.js";
+import { allowed, type RuleResult, refused } from "./rule-violations.js";
 
 /** The ledger's refunds: kept private, opened and decided by rule. */
 export class RefundBook {

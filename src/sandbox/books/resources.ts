@@ -1,10 +1,10 @@
-import type { ResponseDataOf } from "../endpoints.js";
-import { fromMinorUnits } from "../money/amount.js";
-import type { LazyOutput } from "../schemas/lazy.js";
-import type { callbackResultSchema } from "../schemas/resources.js";
-import { gatewayTime } from "./formats.js";
+import type { ResponseDataOf } from "../../endpoints.js";
+import { fromMinorUnits } from "../../money/amount.js";
+import type { LazyOutput } from "../../schemas/lazy.js";
+import type { callbackResultSchema } from "../../schemas/resources.js";
+import { gatewayTime } from "./gateway-formats.js";
 import type { MerchantAccount } from "./merchants.js";
-import type { RefundRecord, TransactionRecord } from "./state.js";
+import type { RefundRecord, TransactionRecord } from "./records.js";
 import { refundStatuses, transactionStatuses } from "./statuses.js";
 
 /**

@@ -1,6 +1,6 @@
-import type { SignedStringForm } from "../signing/canonical.js";
-import type { PublicKeyLike } from "../signing/keys.js";
-import type { SignVersion } from "../signing/seal.js";
+import type { SignedStringForm } from "../../signing/canonical.js";
+import type { PublicKeyLike } from "../../signing/keys.js";
+import type { SignVersion } from "../../signing/seal.js";
 
 /** A payment provider behind a merchant account. */
 export interface SandboxProvider {
@@ -128,7 +128,7 @@ export type SandboxEvent =
 			/** An IPN delivery attempt ended. */
 			type: "delivery";
 			/** What happened to it. */
-			attempt: import("./notifier.js").DeliveryAttempt;
+			attempt: import("../ipn/notifier.js").DeliveryAttempt;
 	  }
 	| {
 			/** Something failed inside the sandbox. */

@@ -1,7 +1,7 @@
 import type * as z from "zod/mini";
-import { toFieldIssues } from "../schemas/requests.js";
-import { safeParse } from "../schemas/safe-parse.js";
-import { type ApiResponse, groupIssues, validationFailed } from "./api-responses.js";
+import { toFieldIssues } from "../../schemas/requests.js";
+import { safeParse } from "../../schemas/safe-parse.js";
+import { type ApiResponse, groupIssues, validationFailed } from "../wire/spec-responses.js";
 
 /**
  * Validates verified request fields with the SDK's own wire-level schema, so the

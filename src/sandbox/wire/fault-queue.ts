@@ -1,7 +1,7 @@
-import { ConfigurationError } from "../errors/configuration-error.js";
-import type { SignVersion } from "../signing/seal.js";
-import type { SandboxResponse } from "./exchange.js";
-import { normalPath, type ReceivedRequest } from "./received.js";
+import { ConfigurationError } from "../../errors/configuration-error.js";
+import type { SignVersion } from "../../signing/seal.js";
+import { normalPath, type ReceivedRequest } from "./received-log.js";
+import type { SandboxResponse } from "./request-response.js";
 
 /** A response a fault gives instead of the sandbox's. */
 export interface FaultResponse {
