@@ -1,4 +1,9 @@
 export type { SandboxClock } from "./books/clock.js";
+export type {
+	SandboxFeeOptions,
+	SandboxMerchantOptions,
+	SandboxProvider,
+} from "./books/merchant-options.js";
 export type { ProviderAttempt } from "./books/records.js";
 export {
 	refundStatuses,
@@ -8,14 +13,7 @@ export {
 	transactionStatuses,
 } from "./books/statuses.js";
 export { type TestCard, type TestCardBehaviour, testCards, threeDsPasswords } from "./books/test-cards.js";
-export type {
-	SandboxEvent,
-	SandboxFeeOptions,
-	SandboxIpnOptions,
-	SandboxMerchantOptions,
-	SandboxOptions,
-	SandboxProvider,
-} from "./core/sandbox-options.js";
+export type { SandboxEvent, SandboxIpnOptions, SandboxOptions } from "./core/sandbox-options.js";
 export { createSandbox, type Sandbox, type SandboxTransaction } from "./create-sandbox.js";
 export { type SandboxServer, type SandboxServerOptions, startSandboxServer } from "./http-server.js";
 export type { DeliveryAttempt } from "./ipn/notifier.js";

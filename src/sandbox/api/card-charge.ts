@@ -1,5 +1,6 @@
 import { ENDPOINTS } from "../../endpoints.js";
-import { MESSAGES, ok, processingFailed } from "../wire/spec-responses.js";
+import { MESSAGES } from "../books/gateway-messages.js";
+import { ok, processingFailed } from "../wire/spec-responses.js";
 import { newTransaction } from "./create-transaction.js";
 import { endpointPipeline } from "./endpoint.js";
 import { ruleResponse } from "./rule-refusals.js";

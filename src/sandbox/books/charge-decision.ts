@@ -1,4 +1,4 @@
-import type { SandboxProvider } from "../core/sandbox-options.js";
+import type { SandboxProvider } from "./merchant-options.js";
 import type { ProviderAttempt, StoredCard } from "./records.js";
 import { cardBrand, testCardBehaviour } from "./test-cards.js";
 

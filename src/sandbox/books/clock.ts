@@ -1,5 +1,4 @@
 import { ConfigurationError } from "../../errors/configuration-error.js";
-import { epochOf } from "../core/sandbox-settings.js";
 
 /**
  * The sandbox's notion of "now". Session expiry, pending settlements and every
@@ -117,4 +116,10 @@ export class ControllableClock implements SandboxClock {
 
 function misuse(call: string, field: string, message: string): ConfigurationError {
 	return new ConfigurationError([{ field, message }], `argument to clock.${call}`);
+}
+
+/** A time option as epoch milliseconds, or undefined when it is no valid time. */
+export function epochOf(time: Date | string | number): number | undefined {
+	const ms = time instanceof Date ? time.getTime() : typeof time === "number" ? time : Date.parse(time);
+	return Number.isFinite(ms) ? ms : undefined;
 }

@@ -1,7 +1,7 @@
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import type { FieldIssue } from "../../errors/request-validation-error.js";
 import { toMinorUnits } from "../../money/amount.js";
-import type { SandboxFeeOptions } from "../core/sandbox-options.js";
+import type { SandboxFeeOptions } from "./merchant-options.js";
 
 const DAY_MS = 86_400_000;
 

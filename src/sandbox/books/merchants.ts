@@ -2,8 +2,8 @@ import { ConfigurationError } from "../../errors/configuration-error.js";
 import type { FieldIssue } from "../../errors/request-validation-error.js";
 import { type PublicKey, toPublicKeys } from "../../signing/keys.js";
 import type { SignVersion } from "../../signing/seal.js";
-import { DEFAULT_PROVIDERS, type SandboxMerchantOptions, type SandboxProvider } from "../core/sandbox-options.js";
 import { type FeeModel, feeModel } from "./fees.js";
+import { DEFAULT_PROVIDERS, type SandboxMerchantOptions, type SandboxProvider } from "./merchant-options.js";
 
 /** A merchant account with its options resolved. */
 export interface MerchantAccount {

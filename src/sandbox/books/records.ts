@@ -1,5 +1,5 @@
-import type { SandboxProvider } from "../core/sandbox-options.js";
 import type { FeeBreakdown } from "./fees.js";
+import type { SandboxProvider } from "./merchant-options.js";
 import type { SandboxRefundStatus, SandboxTransactionStatus } from "./statuses.js";
 
 /**

@@ -1,6 +1,6 @@
-import { MESSAGES } from "../wire/spec-responses.js";
 import type { ControllableClock } from "./clock.js";
 import type { IdSource } from "./gateway-formats.js";
+import { MESSAGES } from "./gateway-messages.js";
 import type { LedgerChange } from "./ledger-types.js";
 import type { MerchantAccount } from "./merchants.js";
 import type { RefundRecord, RefundState, TransactionRecord, TransactionState } from "./records.js";

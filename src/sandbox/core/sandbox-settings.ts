@@ -1,15 +1,8 @@
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import type { FieldIssue } from "../../errors/request-validation-error.js";
+import { epochOf } from "../books/clock.js";
+import type { IpnSettings } from "../ipn/notifier.js";
 import { DEFAULT_BASE_URL, type SandboxIpnOptions, type SandboxOptions } from "./sandbox-options.js";
-
-/** IPN delivery settings with their defaults applied. */
-export interface IpnSettings {
-	retryDelaysMs: readonly number[] | undefined;
-	timeScale: number;
-	ackTimeoutMs: number;
-	duplicates: number;
-	fetch: typeof fetch | undefined;
-}
 
 /** A sandbox's options with defaults applied, every one checked. */
 export interface SandboxSettings {
@@ -19,12 +12,6 @@ export interface SandboxSettings {
 	/** Epoch milliseconds the clock stands still at, when frozen. */
 	frozenAt: number | undefined;
 	ipn: IpnSettings;
-}
-
-/** A time option as epoch milliseconds, or undefined when it is no valid time. */
-export function epochOf(time: Date | string | number): number | undefined {
-	const ms = time instanceof Date ? time.getTime() : typeof time === "number" ? time : Date.parse(time);
-	return Number.isFinite(ms) ? ms : undefined;
 }
 
 const TIME_RULE = "must be a valid date, ISO 8601 string or epoch milliseconds";

@@ -1,8 +1,18 @@
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import { redactText } from "../../internal/redact.js";
 import type { ControllableClock } from "../books/clock.js";
-import { GATEWAY_RETRY_SCHEDULE } from "../core/sandbox-options.js";
-import type { IpnSettings } from "../core/sandbox-settings.js";
+
+/** The gateway's IPN retry schedule (D7, evidence): 10 retries, 30 minutes after the start, then every 5 minutes. */
+const GATEWAY_RETRY_SCHEDULE = { retries: 10, firstAfterStartMs: 30 * 60_000, everyMs: 5 * 60_000 } as const;
+
+/** IPN delivery settings with their defaults applied. */
+export interface IpnSettings {
+	retryDelaysMs: readonly number[] | undefined;
+	timeScale: number;
+	ackTimeoutMs: number;
+	duplicates: number;
+	fetch: typeof fetch | undefined;
+}
 
 /** One attempt to deliver one notification, as `sandbox.deliveries()` lists it. */
 export interface DeliveryAttempt {

@@ -1,3 +1,5 @@
+import { MESSAGES } from "../books/gateway-messages.js";
+
 /**
  * The responses the sandbox's API gives, in the spec's shapes. Success responses are
  * signed with the gateway key in the account's signing version (D4, D6); error
@@ -27,15 +29,6 @@ export interface FieldErrors {
 }
 
 export const ok = (json: Record<string, unknown>, status = 200): ApiResponse => ({ status, json });
-
-/** The gateway's own message texts (D12), and the sandbox's where the evidence shows none. */
-export const MESSAGES = {
-	checkoutCreated: "Payment Link created successfully",
-	chargeCompleted: "The transaction has been successfully completed.",
-	chargeRedirect: "Please redirect the user to complete the payment.",
-	invalidData: "Invalid request data.",
-	refundHeld: "The refund was created and is waiting for approval.",
-} as const;
 
 /** 422 with `errors[]` of `{ field, message[] }`, under the gateway's own message (D12). */
 export function validationFailed(errors: readonly FieldErrors[], message: string = MESSAGES.invalidData): ApiResponse {
