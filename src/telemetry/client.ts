@@ -10,6 +10,7 @@ import type { Drift } from "../schemas/drift.js";
 import type { CardChargeOutcome, RefundApproval } from "../schemas/responses.js";
 import type { SignVersion } from "../signing/seal.js";
 import type { ClientRetryEvent, Observer } from "../transport/observer.js";
+import type { OpenTelemetry } from "./api.js";
 import { type DriftReport, driftWarning, firstReports } from "./drift.js";
 import { ATTRIBUTES, DURATION_BUCKETS, EVENTS, METRICS } from "./names.js";
 import type { TelemetryProviders } from "./options.js";
@@ -49,25 +50,27 @@ interface ClientInstruments {
 	drift: Counter;
 }
 
-function defineInstruments(meter: Meter): ClientInstruments {
+function defineInstruments(meter: Meter, api: OpenTelemetry): ClientInstruments {
 	return {
 		calls: meter.createCounter(METRICS.clientCalls, {
 			unit: "{call}",
 			description: "Calls to the gateway, by operation and outcome.",
+			valueType: api.ValueType.INT,
 		}),
 		duration: meter.createHistogram(METRICS.clientCallDuration, {
 			unit: "s",
 			description: "Duration of calls to the gateway (validation, signing, every attempt, verification).",
 			advice: { explicitBucketBoundaries: DURATION_BUCKETS },
 		}),
-		drift: driftCounter(meter),
+		drift: driftCounter(meter, api),
 	};
 }
 
 /** The drift counter, shared by every component that receives signed messages. */
-export function driftCounter(meter: Meter): Counter {
+export function driftCounter(meter: Meter, api: OpenTelemetry): Counter {
 	return meter.createCounter(METRICS.driftReports, {
 		unit: "{report}",
+		valueType: api.ValueType.INT,
 		description: "Signed messages that carry a status, status code or field the SDK does not know (once per kind).",
 	});
 }

@@ -49,6 +49,9 @@ describe("the TypeScript snippets of the README, the guides and CONTRIBUTING", (
 	/** What the snippets import besides the package: the frameworks, drivers and test tools they show. */
 	const packages = [
 		...DEPENDENCIES,
+		"@opentelemetry/api",
+		"@opentelemetry/sdk-metrics",
+		"@opentelemetry/sdk-trace",
 		"@types/node",
 		"@types/express",
 		"@types/pg",

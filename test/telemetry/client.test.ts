@@ -1,4 +1,4 @@
-import { context, metrics, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { context, metrics, SpanKind, SpanStatusCode, trace, ValueType } from "@opentelemetry/api";
 import type { HistogramMetricData, SumMetricData } from "@opentelemetry/sdk-metrics";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
@@ -205,7 +205,7 @@ describe("metrics", () => {
 		const recorded = await otel.metrics();
 
 		const calls = recorded.get("merchant_gateway.client.calls") as SumMetricData;
-		expect(calls.descriptor).toMatchObject({ unit: "{call}" });
+		expect(calls.descriptor).toMatchObject({ unit: "{call}", valueType: ValueType.INT });
 		const created = { "merchant_gateway.operation": "checkout.create", "merchant_gateway.outcome": "created" };
 		expect(pointsWith(calls.dataPoints, created).map((point) => point.value)).toEqual([2]);
 		const refused = pointsWith(calls.dataPoints, { "merchant_gateway.outcome": "invalid_request" });
