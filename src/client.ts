@@ -1,12 +1,12 @@
 import { clientOptionsSchema, type GatewayClientOptions } from "./client-options.js";
 import { ConfigurationError } from "./errors/configuration-error.js";
+import { toFieldIssues } from "./internal/field-issues.js";
 import { CardResource } from "./resources/card.js";
 import { CheckoutResource } from "./resources/checkout.js";
 import type { ClientContext } from "./resources/context.js";
 import { CallbacksResource, NotificationsResource } from "./resources/notifications.js";
 import { RefundsResource } from "./resources/refunds.js";
 import { TransactionsResource } from "./resources/transactions.js";
-import { toFieldIssues } from "./schemas/requests.js";
 import { toPrivateKey, toPublicKeys } from "./signing/keys.js";
 import { Transport } from "./transport/http.js";
 import { Observer } from "./transport/observer.js";

@@ -1,5 +1,5 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
-import { isPlainObject } from "../signing/canonical.js";
+import { isPlainObject } from "../internal/plain-object.js";
 import type { NotificationDelivery, NotificationHandler, NotificationResponse } from "./handler-types.js";
 import {
 	type BodyTimeout,

@@ -1,4 +1,5 @@
-import { fail, isPlainObject, MAX_DEPTH, type PathStack, type SignedStringForm } from "../canonical.js";
+import { isPlainObject } from "../../internal/plain-object.js";
+import { fail, MAX_DEPTH, type PathStack, type SignedStringForm } from "../canonical.js";
 import { phpJsonString, phpTrim } from "../php.js";
 
 function quoted(text: string, path: PathStack): string {
