@@ -36,6 +36,8 @@ export class GatewayClient {
 	readonly notifications: NotificationsResource;
 	/** Callback redirect decoding with this client's keys. */
 	readonly callbacks: CallbacksResource;
+	/** The account's signing version: requests are signed in it, responses, IPNs and callbacks accepted in it. */
+	readonly signVersion: "2.0" | "2.1";
 	readonly #summary: { baseUrl: string; merchantId: string; signVersion: string };
 
 	/**
@@ -76,6 +78,7 @@ export class GatewayClient {
 		this.refunds = new RefundsResource(ctx);
 		this.notifications = new NotificationsResource(ctx);
 		this.callbacks = new CallbacksResource(ctx, this.transactions);
+		this.signVersion = config.signVersion;
 		this.#summary = { baseUrl, merchantId: config.merchantId, signVersion: config.signVersion };
 	}
 

@@ -418,7 +418,7 @@ describe("createReconciler", () => {
 			onRefund: () => {},
 		};
 		expect(() => createReconciler({ ...base, gateway: {} as never, concurrency: 0, leaseMs: 1.5 })).toThrow(
-			/gateway: must be a GatewayClient.*leaseMs: must be a positive integer.*concurrency: must be a positive integer/,
+			/gateway: must be a GatewayClient.*leaseMs: must be an integer from 1 to 2147483647.*concurrency: must be a positive integer/,
 		);
 		expect(() => createReconciler({ ...base, store: undefined as never })).toThrow(ConfigurationError);
 		expect(() => createReconciler({ ...base, pendingStatuses: "pending" as never })).toThrow(/pendingStatuses/);
