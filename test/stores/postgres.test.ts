@@ -21,7 +21,7 @@ it("postgresStoreSchema and createPostgresStore refuse table names that are not 
 	for (const table of ["1events", "a.b.c", "", "events-x", "x".repeat(64)]) {
 		expect(() => createPostgresStore({ pool, table })).toThrow(/table: must be a name of letters, digits and _/);
 	}
-	const rules = /pool: must be a pg Pool.*ttlMs: must be a positive integer/;
+	const rules = /pool: must be a pg Pool.*ttlMs: must be an integer from 1 to 2147483647/;
 	expect(() => createPostgresStore({ pool: {} as never, ttlMs: -1 })).toThrow(rules);
 });
 

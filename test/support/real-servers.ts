@@ -126,6 +126,10 @@ export interface RealServer {
 
 export interface RedisServer extends RealServer {
 	readonly url: string;
+	/** Freezes the server (SIGSTOP): connections stay open, nothing is answered. */
+	freeze(): void;
+	/** Lets a frozen server run again (SIGCONT): it answers what it was sent meanwhile. */
+	thaw(): void;
 }
 
 function redisPing(port: number): Promise<boolean> {
@@ -185,9 +189,12 @@ export async function startRedis(options: { appendOnly?: boolean } = {}): Promis
 	return {
 		port,
 		url: `redis://127.0.0.1:${port}`,
+		freeze: () => void managed.child?.kill("SIGSTOP"),
+		thaw: () => void managed.child?.kill("SIGCONT"),
 		start,
 		stop: () => stopProcess(managed.child, "SIGTERM"),
 		close: async () => {
+			// A frozen process still dies of SIGKILL.
 			await stopProcess(managed.child, "SIGKILL");
 			rmSync(dir, { recursive: true, force: true });
 			forget();
