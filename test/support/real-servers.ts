@@ -235,9 +235,12 @@ async function postgresAccepts(connectionString: string): Promise<boolean> {
  * A PostgreSQL cluster made by initdb in a temporary directory, served on
  * 127.0.0.1 (and a Unix socket in the same directory). As root, initdb and
  * postgres run as the postgres system user, which owns the directory. Durability
- * settings are off (fsync, synchronous_commit): tests restart it cleanly only.
+ * settings are off (fsync, synchronous_commit) unless `durable`: tests restart it cleanly
+ * only. `settings` are more server settings (`-c name=value`).
  */
-export async function startPostgres(options: { durable?: boolean } = {}): Promise<PostgresServer> {
+export async function startPostgres(
+	options: { durable?: boolean; settings?: Record<string, string> } = {},
+): Promise<PostgresServer> {
 	const bin = postgresBinDir();
 	if (!bin) throw new Error("PostgreSQL server binaries not found: install the Debian package postgresql");
 	const dir = mkdtempSync(join(tmpdir(), "mg-postgres-"));
@@ -249,7 +252,8 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
 	execFileSync(join(bin, "initdb"), initdbArgs, { ...spawnOptions, stdio: "pipe" });
 	const port = await freePort();
 	const fast = ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"];
-	const settings = options.durable ? [] : fast;
+	const extra = Object.entries(options.settings ?? {}).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
+	const settings = [...(options.durable ? [] : fast), ...extra];
 	const args = ["-D", data, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-k", dir, ...settings];
 	const managed: Managed = { child: undefined, output: "" };
 	const connectionString = `postgresql://postgres@127.0.0.1:${port}/postgres`;
