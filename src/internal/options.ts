@@ -30,6 +30,12 @@ export const integer = (min: number, max: number, fallback: number) => {
 /** A duration option in milliseconds, from 1 to MAX_DURATION_MS, `fallback` when absent. */
 export const duration = (fallback: number) => integer(1, MAX_DURATION_MS, fallback);
 
+/** A finite number from `min` to `max`, fractions allowed (a percentage, a delay scaled by a factor). */
+export const finiteNumber = (min: number, max: number, rule: string) => {
+	const inRange = (value: number) => Number.isFinite(value) && value >= min && value <= max;
+	return z.number({ error: rule }).check(z.refine(inRange, rule));
+};
+
 /** A count with no upper bound but the safe integers (a size in bytes, a number of entries). */
 export const positiveInteger = (fallback: number) => {
 	const rule = "must be a positive integer";

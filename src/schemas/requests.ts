@@ -1,7 +1,5 @@
 import * as z from "zod/mini";
 
-export { toFieldIssues } from "../internal/field-issues.js";
-
 import { typeError } from "./fields.js";
 import { lazySchema } from "./lazy.js";
 import {

@@ -9,7 +9,7 @@ import {
 	type NotificationStore,
 	NotificationStoreError,
 } from "../../src/index.js";
-import { ControllableClock } from "../../src/sandbox/clock.js";
+import { ControllableClock } from "../../src/sandbox/books/clock.js";
 import { deferred, gatewayPublicKey, ipnRequest, signedBody, tick, transactionFields } from "./fixtures.js";
 
 const ULID = "01K0SVJXA7RXJ0WWZ0CQB85R6A";

@@ -20,7 +20,7 @@ import {
 	type Transaction,
 	toNodeListener,
 } from "../../src/index.js";
-import { ControllableClock } from "../../src/sandbox/clock.js";
+import { ControllableClock } from "../../src/sandbox/books/clock.js";
 import { cardFields, MERCHANT_ID, type SandboxServer, startSandbox } from "../sandbox/helpers.js";
 import { keys } from "../support/vectors.js";
 import { deferred, ipnRequest, signedBody, transactionFields } from "./fixtures.js";

@@ -11,7 +11,7 @@ import {
 	type NotificationStore,
 	NotificationStoreError,
 } from "../../src/index.js";
-import { ControllableClock } from "../../src/sandbox/clock.js";
+import { ControllableClock } from "../../src/sandbox/books/clock.js";
 import { createPostgresStore } from "../../src/stores/postgres.js";
 import { createRedisStore } from "../../src/stores/redis.js";
 import { gatewayPublicKey, ipnRequest, signedBody, tick, transactionFields } from "../notifications/fixtures.js";
