@@ -11,9 +11,9 @@ import { freePort, type PostgresServer, postgresAvailability, startPostgres } fr
 const DAY = 24 * 3600 * 1000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-it("the README shows the exact SQL that migrate() runs", () => {
-	const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-	expect(readme).toContain(postgresStoreSchema());
+it("the notifications guide shows the exact SQL that migrate() creates the table with", () => {
+	const guide = readFileSync(new URL("../../docs/notifications.md", import.meta.url), "utf8");
+	expect(guide).toContain(postgresStoreSchema());
 });
 
 it("postgresStoreSchema and createPostgresStore refuse table names that are not plain identifiers", () => {
