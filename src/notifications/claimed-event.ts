@@ -60,7 +60,7 @@ export type EventOutcome =
 /** What a run can end in: every outcome but a refusal, which comes before any event. */
 export type RunOutcome = Exclude<EventOutcome, { kind: "refused" }>;
 
-/** How runs are made: the store, the limits (already checked) and where late outcomes go. */
+/** How runs are made: the store and the limits (already checked). */
 export interface EventRunnerOptions {
 	store: NotificationStore;
 	leaseMs: number;
@@ -68,16 +68,19 @@ export interface EventRunnerOptions {
 	callbackTimeoutMs: number;
 	storeTimeoutMs: number;
 	startTimer: StartTimer;
-	/**
-	 * Told how a run ended after its caller stopped waiting: a callback that settled after `timed_out`
-	 * (`processed` or `callback_failed`), or a store whose claim answered after its time limit and could not
-	 * be released (`store_unavailable`).
-	 */
-	onLate: (outcome: RunOutcome) => void;
 }
 
-/** Runs `callback` for `eventId` once claimed; `callback` gets the signal that aborts when the run stops waiting. */
-export type RunEvent = (eventId: string, callback: (signal: AbortSignal) => unknown) => Promise<RunOutcome>;
+/**
+ * Runs `callback` for `eventId` once claimed; `callback` gets the signal that aborts when the run stops
+ * waiting. `onLate` is told how the run ended after its caller stopped waiting: a callback that settled
+ * after `timed_out` (`processed` or `callback_failed`), or a claim granted after its time limit that could
+ * not be given back (`store_unavailable`).
+ */
+export type RunEvent = (
+	eventId: string,
+	callback: (signal: AbortSignal) => unknown,
+	onLate: (outcome: RunOutcome) => void,
+) => Promise<RunOutcome>;
 
 let tokenPrefix: string | undefined;
 let tokenCounter = 0;
@@ -105,7 +108,7 @@ function storeName(store: NotificationStore): string {
 
 /** Makes the function that runs claimed events with `options`. */
 export function createEventRunner(options: EventRunnerOptions): RunEvent {
-	const { store, leaseMs, callbackTimeoutMs, storeTimeoutMs, startTimer, onLate } = options;
+	const { store, leaseMs, callbackTimeoutMs, storeTimeoutMs, startTimer } = options;
 	const waitMs = Math.min(callbackTimeoutMs, leaseMs);
 	const name = storeName(store);
 
@@ -143,7 +146,7 @@ export function createEventRunner(options: EventRunnerOptions): RunEvent {
 	}
 
 	/** A claim granted after its time limit: nobody runs the event, so the claim is given back at once. */
-	function releaseLateClaim(eventId: string, token: string) {
+	function releaseLateClaim(eventId: string, token: string, onLate: (outcome: RunOutcome) => void) {
 		return (answer: unknown) => {
 			if (answer !== "claimed") return;
 			release(eventId, token).then((problem) => {
@@ -182,7 +185,12 @@ export function createEventRunner(options: EventRunnerOptions): RunEvent {
 			: { kind: "callback_failed", eventId, error, problem };
 	}
 
-	function runCallback(eventId: string, token: string, callback: (signal: AbortSignal) => unknown) {
+	function runCallback(
+		eventId: string,
+		token: string,
+		callback: (signal: AbortSignal) => unknown,
+		onLate: (outcome: RunOutcome) => void,
+	) {
 		const controller = new AbortController();
 		let result: unknown;
 		try {
@@ -219,7 +227,7 @@ export function createEventRunner(options: EventRunnerOptions): RunEvent {
 		});
 	}
 
-	return async (eventId, callback) => {
+	return async (eventId, callback, onLate) => {
 		const token = newClaimToken();
 		let answer: unknown;
 		try {
@@ -227,7 +235,7 @@ export function createEventRunner(options: EventRunnerOptions): RunEvent {
 				"claim",
 				eventId,
 				() => store.claim(eventId, leaseMs, token),
-				releaseLateClaim(eventId, token),
+				releaseLateClaim(eventId, token, onLate),
 			);
 		} catch (error) {
 			return { kind: "store_unavailable", eventId, error: storeFailure(error, "claim", eventId) };
@@ -241,6 +249,6 @@ export function createEventRunner(options: EventRunnerOptions): RunEvent {
 			const message = `${name}'s claim of ${eventId} answered ${shown}, not ${expected}; nothing was run.`;
 			return { kind: "store_unavailable", eventId, error: new NotificationStoreError(message) };
 		}
-		return runCallback(eventId, token, callback);
+		return runCallback(eventId, token, callback, onLate);
 	};
 }

@@ -125,7 +125,6 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		callbackTimeoutMs: config.callbackTimeoutMs,
 		storeTimeoutMs: config.storeTimeoutMs,
 		startTimer,
-		onLate,
 	});
 	// Made here, not at module load: acknowledge() runs the redaction patterns, and importing the SDK should not.
 	const processed: NotificationResponse = { status: 200, body: JSON.stringify(acknowledge("Processed.")) };
@@ -204,10 +203,11 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 
 	async function run(event: NotificationEvent): Promise<NotificationResponse> {
 		const { eventId, signVersion } = event;
-		const outcome = await runEvent(eventId, (signal) => {
+		const callback = (signal: AbortSignal) => {
 			const context = { eventId, signVersion, signal };
 			return event.type === "transaction" ? onTransaction(event.transaction, context) : onRefund(event.refund, context);
-		});
+		};
+		const outcome = await runEvent(eventId, callback, onLate);
 		return respond(outcome);
 	}
 

@@ -112,8 +112,6 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 	const pendingStatuses = new Set<string>(config.pendingStatuses ?? DEFAULT_PENDING_STATUSES);
 	// The version the client verifies responses in: what a reconciled event's context says it arrived in.
 	const { signVersion } = gateway;
-	/** Where each event's work is, for reports of what happens after its outcome (a late callback). */
-	const lateInfo = new Map<string, ReconcileErrorInfo>();
 	const runEvent = createEventRunner({
 		store: config.store,
 		leaseMs: config.leaseMs,
@@ -121,7 +119,6 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 		callbackTimeoutMs: config.leaseMs,
 		storeTimeoutMs: config.storeTimeoutMs,
 		startTimer: config.startTimer ?? realTimer,
-		onLate,
 	});
 	/** Until when every worker waits before its next query (set by a RateLimitError). */
 	let pausedUntil = 0;
@@ -131,12 +128,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 	}
 
 	/** A run that ended after the reconciler stopped waiting: a late success's confirm problem, a late failure. */
-	function onLate(outcome: RunOutcome): void {
-		const info = lateInfo.get(outcome.eventId) ?? {
-			kind: "transaction",
-			id: outcome.eventId,
-			eventId: outcome.eventId,
-		};
+	function onLate(outcome: RunOutcome, info: ReconcileErrorInfo): void {
 		if (outcome.kind === "processed" && outcome.problem !== undefined) report(outcome.problem, info);
 		else if (outcome.kind === "callback_failed" || outcome.kind === "store_unavailable") report(outcome.error, info);
 	}
@@ -223,13 +215,13 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 				: refundEventId((resource as Refund).refundId, resource.status);
 		result.eventId = eventId;
 		const info = { kind, id, eventId };
-		lateInfo.set(eventId, info);
-		const outcome = await runEvent(eventId, (signal) => {
+		const callback = (signal: AbortSignal) => {
 			const context: NotificationContext = { eventId, signVersion, signal, reconciled: true };
 			return kind === "transaction"
 				? onTransaction(resource as Transaction, context)
 				: onRefund(resource as Refund, context);
-		});
+		};
+		const outcome = await runEvent(eventId, callback, (late) => onLate(late, info));
 		return settle(outcome, result, info);
 	}
 
