@@ -7,9 +7,9 @@ interface RuntimeProcess {
 }
 
 /** The one warning the package prints itself, once per process. */
-export const MEMORY_STORE_WARNING =
+const MEMORY_STORE_WARNING =
 	"The IPN handler uses the in-memory store while NODE_ENV is production. It forgets processed events on " +
-	"restart, after 7 days or 100,000 newer events, and is not shared between processes or instances: an IPN " +
+	"restart (and past its ttlMs and maxEntries), and is not shared between processes or instances: an IPN " +
 	"delivered again then runs your callback again. Pass createRedisStore or createPostgresStore as `store`.";
 
 let warned = false;
