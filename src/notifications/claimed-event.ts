@@ -106,6 +106,13 @@ function storeName(store: NotificationStore): string {
 	return typeof name === "string" && name !== "" && name !== "Object" ? `The store ${name}` : "The notification store";
 }
 
+/** A store's answer as a message shows it: a string quoted and cut short, an object by its kind. */
+function describeAnswer(answer: unknown): string {
+	if (typeof answer === "string") return JSON.stringify(answer.slice(0, 40));
+	if ((typeof answer === "object" && answer !== null) || typeof answer === "function") return `an ${typeof answer}`;
+	return String(answer);
+}
+
 /** Makes the function that runs claimed events with `options`. */
 export function createEventRunner(options: EventRunnerOptions): RunEvent {
 	const { store, leaseMs, callbackTimeoutMs, storeTimeoutMs, startTimer } = options;
@@ -244,7 +251,7 @@ export function createEventRunner(options: EventRunnerOptions): RunEvent {
 		if (answer === "in_progress") return { kind: "held", eventId };
 		if (answer !== "claimed") {
 			// Fail closed: a store outside the contract (a raw `SET NX` reply, say) must never run an event twice.
-			const shown = typeof answer === "string" ? JSON.stringify(answer.slice(0, 40)) : String(answer);
+			const shown = describeAnswer(answer);
 			const expected = 'one of "claimed", "processed" or "in_progress"';
 			const message = `${name}'s claim of ${eventId} answered ${shown}, not ${expected}; nothing was run.`;
 			return { kind: "store_unavailable", eventId, error: new NotificationStoreError(message) };
