@@ -38,6 +38,11 @@ export type ConfirmResult = "confirmed" | "lease_lost";
  *   that took over. A claim with the token of a claim still held is that same claim
  *   (a retried command): `"claimed"` again, with its lease renewed. Callers that pass no
  *   token all share one (the absent token), as before tokens existed.
+ * - `claim` answers exactly `"claimed"`, `"processed"` or `"in_progress"`: the handler and the
+ *   reconciler treat any other answer (a raw `SET NX` reply, `"OK"` or `null`) as a failed store
+ *   and run nothing. Every call should answer well within their `storeTimeoutMs` (2 s).
+ * - Event ids are any strings (a NUL, thousands of characters): store them in a form that takes
+ *   them all, such as a fixed-length digest.
  */
 export interface NotificationStore {
 	/** Takes the event for `leaseMs`, unless it was processed or someone else holds it. */
