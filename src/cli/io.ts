@@ -10,7 +10,7 @@ export interface CliIo {
 	/**
 	 * Hands Ctrl+C (SIGINT) and SIGTERM to the command, which then stops cleanly, and
 	 * resolves when one arrives. A command that never calls it is ended by a signal at
-	 * once (exit code 130 or 143); a second signal always ends the process at once.
+	 * once, by the signal itself (a shell reports 130 or 143); a second signal always ends the process at once.
 	 */
 	untilStopped(): Promise<void>;
 }
@@ -22,9 +22,9 @@ export const EXIT = {
 	failure: 1,
 	/** Bad flags or arguments: see --help. */
 	usage: 2,
-	/** Ended by Ctrl+C (128 + SIGINT), as shells report it. */
+	/** Ended by Ctrl+C: the process ends by the signal, which shells report as 128 + SIGINT. */
 	interrupted: 130,
-	/** Ended by SIGTERM (128 + SIGTERM). */
+	/** Ended by SIGTERM: shells report 128 + SIGTERM. */
 	terminated: 143,
 } as const;
 
