@@ -21,7 +21,8 @@ export function fail(path: PathStack, rule: string): never {
 	throw new MalformedMessageError(`Cannot canonicalize ${field || "the message"}: ${rule}.`, field || undefined);
 }
 
-function quoted(text: string, path: PathStack): string {
+/** @internal a string as `json_encode` writes it, or the typed error naming where; shared by the signed-string forms */
+export function quoted(text: string, path: PathStack): string {
 	const json = phpJsonString(text);
 	if (json === undefined) fail(path, "text must be well-formed Unicode (it has a lone surrogate)");
 	return json;

@@ -1,9 +1,12 @@
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
-import { fail, isListKeys, MAX_DEPTH, type PathStack } from "./canonical.js";
-import { naturalCompare, phpJsonString, phpNumberString, phpTrim } from "./php.js";
+import { fail, isListKeys, MAX_DEPTH, type PathStack, quoted } from "./canonical.js";
+import { closingQuote, parsedReferenceForm, parsedWrappedReferenceForm } from "./parsed-form.js";
+import { naturalCompare, phpNumberString, phpTrim } from "./php.js";
 
 /**
- * The reference form of a 2.0 message written straight from its JSON text, in one pass.
+ * The reference form of a 2.0 message written straight from its JSON text, in one pass. Most texts
+ * take the shorter route of parsed-form.ts, which proves first that the parsed object holds what the
+ * text says; every other text is read here.
  *
  * The text decides what `JSON.parse` loses: member order at every depth and number literals.
  * The object that `JSON.parse` made from the same text supplies the decoded strings, and each
@@ -13,19 +16,12 @@ import { naturalCompare, phpJsonString, phpNumberString, phpTrim } from "./php.j
  */
 
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 const OPEN_LIST = 0x5b;
 const CLOSE_LIST = 0x5d;
 
 type Container = Record<string, unknown> | unknown[];
-
-function quoted(text: string, path: PathStack): string {
-	const json = phpJsonString(text);
-	if (json === undefined) fail(path, "text must be well-formed Unicode (it has a lone surrogate)");
-	return json;
-}
 
 /** A number literal ends at a delimiter: `,`, `}`, `]` or white space (the text is valid JSON). */
 function endsNumber(unit: number): boolean {
@@ -53,15 +49,7 @@ class TextFormWriter {
 
 	/** Moves past the string that starts here; returns the index of its closing quote. */
 	skipString(): number {
-		const text = this.text;
-		let end = this.at;
-		for (;;) {
-			end = text.indexOf('"', end + 1);
-			let before = end - 1;
-			while (text.charCodeAt(before) === BACKSLASH) before--;
-			// An even run of backslashes escapes itself, not the quote.
-			if ((end - 1 - before) % 2 === 0) break;
-		}
+		const end = closingQuote(this.text, this.at);
 		this.at = end + 1;
 		return end;
 	}
@@ -226,6 +214,14 @@ class TextFormWriter {
  * @internal
  */
 export function textReferenceForm(text: string, parsed: Record<string, unknown>): string {
+	return parsedReferenceForm(text, parsed) ?? readTextReferenceForm(text, parsed);
+}
+
+/**
+ * `textReferenceForm` read from the text in every case.
+ * @internal exported for the tests that hold the two routes to each other
+ */
+export function readTextReferenceForm(text: string, parsed: Record<string, unknown>): string {
 	const writer = new TextFormWriter(text);
 	writer.next();
 	return writer.message(parsed);
@@ -237,6 +233,17 @@ export function textReferenceForm(text: string, parsed: Record<string, unknown>)
  * @internal
  */
 export function wrappedTextReferenceForm(text: string, parsed: Record<string, unknown>): string {
+	const data = parsed.data;
+	const isObject = typeof data === "object" && data !== null && !Array.isArray(data);
+	const form = isObject ? parsedWrappedReferenceForm(text, parsed, data as Record<string, unknown>) : undefined;
+	return form ?? readWrappedTextReferenceForm(text, parsed);
+}
+
+/**
+ * `wrappedTextReferenceForm` read from the text in every case.
+ * @internal exported for the tests that hold the two routes to each other
+ */
+export function readWrappedTextReferenceForm(text: string, parsed: Record<string, unknown>): string {
 	const writer = new TextFormWriter(text);
 	writer.next();
 	writer.at++;
