@@ -1,5 +1,5 @@
 import { MAX_DEPTH } from "./canonical.js";
-import { phpJsonFromStringified, phpNaturalSort, phpStringOfParsedNumber, phpTrim } from "./php.js";
+import { StringifiedFormWriter } from "./stringified-form.js";
 
 /**
  * The reference form of a 2.0 message taken straight from the object `JSON.parse` made of its text,
@@ -7,14 +7,12 @@ import { phpJsonFromStringified, phpNaturalSort, phpStringOfParsedNumber, phpTri
  *
  * `JSON.parse` loses three things the form depends on: the order of integer-like member names (it
  * lists them first, ascending), the literal of a number (`-0.0`, `1.0e+17`, an integer beyond 2^53),
- * and repeated member names (it keeps one; the text reader refuses such a text). Walking the object
- * proves the first two absent: no object's first name starts with a digit (integer-like names would
- * come first), and every number is one whose PHP string its value decides (`phpStringOfParsedNumber`).
- * One scan of the text proves the third: the text has as many member names as the objects have keys.
- * When any proof fails the caller reads the text itself (text-form.ts), which is always exact.
- *
- * The leaves become the strings PHP's `trim()` makes and the tree is written by `JSON.stringify`,
- * whose escapes differ from `json_encode`'s only where `phpJsonFromStringified` fixes them.
+ * and repeated member names (it keeps one; the text reader refuses such a text). The writer of
+ * stringified-form.ts proves the first two absent as it walks the object: no object's first name
+ * starts with a digit (integer-like names would come first), and every number is one whose PHP string
+ * its value decides (`phpStringOfParsedNumber`). One scan of the text proves the third: the text has
+ * as many member names as the objects have keys. When any proof fails the caller reads the text
+ * itself (text-form.ts), which is always exact.
  */
 
 const BACKSLASH = 0x5c;
@@ -48,130 +46,6 @@ export function memberNameCount(text: string): number {
 	return count;
 }
 
-function startsWithDigit(name: string): boolean {
-	const unit = name.charCodeAt(0);
-	return unit >= 0x30 && unit <= 0x39;
-}
-
-/** Sets `name` as an own data property, also when it is `__proto__` (assigning that would set the prototype). */
-function define(object: Record<string, unknown>, name: string, value: unknown): void {
-	if (name === "__proto__")
-		Object.defineProperty(object, name, { value, enumerable: true, writable: true, configurable: true });
-	else object[name] = value;
-}
-
-/**
- * Writes the parsed tree with every leaf as the reference form writes it. A container whose leaves all
- * stay as they are is used as is; the first changed leaf starts a copy. Strings are trimmed in place, in
- * the parsed tree itself, so that what the verifier hands out is what was signed. `undefined` anywhere
- * means the object may not hold what the text says.
- */
-class ParsedFormWriter {
-	/** The keys of every object walked, to compare with the text's member names. */
-	keys = 0;
-
-	/** A non-string value held at `depth` (the top level is 0) as written, or `undefined`. */
-	value(value: unknown, depth: number): unknown {
-		switch (typeof value) {
-			case "number":
-				return phpStringOfParsedNumber(value);
-			case "boolean":
-				return value ? "1" : "";
-			case "object":
-				if (value === null) return "";
-				// The text reader refuses deeper nesting, naming where.
-				if (depth + 1 >= MAX_DEPTH) return undefined;
-				return Array.isArray(value)
-					? this.list(value, depth + 1)
-					: this.object(value as Record<string, unknown>, depth + 1);
-		}
-		return undefined;
-	}
-
-	list(items: unknown[], depth: number): unknown[] | undefined {
-		let copy: unknown[] | undefined;
-		for (let i = 0; i < items.length; i++) {
-			const item = items[i];
-			let written: unknown;
-			if (typeof item === "string") {
-				written = phpTrim(item);
-				if (written !== item) items[i] = written;
-			} else {
-				written = this.value(item, depth);
-				if (written === undefined) return undefined;
-				if (copy === undefined && written !== item) copy = items.slice(0, i);
-			}
-			copy?.push(written);
-		}
-		return copy ?? items;
-	}
-
-	object(object: Record<string, unknown>, depth: number): Record<string, unknown> | unknown[] | undefined {
-		const names = Object.keys(object);
-		this.keys += names.length;
-		// PHP writes an empty array as a list.
-		if (names.length === 0) return [];
-		if (startsWithDigit(names[0] as string)) return undefined;
-		let copy: Record<string, unknown> | undefined;
-		for (let i = 0; i < names.length; i++) {
-			const name = names[i] as string;
-			const item = object[name];
-			let written: unknown;
-			if (typeof item === "string") {
-				written = phpTrim(item);
-				if (written !== item) define(object, name, written);
-			} else {
-				written = this.value(item, depth);
-				if (written === undefined) return undefined;
-				if (copy === undefined && written !== item) {
-					copy = {};
-					for (let j = 0; j < i; j++) define(copy, names[j] as string, object[names[j] as string]);
-				}
-			}
-			if (copy !== undefined) define(copy, name, written);
-		}
-		return copy ?? object;
-	}
-
-	/** The signed string of a message object: its top level in PHP's natural order, without `signature`. */
-	message(message: Record<string, unknown>): string | undefined {
-		const names = Object.keys(message);
-		this.keys += names.length;
-		if (names.length > 0 && startsWithDigit(names[0] as string)) return undefined;
-		const form: Record<string, unknown> = {};
-		let written = 0;
-		for (const name of phpNaturalSort(names)) {
-			const item = message[name];
-			if (name === "signature") {
-				this.count(item);
-				continue;
-			}
-			let value: unknown;
-			if (typeof item === "string") {
-				value = phpTrim(item);
-				if (value !== item) define(message, name, value);
-			} else {
-				value = this.value(item, 0);
-				if (value === undefined) return undefined;
-			}
-			define(form, name, value);
-			written++;
-		}
-		return written === 0 ? "[]" : phpJsonFromStringified(JSON.stringify(form));
-	}
-
-	/** Counts the keys of a value that is not signed (a wrapper's other members), for the text comparison. */
-	count(value: unknown): void {
-		if (typeof value !== "object" || value === null) return;
-		if (Array.isArray(value)) for (const item of value) this.count(item);
-		else
-			for (const name of Object.keys(value)) {
-				this.keys++;
-				this.count((value as Record<string, unknown>)[name]);
-			}
-	}
-}
-
 /**
  * The signed string of a flat 2.0 message from `parsed`, what `JSON.parse` read from `text`, trimming
  * its strings in place and leaving the top-level `signature` untouched; `undefined` when `parsed` may
@@ -179,7 +53,7 @@ class ParsedFormWriter {
  * @internal
  */
 export function parsedReferenceForm(text: string, parsed: Record<string, unknown>): string | undefined {
-	const writer = new ParsedFormWriter();
+	const writer = new StringifiedFormWriter("parsed", MAX_DEPTH);
 	const form = writer.message(parsed);
 	return form !== undefined && writer.keys === memberNameCount(text) ? form : undefined;
 }
@@ -194,7 +68,7 @@ export function parsedWrappedReferenceForm(
 	wrapper: Record<string, unknown>,
 	data: Record<string, unknown>,
 ): string | undefined {
-	const writer = new ParsedFormWriter();
+	const writer = new StringifiedFormWriter("parsed", MAX_DEPTH);
 	const form = writer.message(data);
 	if (form === undefined) return undefined;
 	for (const name of Object.keys(wrapper)) {

@@ -193,6 +193,16 @@ export function phpStringOfParsedNumber(value: number): string | undefined {
 }
 
 /**
+ * What PHP makes of a finite number written by `JSON.stringify` (the shortest literal that reads back
+ * as it): the same as `phpNumberString(String(value))`. `undefined` when the number is not finite.
+ */
+export function phpStringOfNumber(value: number): string | undefined {
+	if (Number.isSafeInteger(value)) return String(value);
+	if (!Number.isFinite(value)) return undefined;
+	return Number.isInteger(value) ? phpNumberString(String(value)) : phpFloatString(value);
+}
+
+/**
  * PHP's float-to-string conversion at `precision` 14 (`php_gcvt`): at most 14 significant
  * digits, trailing zeros dropped, exponent form `1.0E+25` / `1.5E-7` when the decimal
  * point lies more than 14 places right or more than 3 places left of the first digit.
