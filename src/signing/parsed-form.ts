@@ -73,7 +73,7 @@ export function parsedWrappedReferenceForm(
 	if (form === undefined) return undefined;
 	for (const name of Object.keys(wrapper)) {
 		writer.keys++;
-		if (name !== "data") writer.count(wrapper[name]);
+		if (name !== "data" && !writer.count(wrapper[name])) return undefined;
 	}
 	return writer.keys === memberNameCount(text) ? form : undefined;
 }

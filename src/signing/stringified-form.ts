@@ -121,7 +121,7 @@ export class StringifiedFormWriter {
 		for (const name of phpNaturalSort(names)) {
 			const item = message[name];
 			if (name === "signature") {
-				this.count(item);
+				if (!this.count(item)) return undefined;
 				continue;
 			}
 			if (item === undefined && this.#owner === "caller") continue;
@@ -134,14 +134,18 @@ export class StringifiedFormWriter {
 		return written === 0 ? "[]" : phpJsonFromStringified(JSON.stringify(form));
 	}
 
-	/** Counts the keys of a value that is not signed (a signature, a wrapper's other members). */
-	count(value: unknown): void {
-		if (typeof value !== "object" || value === null) return;
-		if (Array.isArray(value)) for (const item of value) this.count(item);
-		else
-			for (const name of Object.keys(value)) {
-				this.keys++;
-				this.count((value as Record<string, unknown>)[name]);
-			}
+	/**
+	 * Counts the keys of a value that is not signed (a signature, a wrapper's other members); `false`,
+	 * to decline, past the nesting limit (the text reader skips such a value without recursion).
+	 */
+	count(value: unknown, depth = 0): boolean {
+		if (typeof value !== "object" || value === null) return true;
+		if (depth + 1 >= this.#maxDepth) return false;
+		if (Array.isArray(value)) return value.every((item) => this.count(item, depth + 1));
+		for (const name of Object.keys(value)) {
+			this.keys++;
+			if (!this.count((value as Record<string, unknown>)[name], depth + 1)) return false;
+		}
+		return true;
 	}
 }

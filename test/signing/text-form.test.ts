@@ -57,6 +57,13 @@ describe("the reference form written from JSON text", () => {
 		['{"a":1,"a":2}', /duplicate member name at position 0/],
 		['{"n":{"a":1,"b":2,"a":3}}', /duplicate member name at position 5 \(in n\)/],
 		['{"data":{"a":1},"data":{"a":1}}', /duplicate member name/],
+		// A repeated name whose kept value is of another type than the text's first one, at any depth.
+		['{"a":"x","a":[0]}', /duplicate member name at position 0\./],
+		['{"a":["x"],"a":[1]}', /duplicate member name at position 0\./],
+		['{"a":{"b":" x"},"a":1}', /duplicate member name at position 0\./],
+		['{"o":{"a":[{"b":"x"}],"a":{}}}', /duplicate member name at position 5 \(in o\)/],
+		['{"data":{"a":1},"data":null}', /duplicate member name/],
+		['{"data":{"a":"x"},"data":{"a":[]}}', /duplicate member name/],
 		[`{"a":${"[".repeat(64)}${"]".repeat(64)}}`, /a(\[0\])+: nesting deeper than 64 levels/],
 		['{"a":"\\ud800"}', /Cannot canonicalize a: text must be well-formed Unicode/],
 		['{"a":1e999}', /Cannot canonicalize a: numbers must be finite/],
@@ -121,6 +128,15 @@ describe("the parsed-object route (parsed-form.ts)", () => {
 			}),
 		).toBe('{"a":"1"}');
 		expect(() => wrappedTextReferenceForm(wrapped, JSON.parse(wrapped))).toThrow(/duplicate member name/);
+	});
+
+	it("leaves an unsigned value nested past the limit to the text reader, which skips it without recursion", () => {
+		const deep = `${"[".repeat(100_000)}"s"${"]".repeat(100_000)}`;
+		const flat = `{"a":" 1","signature":${deep}}`;
+		expect(parsedReferenceForm(flat, JSON.parse(flat))).toBeUndefined();
+		expect(referenceFormOfText(flat)).toBe('{"a":"1"}');
+		const wrapped = `{"status":${deep},"data":{"a":" 1","signature":"s"}}`;
+		expect(referenceFormOfText(wrapped, true)).toBe('{"a":"1"}');
 	});
 
 	it("keeps a __proto__ member as data, in the copies it makes too", () => {
