@@ -3,4 +3,4 @@
  * without msw installed.
  * @module merchant-gateway/testing/msw
  */
-export { type SandboxHandlersOptions, sandboxHandlers } from "./sandbox/msw.js";
+export { type SandboxHandlersOptions, sandboxHandlers } from "./sandbox/msw-handlers.js";

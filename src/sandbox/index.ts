@@ -1,5 +1,22 @@
-export type { SandboxClock } from "./clock.js";
-export type { ConnectionDrop, SandboxRequest, SandboxResponse } from "./exchange.js";
+export type { SandboxClock } from "./books/clock.js";
+export type {
+	SandboxFeeOptions,
+	SandboxMerchantOptions,
+	SandboxProvider,
+} from "./books/merchant-options.js";
+export type { ProviderAttempt } from "./books/records.js";
+export {
+	refundStatuses,
+	type SandboxRefundStatus,
+	type SandboxStatus,
+	type SandboxTransactionStatus,
+	transactionStatuses,
+} from "./books/statuses.js";
+export { type TestCard, type TestCardBehaviour, testCards, threeDsPasswords } from "./books/test-cards.js";
+export type { SandboxEvent, SandboxIpnOptions, SandboxOptions } from "./core/sandbox-options.js";
+export { createSandbox, type Sandbox, type SandboxTransaction } from "./create-sandbox.js";
+export { type SandboxServer, type SandboxServerOptions, startSandboxServer } from "./http-server.js";
+export type { DeliveryAttempt } from "./ipn/notifier.js";
 export type {
 	FaultDrop,
 	FaultResponder,
@@ -7,25 +24,6 @@ export type {
 	FaultTools,
 	SandboxFault,
 	SandboxFaults,
-} from "./faults.js";
-export type { DeliveryAttempt } from "./notifier.js";
-export type {
-	SandboxEvent,
-	SandboxFeeOptions,
-	SandboxIpnOptions,
-	SandboxMerchantOptions,
-	SandboxOptions,
-	SandboxProvider,
-} from "./options.js";
-export type { ReceivedLog, ReceivedRequest } from "./received.js";
-export { createSandbox, type Sandbox, type SandboxTransaction } from "./sandbox.js";
-export { type SandboxServer, type SandboxServerOptions, startSandboxServer } from "./server.js";
-export type { ProviderAttempt } from "./state.js";
-export {
-	refundStatuses,
-	type SandboxRefundStatus,
-	type SandboxStatus,
-	type SandboxTransactionStatus,
-	transactionStatuses,
-} from "./statuses.js";
-export { type TestCard, type TestCardBehaviour, testCards, threeDsPasswords } from "./test-cards.js";
+} from "./wire/fault-queue.js";
+export type { ReceivedLog, ReceivedRequest } from "./wire/received-log.js";
+export type { ConnectionDrop, SandboxRequest, SandboxResponse } from "./wire/request-response.js";

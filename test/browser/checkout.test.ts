@@ -8,8 +8,8 @@ import { GatewayClient } from "../../src/client.js";
 import { decodeCallback } from "../../src/notifications/callback.js";
 import { createNotificationHandler } from "../../src/notifications/handler.js";
 import { toNodeListener } from "../../src/notifications/node-listener.js";
+import { type SandboxServer, startSandboxServer } from "../../src/sandbox/http-server.js";
 import { colorNames, parseColor, toHex } from "../../src/sandbox/pages/colors.js";
-import { type SandboxServer, startSandboxServer } from "../../src/sandbox/server.js";
 import type { CallbackResult, Transaction } from "../../src/schemas/resources.js";
 import { keys } from "../support/vectors.js";
 

@@ -4,7 +4,7 @@ import { inspect } from "node:util";
 import { describe, expect, test } from "vitest";
 import type { GatewayClient } from "../../src/client.js";
 import { KnownSecrets, redactText } from "../../src/internal/redact.js";
-import type { ReceivedRequest } from "../../src/sandbox/received.js";
+import type { ReceivedRequest } from "../../src/sandbox/wire/received-log.js";
 import { ids, signedWrapped, type Version } from "../support/gateway-messages.js";
 import { keys } from "../support/vectors.js";
 import { useGateway } from "./gateway.js";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { MESSAGES } from "../../src/sandbox/api-responses.js";
+import { MESSAGES } from "../../src/sandbox/books/gateway-messages.js";
 import { ids, refund, signedFlat, signedWrapped, transaction } from "../support/gateway-messages.js";
 import { ACCOUNTS, uniqueRef, useGateway } from "./gateway.js";
 import { CARD, cardParams, checkoutParams } from "./helpers.js";

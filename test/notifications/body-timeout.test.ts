@@ -1,7 +1,7 @@
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemoryStore, createNotificationHandler, toNodeListener } from "../../src/index.js";
-import { ControllableClock } from "../../src/sandbox/clock.js";
+import { ControllableClock } from "../../src/sandbox/books/clock.js";
 import { deferred, gatewayPublicKey, ipnRequest, listen, tick } from "./fixtures.js";
 
 /** The handler's timers on a clock the test moves by hand. */

@@ -6,7 +6,7 @@ import {
 	type NotificationStore,
 	toNodeListener,
 } from "../../src/index.js";
-import { ControllableClock } from "../../src/sandbox/clock.js";
+import { ControllableClock } from "../../src/sandbox/books/clock.js";
 import { openMessage } from "../../src/signing/open.js";
 import { cardFields, signedPost, startSandbox } from "../sandbox/helpers.js";
 import { keys } from "../support/vectors.js";

@@ -10,7 +10,7 @@ import {
 	type NotificationStore,
 	SignatureVerificationError,
 } from "../../src/index.js";
-import { ControllableClock } from "../../src/sandbox/clock.js";
+import { ControllableClock } from "../../src/sandbox/books/clock.js";
 import { keys, vector } from "../support/vectors.js";
 import {
 	deferred,

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { luhnValid } from "../../src/internal/luhn.js";
-import { testCards } from "../../src/sandbox/test-cards.js";
+import { testCards } from "../../src/sandbox/books/test-cards.js";
 import { openCallbackUrl } from "../../src/signing/callback-url.js";
 import { openMessage } from "../../src/signing/open.js";
 import { keys } from "../support/vectors.js";

@@ -1,6 +1,6 @@
 import { decodeTime } from "ulid";
 import { describe, expect, test } from "vitest";
-import type { SandboxEvent } from "../../src/sandbox/options.js";
+import type { SandboxEvent } from "../../src/sandbox/core/sandbox-options.js";
 import { openCallbackUrl } from "../../src/signing/callback-url.js";
 import { openMessage } from "../../src/signing/open.js";
 import { sealMessage } from "../../src/signing/seal.js";

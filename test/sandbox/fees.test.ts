@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { expect, test } from "vitest";
 import { ConfigurationError } from "../../src/errors/index.js";
-import { computeFees, feeModel } from "../../src/sandbox/fees.js";
+import { computeFees, feeModel } from "../../src/sandbox/books/fees.js";
 
 test("fees always add up: buyer + seller = fee, paid = amount + buyer, settlement = paid - every deduction", () => {
 	fc.assert(

@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, test } from "vitest";
-import { ControllableClock } from "../../src/sandbox/clock.js";
-import { Ledger } from "../../src/sandbox/ledger.js";
-import type { LedgerChange, NewTransaction } from "../../src/sandbox/ledger-types.js";
-import { type MerchantAccount, MerchantRegistry } from "../../src/sandbox/merchants.js";
+import { ControllableClock } from "../../src/sandbox/books/clock.js";
+import { Ledger } from "../../src/sandbox/books/ledger.js";
+import type { LedgerChange, NewTransaction } from "../../src/sandbox/books/ledger-types.js";
+import { type MerchantAccount, MerchantRegistry } from "../../src/sandbox/books/merchants.js";
 import { keys } from "../support/vectors.js";
 
 // The ledger alone, without HTTP: each command returns its result or the rule it refused on.

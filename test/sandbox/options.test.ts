@@ -4,7 +4,7 @@ import { startSandbox } from "./helpers.js";
 
 test("sandbox options are checked at creation, naming the option", async () => {
 	const gatewayKeys = { privateKey: keys.gatewayPrivate, publicKey: keys.gatewayPublic };
-	const { createSandbox } = await import("../../src/sandbox/sandbox.js");
+	const { createSandbox } = await import("../../src/sandbox/create-sandbox.js");
 	await expect(createSandbox({ gatewayKeys, baseUrl: "ftp://x" })).rejects.toThrow(/baseUrl/);
 	await expect(createSandbox({ gatewayKeys, pendingDelayMs: -1 })).rejects.toThrow(/pendingDelayMs/);
 	await expect(createSandbox({ gatewayKeys, ipn: { timeScale: -1 } })).rejects.toThrow(/timeScale/);
@@ -21,7 +21,7 @@ test("sandbox options are checked at creation, naming the option", async () => {
 test("a wrong sandbox option or argument is a ConfigurationError naming each option and its rule", async () => {
 	const gatewayKeys = { privateKey: keys.gatewayPrivate, publicKey: keys.gatewayPublic };
 	const { ConfigurationError } = await import("../../src/errors/index.js");
-	const { createSandbox } = await import("../../src/sandbox/sandbox.js");
+	const { createSandbox } = await import("../../src/sandbox/create-sandbox.js");
 	const refused = await createSandbox({
 		gatewayKeys,
 		pendingDelayMs: -1,

@@ -156,7 +156,7 @@ test("D11: a query without merchantId is verified with the key of its transactio
 });
 
 test("on a real-time clock, advance() shortens what is still scheduled", async () => {
-	const { createSandbox } = await import("../../src/sandbox/sandbox.js");
+	const { createSandbox } = await import("../../src/sandbox/create-sandbox.js");
 	const sandbox = await createSandbox({
 		gatewayKeys: { privateKey: keys.gatewayPrivate, publicKey: keys.gatewayPublic },
 		merchants: [{ merchantId: MERCHANT_ID, publicKey: keys.merchantPublic }],

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { GatewayClient } from "../../src/client.js";
 import { AuthenticationError } from "../../src/errors/index.js";
 import { createNotificationHandler, type SignedStringForm, type Transaction, toNodeListener } from "../../src/index.js";
-import { startSandboxServer } from "../../src/sandbox/server.js";
+import { startSandboxServer } from "../../src/sandbox/http-server.js";
 import { signText } from "../../src/signing/seal.js";
 import { referenceFormOfText } from "../../src/signing/text-form.js";
 import { sortedStringify } from "../support/forms.js";

@@ -8,7 +8,7 @@ import {
 	statusFromCode,
 	type TransactionStatus,
 } from "../../src/index.js";
-import { refundStatuses, transactionStatuses } from "../../src/sandbox/statuses.js";
+import { refundStatuses, transactionStatuses } from "../../src/sandbox/books/statuses.js";
 import { refundSchema, transactionSchema } from "../../src/schemas/resources.js";
 import { refund, transaction } from "../support/gateway-messages.js";
 

@@ -1,8 +1,9 @@
 import { ENDPOINTS } from "../../endpoints.js";
-import { MESSAGES, ok, processingFailed } from "../api-responses.js";
+import { MESSAGES } from "../books/gateway-messages.js";
+import { ok, processingFailed } from "../wire/spec-responses.js";
 import { newTransaction } from "./create-transaction.js";
 import { endpointPipeline } from "./endpoint.js";
-import { ruleResponse } from "./rule-responses.js";
+import { ruleResponse } from "./rule-refusals.js";
 
 /** POST /v2/card/api: an S2S card charge decided by the test card table. */
 export const chargeCard = endpointPipeline(ENDPOINTS.card, {

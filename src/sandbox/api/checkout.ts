@@ -1,8 +1,9 @@
 import { ENDPOINTS } from "../../endpoints.js";
-import { checkoutFailed, MESSAGES, ok } from "../api-responses.js";
+import { MESSAGES } from "../books/gateway-messages.js";
+import { checkoutFailed, ok } from "../wire/spec-responses.js";
 import { newTransaction } from "./create-transaction.js";
 import { endpointPipeline } from "./endpoint.js";
-import { ruleResponse } from "./rule-responses.js";
+import { ruleResponse } from "./rule-refusals.js";
 
 /** POST /v2/checkout: a session on the hosted page; a DIRECT_POST one sends the buyer's browser there. */
 export const openCheckout = endpointPipeline(ENDPOINTS.checkout, {

@@ -1,9 +1,9 @@
-import { type ApiResponse, fieldError, isApiResponse } from "../api-responses.js";
-import { type ApiMessage, type Authenticated, authenticate } from "../authenticate.js";
-import type { SandboxCore } from "../core.js";
-import { LIMITS } from "../limits.js";
-import type { MerchantAccount } from "../merchants.js";
-import type { ReceivedEntry } from "../received.js";
+import type { MerchantAccount } from "../books/merchants.js";
+import type { SandboxCore } from "../core/sandbox-core.js";
+import { type ApiMessage, type Authenticated, authenticate } from "../wire/authentication.js";
+import { LIMITS } from "../wire/limits.js";
+import type { ReceivedEntry } from "../wire/received-log.js";
+import { type ApiResponse, fieldError, isApiResponse } from "../wire/spec-responses.js";
 
 /** The merchant a request leads to: the id to name in a refusal, and the account when there is one. */
 export type Claimant = { merchantId: string; merchant: MerchantAccount | undefined };

@@ -1,6 +1,6 @@
-import type { NewTransaction } from "../ledger-types.js";
-import type { MerchantAccount } from "../merchants.js";
-import type { SessionRequest } from "../state.js";
+import type { NewTransaction } from "../books/ledger-types.js";
+import type { MerchantAccount } from "../books/merchants.js";
+import type { SessionRequest } from "../books/records.js";
 
 /** The validated fields both creation endpoints (checkout, S2S card) share. */
 interface CreationParams extends Omit<SessionRequest, "paymentMethod" | "feeBySeller"> {

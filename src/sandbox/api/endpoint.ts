@@ -1,11 +1,11 @@
 import type * as z from "zod/mini";
 import type { EndpointDefinition } from "../../endpoints.js";
 import type { RequestSchemaOptions } from "../../schemas/requests.js";
-import type { ApiResponse } from "../api-responses.js";
-import { isApiResponse } from "../api-responses.js";
-import type { MerchantAccount } from "../merchants.js";
-import { validateFields } from "../validate.js";
+import type { MerchantAccount } from "../books/merchants.js";
+import type { ApiResponse } from "../wire/spec-responses.js";
+import { isApiResponse } from "../wire/spec-responses.js";
 import { type ApiContext, verifiedRequest } from "./context.js";
+import { validateFields } from "./field-validation.js";
 
 /** A request verified with the merchant's key and parsed with the endpoint's request schema. */
 export interface VerifiedRequest<Params> {

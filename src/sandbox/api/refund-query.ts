@@ -1,6 +1,6 @@
 import { ENDPOINTS } from "../../endpoints.js";
-import { notFound, ok } from "../api-responses.js";
-import { refundResource } from "../response-data.js";
+import { refundResource } from "../books/resources.js";
+import { notFound, ok } from "../wire/spec-responses.js";
 import { endpointPipeline } from "./endpoint.js";
 
 const noSuchRefund = notFound("No refund with this refundId for this merchant.");

@@ -1,8 +1,8 @@
 import { ENDPOINTS } from "../../endpoints.js";
 import { toMinorUnits } from "../../money/amount.js";
-import { fieldError, ok } from "../api-responses.js";
+import { fieldError, ok } from "../wire/spec-responses.js";
 import { endpointPipeline } from "./endpoint.js";
-import { ruleResponse } from "./rule-responses.js";
+import { ruleResponse } from "./rule-refusals.js";
 
 /** POST /v2/refund: a refund of a successful payment (the ledger's refund rules decide). */
 export const refundPayment = endpointPipeline(ENDPOINTS.refund, {

@@ -1,6 +1,6 @@
 import { ENDPOINTS } from "../../endpoints.js";
-import { notFound, ok } from "../api-responses.js";
-import { transactionResource } from "../response-data.js";
+import { transactionResource } from "../books/resources.js";
+import { notFound, ok } from "../wire/spec-responses.js";
 import { endpointPipeline } from "./endpoint.js";
 
 const noSuchTransaction = notFound("No transaction with this transactionId for this merchant.");

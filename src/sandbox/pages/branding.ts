@@ -1,5 +1,5 @@
-import type { SandboxCore } from "../core.js";
-import type { TransactionRecord } from "../state.js";
+import type { TransactionRecord } from "../books/records.js";
+import type { SandboxCore } from "../core/sandbox-core.js";
 import { escapeHtml, html, type PageResponse } from "./html.js";
 import { type Theme, themeFrom } from "./theme.js";
 

@@ -1,12 +1,12 @@
 import { fromMinorUnits } from "../../money/amount.js";
 import { cardMonth, cardNumber, cardSecurityCode, cardYear } from "../../schemas/fields.js";
-import type { CardInput } from "../charge.js";
-import type { SandboxCore } from "../core.js";
-import type { PageForm } from "../page-form.js";
-import type { TransactionRecord } from "../state.js";
-import { awaitsThreeDs } from "../state.js";
+import type { CardInput } from "../books/charge-decision.js";
+import type { TransactionRecord } from "../books/records.js";
+import { awaitsThreeDs } from "../books/records.js";
+import type { SandboxCore } from "../core/sandbox-core.js";
 import { brandedNotice, brandHeader, brandingOf } from "./branding.js";
 import { escapeHtml, html, type PageResponse, seeOther } from "./html.js";
+import type { PageForm } from "./page-form.js";
 import { testCardHelp } from "./test-card-help.js";
 import { unknownLink } from "./unknown-link.js";
 

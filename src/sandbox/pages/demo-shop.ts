@@ -1,7 +1,7 @@
 import { verifyNotification } from "../../notifications/verify.js";
 import { openCallbackUrl } from "../../signing/callback-url.js";
-import type { ApiResponse } from "../api-responses.js";
-import type { SandboxCore } from "../core.js";
+import type { SandboxCore } from "../core/sandbox-core.js";
+import type { ApiResponse } from "../wire/spec-responses.js";
 import { escapeHtml, html, type PageResponse } from "./html.js";
 
 /**

@@ -1,4 +1,4 @@
-import { type TestCardBehaviour, testCards, threeDsPasswords } from "../test-cards.js";
+import { type TestCardBehaviour, testCards, threeDsPasswords } from "../books/test-cards.js";
 
 /** What each test card does, told to the person paying (the README tells developers the HTTP side). */
 const FOR_THE_BUYER: Record<TestCardBehaviour, string> = {

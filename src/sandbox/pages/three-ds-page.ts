@@ -1,12 +1,12 @@
 import { fromMinorUnits } from "../../money/amount.js";
-import type { SandboxCore } from "../core.js";
-import type { PageForm } from "../page-form.js";
-import type { TransactionRecord } from "../state.js";
-import { awaitsThreeDs } from "../state.js";
-import { threeDsPasswords } from "../test-cards.js";
+import type { TransactionRecord } from "../books/records.js";
+import { awaitsThreeDs } from "../books/records.js";
+import { threeDsPasswords } from "../books/test-cards.js";
+import type { SandboxCore } from "../core/sandbox-core.js";
 import { brandedNotice, brandHeader, brandingOf } from "./branding.js";
 import { linkedTransaction } from "./checkout-page.js";
 import { escapeHtml, html, type PageResponse, seeOther } from "./html.js";
+import type { PageForm } from "./page-form.js";
 import { unknownLink } from "./unknown-link.js";
 
 function notWaiting(core: SandboxCore, record: TransactionRecord): PageResponse {

@@ -1,4 +1,4 @@
-import type { SandboxCore } from "../core.js";
+import type { SandboxCore } from "../core/sandbox-core.js";
 import { brandedNotice, brandingOf, shopHome } from "./branding.js";
 import { escapeHtml, html, type PageResponse } from "./html.js";
 

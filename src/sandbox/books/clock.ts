@@ -1,0 +1,125 @@
+import { ConfigurationError } from "../../errors/configuration-error.js";
+
+/**
+ * The sandbox's notion of "now". Session expiry, pending settlements and every
+ * timestamp the sandbox writes read this clock, so a test can jump a day ahead
+ * without waiting. By default it follows real time; `advance` and `set` move it.
+ */
+export interface SandboxClock {
+	/** The sandbox's current time. */
+	now(): Date;
+	/** Moves the clock forward by `ms` milliseconds and runs whatever became due (expiries, pending settlements). */
+	advance(ms: number): void;
+	/** Sets the clock to `time` (it may not go backwards) and runs whatever became due. */
+	set(time: Date | string | number): void;
+}
+
+/** A task that runs once the clock reaches `at` (epoch milliseconds). */
+interface Scheduled {
+	at: number;
+	run: () => void;
+	timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+/** The clock with the scheduler the core uses; the package does not export it. */
+export class ControllableClock implements SandboxClock {
+	#frozenAt: number | undefined;
+	#offset = 0;
+	#tasks = new Set<Scheduled>();
+	#closed = false;
+
+	/** @param frozenAt when given (epoch ms), the clock stands still at this time and only moves with `advance`/`set`. */
+	constructor(frozenAt: number | undefined) {
+		this.#frozenAt = frozenAt;
+	}
+
+	/** True when the clock stands still and moves only with `advance`/`set`. */
+	get frozen(): boolean {
+		return this.#frozenAt !== undefined;
+	}
+
+	nowMs(): number {
+		return this.#frozenAt ?? Date.now() + this.#offset;
+	}
+
+	now(): Date {
+		return new Date(this.nowMs());
+	}
+
+	advance(ms: number): void {
+		if (!Number.isFinite(ms) || ms < 0)
+			throw misuse("advance(ms)", "ms", "must be a finite number of milliseconds, 0 or more");
+		if (this.#frozenAt !== undefined) this.#frozenAt += ms;
+		else this.#offset += ms;
+		this.#moved();
+	}
+
+	set(time: Date | string | number): void {
+		const target = epochOf(time);
+		if (target === undefined)
+			throw misuse("set(time)", "time", "must be a valid date, ISO 8601 string or epoch milliseconds");
+		const delta = target - this.nowMs();
+		if (delta < 0) throw misuse("set(time)", "time", "must not be before now: the sandbox clock cannot go backwards");
+		this.advance(delta);
+	}
+
+	/**
+	 * Runs `run` once the clock reaches `at`: immediately on a move past it, or by
+	 * a real timer when the clock follows real time. Returns a function that cancels it.
+	 */
+	schedule(at: number, run: () => void): () => void {
+		if (this.#closed) return () => {};
+		const task: Scheduled = { at, run, timer: undefined };
+		this.#tasks.add(task);
+		this.#arm(task);
+		return () => {
+			if (this.#tasks.delete(task) && task.timer) clearTimeout(task.timer);
+		};
+	}
+
+	/** Stops every pending task and timer. */
+	close(): void {
+		this.#closed = true;
+		for (const task of this.#tasks) if (task.timer) clearTimeout(task.timer);
+		this.#tasks.clear();
+	}
+
+	#arm(task: Scheduled): void {
+		if (task.timer) clearTimeout(task.timer);
+		task.timer = undefined;
+		const wait = task.at - this.nowMs();
+		if (wait <= 0) {
+			this.#fire(task);
+			return;
+		}
+		// A frozen clock only moves by hand; a real-time one also moves by itself.
+		if (this.#frozenAt === undefined && wait < 2_147_483_647) {
+			task.timer = setTimeout(() => this.#fire(task), wait);
+			task.timer.unref?.();
+		}
+	}
+
+	#fire(task: Scheduled): void {
+		if (!this.#tasks.delete(task)) return;
+		if (task.timer) clearTimeout(task.timer);
+		task.run();
+	}
+
+	#moved(): void {
+		// Due tasks run in time order; the rest get timers for their now shorter wait.
+		for (const task of [...this.#tasks].sort((a, b) => a.at - b.at)) {
+			if (task.at <= this.nowMs()) this.#fire(task);
+			else this.#arm(task);
+		}
+	}
+}
+
+function misuse(call: string, field: string, message: string): ConfigurationError {
+	return new ConfigurationError([{ field, message }], `argument to clock.${call}`);
+}
+
+/** A time option as epoch milliseconds, or undefined when it is no valid time. */
+export function epochOf(time: Date | string | number): number | undefined {
+	const ms = time instanceof Date ? time.getTime() : typeof time === "number" ? time : Date.parse(time);
+	return Number.isFinite(ms) ? ms : undefined;
+}

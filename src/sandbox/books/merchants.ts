@@ -1,0 +1,81 @@
+import { ConfigurationError } from "../../errors/configuration-error.js";
+import type { FieldIssue } from "../../errors/request-validation-error.js";
+import { type PublicKey, toPublicKeys } from "../../signing/keys.js";
+import type { SignVersion } from "../../signing/seal.js";
+import { type FeeModel, feeModel } from "./fees.js";
+import { DEFAULT_PROVIDERS, type SandboxMerchantOptions, type SandboxProvider } from "./merchant-options.js";
+
+/** A merchant account with its options resolved. */
+export interface MerchantAccount {
+	readonly merchantId: string;
+	readonly publicKeys: readonly PublicKey[];
+	readonly signVersion: SignVersion;
+	readonly refundApproval: "auto" | "manual";
+	readonly providers: readonly Required<SandboxProvider>[];
+	readonly autoCascade: boolean;
+	readonly feeBySeller: number;
+	readonly fees: FeeModel;
+	readonly brandName: string;
+	readonly logoSource: string | undefined;
+	readonly allowedDomains: readonly string[] | undefined;
+	readonly descriptor: string;
+}
+
+const SUBJECT = "sandbox merchant";
+const refuse = (field: string, message: string) => new ConfigurationError([{ field, message }], SUBJECT);
+
+/** The merchant accounts a sandbox knows: registered with their options checked, looked up by id. */
+export class MerchantRegistry {
+	readonly #accounts = new Map<string, MerchantAccount>();
+
+	/** Registers an account. @throws ConfigurationError naming the option and its rule. */
+	add(options: SandboxMerchantOptions): MerchantAccount {
+		const id = options.merchantId;
+		if (typeof id !== "string" || id.length < 1 || id.length > 50)
+			throw refuse("merchantId", "must be 1 to 50 characters");
+		if (this.#accounts.has(id)) throw refuse("merchantId", `${id} is already registered`);
+		const providers = (options.providers ?? DEFAULT_PROVIDERS).map((p) => ({
+			name: p.name,
+			kind: p.kind ?? "s2s",
+			fullRefundOnly: p.fullRefundOnly ?? false,
+		}));
+		const issues: FieldIssue[] = [];
+		if (providers.length === 0) issues.push({ field: "providers", message: "must name at least one provider" });
+		const feeBySeller = options.feeBySeller ?? 100;
+		if (!(feeBySeller >= 0 && feeBySeller <= 100))
+			issues.push({ field: "feeBySeller", message: "must be from 0 to 100" });
+		if (issues.length > 0) throw new ConfigurationError(issues, SUBJECT);
+		const brandName = options.brandName ?? "Sandbox Merchant";
+		const account: MerchantAccount = {
+			merchantId: id,
+			publicKeys: toPublicKeys(options.publicKey),
+			signVersion: options.signVersion ?? "2.0",
+			refundApproval: options.refundApproval ?? "auto",
+			providers,
+			autoCascade: options.autoCascade ?? true,
+			feeBySeller,
+			fees: feeModel(options.fees),
+			brandName,
+			logoSource: options.logoSource,
+			allowedDomains: options.allowedDomains,
+			descriptor: (options.descriptor ?? `SANDBOX*${brandName}`).slice(0, 22),
+		};
+		this.#accounts.set(id, account);
+		return account;
+	}
+
+	/** The account registered under `merchantId`, if any. */
+	get(merchantId: string): MerchantAccount | undefined {
+		return this.#accounts.get(merchantId);
+	}
+}
+
+/** True when the host of `url` is one of the merchant's allowed domains (or a subdomain of one). */
+export function domainAllowed(merchant: MerchantAccount, url: string): boolean {
+	if (!merchant.allowedDomains) return true;
+	const host = new URL(url).hostname.toLowerCase();
+	return merchant.allowedDomains.some((domain) => {
+		const allowed = domain.toLowerCase();
+		return host === allowed || host.endsWith(`.${allowed}`);
+	});
+}

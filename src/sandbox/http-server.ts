@@ -1,0 +1,122 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ConfigurationError } from "../errors/configuration-error.js";
+import { isLoopbackHost } from "../schemas/fields.js";
+import type { SandboxOptions } from "./core/sandbox-options.js";
+import { createSandbox, type Sandbox } from "./create-sandbox.js";
+import { readStreamText } from "./wire/request-body.js";
+import { cutBody, type SandboxRequest, type SandboxResponse } from "./wire/request-response.js";
+
+/** Options of `startSandboxServer`: the sandbox's own, and where to listen. */
+export interface SandboxServerOptions extends SandboxOptions {
+	/** Serve this sandbox instead of creating one from the other options. @default a new sandbox */
+	sandbox?: Sandbox | undefined;
+	/** TCP port; 0 picks a free one. @default 0 */
+	port?: number | undefined;
+	/** Interface to listen on. Only loopback addresses unless `allowNonLoopback` is set. @default "127.0.0.1" */
+	host?: string | undefined;
+	/** Listen on a non-loopback interface (a shared test host, a container). @default false */
+	allowNonLoopback?: boolean | undefined;
+	/** The origin links in responses point to, when the server sits behind a proxy. @default the listening address */
+	publicUrl?: string | undefined;
+}
+
+/** A sandbox served over HTTP on loopback. */
+export interface SandboxServer {
+	/** The origin the server responds on, such as `http://127.0.0.1:43121`. */
+	readonly url: string;
+	/** The TCP port it listens on. */
+	readonly port: number;
+	/** The sandbox it serves: inspect transactions and deliveries, move its clock. */
+	readonly sandbox: Sandbox;
+	/** Stops the server (and the sandbox, when the server created it). */
+	close(): Promise<void>;
+}
+
+/** The sandbox over real HTTP: /v2 API, hosted checkout page, 3DS page. */
+export async function startSandboxServer(options: SandboxServerOptions = {}): Promise<SandboxServer> {
+	const host = options.host ?? "127.0.0.1";
+	const bare = host.replace(/^\[|\]$/g, "");
+	if (!options.allowNonLoopback && !(isLoopbackHost(host) || bare === "::1")) {
+		const rule = `must be a loopback address (the sandbox listens on loopback only), or set allowNonLoopback: true`;
+		throw new ConfigurationError([{ field: "host", message: `${host} ${rule}` }], "sandbox server options");
+	}
+	const owned = options.sandbox === undefined;
+	const sandbox = options.sandbox ?? (await createSandbox(options));
+	let origin = options.publicUrl?.replace(/\/+$/, "");
+	const server = createServer((req, res) => {
+		void serve(sandbox, req, res, () => origin ?? "");
+	});
+	await new Promise<void>((resolve, reject) => {
+		server.once("error", reject);
+		server.listen(options.port ?? 0, bare, () => {
+			server.off("error", reject);
+			resolve();
+		});
+	});
+	const port = (server.address() as AddressInfo).port;
+	const shownHost = bare.includes(":") ? `[${bare}]` : bare;
+	origin ??= `http://${shownHost === "0.0.0.0" ? "127.0.0.1" : shownHost}:${port}`;
+	const url = origin;
+	return {
+		url,
+		port,
+		sandbox,
+		close: () =>
+			new Promise<void>((resolve) => {
+				if (owned) sandbox.close();
+				server.closeAllConnections();
+				server.close(() => resolve());
+			}),
+	};
+}
+
+async function serve(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse, origin: () => string): Promise<void> {
+	try {
+		const method = req.method ?? "GET";
+		// Only the headers: `sandbox.received` keeps them, and must not keep the whole request alive.
+		const headers = req.headers;
+		let gone: AbortController | undefined;
+		// A plain SandboxRequest: no Web Request, Headers or stream objects on the hot path.
+		const request: SandboxRequest = {
+			method,
+			url: new URL(req.url ?? "/", origin()).href,
+			headers: { get: (name) => headerValue(headers[name.toLowerCase()]) },
+			text: () => readStreamText(req),
+			// Made when asked for (only a held request asks): aborts when the client closes the connection.
+			get signal() {
+				if (!gone) {
+					const controller = new AbortController();
+					res.once("close", () => {
+						if (!res.writableFinished) controller.abort();
+					});
+					gone = controller;
+				}
+				return gone.signal;
+			},
+		};
+		const response = await sandbox.handle(request, { origin: origin() });
+		if (response.drop !== undefined) return dropConnection(req, res, response);
+		res.writeHead(response.status, response.headers);
+		res.end(method === "HEAD" ? undefined : response.body);
+	} catch {
+		if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+		res.end(JSON.stringify({ status: "error", message: "The sandbox failed to handle this request." }));
+	}
+}
+
+/** A fault's dropped connection: nothing at all, or the status, the headers and half the body. */
+function dropConnection(req: IncomingMessage, res: ServerResponse, response: SandboxResponse): void {
+	if (response.drop === "mid-body") {
+		const length = Buffer.byteLength(response.body);
+		res.writeHead(response.status, { ...response.headers, "content-length": String(length) });
+		res.write(cutBody(response.body), () => req.socket.destroy());
+		return;
+	}
+	req.socket.destroy();
+}
+
+function headerValue(value: string | string[] | undefined): string | null {
+	if (value === undefined) return null;
+	return Array.isArray(value) ? value.join(", ") : value;
+}

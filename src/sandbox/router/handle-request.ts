@@ -1,0 +1,93 @@
+import { redactText } from "../../internal/redact.js";
+import type { ApiContext } from "../api/context.js";
+import { ENDPOINT_HANDLERS } from "../api/handlers.js";
+import type { SandboxCore } from "../core/sandbox-core.js";
+import { showCheckoutPage, submitCheckoutPage } from "../pages/checkout-page.js";
+import { acknowledgeDemoIpn, DEMO_SHOP_PATH, showDemoShopPage } from "../pages/demo-shop.js";
+import { html, notice } from "../pages/html.js";
+import { pageForm } from "../pages/page-form.js";
+import { showThreeDsPage, submitThreeDsPage } from "../pages/three-ds-page.js";
+import { isBrowserForm } from "../wire/authentication.js";
+import type { SandboxRequest, SandboxResponse } from "../wire/request-response.js";
+import { type ApiResponse, isApiResponse, notFound } from "../wire/spec-responses.js";
+import { type Arrived, arrivalRecord, readRequest } from "./arrival.js";
+import { runFault } from "./fault-runner.js";
+import { formErrorPage, jsonResponse, methodNotAllowed, pageResponse, type Routed } from "./response-encoding.js";
+
+const HOME_BODY =
+	"<header><h1>Merchant Gateway sandbox</h1></header>" +
+	"<p>API under <code>/v2</code>; hosted checkout under <code>/pay</code>.</p>";
+
+/** An API endpoint of the table: its handler's response, as JSON or, for a browser's form, as a page or a redirect. */
+function respondToApi(core: SandboxCore, arrived: Arrived & { endpoint: NonNullable<Arrived["endpoint"]> }): Routed {
+	const { request, origin, endpoint } = arrived;
+	if (request.method !== "POST") return methodNotAllowed("POST");
+	const message = arrived.message ?? notFound("No such endpoint.");
+	const ctx: ApiContext = { core, origin, message, received: arrived.received };
+	const response = ENDPOINT_HANDLERS[endpoint].respond(ctx);
+	if ("redirect" in response) return pageResponse({ status: 303, location: response.redirect }, origin);
+	// A checkout posted by a browser's form that the sandbox refuses: the buyer gets a page, not JSON.
+	const browserForm = endpoint === "checkout" && isBrowserForm(request.headers.get("content-type"));
+	return browserForm && response.status >= 400 ? pageResponse(formErrorPage(response), origin) : jsonResponse(response);
+}
+
+/** Responds to a request that was read: the API, the hosted pages, or a 404. */
+function dispatch(core: SandboxCore, arrived: Arrived): Routed {
+	const { request, url, path, origin, endpoint } = arrived;
+	if (endpoint !== undefined) return respondToApi(core, { ...arrived, endpoint });
+	const pageMatch = /^\/(pay|3ds)\/([0-9A-Za-z]{26})$/.exec(path);
+	if (pageMatch) {
+		const [, kind, id = ""] = pageMatch;
+		if (request.method === "GET" || request.method === "HEAD") {
+			const referer = request.headers.get("referer");
+			const shown = kind === "pay" ? showCheckoutPage(core, id, url, referer) : showThreeDsPage(core, id, url, referer);
+			return pageResponse(shown, origin);
+		}
+		if (request.method !== "POST") return methodNotAllowed("GET, POST");
+		const form = pageForm(request.headers.get("content-type"), arrived.body);
+		const referer = request.headers.get("referer");
+		const submitted =
+			kind === "pay"
+				? submitCheckoutPage(core, id, form, url, referer)
+				: submitThreeDsPage(core, id, form, url, referer);
+		return pageResponse(submitted, origin);
+	}
+	if (path === `${DEMO_SHOP_PATH}/ipn`) {
+		return request.method === "POST" ? jsonResponse(acknowledgeDemoIpn(core, arrived.body)) : methodNotAllowed("POST");
+	}
+	if ((path === DEMO_SHOP_PATH || path.startsWith(`${DEMO_SHOP_PATH}/`)) && request.method === "GET") {
+		return pageResponse(showDemoShopPage(core, path.slice(DEMO_SHOP_PATH.length + 1), url), origin);
+	}
+	if (path === "/" && request.method === "GET")
+		return pageResponse(html(200, "Merchant Gateway sandbox", HOME_BODY), origin);
+	if (path.startsWith("/v2/")) return jsonResponse(notFound("No such endpoint."));
+	return pageResponse(notice(404, "Not found", "Nothing lives at this address."), origin);
+}
+
+/** The one entry point every face uses: a request in, a response out (or a connection a fault drops). */
+export async function handleRequest(
+	core: SandboxCore,
+	request: SandboxRequest,
+	origin?: string,
+): Promise<SandboxResponse> {
+	const url = new URL(request.url);
+	const received = core.received.add(arrivalRecord(core, request, url));
+	const fault = core.faults.take(received.path);
+	let routed: Routed;
+	try {
+		const read = () => readRequest(request, url, origin ?? url.origin, received);
+		const respond = async (arrived: Arrived | ApiResponse) =>
+			isApiResponse(arrived) ? jsonResponse(arrived) : dispatch(core, arrived);
+		routed = fault ? await runFault(core, fault, received, read, respond, request.signal) : await respond(await read());
+	} catch (error) {
+		// Details stay out of the response; the event gets a redacted message.
+		core.emit({ type: "error", message: redactText(error instanceof Error ? error.message : String(error)) });
+		const failed = { status: "error", message: "The sandbox failed to handle this request." };
+		routed = jsonResponse({ status: 500, json: failed });
+	}
+	const { detail, ...response } = routed;
+	received.status = response.drop === "before-response" ? "dropped" : response.status;
+	const why = detail === undefined ? {} : { detail };
+	core.emit({ type: "request", method: request.method, path: url.pathname, status: response.status, ...why });
+	return response;
+}
