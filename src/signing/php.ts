@@ -50,8 +50,9 @@ const NON_ASCII = /[\u0080-\uffff]/g;
  */
 export function phpJsonFromStringified(json: string): string | undefined {
 	if (json.includes("\\ud")) return undefined;
-	const slashes = json.includes("/") ? json.replaceAll("/", "\\/") : json;
-	return isAscii(slashes) ? slashes : slashes.replace(NON_ASCII, (unit) => unicodeEscape(unit.charCodeAt(0)));
+	// Escaped first, the text is ASCII again, and ASCII text is the faster kind to search for "/".
+	const ascii = isAscii(json) ? json : json.replace(NON_ASCII, (unit) => unicodeEscape(unit.charCodeAt(0)));
+	return ascii.includes("/") ? ascii.replaceAll("/", "\\/") : ascii;
 }
 
 /** A character `json_encode` escapes: controls, `"`, `\\`, `/` and everything above U+007F. */
