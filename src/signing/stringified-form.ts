@@ -3,10 +3,11 @@ import { phpJsonFromStringified, phpNaturalSort, phpStringOfNumber, phpStringOfP
 /**
  * The reference form of a message object written by `JSON.stringify`: each leaf becomes the string
  * PHP's `trim()` makes of it, the top level is sorted, and `phpJsonFromStringified` turns the text
- * into `json_encode`'s. Containers whose leaves stay as they are go to `JSON.stringify` as they are;
- * the first changed leaf starts a copy (a caller's containers are always copied, so that what
- * `JSON.stringify` reads is data the writer has checked, never a getter). It declines (`undefined`) wherever a rule needs more than
- * this, and its callers then use the exact writers, which also name what they refuse:
+ * into `json_encode`'s. A parsed message's containers whose leaves stay as they are go to
+ * `JSON.stringify` as they are, the first changed leaf starting a copy; a caller's containers are
+ * always copied, so that `JSON.stringify` reads only data the writer checked (never a getter).
+ * The writer declines (`undefined`) wherever a rule needs more than this, and its callers then use
+ * the exact writers, which also name what they refuse:
  * - an object whose first key starts with a digit: JavaScript lists integer-like keys first, so its
  *   order may not be the text's (a parsed message), and it may be written as a list (PHP's `0..n-1`);
  * - a number whose PHP string the value alone does not decide (see `phpStringOfParsedNumber`, for a
@@ -35,6 +36,7 @@ function define(object: Record<string, unknown>, name: string, value: unknown): 
 	else object[name] = value;
 }
 
+/** One message's walk: create one per message (it counts the keys it sees). */
 export class StringifiedFormWriter {
 	/** The keys of every object walked (a parsed message's caller compares them with its text's member names). */
 	keys = 0;
@@ -68,6 +70,7 @@ export class StringifiedFormWriter {
 		return undefined;
 	}
 
+	/** A list as written: the list itself when nothing in it changes (a parsed message's), else a copy. */
 	list(items: unknown[], depth: number): unknown[] | undefined {
 		let copy: unknown[] | undefined = this.#owner === "caller" ? [] : undefined;
 		for (let i = 0; i < items.length; i++) {
@@ -83,6 +86,7 @@ export class StringifiedFormWriter {
 		return copy ?? items;
 	}
 
+	/** An object as written, as `list`; an empty one as an empty list. */
 	object(object: Record<string, unknown>, depth: number): Record<string, unknown> | unknown[] | undefined {
 		const names = Object.keys(object);
 		this.keys += names.length;

@@ -114,7 +114,7 @@ const keptText: fc.Arbitrary<string> = fc.letrec<{ value: string; object: string
 	array: fc.array(tie("value"), { maxLength: 4 }).map((items) => `[${items.join(",")}]`),
 })).object;
 
-/** The three ways the SDK writes a text's reference form: the parsed-object route, the text reader, and the two chained. */
+/** The three ways the SDK writes a text's reference form: the parsed-object route, the text reader, both chained. */
 function routes(text: string) {
 	return {
 		parsed: parsedReferenceForm(text, JSON.parse(text)),

@@ -121,7 +121,7 @@ function runVector(v: Vector, backend: "node" | "forge") {
 	}
 
 	if (v.kind === "verify20" || v.kind === "wrapped20" || v.kind === "callback20") {
-		it("both routes give `canonical`: the text reader always, the parsed object exactly when nothing is flagged", () => {
+		it("both routes give `canonical`: the text reader always, the parsed object when nothing is flagged", () => {
 			const text = (v.kind === "callback20" ? v.payloadJson : v.message) ?? "";
 			const wrapped = v.kind === "wrapped20";
 			const read = wrapped ? readWrappedTextReferenceForm : readTextReferenceForm;
