@@ -67,7 +67,17 @@ export interface Sandbox {
  */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
 	const keys = options.gatewayKeys ?? (await generateKeyPair());
-	return sandboxFacade(new SandboxCore(options, keys));
+	const core = new SandboxCore(options, keys);
+	const sandbox = sandboxFacade(core);
+	cores.set(sandbox, core);
+	return sandbox;
+}
+
+const cores = new WeakMap<Sandbox, SandboxCore>();
+
+/** @internal The parts behind a sandbox `createSandbox` made: what the HTTP server's control API works on. */
+export function coreOf(sandbox: Sandbox): SandboxCore | undefined {
+	return cores.get(sandbox);
 }
 
 function sandboxFacade(core: SandboxCore): Sandbox {

@@ -13,6 +13,8 @@ export {
 	transactionStatuses,
 } from "./books/statuses.js";
 export { type TestCard, type TestCardBehaviour, testCards, threeDsPasswords } from "./books/test-cards.js";
+export { type ConnectSandboxOptions, connectSandbox, type SandboxControl } from "./connect-sandbox.js";
+export type { ClockMove, ControlTransaction, RefundDecisionResult } from "./control/control-types.js";
 export type { SandboxEvent, SandboxIpnOptions, SandboxOptions } from "./core/sandbox-options.js";
 export type { SandboxTransaction } from "./core/views.js";
 export { createSandbox, type Sandbox } from "./create-sandbox.js";
