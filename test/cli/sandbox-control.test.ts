@@ -83,7 +83,9 @@ describe("controlling a running sandbox from the command line", () => {
 		);
 		expect(logged).toContain(`IPN ${refused}`);
 		const listed = await run("ipn", "list");
-		expect(listed.out).toMatch(new RegExp(`^\\S+Z  ${literal(refused)}, attempt 1; next retry \\S+ \\(in 30m\\)$`, "m"));
+		expect(listed.out).toMatch(
+			new RegExp(`^\\S+Z  ${literal(refused)}, attempt 1; next retry \\S+ \\(in 30m\\)$`, "m"),
+		);
 		const attempts = await json<DeliveryAttempt[]>("ipn", "list");
 		expect(attempts.find((a) => a.eventId === event)).toMatchObject({
 			outcome: "rejected",
