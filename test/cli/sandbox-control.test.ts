@@ -71,7 +71,7 @@ describe("controlling a running sandbox from the command line", () => {
 		expect(first?.refunds).toEqual([]);
 	});
 
-	test("a refused IPN: the live log and ipn list show the answer and the next retry; ipn resend delivers it now", async () => {
+	test("a refused IPN: live log and ipn list show the answer and next retry; ipn resend sends it now", async () => {
 		const gateway = merchantClient(sandbox.url);
 		const transactionId = await paidCheckout(gateway, receiver.url);
 		refusing.add(transactionId);
@@ -226,7 +226,7 @@ describe("the control API lets in this machine's requests with the credential on
 		return { status: response.status, headers: response.headers, json: await response.json() };
 	};
 
-	test("the credential file is the owner's only; a missing or wrong credential gets a 401 that says what to send", async () => {
+	test("the credential file is private; a missing or wrong credential gets a 401 saying what to send", async () => {
 		expect(statSync(join(stateDir, "control-token")).mode & 0o777).toBe(0o600);
 		expect(token()).toMatch(/^[\w-]{43}$/);
 		const missing = await get(sandbox.url);

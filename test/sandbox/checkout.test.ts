@@ -96,7 +96,8 @@ describe("checkout creation", () => {
 			checkoutFields(fixture.receiver.url, { merchantId: "nobody" }),
 		);
 		// The gateway's message first (the SDK reads it as an authentication failure), then the ids it knows.
-		const message = `Invalid signature with merchantId: nobody (this sandbox has no merchant nobody; its merchant ids: ${MERCHANT_ID})`;
+		const known = `(this sandbox has no merchant nobody; its merchant ids: ${MERCHANT_ID})`;
+		const message = `Invalid signature with merchantId: nobody ${known}`;
 		expect(response).toEqual({ status: 500, json: { status: "error", message } });
 		const detail = expect.stringMatching(/no merchant account .*; its merchant ids: merchant-1$/);
 		expect(events).toContainEqual(expect.objectContaining({ type: "request", status: 500, detail }));
