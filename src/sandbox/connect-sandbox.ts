@@ -92,7 +92,7 @@ export async function connectSandbox(options: ConnectSandboxOptions): Promise<Sa
 			return (await call<{ deliveries: DeliveryAttempt[] }>("GET", `/ipn/deliveries${query}`)).deliveries;
 		},
 		resendIpn: async (id) => (await call<{ delivery: DeliveryAttempt }>("POST", "/ipn/resend", { id })).delivery,
-		advanceClock: (by) => call("POST", "/clock/advance", { ms: milliseconds(by) }),
+		advanceClock: async (by) => call("POST", "/clock/advance", { ms: milliseconds(by) }),
 	};
 }
 

@@ -211,6 +211,29 @@ describe("controlling a running sandbox from the command line", () => {
 	});
 });
 
+describe("the live log", () => {
+	test("--quiet silences it: the banner only, while IPNs go out as ever", async () => {
+		const receiver = await startReceiver(() => ({ status: 503, body: "busy" }));
+		const stateDir = seededStateDir();
+		const sandbox = await startSandboxProcess(["--state-dir", stateDir, "--quiet"]);
+		try {
+			const transactionId = await paidCheckout(merchantClient(sandbox.url), receiver.url);
+			// Moving the clock by nothing waits for the deliveries in flight.
+			await control(stateDir, "clock", "advance", "0s");
+			const listed = await control(stateDir, "ipn", "list");
+			expect(listed.out).toContain(
+				`transaction:${transactionId}:successful -> ${receiver.url}/ipn: rejected: HTTP 503`,
+			);
+			expect(receiver.ipns).toHaveLength(1);
+			const afterBanner = sandbox.process.out().slice(sandbox.banner.length);
+			expect(afterBanner).toBe("");
+		} finally {
+			await sandbox.stop();
+			await receiver.close();
+		}
+	});
+});
+
 describe("the control API lets in this machine's requests with the credential only", () => {
 	let sandbox: SandboxProcess;
 	const stateDir = seededStateDir();
