@@ -94,18 +94,23 @@ describe.each(COMBINATIONS)("the banner of sandbox %s", (_name, flags) => {
 	});
 });
 
-describe("a merchant id the sandbox does not know", () => {
-	test("is answered with the ids it knows and the -m flag", async () => {
-		const dir = stateDir("unknown");
-		const sandbox = await startSandboxProcess(["--state-dir", dir, "-m", "shop", "-q"]);
+describe("checkout create names the flag that fixes what the sandbox refused", () => {
+	test("an unknown merchant id: the ids the sandbox knows and -m; another signing version: -v", async () => {
+		const dir = stateDir("refusals");
+		const sandbox = await startSandboxProcess(["--state-dir", dir, "-m", "shop", "-v", "2.1", "-q"]);
+		const create = (...flags: string[]) =>
+			runCliProcess(["checkout", "create", "--state-dir", dir, "--amount", "1", "--currency", "EUR", ...flags]);
 		try {
-			const result = await runCliProcess([
-				...["checkout", "create", "--state-dir", dir, "-m", "nobody", "--amount", "1", "--currency", "EUR"],
-			]);
-			expect(result.code).toBe(1);
-			expect(result.err).toContain("Invalid signature with merchantId: nobody");
-			expect(result.err).toContain("(this sandbox has no merchant nobody; its merchant ids: shop)");
-			expect(result.err).toContain("Pass one of its merchant ids with -m <id> (--merchant-id)");
+			const unknown = await create("-m", "nobody");
+			expect(unknown.code).toBe(1);
+			expect(unknown.err).toContain("Invalid signature with merchantId: nobody");
+			expect(unknown.err).toContain("(this sandbox has no merchant nobody; its merchant ids: shop)");
+			expect(unknown.err).toContain("Pass one of its merchant ids with -m <id> (--merchant-id)");
+			const version = await create("-v", "2.0");
+			expect(version.code).toBe(1);
+			expect(version.err).toContain("The sandbox signs 2.1: pass -v 2.1 (--sign-version)");
+			// Without -v, the state directory says which version the sandbox signs.
+			expect((await create()).code).toBe(0);
 		} finally {
 			await sandbox.stop();
 		}

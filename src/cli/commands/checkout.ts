@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { AuthenticationError } from "../../errors/authentication-error.js";
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import { ConnectionError } from "../../errors/connection-error.js";
+import { OutcomeUnknownError } from "../../errors/outcome-unknown-error.js";
 import { type FieldIssue, RequestValidationError } from "../../errors/request-validation-error.js";
 import { redactText } from "../../internal/redact.js";
 import { type RunningSandbox, readRunningSandbox } from "../../sandbox/control/control-files.js";
@@ -165,7 +166,7 @@ checkout may then exist: look for its --order-ref in the sandbox's log).`,
 				throw new CliError(redactText(describeIssues(error.issues)), EXIT.usage);
 			const unreachable = error instanceof ConnectionError || (error as Error).cause instanceof ConnectionError;
 			const hint = unreachable ? ` (is the sandbox running at --sandbox-url ${origin}?)` : "";
-			throw new CliError(`${describeFailure(error)}${hint}${merchantHint(error, merchantId)}`);
+			throw new CliError(`${describeFailure(error)}${hint}${flagHint(error, merchantId, signVersion)}`);
 		}
 	},
 };
@@ -200,10 +201,16 @@ async function runningSandbox(stateDir: string, sandboxUrl: string | undefined):
 	}
 }
 
-/** An unknown merchant id: the sandbox's answer names the ids it knows; this says which flag picks one. */
-function merchantHint(error: unknown, merchantId: string): string {
-	if (!(error instanceof AuthenticationError && error.message.includes("this sandbox has no merchant"))) return "";
-	return ` Pass one of its merchant ids with -m <id> (--merchant-id), or start the sandbox with -m ${merchantId}.`;
+/** The flag that fixes a refusal the sandbox explains: an unknown merchant id, or another signing version. */
+function flagHint(error: unknown, merchantId: string, signVersion: string): string {
+	const message = error instanceof Error ? error.message : "";
+	if (error instanceof AuthenticationError && message.includes("this sandbox has no merchant"))
+		return ` Pass one of its merchant ids with -m <id> (--merchant-id), or start the sandbox with -m ${merchantId}.`;
+	if (error instanceof OutcomeUnknownError && message.includes("signed in another signing version")) {
+		const other = signVersion === "2.0" ? "2.1" : "2.0";
+		return ` The sandbox signs ${other}: pass -v ${other} (--sign-version), or --state-dir to read it from the sandbox.`;
+	}
+	return "";
 }
 
 /** --sandbox-url: the sandbox's origin (the client appends /v2/...). */
