@@ -208,7 +208,7 @@ function flagHint(error: unknown, merchantId: string, signVersion: string): stri
 		return ` Pass one of its merchant ids with -m <id> (--merchant-id), or start the sandbox with -m ${merchantId}.`;
 	if (error instanceof OutcomeUnknownError && message.includes("signed in another signing version")) {
 		const other = signVersion === "2.0" ? "2.1" : "2.0";
-		return ` The sandbox signs ${other}: pass -v ${other} (--sign-version), or --state-dir to read it from the sandbox.`;
+		return ` The sandbox signs ${other}: pass -v ${other} (--sign-version), or --state-dir to read it from there.`;
 	}
 	return "";
 }
