@@ -3,6 +3,7 @@ import { request } from "node:http";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { runCli } from "../../src/cli/run.js";
 import type { DeliveryAttempt } from "../../src/sandbox/ipn/notifier.js";
 import { openMessage } from "../../src/signing/open.js";
 import { ack, type Receiver, startReceiver } from "../sandbox/helpers.js";
@@ -208,6 +209,33 @@ describe("controlling a running sandbox from the command line", () => {
 		const noDir = await runCliProcess(["sandbox", "transactions"]);
 		expect(noDir.code).toBe(2);
 		expect(noDir.err).toContain("--state-dir <dir> is required");
+	});
+});
+
+describe("the control commands' help", () => {
+	test.each(["transactions", "refunds", "ipn", "clock"])(
+		"sandbox %s --help prints its usage and exits 0",
+		async (name) => {
+			const printed: string[] = [];
+			const code = await runCli(["sandbox", name, "--help"], {
+				stdout: (text) => printed.push(text),
+				stderr: () => {},
+				readStdin: async () => "",
+				untilStopped: () => new Promise(() => {}),
+			});
+			const out = printed.join("");
+			expect(code).toBe(0);
+			expect(out).toContain(`Usage: merchant-gateway sandbox ${name}`);
+			expect(out).toContain("--state-dir <dir>");
+			expect(out).toContain("Exit codes");
+		},
+	);
+
+	test("sandbox --help lists them", async () => {
+		const { out, code } = await runCliProcess(["sandbox", "--help"]);
+		expect(code).toBe(0);
+		for (const name of ["transactions", "refunds", "ipn", "clock"])
+			expect(out).toMatch(new RegExp(`^  sandbox ${name} `, "m"));
 	});
 });
 
