@@ -2,6 +2,7 @@ import { createPublicKey } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ConfigurationError } from "../../errors/configuration-error.js";
+import { CONTROL_FILES } from "../../sandbox/control/control-files.js";
 import { type SandboxServer, startSandboxServer } from "../../sandbox/http-server.js";
 import { generateKeyPair } from "../../signing/generate.js";
 import { type Command, type DeprecatedFlag, parse } from "../command.js";
@@ -122,7 +123,7 @@ Exit codes: 0 stopped by Ctrl+C or SIGTERM, 1 could not start, 2 bad usage.`,
 		}
 		const merchantId = values["merchant-id"] ?? "sandbox-merchant";
 		const stateDir = values["state-dir"];
-		const ownKeys = ["key", "merchant-key", "keys-dir"].filter((flag) => values[flag as "key"] !== undefined);
+		const ownKeys = (["key", "merchant-key", "keys-dir"] as const).filter((flag) => values[flag] !== undefined);
 		if (stateDir !== undefined && ownKeys.length > 0)
 			throw usageError(`--state-dir keeps its own keys in <dir>/${STATE_KEYS.dir}: drop --${ownKeys.join(", --")}`);
 		const stateKeys = stateDir === undefined ? undefined : await openStateKeys(stateDir);
@@ -167,10 +168,17 @@ Exit codes: 0 stopped by Ctrl+C or SIGTERM, 1 could not start, 2 bad usage.`,
 		}
 		const shownHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
 		// The address that answers on this machine: what the other commands use.
-		const listening = `http://${shownHost === "0.0.0.0" ? "127.0.0.1" : shownHost}:${server.port}`;
+		const anyAddress: Record<string, string> = { "0.0.0.0": "127.0.0.1", "[::]": "[::1]" };
+		const listening = `http://${anyAddress[shownHost] ?? shownHost}:${server.port}`;
 		const stopped = io.untilStopped();
 		const linksAt = server.url === listening ? undefined : server.url;
-		await controlDir.announce({ url: listening, publicUrl: linksAt, pid: process.pid, merchantId, signVersion });
+		try {
+			await controlDir.announce({ url: listening, publicUrl: linksAt, pid: process.pid, merchantId, signVersion });
+		} catch (error) {
+			await server.close();
+			await controlDir.close();
+			throw new CliError(`cannot write ${join(controlDir.dir, CONTROL_FILES.running)}: ${fileProblem(error)}`);
+		}
 		printBanner(io, {
 			listening,
 			url: server.url,
