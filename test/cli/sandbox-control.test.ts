@@ -199,6 +199,11 @@ describe("controlling a running sandbox from the command line", () => {
 			[["refunds", "approve"], 2, "give the refund's id"],
 			[["refunds", "approve", "x", "--reason", "no"], 2, "--reason goes with reject"],
 			[["ipn", "list", "--limit", "0"], 2, "--limit must be a whole number from 1 to 1000"],
+			[
+				["transactions", "--sandbox-url", "https://sandbox.example.test"],
+				1,
+				"--sandbox-url: sandbox.example.test must be the sandbox's loopback address",
+			],
 		];
 		for (const [args, code, message] of cases) {
 			const result = await run(...args);
@@ -206,6 +211,10 @@ describe("controlling a running sandbox from the command line", () => {
 			expect(result.code, args.join(" ")).toBe(code);
 			expect(result.err).not.toMatch(/\n\s+at /);
 		}
+		// --sandbox-url names the address when it is given; the state directory still gives the credential.
+		const listed = await run("transactions", "--sandbox-url", sandbox.url.replace("127.0.0.1", "localhost"));
+		expect(listed.code).toBe(0);
+		expect(listed.out).toContain(transactionId);
 		const noDir = await runCliProcess(["sandbox", "transactions"]);
 		expect(noDir.code).toBe(2);
 		expect(noDir.err).toContain("--state-dir <dir> is required");
