@@ -35,7 +35,7 @@ export interface ConnectSandboxOptions {
  * The controls of a sandbox server running in another process, over its control API: what
  * `merchant-gateway sandbox transactions|refunds|ipn|clock` do, for a test's code. Every method
  * throws `AuthenticationError` when the credential is refused, `ConnectionError` when no sandbox
- * answers, and `ConfigurationError` naming the argument the sandbox refused.
+ * responds, and `ConfigurationError` naming the argument the sandbox refused.
  */
 export interface SandboxControl {
 	/** The sandbox's loopback origin the controls go to. */
@@ -50,7 +50,7 @@ export interface SandboxControl {
 	deliveries(options?: { limit?: number | undefined }): Promise<DeliveryAttempt[]>;
 	/**
 	 * Delivers the current IPN of a transaction or a refund now, unchanged, and resolves with the merchant's
-	 * answer. Acknowledged, it calls off the retry that was waiting.
+	 * response. Acknowledged, it calls off the retry that was waiting.
 	 */
 	resendIpn(transactionOrRefundId: string): Promise<DeliveryAttempt>;
 	/**
@@ -109,7 +109,7 @@ function controlOrigin(value: string): string {
 	if (url.protocol !== "http:" && url.protocol !== "https:")
 		throw new ConfigurationError([{ field: "url", message: "must be an http(s) URL" }], SUBJECT);
 	if (!isLoopbackHost(url.hostname)) {
-		const rule = "must be the sandbox's loopback address (the control API answers this machine only)";
+		const rule = "must be the sandbox's loopback address (the control API serves this machine only)";
 		throw new ConfigurationError([{ field: "url", message: `${url.hostname} ${rule}` }], SUBJECT);
 	}
 	return url.origin;
@@ -150,7 +150,7 @@ async function controlCall<T>({ url, token, method, path, body }: ControlCall): 
 		});
 		text = await response.text();
 	} catch (error) {
-		throw new ConnectionError(`No sandbox answered at ${url}: is it running?`, { ...where, cause: error });
+		throw new ConnectionError(`No sandbox responded at ${url}: is it running?`, { ...where, cause: error });
 	}
 	const parsed = parseObject(text);
 	const context = { ...where, status: response.status };

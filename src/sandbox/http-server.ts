@@ -22,7 +22,7 @@ export interface SandboxServerOptions extends SandboxOptions {
 	/** The origin links in responses point to, when the server sits behind a proxy. @default the listening address */
 	publicUrl?: string | undefined;
 	/**
-	 * The control API's credential (at least 16 characters). With it the server also answers under `/control`:
+	 * The control API's credential (at least 16 characters). With it the server also serves `/control`:
 	 * list transactions, approve or reject held refunds, list and resend IPNs, move the clock, for requests
 	 * from this machine that carry `Authorization: Bearer <controlToken>`. `connectSandbox` is its client.
 	 * @default no control API
@@ -134,7 +134,7 @@ async function serve(
 	}
 }
 
-/** The control API's answer; without a credential there is none, and the 404 says how to get one. */
+/** The control API's response; without a credential there is none, and the 404 says how to get one. */
 async function serveControl(
 	control: ControlMount | undefined,
 	req: IncomingMessage,

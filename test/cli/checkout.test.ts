@@ -167,7 +167,7 @@ describe("sandbox --public-url", () => {
 			const listening = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1] ?? "";
 			expect(banner).toContain(`public URL:       ${publicUrl}   (every link uses it)`);
 			expect(banner).toContain(`API base URL:     ${publicUrl}   (POST ${publicUrl}/v2/checkout ...)`);
-			// The commands it suggests go to the listening address, which answers on this machine.
+			// The commands it suggests go to the listening address, which this machine reaches.
 			expect(banner).toMatch(/npx merchant-gateway checkout create --state-dir \S+ --key <merchant private key file>/);
 			const post = async (path: string, fields: Record<string, unknown>) => {
 				const body = sealMessage({ ...fields, merchantId: "shop" }, { privateKey: keys.merchantPrivate });

@@ -80,6 +80,6 @@ export async function paidCheckout(gateway: GatewayClient, receiver: string, amo
 		token: tokenOf(session.paymentLink),
 		action: "approve",
 	});
-	if (paid.status !== 303) throw new Error(`the hosted page answered ${paid.status}: ${paid.text}`);
+	if (paid.status !== 303) throw new Error(`the hosted page responded ${paid.status}: ${paid.text}`);
 	return session.transactionId;
 }

@@ -72,12 +72,12 @@ describe("controlling a running sandbox from the command line", () => {
 		expect(first?.refunds).toEqual([]);
 	});
 
-	test("a refused IPN: live log and ipn list show the answer and next retry; ipn resend sends it now", async () => {
+	test("a refused IPN: live log and ipn list show the response and next retry; ipn resend sends it now", async () => {
 		const gateway = merchantClient(sandbox.url);
 		const transactionId = await paidCheckout(gateway, receiver.url);
 		refusing.add(transactionId);
 		const event = `transaction:${transactionId}:successful`;
-		const refused = `${event} -> ${receiver.url}/ipn: rejected: HTTP 500; the merchant answered HTTP 500 not ready`;
+		const refused = `${event} -> ${receiver.url}/ipn: rejected: HTTP 500; the merchant's response: HTTP 500 not ready`;
 		// The gateway's first retry comes 30 minutes after the transaction started.
 		const logged = await sandbox.process.waitForOutput(
 			new RegExp(`IPN ${literal(refused)}, attempt 1; next retry \\S+ \\(in 30m\\)`),
@@ -110,7 +110,7 @@ describe("controlling a running sandbox from the command line", () => {
 		expect(after.filter((a) => a.eventId === event).map((a) => a.outcome)).toEqual(["rejected", "acknowledged"]);
 	});
 
-	test("clock advance runs the retries that fell due and prints the merchant's answers", async () => {
+	test("clock advance runs the retries that fell due and prints the merchant's responses", async () => {
 		const gateway = merchantClient(sandbox.url);
 		const transactionId = await paidCheckout(gateway, receiver.url);
 		refusing.add(transactionId);
@@ -313,9 +313,7 @@ describe("the control API lets in this machine's requests with the credential on
 		if (external) {
 			const remote = await get(`http://${external}:${port}`, { authorization });
 			expect(remote.status).toBe(403);
-			expect(remote.json.message).toBe(
-				`The control API answers this machine only; this request came from ${external}.`,
-			);
+			expect(remote.json.message).toBe(`The control API serves this machine only; this request came from ${external}.`);
 		}
 		const proxied = await get(sandbox.url, { authorization, "x-forwarded-for": "203.0.113.9" });
 		expect(proxied.status).toBe(403);

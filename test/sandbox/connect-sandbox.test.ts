@@ -44,7 +44,7 @@ describe("connectSandbox: the sandbox's controls from a test's code, against a s
 		]);
 	});
 
-	test("approves and rejects held refunds, each answer carrying the first delivery of its IPN", async () => {
+	test("approves and rejects held refunds, each result carrying the first delivery of its IPN", async () => {
 		const gateway = merchantClient(sandbox.url);
 		const transactionId = await paidCheckout(gateway, receiver.url, 30);
 		const first = await gateway.refunds.create({ transactionId, amount: 10 });

@@ -167,7 +167,7 @@ Exit codes: 0 stopped by Ctrl+C or SIGTERM, 1 could not start, 2 bad usage.`,
 			throw new CliError(startFailure(error, host, port));
 		}
 		const shownHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
-		// The address that answers on this machine: what the other commands use.
+		// The address this machine reaches: what the other commands use.
 		const anyAddress: Record<string, string> = { "0.0.0.0": "127.0.0.1", "[::]": "[::1]" };
 		const listening = `http://${anyAddress[shownHost] ?? shownHost}:${server.port}`;
 		const stopped = io.untilStopped();

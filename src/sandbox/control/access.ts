@@ -43,14 +43,14 @@ function sameToken(given: string, expected: string): boolean {
 export function refuseAccess(caller: ControlCaller, token: string): AccessRefusal | undefined {
 	if (!isLoopbackAddress(caller.remoteAddress)) {
 		const from = caller.remoteAddress ?? "an unknown address";
-		return { status: 403, message: `The control API answers this machine only; this request came from ${from}.` };
+		return { status: 403, message: `The control API serves this machine only; this request came from ${from}.` };
 	}
 	if (caller.header("forwarded") !== null || caller.header("x-forwarded-for") !== null) {
-		return { status: 403, message: "The control API answers this machine only; this request came through a proxy." };
+		return { status: 403, message: "The control API serves this machine only; this request came through a proxy." };
 	}
 	if (!isLoopbackHost(hostOf(caller.header("host")))) {
 		const rule = "address it to a loopback host, such as 127.0.0.1 or localhost";
-		return { status: 403, message: `The control API answers this machine only: ${rule}.` };
+		return { status: 403, message: `The control API serves this machine only: ${rule}.` };
 	}
 	const where = "the control-token file in the sandbox's state directory";
 	const authorization = caller.header("authorization");

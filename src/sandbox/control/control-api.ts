@@ -32,7 +32,7 @@ interface RouteInput {
 	query: URLSearchParams;
 }
 
-/** A route's answer: its JSON body, or a refusal naming the field and its rule. */
+/** A route's result: its JSON body, or a refusal naming the field and its rule. */
 type RouteResult =
 	| { status?: number; json: Record<string, unknown> }
 	| { status: 400 | 404 | 409; field: string; message: string };
@@ -111,7 +111,7 @@ async function advanceClock({ core, body }: RouteInput): Promise<RouteResult> {
 		return refuse(400, "ms", `must be a whole number of milliseconds from 0 to ${MAX_ADVANCE_MS} (ten years)`);
 	const before = core.notifier.attempts().length;
 	core.clock.advance(ms);
-	// What fell due runs now: wait for those attempts, so the answer says how the merchant took them.
+	// What fell due runs now: wait for those attempts, so the response says how the merchant took them.
 	await core.notifier.whenSettled();
 	const deliveries: DeliveryAttempt[] = core.notifier.attempts().slice(before);
 	return { json: { now: core.now().toISOString(), deliveries } };
@@ -134,9 +134,9 @@ export function isControlPath(target: string): boolean {
 }
 
 /**
- * Answers a control API request: list transactions, approve or reject a held refund, list IPN
+ * Responds to a control API request: list transactions, approve or reject a held refund, list IPN
  * deliveries, resend an IPN now, move the clock. Only this machine's requests carrying the
- * control credential get through. A failure is answered with JSON, never with a stack.
+ * control credential get through. A failure is a JSON response, never with a stack.
  */
 export async function handleControl(
 	core: SandboxCore,
@@ -184,7 +184,7 @@ async function readJsonBody(request: ControlRequest): Promise<Record<string, unk
 		if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed))
 			return parsed as Record<string, unknown>;
 	} catch {
-		// answered below
+		// refused below
 	}
 	return "The request body must be a JSON object.";
 }

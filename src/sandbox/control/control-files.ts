@@ -16,7 +16,7 @@ export const CONTROL_FILES = {
 
 /** What `sandbox.json` says about the sandbox running on a state directory. */
 export interface RunningSandbox {
-	/** Its loopback origin, where the control API answers, such as `http://127.0.0.1:8080`. */
+	/** Its loopback origin, where the control API responds, such as `http://127.0.0.1:8080`. */
 	url: string;
 	/** The origin its links use (its public URL), when it differs from `url`. */
 	publicUrl: string | undefined;

@@ -12,7 +12,7 @@ export type ControlTransaction = SandboxTransaction & {
 export interface RefundDecisionResult {
 	/** The refund as it is now: `refund_successful` or `refund_failed`. */
 	refund: Refund;
-	/** The first delivery attempt of its IPN, with the merchant's answer. */
+	/** The first delivery attempt of its IPN, with the merchant's response. */
 	delivery: DeliveryAttempt | undefined;
 }
 

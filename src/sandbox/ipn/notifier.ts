@@ -132,7 +132,7 @@ export class Notifier {
 	}
 
 	/**
-	 * Delivers a notification now, unchanged, and resolves with the merchant's answer. Acknowledged, it
+	 * Delivers a notification now, unchanged, and resolves with the merchant's response. Acknowledged, it
 	 * calls off the retry waiting on the clock; refused, the retry schedule stays as it was. A notification
 	 * the merchant already acknowledged goes out as a duplicate.
 	 */
@@ -286,7 +286,7 @@ export class Notifier {
 		return Math.max(due, failedAt);
 	}
 
-	async #post(delivery: Delivery): Promise<Answer> {
+	async #post(delivery: Delivery): Promise<AttemptResult> {
 		const doFetch = this.#fetch?.() ?? globalThis.fetch;
 		const signal = AbortSignal.timeout(this.#ackTimeoutMs);
 		const none = { httpStatus: undefined, returnCode: undefined, responseExcerpt: undefined };
@@ -313,9 +313,9 @@ export class Notifier {
 			return { ...none, outcome, httpStatus: response.status, detail };
 		}
 		const returnCode = readReturnCode(text);
-		const answer = { httpStatus: response.status, returnCode, responseExcerpt: excerpt(text) };
+		const received = { httpStatus: response.status, returnCode, responseExcerpt: excerpt(text) };
 		if (response.status >= 200 && response.status < 300 && returnCode === "100") {
-			return { outcome: "acknowledged", ...answer, detail: undefined };
+			return { outcome: "acknowledged", ...received, detail: undefined };
 		}
 		const why =
 			response.status < 200 || response.status >= 300
@@ -323,7 +323,7 @@ export class Notifier {
 				: returnCode === undefined
 					? 'the response has no returnCode (expected JSON {"returnCode":"100"})'
 					: `returnCode ${JSON.stringify(returnCode)} is not the string "100"`;
-		return { outcome: "rejected", ...answer, detail: why };
+		return { outcome: "rejected", ...received, detail: why };
 	}
 
 	#settle(): void {
@@ -349,7 +349,7 @@ function readReturnCode(text: string): string | undefined {
 }
 
 /** What the merchant's end did with one attempt. */
-type Answer = Pick<DeliveryAttempt, "outcome" | "httpStatus" | "returnCode" | "detail" | "responseExcerpt">;
+type AttemptResult = Pick<DeliveryAttempt, "outcome" | "httpStatus" | "returnCode" | "detail" | "responseExcerpt">;
 
 const EXCERPT_LENGTH = 200;
 

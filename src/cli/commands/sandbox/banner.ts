@@ -4,7 +4,7 @@ import { STATE_KEYS } from "./state-dir.js";
 
 /** What the banner shows: where the sandbox listens, its account, its keys and how to reach it. */
 export interface Banner {
-	/** The listening origin: what the suggested commands use, since it answers on this machine. */
+	/** The listening origin: what the suggested commands use, since this machine reaches it. */
 	listening: string;
 	/** The origin links use: the public URL, or the listening one. */
 	url: string;

@@ -26,7 +26,7 @@ export const clockCommand: ControlCommand = {
 Moves the running sandbox's clock forward by <duration>: 90s, 30m, 25h, 2d or
 1h30m. Checkout sessions past their expiry expire (their IPN goes out), pending
 charges settle, and IPN retries that fall due run at once; the command waits
-for those deliveries and prints the merchant's answers. The clock never goes
+for those deliveries and prints the merchant's responses. The clock never goes
 back.
 
 Options:

@@ -1,13 +1,13 @@
 import { formatDuration } from "../../../sandbox/control/duration.js";
 import type { DeliveryAttempt } from "../../../sandbox/ipn/notifier.js";
 
-/** The merchant's answer to one attempt: acknowledged, or the failure with what came back. */
-function answerOf(attempt: DeliveryAttempt): string {
+/** The merchant's response to one attempt: acknowledged, or the failure with what came back. */
+function responseOf(attempt: DeliveryAttempt): string {
 	const { outcome, httpStatus, detail, responseExcerpt } = attempt;
 	if (outcome === "acknowledged") return `acknowledged (HTTP ${httpStatus}, returnCode "100")`;
 	const body = responseExcerpt === undefined ? "" : ` ${responseExcerpt.replace(/\s+/g, " ")}`;
-	const answered = httpStatus === undefined ? "" : `; the merchant answered HTTP ${httpStatus}${body}`;
-	return `${outcome.replace("_", " ")}: ${detail ?? "no detail"}${answered}`;
+	const responded = httpStatus === undefined ? "" : `; the merchant's response: HTTP ${httpStatus}${body}`;
+	return `${outcome.replace("_", " ")}: ${detail ?? "no detail"}${responded}`;
 }
 
 /** When the next retry is due, on the sandbox clock and from the attempt's end. */
@@ -22,11 +22,11 @@ function nextRetryOf(attempt: DeliveryAttempt): string {
 }
 
 /**
- * One IPN delivery attempt on one line: the event, where it went, the merchant's answer or the failure, and
+ * One IPN delivery attempt on one line: the event, where it went, the merchant's response or the failure, and
  * when the next retry is due. The live log and `sandbox ipn` print it.
  */
 export function describeAttempt(attempt: DeliveryAttempt): string {
 	const duplicate = attempt.duplicate ? " (duplicate)" : "";
 	const head = `${attempt.eventId} -> ${attempt.url}`;
-	return `${head}: ${answerOf(attempt)}, attempt ${attempt.attempt}${duplicate}${nextRetryOf(attempt)}`;
+	return `${head}: ${responseOf(attempt)}, attempt ${attempt.attempt}${duplicate}${nextRetryOf(attempt)}`;
 }

@@ -22,9 +22,9 @@ export const ipnCommand: ControlCommand = {
        merchant-gateway sandbox ipn resend <transactionId|refundId> --state-dir <dir> [options]
 
 list    the latest IPN delivery attempts, oldest first: the event, the URL, the
-        merchant's answer (or the failure) and when the next retry is due.
+        merchant's response (or the failure) and when the next retry is due.
 resend  delivers the current IPN of a transaction or a refund now, unchanged,
-        and prints the merchant's answer. Acknowledged, it calls off the retry
+        and prints the merchant's response. Acknowledged, it calls off the retry
         that was waiting; refused, the retry schedule stays as it was.
 
 Options:
@@ -32,7 +32,7 @@ Options:
 ${CONTROL_FLAGS_HELP}
 
 Exit codes: 0 done, 1 unknown id, no IPN yet, or the sandbox is not running
-(an IPN the merchant refused is still exit 0: read the answer), 2 bad usage.`,
+(an IPN the merchant refused is still exit 0: read its response), 2 bad usage.`,
 	async run(args, io) {
 		const { values, positionals } = parse(
 			args,

@@ -3,7 +3,7 @@ import { describeAttempt } from "./delivery-text.js";
 
 /**
  * One line of the sandbox's live log: a request and its status, a status change, or an IPN delivery
- * attempt as it happens (the event, the URL, the merchant's answer or the failure, the next retry).
+ * attempt as it happens (the event, the URL, the merchant's response or the failure, the next retry).
  */
 export function formatEvent(event: SandboxEvent, at: Date = new Date()): string {
 	const time = at.toISOString().slice(11, 23);

@@ -28,7 +28,7 @@ Decides a refund the running sandbox holds for approval (refund_under_review,
 with --refund-approval manual): approved, it becomes refund_successful; rejected,
 refund_failed, and its amount is refundable again. The refund IPN follows as the
 gateway sends it; the command waits for its first delivery attempt and prints
-the merchant's answer. Refund ids: merchant-gateway sandbox transactions.
+the merchant's response. Refund ids: merchant-gateway sandbox transactions.
 
 Options:
       --reason <text>         reject: the refund's message. Default: The refund
