@@ -81,6 +81,11 @@ export class MerchantRegistry {
 		return account;
 	}
 
+	/** Every registered merchant id, in the order they were registered. */
+	ids(): string[] {
+		return [...this.#accounts.keys()];
+	}
+
 	/** The account registered under `merchantId`, if any. */
 	get(merchantId: string): MerchantAccount | undefined {
 		return this.#accounts.get(merchantId);
