@@ -85,7 +85,13 @@ const params = {
 // Sanity: both clients do the work; only the recording one records it.
 await off.checkout.create(params);
 await recorded.checkout.create(params);
-if (spans.getFinishedSpans().map((span) => span.name).join() !== "checkout.create") throw new Error("no span recorded");
+if (
+	spans
+		.getFinishedSpans()
+		.map((span) => span.name)
+		.join() !== "checkout.create"
+)
+	throw new Error("no span recorded");
 
 await pairedCompare(
 	"telemetry: checkout.create, SDK recording vs off",

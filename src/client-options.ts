@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { duration, flag, integer, requiredOr } from "./internal/options.js";
 import { isLoopbackHost } from "./schemas/fields.js";
 import { lazySchema } from "./schemas/lazy.js";
 import type { SignedStringForm } from "./signing/canonical.js";
@@ -9,10 +10,6 @@ import type { ClientHooks, Logger } from "./transport/observer.js";
 
 const isKeyInput = (value: unknown) => typeof value === "string" || value instanceof Uint8Array;
 const isFunction = (value: unknown) => typeof value === "function";
-/** "is required" for a missing option, `rule` for a present one of the wrong kind. */
-const requiredOr = (rule: string) => ({
-	error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : rule),
-});
 const privateKeyLike = () =>
 	z.custom<PrivateKeyLike>(
 		(value) => isKeyInput(value) || PrivateKey.isPrivateKey(value),
@@ -25,12 +22,6 @@ const publicKeyLike = () =>
 	);
 const hook = <K extends keyof ClientHooks>() =>
 	z.optional(z.custom<NonNullable<ClientHooks[K]>>(isFunction, "must be a function"));
-const integer = (min: number, max: number, fallback: number) => {
-	const rule = `must be an integer from ${min} to ${max}`;
-	const inRange = (value: number) => Number.isInteger(value) && value >= min && value <= max;
-	return z._default(z.number().check(z.refine(inRange, rule)), fallback);
-};
-const flag = (fallback: boolean) => z._default(z.boolean({ error: "must be a boolean" }), fallback);
 const requiredString = () =>
 	z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") });
 
@@ -38,8 +29,10 @@ const requiredString = () =>
 function clientOptionsShape() {
 	return {
 		/**
-		 * The gateway's base URL, such as `https://gateway.example`; `/v2/...` is appended. https only (http
-		 * only for loopback hosts with `allowLoopbackHttp`); no query, fragment or credentials.
+		 * The gateway's base URL, such as `https://gateway.example`. The client appends `/v2/...` itself, so a
+		 * URL that already ends in `/v2` or `/v2/`, as the gateway's documents write endpoints, is taken without
+		 * it. https only (http only for loopback hosts with `allowLoopbackHttp`); no query, fragment or
+		 * credentials.
 		 */
 		baseUrl: requiredString(),
 		/**
@@ -75,22 +68,28 @@ function clientOptionsShape() {
 		 */
 		signVersion: z._default(z.enum(["2.0", "2.1"], { error: 'must be "2.0" or "2.1"' }), "2.0"),
 		/**
-		 * How long to wait, in milliseconds, for the gateway's response to each attempt (from sending to
-		 * its headers), and again for reading its body. A request that runs out of time is a
-		 * `TimeoutError` (on a create, the cause of an `OutcomeUnknownError`).
+		 * How long each attempt may take, in milliseconds, from sending the request to the last byte of the
+		 * response: a gateway that answers slowly, even a byte at a time, runs out of time like one that
+		 * never answers. A query that runs out of time is retried (see `maxRetries`); a create is not, and
+		 * fails with `OutcomeUnknownError` caused by a `TimeoutError`. So a create takes at most `timeoutMs`,
+		 * and a query at most `timeoutMs × (maxRetries + 1)` plus the waits between its attempts (see
+		 * `retryBaseDelayMs`): with the defaults, 90 s of attempts and at most 0.75 s of waiting (up to
+		 * 60 s a wait when the gateway sends `Retry-After`).
 		 * @default 30000
 		 */
-		timeoutMs: integer(1, 2_147_483_647, 30_000),
+		timeoutMs: duration(30_000),
 		/**
-		 * Retries of the two QUERY endpoints after a network error, a timeout, or HTTP 408, 429, 500, 502,
-		 * 503 or 504. Creates are never retried.
+		 * Retries of the two QUERY endpoints after a network error, a timed-out attempt (no complete response
+		 * within `timeoutMs`), or HTTP 408, 429, 500, 502, 503 or 504; each retry is a new attempt with its own
+		 * `timeoutMs`. Creates are never retried, not even after a timeout: the outcome is then unknown.
 		 * @default 2
 		 */
 		maxRetries: integer(0, 10, 2),
 		/**
 		 * Backoff before the first retry, in milliseconds; doubled for each further retry and capped at
 		 * 8 s, with full jitter (the wait is a random time between 0 and that backoff). A `Retry-After` of
-		 * at most 60 s replaces the backoff; a longer one ends the retries.
+		 * at most 60 s replaces the backoff; a longer one ends the retries. So no wait exceeds 60 s, and
+		 * without `Retry-After` none exceeds 8 s.
 		 * @default 250
 		 */
 		retryBaseDelayMs: integer(0, 60_000, 250),
@@ -162,6 +161,14 @@ type ClientOptionsObject = z.ZodMiniObject<ClientOptionsShape, z.core.$strict>;
 
 /** Options of `new GatewayClient(...)`, validated at construction. */
 export type GatewayClientOptions = z.input<ClientOptionsObject>;
+
+/**
+ * The URL the endpoint paths (`/v2/...`) are appended to: `baseUrl` without trailing slashes and without a
+ * trailing `/v2`, which the paths already carry.
+ */
+export function apiBaseUrl(baseUrl: string): string {
+	return baseUrl.replace(/\/+$/, "").replace(/\/v2$/, "");
+}
 
 /** The base URL's rules: absolute, https (or loopback http when allowed), nothing but scheme, host and path. */
 const checkBaseUrl = () =>

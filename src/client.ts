@@ -1,12 +1,12 @@
-import { clientOptionsSchema, type GatewayClientOptions } from "./client-options.js";
+import { apiBaseUrl, clientOptionsSchema, type GatewayClientOptions } from "./client-options.js";
 import { ConfigurationError } from "./errors/configuration-error.js";
+import { toFieldIssues } from "./internal/field-issues.js";
 import { CardResource } from "./resources/card.js";
 import { CheckoutResource } from "./resources/checkout.js";
 import type { ClientContext } from "./resources/context.js";
 import { CallbacksResource, NotificationsResource } from "./resources/notifications.js";
 import { RefundsResource } from "./resources/refunds.js";
 import { TransactionsResource } from "./resources/transactions.js";
-import { toFieldIssues } from "./schemas/requests.js";
 import { toPrivateKey, toPublicKeys } from "./signing/keys.js";
 import { ClientTelemetry } from "./telemetry/client.js";
 import { Transport } from "./transport/http.js";
@@ -37,6 +37,8 @@ export class GatewayClient {
 	readonly notifications: NotificationsResource;
 	/** Callback redirect decoding with this client's keys. */
 	readonly callbacks: CallbacksResource;
+	/** The account's signing version: requests are signed in it, responses, IPNs and callbacks accepted in it. */
+	readonly signVersion: "2.0" | "2.1";
 	readonly #summary: { baseUrl: string; merchantId: string; signVersion: string };
 
 	/**
@@ -47,7 +49,7 @@ export class GatewayClient {
 		const parsed = clientOptionsSchema.safeParse(options);
 		if (!parsed.success) throw new ConfigurationError(toFieldIssues(parsed.error));
 		const config = parsed.data;
-		const baseUrl = config.baseUrl.replace(/\/+$/, "");
+		const baseUrl = apiBaseUrl(config.baseUrl);
 		const observer = new Observer(config.hooks, config.logger, config.logLevel);
 		const providers = { tracerProvider: config.tracerProvider, meterProvider: config.meterProvider };
 		const ctx: ClientContext = {
@@ -79,6 +81,7 @@ export class GatewayClient {
 		this.refunds = new RefundsResource(ctx);
 		this.notifications = new NotificationsResource(ctx);
 		this.callbacks = new CallbacksResource(ctx, this.transactions);
+		this.signVersion = config.signVersion;
 		this.#summary = { baseUrl, merchantId: config.merchantId, signVersion: config.signVersion };
 	}
 

@@ -8,8 +8,15 @@ import { luhnValid } from "./luhn.js";
  * ({@link redactForTelemetry}).
  */
 
-const SECRET_KEYS = /^(cardSecurityCode|cvv|cvc|cvv2|securityCode|privateKey|passphrase|password|secret)$/i;
-const CARD_KEYS = /^(cardNumber|pan|card_number)$/i;
+/**
+ * The names of secrets, the one list for keys (objects, known secrets) and for text (echoes): each in
+ * every spelling an echo may use (camelCase, snake_case, kebab-case), matched in any case.
+ */
+const SECRET_NAME = "(?:card[_-]?)?security[_-]?code|cvv2?|cvc2?|passphrase|password|private[_-]?key|secret";
+/** The names of card numbers, as `SECRET_NAME`. */
+const CARD_NAME = String.raw`card[_-]?number|\bpan\b`;
+const SECRET_KEYS = new RegExp(`^(?:${SECRET_NAME})$`, "i");
+const CARD_KEYS = new RegExp(`^(?:${CARD_NAME})$`, "i");
 /** A request's personal data: the customer's names, email, phone, postal address and IP. */
 const PERSONAL_KEYS = /^(billing|shipping|customer)|email|phone|address|street|city|postal|zip|firstName|lastName/i;
 /** An email address in free text. */
@@ -33,9 +40,6 @@ export function maskCardNumber(digits: string): string {
 	return `${plain.slice(0, 6)}${"*".repeat(plain.length - 10)}${plain.slice(-4)}`;
 }
 
-/** A secret's name as echoes spell it: camelCase, snake_case, kebab-case, any case. */
-const SECRET_NAME = "(?:card[_-]?)?security[_-]?code|cvv2?|cvc2?|passphrase|password|private[_-]?key";
-const CARD_NAME = String.raw`card[_-]?number|\bpan\b`;
 /**
  * What stands between a name and its value in the forms a gateway echoes a request in:
  * JSON (`":"`), JSON inside a JSON string (`\":\"`), form fields (`=`), PHP `print_r`
@@ -47,8 +51,11 @@ const SEPARATOR = String.raw`[\s"'\\\[\]]*(?:=>|[:=>])\s*(?:string\(\d+\)\s*)?`;
 const SECRET_VALUE = String.raw`"(?:[^"\\]|\\.)*"|\\+"[^"]*?\\+"|'(?:[^'\\]|\\.)*'|[^\s"'\\<>,;&{}\[\]()]+`;
 /** `"cardSecurityCode":"123"`, `cvv=123`, `[card_security_code] => 123`...: the value goes. */
 const SECRET_PAIR = new RegExp(`(${SECRET_NAME})(${SEPARATOR})(${SECRET_VALUE})`, "gi");
-/** `"cardNumber":"..."` and its echo forms, whether or not the digits pass Luhn. */
-const CARD_PAIR = new RegExp(`(${CARD_NAME})(${SEPARATOR})(\\\\*["']?)(\\d[\\d -]{4,38}\\d)`, "gi");
+/**
+ * `"cardNumber":"..."` and its echo forms, whether or not the digits pass Luhn. Digits followed by `*` are the
+ * start of a number already masked (`411111******1111`), left as they are.
+ */
+const CARD_PAIR = new RegExp(`(${CARD_NAME})(${SEPARATOR})(\\\\*["']?)(\\d[\\d -]{4,38}\\d)(?![\\d*])`, "gi");
 
 /** The value replaced, its quoting kept: `"[redacted]"`, `\"[redacted]\"`, `'[redacted]'` or `[redacted]`. */
 function redactedValue(value: string): string {

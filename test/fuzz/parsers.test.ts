@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe } from "vitest";
 import { MalformedMessageError } from "../../src/errors/malformed-message-error.js";
-import { canonicalString, isPlainObject } from "../../src/signing/canonical.js";
+import { isPlainObject } from "../../src/internal/plain-object.js";
+import { canonicalString } from "../../src/signing/canonical.js";
 import { base64Decode } from "../../src/signing/encoding.js";
 import { referenceFormOfText } from "../../src/signing/text-form.js";
 import { expectNoPollution, typedOutcome, violation } from "./support/checks.js";
@@ -111,7 +112,13 @@ describe("fuzz: text readers", () => {
 				if (!ALLOWED_REFUSALS.test(ours.error.message)) violation(`refused valid JSON: ${ours.error.message}`);
 				return;
 			}
-			const ownOrder = JSON.stringify(parsed);
+			let ownOrder: string;
+			try {
+				ownOrder = JSON.stringify(parsed);
+			} catch (error) {
+				if (error instanceof RangeError) return; // nested past JSON.stringify's stack: no object order to compare
+				throw error;
+			}
 			const fromText = typedOutcome(() => referenceFormOfText(ownOrder), [MalformedMessageError]);
 			const fromObject = typedOutcome(() => canonicalString(JSON.parse(ownOrder)), [MalformedMessageError]);
 			if (fromText.ok !== fromObject.ok || (fromText.ok && fromObject.ok && fromText.value !== fromObject.value))

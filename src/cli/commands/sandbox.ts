@@ -2,13 +2,18 @@ import { createPublicKey } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ConfigurationError } from "../../errors/configuration-error.js";
-import type { SandboxEvent } from "../../sandbox/core/sandbox-options.js";
+import { CONTROL_FILES } from "../../sandbox/control/control-files.js";
 import { type SandboxServer, startSandboxServer } from "../../sandbox/http-server.js";
 import { generateKeyPair } from "../../signing/generate.js";
 import { type Command, type DeprecatedFlag, parse } from "../command.js";
 import { FLAGS, signVersionFlag } from "../flags.js";
-import { CliError, type CliIo, EXIT, fileProblem, usageError } from "../io.js";
+import { CliError, EXIT, fileProblem, usageError } from "../io.js";
 import { readKeyPairFile, readPublicKeyFile } from "../keys.js";
+import { printBanner } from "./sandbox/banner.js";
+import { openControlDir } from "./sandbox/control-dir.js";
+import { CONTROL_COMMANDS, CONTROL_COMMANDS_HELP } from "./sandbox/index.js";
+import { formatEvent } from "./sandbox/live-log.js";
+import { openStateKeys, STATE_KEYS } from "./sandbox/state-dir.js";
 
 /** The file names `--keys-dir` holds, which `checkout create --keys-dir` reads back. */
 export const KEY_FILES = {
@@ -55,6 +60,10 @@ Options:
       --keys-dir <dir>        Write the keys there (${KEY_FILES.gatewayPublic}, and
                               ${KEY_FILES.merchantPrivate} when generated) instead of
                               printing them; checkout create --keys-dir reads them
+      --state-dir <dir>       Keep the keys (in <dir>/${STATE_KEYS.dir}) and the control
+                              credential there, made on the first start and reused
+                              after; the commands below and checkout create take
+                              the same --state-dir. Default: a temporary directory
       --ipn-time-scale <x>    Multiply IPN retry delays (e.g. 0.01). Default: 1
   -q, --quiet                 Print the banner only, no request log
   -h, --help                  Show this help
@@ -62,8 +71,14 @@ Options:
 Deprecated: --gateway-private-key (use --key); --gateway-public-key (derived from
 --key now; when given it must match).
 
+Commands that drive a running sandbox (each takes --state-dir <dir>, and
+--json for JSON; see merchant-gateway sandbox <command> --help):
+${CONTROL_COMMANDS_HELP}
+
 Exit codes: 0 stopped by Ctrl+C or SIGTERM, 1 could not start, 2 bad usage.`,
 	async run(args, io) {
+		const control = CONTROL_COMMANDS.find((command) => command.name === args[0]);
+		if (control) return control.run(args.slice(1), io);
 		const { values, positionals } = parse(
 			args,
 			{
@@ -80,6 +95,7 @@ Exit codes: 0 stopped by Ctrl+C or SIGTERM, 1 could not start, 2 bad usage.`,
 				"refund-approval": { type: "string" },
 				"hpp-only": { type: "boolean" },
 				"keys-dir": FLAGS.keysDir,
+				"state-dir": { type: "string" },
 				"ipn-time-scale": { type: "string" },
 				quiet: { type: "boolean", short: "q" },
 			},
@@ -106,16 +122,24 @@ Exit codes: 0 stopped by Ctrl+C or SIGTERM, 1 could not start, 2 bad usage.`,
 			if (values.key === undefined) throw usageError("--gateway-public-key needs --key, the private key it belongs to");
 		}
 		const merchantId = values["merchant-id"] ?? "sandbox-merchant";
-		const gatewayKeys = values.key
-			? await readKeyPairFile("--key", values.key, values.passphrase)
-			: await generateKeyPair();
+		const stateDir = values["state-dir"];
+		const ownKeys = (["key", "merchant-key", "keys-dir"] as const).filter((flag) => values[flag] !== undefined);
+		if (stateDir !== undefined && ownKeys.length > 0)
+			throw usageError(`--state-dir keeps its own keys in <dir>/${STATE_KEYS.dir}: drop --${ownKeys.join(", --")}`);
+		const stateKeys = stateDir === undefined ? undefined : await openStateKeys(stateDir);
+		const gatewayKeys =
+			stateKeys?.gatewayKeys ??
+			(values.key ? await readKeyPairFile("--key", values.key, values.passphrase) : await generateKeyPair());
 		if (values["gateway-public-key"] !== undefined)
 			await checkSamePublicKey(values["gateway-public-key"], gatewayKeys.publicKey, values.key ?? "");
-		const merchantKeys = values["merchant-key"]
-			? { publicKey: await readPublicKeyFile("--merchant-key", values["merchant-key"]) }
-			: await generateKeyPair();
+		const merchantKeys: { publicKey: string; privateKey?: string } =
+			stateKeys?.merchantKeys ??
+			(values["merchant-key"]
+				? { publicKey: await readPublicKeyFile("--merchant-key", values["merchant-key"]) }
+				: await generateKeyPair());
 		const keysDir = values["keys-dir"];
-		const written = keysDir ? await writeKeys(keysDir, gatewayKeys.publicKey, merchantKeys) : undefined;
+		const written = keysDir ? await writeKeys(keysDir, gatewayKeys.publicKey, merchantKeys) : stateKeys?.written;
+		const controlDir = await openControlDir(stateDir, { gatewayPublicKey: gatewayKeys.publicKey, merchantKeys });
 		const quiet = values.quiet === true;
 		let server: SandboxServer;
 		try {
@@ -136,14 +160,27 @@ Exit codes: 0 stopped by Ctrl+C or SIGTERM, 1 could not start, 2 bad usage.`,
 				],
 				ipn: { timeScale },
 				onEvent: quiet ? undefined : (event) => io.stdout(`${formatEvent(event)}\n`),
+				controlToken: controlDir.token,
 			});
 		} catch (error) {
+			await controlDir.close();
 			throw new CliError(startFailure(error, host, port));
 		}
 		const shownHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+		// The address this machine reaches: what the other commands use.
+		const anyAddress: Record<string, string> = { "0.0.0.0": "127.0.0.1", "[::]": "[::1]" };
+		const listening = `http://${anyAddress[shownHost] ?? shownHost}:${server.port}`;
 		const stopped = io.untilStopped();
+		const linksAt = server.url === listening ? undefined : server.url;
+		try {
+			await controlDir.announce({ url: listening, publicUrl: linksAt, pid: process.pid, merchantId, signVersion });
+		} catch (error) {
+			await server.close();
+			await controlDir.close();
+			throw new CliError(`cannot write ${join(controlDir.dir, CONTROL_FILES.running)}: ${fileProblem(error)}`);
+		}
 		printBanner(io, {
-			listening: `http://${shownHost}:${server.port}`,
+			listening,
 			url: server.url,
 			merchantId,
 			signVersion,
@@ -151,10 +188,13 @@ Exit codes: 0 stopped by Ctrl+C or SIGTERM, 1 could not start, 2 bad usage.`,
 			gatewayPublicKey: gatewayKeys.publicKey,
 			merchantKeys,
 			keysDir,
-			written,
+			controlDir: controlDir.dir,
+			temporary: controlDir.temporary,
+			written: written ?? [],
 		});
 		await stopped;
 		await server.close();
+		await controlDir.close();
 		io.stdout("sandbox stopped\n");
 		return EXIT.ok;
 	},
@@ -222,81 +262,4 @@ async function writeKeys(
 		written.push(path);
 	}
 	return written;
-}
-
-interface Banner {
-	listening: string;
-	url: string;
-	merchantId: string;
-	signVersion: string;
-	refundApproval: string;
-	gatewayPublicKey: string;
-	merchantKeys: { publicKey: string; privateKey?: string };
-	keysDir: string | undefined;
-	written: string[] | undefined;
-}
-
-function printBanner(io: CliIo, banner: Banner): void {
-	const { url, keysDir } = banner;
-	const lines = [`Merchant Gateway sandbox listening on ${banner.listening}`];
-	if (url !== banner.listening) lines.push(`  public URL:       ${url}   (every link uses it)`);
-	lines.push(
-		`  API base URL:     ${url}   (POST ${url}/v2/checkout ...)`,
-		`  merchant id:      ${banner.merchantId}`,
-		`  signing version:  ${banner.signVersion}`,
-		`  refund approval:  ${banner.refundApproval}`,
-		"  http://127.0.0.1 and http://localhost notification/callback URLs are accepted (sandbox only).",
-		"",
-	);
-	if (banner.written) lines.push(`  keys written: ${banner.written.join(", ")}`, "");
-	else {
-		lines.push(
-			"Gateway public key (verify responses, IPNs and callbacks with it):",
-			banner.gatewayPublicKey.trim(),
-			"",
-		);
-		if (banner.merchantKeys.privateKey)
-			lines.push(
-				"Merchant private key (THROWAWAY sandbox key; sign requests with it):",
-				banner.merchantKeys.privateKey.trim(),
-				"",
-			);
-	}
-	const gatewayKey = keysDir ? join(keysDir, KEY_FILES.gatewayPublic) : "<gateway public key>";
-	const keys =
-		keysDir && banner.merchantKeys.privateKey
-			? `--keys-dir ${keysDir}`
-			: `--key <merchant private key> --gateway-key ${gatewayKey}`;
-	const order = `-m ${banner.merchantId} --amount 10.00 --currency EUR`;
-	lines.push(
-		"Create a checkout and print its payment link:",
-		`  npx merchant-gateway checkout create --sandbox-url ${url} ${keys} ${order}`,
-		"",
-		"Test cards (expiry 12/30, CVV 123): 4242424242424242 approved, 4000000000001018 declined, 4000000000000036 3DS",
-		"  (3DS password 123456 passes, 111111 fails); more in the README and on the hosted page.",
-		"Press Ctrl+C to stop.",
-		"",
-	);
-	io.stdout(lines.join("\n"));
-}
-
-function formatEvent(event: SandboxEvent): string {
-	const time = new Date().toISOString().slice(11, 23);
-	switch (event.type) {
-		case "request":
-			return `${time}  ${event.method} ${event.path} -> ${event.status}${event.detail ? ` (${event.detail})` : ""}`;
-		case "transaction":
-			return `${time}  transaction ${event.transactionId} is ${event.status} (${event.statusCode})`;
-		case "refund":
-			return `${time}  refund ${event.refundId} is ${event.status} (${event.statusCode})`;
-		case "delivery": {
-			const a = event.attempt;
-			const next = a.nextAttemptAt ? `, retry at ${a.nextAttemptAt}` : "";
-			const detail = a.detail ? ` (${a.detail})` : "";
-			const duplicate = a.duplicate ? " (duplicate)" : "";
-			return `${time}  IPN ${a.eventId} -> ${a.url}: ${a.outcome}${detail}, attempt ${a.attempt}${duplicate}${next}`;
-		}
-		case "error":
-			return `${time}  sandbox error: ${event.message}`;
-	}
 }
