@@ -17,8 +17,9 @@ const SECRET_NAME = "(?:card[_-]?)?security[_-]?code|cvv2?|cvc2?|passphrase|pass
 const CARD_NAME = String.raw`card[_-]?number|\bpan\b`;
 const SECRET_KEYS = new RegExp(`^(?:${SECRET_NAME})$`, "i");
 const CARD_KEYS = new RegExp(`^(?:${CARD_NAME})$`, "i");
-/** A request's personal data: the customer's names, email, phone, postal address and IP. */
-const PERSONAL_KEYS = /^(billing|shipping|customer)|email|phone|address|street|city|postal|zip|firstName|lastName/i;
+/** Personal data in a request or a resource: the customer's names (a cardholder's too), email, phone, postal address, IP. */
+const PERSONAL_KEYS =
+	/^(billing|shipping|customer)|email|phone|address|street|city|postal|zip|firstName|lastName|^name$|holder/i;
 /** An email address in free text. */
 const EMAIL = /[^\s@"'<>(),;:[\]\\]+@[^\s@"'<>(),;:[\]\\]+\.[a-z]{2,}/gi;
 const PEM = /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(-----END [A-Z0-9 ]+-----|$)/g;

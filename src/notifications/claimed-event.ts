@@ -60,6 +60,16 @@ export type EventOutcome =
 /** What a run can end in: every outcome but a refusal, which comes before any event. */
 export type RunOutcome = Exclude<EventOutcome, { kind: "refused" }>;
 
+/** A step of a run: the store's claim, the callback, then the store's confirm (done) or release (failed). */
+export type RunStep = "claim" | "callback" | "confirm" | "release";
+
+/**
+ * Told as each step of a run starts (telemetry times them); returns the function told how the step ended:
+ * with the error when it failed (a callback that did not settle in time ends with its timeout), with the
+ * store's answer for a claim.
+ */
+export type StepWatcher = (step: RunStep) => (ended: { error?: unknown; answer?: unknown }) => void;
+
 /** How runs are made: the store and the limits (already checked). */
 export interface EventRunnerOptions {
 	store: NotificationStore;
@@ -80,6 +90,7 @@ export type RunEvent = (
 	eventId: string,
 	callback: (signal: AbortSignal) => unknown,
 	onLate: (outcome: RunOutcome) => void,
+	watch?: StepWatcher,
 ) => Promise<RunOutcome>;
 
 let tokenPrefix: string | undefined;
@@ -163,17 +174,22 @@ export function createEventRunner(options: EventRunnerOptions): RunEvent {
 	}
 
 	/** Never throws: the store's error when the release failed, else undefined (the lease then ends by itself). */
-	async function release(eventId: string, token: string): Promise<unknown> {
+	async function release(eventId: string, token: string, watch?: StepWatcher): Promise<unknown> {
+		const ended = watch?.("release");
 		try {
 			await bounded("release", eventId, () => store.release(eventId, token));
+			ended?.({});
 			return undefined;
 		} catch (error) {
-			return storeFailure(error, "release", eventId);
+			const problem = storeFailure(error, "release", eventId);
+			ended?.({ error: problem });
+			return problem;
 		}
 	}
 
 	/** Marks the event done; never throws, as the work is done and must be acknowledged. */
-	async function succeeded(eventId: string, token: string): Promise<RunOutcome> {
+	async function succeeded(eventId: string, token: string, watch?: StepWatcher): Promise<RunOutcome> {
+		const ended = watch?.("confirm");
 		let problem: unknown;
 		try {
 			const confirmed: unknown = await bounded("confirm", eventId, () => store.confirm(eventId, token));
@@ -181,12 +197,13 @@ export function createEventRunner(options: EventRunnerOptions): RunEvent {
 		} catch (error) {
 			problem = storeFailure(error, "confirm", eventId);
 		}
+		ended?.(problem === undefined ? {} : { error: problem });
 		return problem === undefined ? { kind: "processed", eventId } : { kind: "processed", eventId, problem };
 	}
 
 	/** Forgets the claim so the next delivery runs the callback again. */
-	async function failed(eventId: string, token: string, error: unknown): Promise<RunOutcome> {
-		const problem = await release(eventId, token);
+	async function failed(eventId: string, token: string, error: unknown, watch?: StepWatcher): Promise<RunOutcome> {
+		const problem = await release(eventId, token, watch);
 		return problem === undefined
 			? { kind: "callback_failed", eventId, error }
 			: { kind: "callback_failed", eventId, error, problem };
@@ -197,15 +214,21 @@ export function createEventRunner(options: EventRunnerOptions): RunEvent {
 		token: string,
 		callback: (signal: AbortSignal) => unknown,
 		onLate: (outcome: RunOutcome) => void,
+		watch: StepWatcher | undefined,
 	) {
 		const controller = new AbortController();
+		const ended = watch?.("callback");
 		let result: unknown;
 		try {
 			result = callback(controller.signal);
 		} catch (error) {
-			return failed(eventId, token, error);
+			ended?.({ error });
+			return failed(eventId, token, error, watch);
 		}
-		if (!isThenable(result)) return succeeded(eventId, token);
+		if (!isThenable(result)) {
+			ended?.({});
+			return succeeded(eventId, token, watch);
+		}
 		return new Promise<RunOutcome>((resolve) => {
 			let waiting = true;
 			const cancel = startTimer(() => {
@@ -214,19 +237,24 @@ export function createEventRunner(options: EventRunnerOptions): RunEvent {
 				const message = `The callback did not settle within ${limit}; the event will be run again on a later delivery.`;
 				const reason = new DOMException(message, "TimeoutError");
 				controller.abort(reason);
+				ended?.({ error: reason });
 				resolve({ kind: "timed_out", eventId, error: reason });
 			}, waitMs);
 			result.then(
 				() => {
 					cancel();
 					// Late or not, the work is done: the event is confirmed either way.
-					const outcome = succeeded(eventId, token);
-					if (waiting) resolve(outcome);
-					else outcome.then(onLate);
+					if (waiting) {
+						ended?.({});
+						resolve(succeeded(eventId, token, watch));
+					} else succeeded(eventId, token).then(onLate);
 				},
 				(error: unknown) => {
 					cancel();
-					if (waiting) resolve(failed(eventId, token, error));
+					if (waiting) {
+						ended?.({ error });
+						resolve(failed(eventId, token, error, watch));
+					}
 					// Too late to release: the claim may be another delivery's by now. It lapses by itself.
 					else onLate({ kind: "callback_failed", eventId, error });
 				},
@@ -234,8 +262,9 @@ export function createEventRunner(options: EventRunnerOptions): RunEvent {
 		});
 	}
 
-	return async (eventId, callback, onLate) => {
+	return async (eventId, callback, onLate, watch) => {
 		const token = newClaimToken();
+		const claimed = watch?.("claim");
 		let answer: unknown;
 		try {
 			answer = await bounded(
@@ -245,8 +274,11 @@ export function createEventRunner(options: EventRunnerOptions): RunEvent {
 				releaseLateClaim(eventId, token, onLate),
 			);
 		} catch (error) {
-			return { kind: "store_unavailable", eventId, error: storeFailure(error, "claim", eventId) };
+			const failure = storeFailure(error, "claim", eventId);
+			claimed?.({ error: failure });
+			return { kind: "store_unavailable", eventId, error: failure };
 		}
+		claimed?.({ answer });
 		if (answer === "processed") return { kind: "duplicate", eventId };
 		if (answer === "in_progress") return { kind: "held", eventId };
 		if (answer !== "claimed") {
@@ -256,6 +288,6 @@ export function createEventRunner(options: EventRunnerOptions): RunEvent {
 			const message = `${name}'s claim of ${eventId} answered ${shown}, not ${expected}; nothing was run.`;
 			return { kind: "store_unavailable", eventId, error: new NotificationStoreError(message) };
 		}
-		return runCallback(eventId, token, callback, onLate);
+		return runCallback(eventId, token, callback, onLate, watch);
 	};
 }

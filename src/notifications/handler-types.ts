@@ -2,6 +2,8 @@ import type { Refund, Transaction } from "../schemas/resources.js";
 import type { SignedStringForm } from "../signing/canonical.js";
 import type { PublicKeyLike } from "../signing/keys.js";
 import type { SignVersion } from "../signing/seal.js";
+import type { MeterProviderLike, TracerProviderLike } from "../telemetry/options.js";
+import type { Logger } from "../transport/observer.js";
 import type { BodyTimeout } from "./http-rules.js";
 import type { NotificationStore } from "./store.js";
 
@@ -100,6 +102,22 @@ export interface NotificationHandlerOptions {
 	 * @default undefined
 	 */
 	onError?: ((error: unknown, info: NotificationErrorInfo) => void) | undefined;
+	/**
+	 * A console-like logger for warnings: an IPN carrying a status or a field the SDK does not know (drift,
+	 * once per kind and process), telemetry that cannot record. Lines carry redacted data only.
+	 * @default none
+	 */
+	logger?: Logger | undefined;
+	/**
+	 * Where the `ipn.handle` spans go, instead of the global tracer provider (needs `@opentelemetry/api`).
+	 * @default the tracer provider registered with `@opentelemetry/api` (none registered: no spans)
+	 */
+	tracerProvider?: TracerProviderLike | undefined;
+	/**
+	 * Where the IPN metrics go, instead of the global meter provider (needs `@opentelemetry/api`).
+	 * @default the meter provider registered with `@opentelemetry/api` (none registered: no metrics)
+	 */
+	meterProvider?: MeterProviderLike | undefined;
 }
 
 /**

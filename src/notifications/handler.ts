@@ -6,6 +6,9 @@ import { duration, optionalFunction, parseOptions, positiveInteger, requiredFunc
 import { lazySchema } from "../schemas/lazy.js";
 import type { SignedStringForm } from "../signing/canonical.js";
 import { toPublicKeys } from "../signing/keys.js";
+import { type DeliveryRecord, HandlerTelemetry } from "../telemetry/ipn.js";
+import { telemetryOptionsShape } from "../telemetry/options.js";
+import type { Logger } from "../transport/observer.js";
 import { type Acknowledgement, acknowledge, acknowledgeFailure } from "./acknowledge.js";
 import {
 	claimOptionsShape,
@@ -33,7 +36,7 @@ import {
 import { createMemoryStore } from "./memory-store.js";
 import { warnIfMemoryStoreInProduction } from "./production-warning.js";
 import { storeOption } from "./store.js";
-import { type NotificationEvent, verifyNotification } from "./verify.js";
+import { type OpenedNotification, openNotification } from "./verify.js";
 import { deliveryOf, toResponse } from "./web-request.js";
 
 type Options = NotificationHandlerOptions;
@@ -50,8 +53,18 @@ const handlerOptions = lazySchema(() =>
 		callbackTimeoutMs: duration(25_000),
 		bodyTimeoutMs: duration(10_000),
 		onError: optionalFunction<NonNullable<Options["onError"]>>(),
+		logger: z.optional(
+			z.custom<Logger>((value) => typeof value === "object" && value !== null, "must be an object with a warn method"),
+		),
+		...telemetryOptionsShape(),
 	}),
 );
+
+/** A delivery's response and the outcome it came from (deliveries that join a run in flight share both). */
+interface Settled {
+	outcome: EventOutcome;
+	response: NotificationResponse;
+}
 
 function failure(status: number, description: string): NotificationResponse {
 	const body: Acknowledgement = acknowledgeFailure(description, String(status));
@@ -117,6 +130,10 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 	const store = config.store ?? createMemoryStore();
 	warnIfMemoryStoreInProduction(store);
 	const { maxBodyBytes, onTransaction, onRefund, onError } = config;
+	const telemetry = new HandlerTelemetry(
+		{ tracerProvider: config.tracerProvider, meterProvider: config.meterProvider },
+		config.logger,
+	);
 	const startTimer = config.startTimer ?? realTimer;
 	const bodyTimeout: BodyTimeout = { ms: config.bodyTimeoutMs, start: startTimer };
 	const runEvent = createEventRunner({
@@ -133,7 +150,7 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 	const held = failure(409, "This event is being processed by another worker; retry later.");
 	const notProcessed = failure(500, "The notification could not be processed; it will be retried.");
 	/** Events being processed in this process: later deliveries join them until the handler stops waiting. */
-	const inFlight = new Map<string, Promise<NotificationResponse>>();
+	const inFlight = new Map<string, Promise<Settled>>();
 
 	function report(error: unknown, status: number, eventId: string | undefined): void {
 		callHook<[unknown, NotificationErrorInfo]>(onError, error, { status, eventId });
@@ -194,45 +211,58 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		if (length !== undefined && length > maxBodyBytes) throw bodyTooLarge(maxBodyBytes);
 	}
 
-	function verifyBody(body: unknown): NotificationEvent {
+	function verifyBody(body: unknown): OpenedNotification {
 		if (body === "" || (body instanceof Uint8Array && body.length === 0) || body === undefined || body === null) {
 			throw new InvalidNotificationError("The body is empty.", "body");
 		}
-		return verifyNotification(body, verifyOptions);
+		return openNotification(body, verifyOptions);
 	}
 
-	async function run(event: NotificationEvent): Promise<NotificationResponse> {
+	async function run({ event }: OpenedNotification, record: DeliveryRecord): Promise<Settled> {
 		const { eventId, signVersion } = event;
 		const callback = (signal: AbortSignal) => {
 			const context = { eventId, signVersion, signal };
-			return event.type === "transaction" ? onTransaction(event.transaction, context) : onRefund(event.refund, context);
+			return record.inCallback(() =>
+				event.type === "transaction" ? onTransaction(event.transaction, context) : onRefund(event.refund, context),
+			);
 		};
-		const outcome = await runEvent(eventId, callback, onLate);
-		return respond(outcome);
+		const outcome = await runEvent(eventId, callback, onLate, record.watch);
+		return { outcome, response: respond(outcome) };
 	}
 
 	async function handle(delivery: NotificationDelivery): Promise<NotificationResponse> {
-		let event: NotificationEvent;
+		const record = telemetry.start(delivery.method);
+		let opened: OpenedNotification;
 		try {
 			checkHead(delivery);
-			event = verifyBody(await delivery.readBody(maxBodyBytes, bodyTimeout));
+			opened = await record.verifying(async () => verifyBody(await delivery.readBody(maxBodyBytes, bodyTimeout)));
 		} catch (error) {
-			const response = respond({ kind: "refused", eventId: undefined, error });
+			const outcome: EventOutcome = { kind: "refused", eventId: undefined, error };
+			const response = respond(outcome);
 			// The rest of the body was not read: the connection cannot carry another request.
 			if (response.status === 413 || response.status === 408) response.closeConnection = true;
 			if (response.status === 405) response.allow = "POST";
+			record.finished(outcome, response, false);
 			return response;
 		}
-		const { eventId } = event;
+		record.verified(opened);
+		telemetry.drift(opened, record);
+		const { eventId } = opened.event;
 		const running = inFlight.get(eventId);
-		if (running) return running;
+		if (running) {
+			const joined = await running;
+			record.finished(joined.outcome, joined.response, true);
+			return joined.response;
+		}
 		// Registered before any await, so a concurrent delivery of this event joins this run instead of claiming again.
-		const response = run(event);
-		inFlight.set(eventId, response);
+		const settled = run(opened, record);
+		inFlight.set(eventId, settled);
 		try {
-			return await response;
+			const { outcome, response } = await settled;
+			record.finished(outcome, response, false);
+			return response;
 		} finally {
-			if (inFlight.get(eventId) === response) inFlight.delete(eventId);
+			if (inFlight.get(eventId) === settled) inFlight.delete(eventId);
 		}
 	}
 

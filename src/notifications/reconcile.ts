@@ -15,6 +15,9 @@ import {
 import { lazySchema } from "../schemas/lazy.js";
 import type { Refund, Transaction } from "../schemas/resources.js";
 import type { KnownTransactionStatus } from "../statuses/catalogue.js";
+import { telemetryOptionsShape } from "../telemetry/options.js";
+import { type ReconcileItemRecord, ReconcilerTelemetry } from "../telemetry/reconciler.js";
+import type { Logger } from "../transport/observer.js";
 import { claimOptionsShape, createEventRunner, type RunOutcome, realTimer } from "./claimed-event.js";
 import { refundEventId, transactionEventId } from "./event-id.js";
 import type { NotificationContext } from "./handler-types.js";
@@ -89,6 +92,10 @@ const reconcilerOptions = lazySchema(() =>
 		rateLimitDelayMs: integer(0, MAX_DURATION_MS, 1000),
 		pendingStatuses: z.optional(z.array(z.string(), { error: "must be an array of status strings" })),
 		onError: optionalFunction<NonNullable<Options["onError"]>>(),
+		logger: z.optional(
+			z.custom<Logger>((value) => typeof value === "object" && value !== null, "must be an object with a warn method"),
+		),
+		...telemetryOptionsShape(),
 	}),
 );
 
@@ -120,6 +127,11 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 		storeTimeoutMs: config.storeTimeoutMs,
 		startTimer: config.startTimer ?? realTimer,
 	});
+	const { logger } = config;
+	const telemetry = new ReconcilerTelemetry(
+		{ tracerProvider: config.tracerProvider, meterProvider: config.meterProvider },
+		(message) => callHook(logger?.warn?.bind(logger), message),
+	);
 	/** Until when every worker waits before its next query (set by a RateLimitError). */
 	let pausedUntil = 0;
 
@@ -189,7 +201,11 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 		return result;
 	}
 
-	async function reconcileOne(kind: "transaction" | "refund", id: string): Promise<ReconcileOutcome> {
+	async function reconcileOne(
+		kind: "transaction" | "refund",
+		id: string,
+		record: ReconcileItemRecord,
+	): Promise<ReconcileOutcome> {
 		const result: ReconcileOutcome = {
 			kind,
 			id,
@@ -200,7 +216,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 		};
 		let resource: Transaction | Refund;
 		try {
-			resource = await query(kind, id);
+			resource = await record.querying(() => query(kind, id));
 		} catch (error) {
 			return fail(result, error, { kind, id, eventId: undefined });
 		}
@@ -214,14 +230,17 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 				? transactionEventId((resource as Transaction).transactionId, resource.status)
 				: refundEventId((resource as Refund).refundId, resource.status);
 		result.eventId = eventId;
+		record.resolved(resource, resource.status, eventId);
 		const info = { kind, id, eventId };
 		const callback = (signal: AbortSignal) => {
 			const context: NotificationContext = { eventId, signVersion, signal, reconciled: true };
-			return kind === "transaction"
-				? onTransaction(resource as Transaction, context)
-				: onRefund(resource as Refund, context);
+			return record.inCallback(() =>
+				kind === "transaction"
+					? onTransaction(resource as Transaction, context)
+					: onRefund(resource as Refund, context),
+			);
 		};
-		const outcome = await runEvent(eventId, callback, (late) => onLate(late, info));
+		const outcome = await runEvent(eventId, callback, (late) => onLate(late, info), record.watch);
 		return settle(outcome, result, info);
 	}
 
@@ -250,10 +269,13 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 				pending: "pending",
 				failed: "failed",
 			} as const;
+			const run = await telemetry.start(work.length);
 			let next = 0;
 			async function worker(): Promise<void> {
 				for (let item = work[next++]; item !== undefined; item = work[next++]) {
-					const outcome = await reconcileOne(item[0], item[1]);
+					const record = run.item(item[0], item[1]);
+					const outcome = await reconcileOne(item[0], item[1], record);
+					record.finished(outcome);
 					summary.outcomes.push(outcome);
 					summary[counter[outcome.result]]++;
 					summary.done++;
@@ -265,6 +287,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 				}
 			}
 			await Promise.all(Array.from({ length: Math.min(concurrency, work.length) }, worker));
+			run.finished(summary);
 			return summary;
 		},
 	};

@@ -1,5 +1,7 @@
+import type * as z from "zod/mini";
 import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
+import type { LazySchema } from "../schemas/lazy.js";
 import { type Refund, refundSchema, type Transaction, transactionSchema } from "../schemas/resources.js";
 import type { SignedStringForm } from "../signing/canonical.js";
 import type { PublicKeyLike } from "../signing/keys.js";
@@ -76,6 +78,19 @@ export type NotificationEvent = TransactionNotification | RefundNotification;
  *   breaks the documented shape (names the field and the rule, never the value).
  */
 export function verifyNotification(body: unknown, options: VerifyNotificationOptions): NotificationEvent {
+	return openNotification(body, options).event;
+}
+
+/** A verified IPN with what it was read from: its signed fields and the schema they were checked with. */
+export interface OpenedNotification {
+	event: NotificationEvent;
+	/** The signed fields as they arrived (fields the schema does not know included). */
+	fields: Record<string, unknown>;
+	schema: LazySchema<z.core.$ZodType>;
+}
+
+/** @internal {@link verifyNotification}, also returning the signed fields (the handler looks for drift in them). */
+export function openNotification(body: unknown, options: VerifyNotificationOptions): OpenedNotification {
 	let opened: ReturnType<typeof openVerified>;
 	try {
 		const { gatewayPublicKey: publicKey, acceptVersions, signedString } = options;
@@ -97,15 +112,22 @@ export function verifyNotification(body: unknown, options: VerifyNotificationOpt
 		const parsed = refundSchema.safeParse(fields);
 		if (!parsed.success) throw notificationIssues("refund IPN", parsed.error);
 		const refund = parsed.data;
-		return { type: "refund", refund, eventId: refundEventId(refund.refundId, refund.status), signVersion };
+		const event: NotificationEvent = {
+			type: "refund",
+			refund,
+			eventId: refundEventId(refund.refundId, refund.status),
+			signVersion,
+		};
+		return { event, fields, schema: refundSchema };
 	}
 	const parsed = transactionSchema.safeParse(fields);
 	if (!parsed.success) throw notificationIssues("transaction IPN", parsed.error);
 	const transaction = parsed.data;
-	return {
+	const event: NotificationEvent = {
 		type: "transaction",
 		transaction,
 		eventId: transactionEventId(transaction.transactionId, transaction.status),
 		signVersion,
 	};
+	return { event, fields, schema: transactionSchema };
 }

@@ -11,7 +11,7 @@ import type { CardChargeOutcome, RefundApproval } from "../schemas/responses.js"
 import type { SignVersion } from "../signing/seal.js";
 import type { ClientRetryEvent, Observer } from "../transport/observer.js";
 import type { OpenTelemetry } from "./api.js";
-import { type DriftReport, driftWarning, firstReports } from "./drift.js";
+import { type DriftReport, driftAttributes, driftCounter, driftWarning, firstReports } from "./drift.js";
 import { ATTRIBUTES, DURATION_BUCKETS, EVENTS, METRICS } from "./names.js";
 import type { TelemetryProviders } from "./options.js";
 import { errorType, recordError } from "./span-error.js";
@@ -64,15 +64,6 @@ function defineInstruments(meter: Meter, api: OpenTelemetry): ClientInstruments 
 		}),
 		drift: driftCounter(meter, api),
 	};
-}
-
-/** The drift counter, shared by every component that receives signed messages. */
-export function driftCounter(meter: Meter, api: OpenTelemetry): Counter {
-	return meter.createCounter(METRICS.driftReports, {
-		unit: "{report}",
-		valueType: api.ValueType.INT,
-		description: "Signed messages that carry a status, status code or field the SDK does not know (once per kind).",
-	});
 }
 
 /** One call's record: its span and its metrics. */
@@ -233,11 +224,7 @@ class ActiveCallRecord implements CallRecord {
 	}
 
 	drift(report: DriftReport): void {
-		const attributes = {
-			[ATTRIBUTES.driftType]: report.type,
-			[ATTRIBUTES.driftSource]: report.source,
-			[ATTRIBUTES.driftValue]: report.value,
-		};
+		const attributes = driftAttributes(report);
 		try {
 			if (this.#recording) this.#span.addEvent(EVENTS.drift, attributes);
 			this.#active.instruments().drift.add(1, attributes);

@@ -1,5 +1,8 @@
+import type { Counter, Meter } from "@opentelemetry/api";
 import { redactForTelemetry } from "../internal/redact.js";
 import type { Drift } from "../schemas/drift.js";
+import type { OpenTelemetry } from "./api.js";
+import { ATTRIBUTES, METRICS } from "./names.js";
 
 /** Every kind of drift this process has reported: each is reported once. */
 const reported = new Set<string>();
@@ -42,4 +45,22 @@ export function driftWarning(report: DriftReport): string {
 		`The gateway's signed message (${report.source}) carries ${WHAT[report.type]}: ${JSON.stringify(report.value)}. ` +
 		"It was accepted as usual; this is reported once per process. Check the SDK for an update."
 	);
+}
+
+/** The drift counter, shared by every component that receives signed messages. */
+export function driftCounter(meter: Meter, api: OpenTelemetry): Counter {
+	return meter.createCounter(METRICS.driftReports, {
+		unit: "{report}",
+		valueType: api.ValueType.INT,
+		description: "Signed messages that carry a status, status code or field the SDK does not know (once per kind).",
+	});
+}
+
+/** A drift report as span event and counter attributes. */
+export function driftAttributes(report: DriftReport): Record<string, string> {
+	return {
+		[ATTRIBUTES.driftType]: report.type,
+		[ATTRIBUTES.driftSource]: report.source,
+		[ATTRIBUTES.driftValue]: report.value,
+	};
 }

@@ -1,5 +1,5 @@
 import type { Meter, Tracer } from "@opentelemetry/api";
-import { SDK_VERSION } from "../transport/version.js";
+import { SDK_VERSION } from "../internal/version.js";
 import { loadedOpenTelemetry, loadOpenTelemetry, type OpenTelemetry } from "./api.js";
 import type { MeterProviderLike, TelemetryProviders } from "./options.js";
 

@@ -1,9 +1,6 @@
-/**
- * The SDK's version, for the User-Agent. A plain constant so that nothing reads
- * package.json at runtime; `test/client/version.test.ts` keeps it equal to
- * package.json's `version`.
- */
-export const SDK_VERSION = "0.1.0";
+import { SDK_VERSION } from "../internal/version.js";
+
+export { SDK_VERSION };
 
 /** `merchant-gateway/<version> node/<version>` (the runtime part is left out where there is no `process`). */
 export function userAgent(): string {
