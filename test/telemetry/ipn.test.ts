@@ -1,0 +1,280 @@
+import { context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import type { HistogramMetricData, SumMetricData } from "@opentelemetry/sdk-metrics";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import {
+	createMemoryStore,
+	createNotificationHandler,
+	type NotificationHandlerOptions,
+	type NotificationStore,
+} from "../../src/index.js";
+import { ControllableClock } from "../../src/sandbox/books/clock.js";
+import { loadOpenTelemetry } from "../../src/telemetry/api.js";
+import {
+	deferred,
+	gatewayPublicKey,
+	ipnRequest,
+	merchantPrivateKey,
+	refundFields,
+	signedBody,
+	transactionFields,
+	transactionIpn,
+} from "../notifications/fixtures.js";
+import { AsyncContextManager, pointsWith, type RecordedTelemetry, recordTelemetry } from "../support/otel.js";
+
+// One ipn.handle span per IPN delivery, its steps as child spans, and the IPN metrics, recorded by a real
+// OpenTelemetry SDK (in memory) from deliveries to the handler as a Web request handler.
+
+let otel: RecordedTelemetry;
+let ids = 0;
+/** A transaction id no other delivery of this file uses (each is its own event). */
+const nextId = () => `01JTEL${String(++ids).padStart(20, "0")}`;
+
+beforeAll(async () => {
+	// The handler does not make a delivery wait for the API: load it before the first one.
+	await loadOpenTelemetry();
+	context.setGlobalContextManager(new AsyncContextManager());
+});
+afterAll(() => context.disable());
+beforeEach(() => {
+	otel = recordTelemetry();
+});
+afterEach(() => otel.shutdown());
+
+function handler(overrides: Partial<NotificationHandlerOptions> = {}) {
+	return createNotificationHandler({
+		gatewayPublicKey,
+		onTransaction: () => {},
+		onRefund: () => {},
+		tracerProvider: otel.tracerProvider,
+		meterProvider: otel.meterProvider,
+		...overrides,
+	});
+}
+const spanNamed = (name: string, index = 0): ReadableSpan => {
+	const span = otel.spans().filter((item) => item.name === name)[index];
+	if (!span) throw new Error(`no span ${name} among ${otel.spans().map((item) => item.name)}`);
+	return span;
+};
+const childrenOf = (parent: ReadableSpan) =>
+	otel
+		.spans()
+		.filter((span) => span.parentSpanContext?.spanId === parent.spanContext().spanId)
+		.map((span) => span.name);
+
+describe("one ipn.handle span per delivery", () => {
+	test("a processed IPN: the event's attributes, its steps as child spans, the callback's span active", async () => {
+		const id = nextId();
+		let activeInCallback: string | undefined;
+		const ipn = handler({
+			onTransaction: async () => {
+				activeInCallback = (trace.getActiveSpan() as unknown as ReadableSpan | undefined)?.name;
+			},
+		});
+		const response = await ipn(ipnRequest(transactionIpn(id, "2.1")));
+		expect(response.status).toBe(200);
+
+		const span = spanNamed("ipn.handle");
+		expect(span.kind).toBe(SpanKind.SERVER);
+		expect(span.status.code).toBe(SpanStatusCode.UNSET);
+		expect(span.attributes).toEqual({
+			"http.request.method": "POST",
+			"merchant_gateway.operation": "ipn.handle",
+			// The event id names the resource in its canonical (lower) case.
+			"merchant_gateway.event_id": `transaction:${id.toLowerCase()}:successful`,
+			"merchant_gateway.event.kind": "transaction",
+			"merchant_gateway.status": "successful",
+			"merchant_gateway.sign_version": "2.1",
+			"merchant_gateway.transaction_id": id,
+			"merchant_gateway.outcome": "processed",
+			"http.response.status_code": 200,
+			"merchant_gateway.return_code": "100",
+		});
+		expect(childrenOf(span)).toEqual(["ipn.verify", "ipn.claim", "ipn.callback", "ipn.confirm"]);
+		expect(spanNamed("ipn.claim").attributes["merchant_gateway.claim.result"]).toBe("claimed");
+		expect(activeInCallback).toBe("ipn.callback");
+	});
+
+	test("a refund IPN names its refund; a duplicate is answered from the store, no callback", async () => {
+		const fields = { ...refundFields(), refundId: nextId() };
+		const ipn = handler();
+		await ipn(ipnRequest(signedBody(fields)));
+		await ipn(ipnRequest(signedBody(fields)));
+		expect(spanNamed("ipn.handle").attributes).toMatchObject({
+			"merchant_gateway.event.kind": "refund",
+			"merchant_gateway.refund_id": fields.refundId,
+		});
+		const again = spanNamed("ipn.handle", 1);
+		expect(again.attributes["merchant_gateway.outcome"]).toBe("duplicate");
+		expect(childrenOf(again)).toEqual(["ipn.verify", "ipn.claim"]);
+		expect(spanNamed("ipn.claim", 1).attributes["merchant_gateway.claim.result"]).toBe("processed");
+	});
+
+	const refusals: Array<[string, number, string, () => Request]> = [
+		[
+			"a forged signature",
+			401,
+			"signature",
+			() => ipnRequest(signedBody(transactionFields(), "2.0", merchantPrivateKey)),
+		],
+		["a body that is no JSON", 400, "schema", () => ipnRequest("not json")],
+		["a GET", 405, "method", () => new Request("http://127.0.0.1/ipn")],
+		["a form post", 415, "content_type", () => ipnRequest("a=1", { headers: { "content-type": "text/plain" } })],
+		["a body over maxBodyBytes", 413, "size", () => ipnRequest(`{"padding":"${"x".repeat(70_000)}"}`)],
+	];
+	test.each(refusals)("%s is refused (HTTP %i), and why: %s", async (_, status, refusal, request) => {
+		const ipn = handler();
+		const response = await ipn(request());
+		expect(response.status).toBe(status);
+		const span = spanNamed("ipn.handle");
+		expect(span.attributes).toMatchObject({
+			"merchant_gateway.outcome": "refused",
+			"merchant_gateway.refusal": refusal,
+			"http.response.status_code": status,
+			"merchant_gateway.return_code": String(status),
+		});
+		expect(span.attributes["error.type"]).toEqual(expect.any(String));
+		// The gateway's request was refused: not a failure of this server.
+		expect(span.status.code).toBe(SpanStatusCode.UNSET);
+		expect(span.attributes["merchant_gateway.event_id"]).toBeUndefined();
+	});
+
+	test("a callback that throws: ERROR on the delivery and on its callback span, the claim released", async () => {
+		const ipn = handler({
+			onTransaction: () => {
+				throw new TypeError("database is down");
+			},
+		});
+		expect((await ipn(ipnRequest(transactionIpn(nextId())))).status).toBe(500);
+		const span = spanNamed("ipn.handle");
+		expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: "database is down" });
+		expect(span.attributes).toMatchObject({ "merchant_gateway.outcome": "callback_failed", "error.type": "TypeError" });
+		expect(childrenOf(span)).toEqual(["ipn.verify", "ipn.claim", "ipn.callback", "ipn.release"]);
+		expect(spanNamed("ipn.callback").status.code).toBe(SpanStatusCode.ERROR);
+		expect(spanNamed("ipn.callback").events.map((event) => event.attributes?.["exception.type"])).toEqual([
+			"TypeError",
+		]);
+	});
+
+	test("a callback that does not settle in time: timed_out, its span ended by the timeout (driven clock)", async () => {
+		const clock = new ControllableClock(Date.UTC(2030, 0, 1));
+		const started = deferred();
+		const ipn = handler({
+			callbackTimeoutMs: 5_000,
+			store: createMemoryStore({ now: () => clock.nowMs() }),
+			startTimer: (onExpiry, delayMs) => clock.schedule(clock.nowMs() + delayMs, onExpiry),
+			onTransaction: () => {
+				started.resolve();
+				return new Promise(() => {});
+			},
+		});
+		const pending = ipn(ipnRequest(transactionIpn(nextId())));
+		await started.promise;
+		clock.advance(5_000);
+		expect((await pending).status).toBe(503);
+		expect(spanNamed("ipn.handle").attributes).toMatchObject({
+			"merchant_gateway.outcome": "timed_out",
+			"error.type": "TimeoutError",
+		});
+		expect(spanNamed("ipn.callback").attributes["error.type"]).toBe("TimeoutError");
+	});
+
+	test("a store that fails or holds the event elsewhere: store_unavailable, held", async () => {
+		const failing: NotificationStore = {
+			claim: async () => {
+				throw new Error("connection refused");
+			},
+			confirm: async () => "confirmed" as const,
+			release: async () => {},
+		};
+		expect((await handler({ store: failing })(ipnRequest(transactionIpn(nextId())))).status).toBe(500);
+		expect(spanNamed("ipn.handle").attributes["merchant_gateway.outcome"]).toBe("store_unavailable");
+		expect(spanNamed("ipn.handle").status.code).toBe(SpanStatusCode.ERROR);
+		expect(spanNamed("ipn.claim").attributes["error.type"]).toBe("Error");
+
+		const elsewhere: NotificationStore = { ...failing, claim: async () => "in_progress" as const };
+		expect((await handler({ store: elsewhere })(ipnRequest(transactionIpn(nextId())))).status).toBe(409);
+		expect(spanNamed("ipn.handle", 1).attributes).toMatchObject({ "merchant_gateway.outcome": "held" });
+		expect(spanNamed("ipn.claim", 1).attributes["merchant_gateway.claim.result"]).toBe("in_progress");
+	});
+
+	test("a delivery that joins the run of the same event in flight: its own span, marked joined", async () => {
+		const release = deferred();
+		const ipn = handler({ onTransaction: () => release.promise });
+		const body = transactionIpn(nextId());
+		const first = ipn(ipnRequest(body));
+		const second = ipn(ipnRequest(body));
+		release.resolve();
+		expect((await first).status).toBe(200);
+		expect((await second).status).toBe(200);
+		const spans = otel.spans().filter((span) => span.name === "ipn.handle");
+		const outcomes = spans.map((span) => [
+			span.attributes["merchant_gateway.outcome"],
+			span.attributes["merchant_gateway.joined"],
+		]);
+		expect(outcomes).toHaveLength(2);
+		expect(outcomes).toEqual(
+			expect.arrayContaining([
+				["processed", true],
+				["processed", undefined],
+			]),
+		);
+		expect(otel.spans().filter((span) => span.name === "ipn.callback")).toHaveLength(1);
+	});
+});
+
+test("metrics: deliveries by outcome, callback and claim durations in seconds", async () => {
+	const ipn = handler();
+	const body = transactionIpn(nextId());
+	await ipn(ipnRequest(body));
+	await ipn(ipnRequest(body));
+	await ipn(ipnRequest(signedBody(transactionFields(), "2.0", merchantPrivateKey)));
+	const recorded = await otel.metrics();
+
+	const deliveries = recorded.get("merchant_gateway.ipn.deliveries") as SumMetricData;
+	expect(deliveries.descriptor.unit).toBe("{delivery}");
+	const count = (attributes: Record<string, unknown>) =>
+		pointsWith(deliveries.dataPoints, attributes).map((point) => point.value);
+	expect(count({ "merchant_gateway.outcome": "processed", "merchant_gateway.event.kind": "transaction" })).toEqual([1]);
+	expect(count({ "merchant_gateway.outcome": "duplicate" })).toEqual([1]);
+	expect(count({ "merchant_gateway.outcome": "refused", "merchant_gateway.refusal": "signature" })).toEqual([1]);
+
+	const callback = recorded.get("merchant_gateway.callback.duration") as HistogramMetricData;
+	expect(callback.descriptor.unit).toBe("s");
+	expect(pointsWith(callback.dataPoints, { "merchant_gateway.source": "ipn" })[0]?.value.count).toBe(1);
+	const claim = recorded.get("merchant_gateway.store.claim.duration") as HistogramMetricData;
+	const claims = (result: string) =>
+		pointsWith(claim.dataPoints, { "merchant_gateway.claim.result": result })[0]?.value.count;
+	expect([claims("claimed"), claims("processed")]).toEqual([1, 1]);
+});
+
+test("drift in an IPN: handed to the callback as before, reported once per kind", async () => {
+	const warnings: string[] = [];
+	const received: string[] = [];
+	const ipn = handler({
+		logger: { warn: (message: string) => warnings.push(message) },
+		onTransaction: (transaction) => {
+			received.push(transaction.status);
+		},
+	});
+	const drifted = (id: string) =>
+		signedBody({ ...transactionFields(), transactionId: id, status: "chargeback_lost", statusCode: 40, riskScore: 3 });
+	expect((await ipn(ipnRequest(drifted(nextId())))).status).toBe(200);
+	expect((await ipn(ipnRequest(drifted(nextId())))).status).toBe(200);
+	expect(received).toEqual(["chargeback_lost", "chargeback_lost"]);
+	expect(warnings).toHaveLength(3);
+	expect(warnings.join("\n")).toContain("(ipn.handle)");
+	const events = spanNamed("ipn.handle").events.filter((event) => event.name === "merchant_gateway.drift");
+	expect(events.map((event) => event.attributes?.["merchant_gateway.drift.value"])).toEqual([
+		"chargeback_lost",
+		"40",
+		"riskScore",
+	]);
+	expect(spanNamed("ipn.handle", 1).events).toEqual([]);
+	const reports = (await otel.metrics()).get("merchant_gateway.drift.reports") as SumMetricData;
+	expect(reports.dataPoints.map((point) => point.attributes["merchant_gateway.drift.source"])).toEqual([
+		"ipn.handle",
+		"ipn.handle",
+		"ipn.handle",
+	]);
+});
