@@ -1,7 +1,16 @@
 import type { Attributes } from "@opentelemetry/api";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { createMemoryStore, createNotificationHandler, createReconciler } from "../../src/index.js";
+import { loadOpenTelemetry } from "../../src/telemetry/api.js";
 import { useGateway } from "../client/gateway.js";
 import { cardParams, checkoutParams } from "../client/helpers.js";
+import {
+	gatewayPublicKey,
+	ipnRequest,
+	merchantPrivateKey,
+	signedBody,
+	transactionFields,
+} from "../notifications/fixtures.js";
 import { ids } from "../support/gateway-messages.js";
 import { type RecordedTelemetry, recordTelemetry } from "../support/otel.js";
 
@@ -28,8 +37,9 @@ const SECRETS = [CARD, CVV, ...Object.values(PERSONAL), "5550199", "zelphine"];
 
 const gateway = useGateway();
 let otel: RecordedTelemetry;
-beforeAll(() => {
+beforeAll(async () => {
 	otel = recordTelemetry();
+	await loadOpenTelemetry();
 });
 afterAll(() => otel.shutdown());
 
@@ -84,6 +94,29 @@ async function recordedStrings(): Promise<{ strings: string[]; numbers: number[]
 	}
 	return { strings, numbers };
 }
+
+/** Every secret checked against everything recorded so far; returns what was recorded, for more checks. */
+async function expectNoSecrets(): Promise<string> {
+	const { strings, numbers } = await recordedStrings();
+	const everything = strings.join("\n");
+	const { port } = new URL(gateway.baseUrl);
+	const withoutServer = everything.replaceAll(gateway.baseUrl, "").replaceAll(port, "");
+	for (const secret of SECRETS) expect(withoutServer.toLowerCase(), secret).not.toContain(secret.toLowerCase());
+	expect(withoutServer).not.toContain("PRIVATE KEY");
+	expect(numbers).not.toContain(Number(CVV));
+	expect(numbers).not.toContain(Number(CARD));
+	// no body: nothing the size of a request or response
+	expect(Math.max(...strings.map((text) => text.length))).toBeLessThanOrEqual(1000);
+	return everything;
+}
+
+/** A merchant's callback failing with all of it in its message. */
+const failingCallback = () => {
+	throw new Error(
+		`could not store the order of ${PERSONAL.billingFirstName} ${PERSONAL.billingLastName} ` +
+			`(${PERSONAL.billingEmail}, ${PERSONAL.billingStreet1}), card ${CARD} cvv=${CVV}`,
+	);
+};
 
 test("no card number, security code, email, name, address, phone or IP in any span or metric", async () => {
 	const client = gateway.client({
@@ -140,23 +173,67 @@ test("no card number, security code, email, name, address, phone or IP in any sp
 	}
 	expect(failures).toBeGreaterThan(ECHOES.length * 4);
 
-	const { strings, numbers } = await recordedStrings();
 	// the paths really were recorded: a span per call, the gateway's refusals, retries and exceptions
 	expect(otel.spans().length).toBeGreaterThan(ECHOES.length * 5);
-	const everything = strings.join("\n");
+	const everything = await expectNoSecrets();
 	for (const expected of ["GatewayValidationError", "OutcomeUnknownError", "RequestValidationError", "exception"]) {
 		expect(everything).toContain(expected);
 	}
 	expect(everything).toContain("merchant_gateway.retry");
 	expect(everything).toContain("[redacted]");
-
-	const { port } = new URL(gateway.baseUrl);
-	const withoutServer = everything.replaceAll(gateway.baseUrl, "").replaceAll(port, "");
-	for (const secret of SECRETS) expect(withoutServer.toLowerCase(), secret).not.toContain(secret.toLowerCase());
-	expect(withoutServer).not.toContain("PRIVATE KEY");
-	expect(numbers).not.toContain(Number(CVV));
-	expect(numbers).not.toContain(Number(CARD));
-	// no body: nothing the size of a request or response
-	expect(Math.max(...strings.map((text) => text.length))).toBeLessThanOrEqual(1000);
 	expect(everything).not.toContain('"orderDescription"');
+});
+
+test("the IPN handler and the reconciler: the same data in IPNs, queries and failing callbacks, nowhere", async () => {
+	const providers = { tracerProvider: otel.tracerProvider, meterProvider: otel.meterProvider };
+	const before = otel.spans().length;
+	// An IPN whose resource carries the cardholder's name and the merchant's metadata about the customer.
+	const fields = {
+		...transactionFields(),
+		transactionId: ids.transaction,
+		metadata: {
+			customerEmail: PERSONAL.billingEmail,
+			shippingAddress: PERSONAL.billingStreet1,
+			customerPhone: PERSONAL.billingPhoneNumber,
+		},
+		paymentMethodDetails: {
+			displayName: "Visa",
+			card: { name: `${PERSONAL.billingFirstName} ${PERSONAL.billingLastName}`, lastFourDigits: "4242" },
+		},
+	};
+	const ipn = createNotificationHandler({
+		gatewayPublicKey,
+		store: createMemoryStore(),
+		onTransaction: failingCallback,
+		onRefund: () => {},
+		...providers,
+	});
+	expect((await ipn(ipnRequest(signedBody(fields)))).status).toBe(500);
+	// Refused: a forgery carrying the same data, and a body that is no JSON but holds it.
+	expect((await ipn(ipnRequest(signedBody(fields, "2.0", merchantPrivateKey)))).status).toBe(401);
+	expect((await ipn(ipnRequest(`${echo}`))).status).toBe(400);
+
+	// The reconciler: a transaction charged with the customer's data, its callback failing with it.
+	const client = gateway.client({ ...providers });
+	const charged = await client.card.charge(cardParams({ cardNumber: CARD, cardSecurityCode: CVV, ...PERSONAL }));
+	const reconciler = createReconciler({
+		gateway: client,
+		store: createMemoryStore(),
+		onTransaction: failingCallback,
+		onRefund: () => {},
+		...providers,
+	});
+	const report = await reconciler.reconcile({ transactions: [charged.transactionId] });
+	expect(report.failed).toBe(1);
+
+	const names = otel
+		.spans()
+		.slice(before)
+		.map((span) => span.name);
+	for (const name of ["ipn.handle", "ipn.callback", "reconcile", "reconcile.transaction", "reconcile.callback"]) {
+		expect(names).toContain(name);
+	}
+	const everything = await expectNoSecrets();
+	// The callback's error is the merchant's own text: only its class name is recorded.
+	expect(everything).toContain("(not recorded: the message of an error thrown outside the SDK)");
 });
