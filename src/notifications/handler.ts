@@ -6,7 +6,7 @@ import { duration, optionalFunction, parseOptions, positiveInteger, requiredFunc
 import { lazySchema } from "../schemas/lazy.js";
 import type { SignedStringForm } from "../signing/canonical.js";
 import { toPublicKeys } from "../signing/keys.js";
-import { type DeliveryRecord, HandlerTelemetry } from "../telemetry/ipn.js";
+import { type DeliveryRecord, HandlerTelemetry, refusalReason } from "../telemetry/ipn.js";
 import { telemetryOptionsShape } from "../telemetry/options.js";
 import type { Logger } from "../transport/observer.js";
 import { type Acknowledgement, acknowledge, acknowledgeFailure } from "./acknowledge.js";
@@ -242,7 +242,7 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 			// The rest of the body was not read: the connection cannot carry another request.
 			if (response.status === 413 || response.status === 408) response.closeConnection = true;
 			if (response.status === 405) response.allow = "POST";
-			record.finished(outcome, response, false);
+			record.finished(outcome, response, false, refusalReason(error));
 			return response;
 		}
 		record.verified(opened);

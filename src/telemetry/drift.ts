@@ -1,8 +1,4 @@
-import type { Counter, Meter } from "@opentelemetry/api";
-import { redactForTelemetry } from "../internal/redact.js";
 import type { Drift } from "../schemas/drift.js";
-import type { OpenTelemetry } from "./api.js";
-import { ATTRIBUTES, METRICS } from "./names.js";
 
 /** Every kind of drift this process has reported: each is reported once. */
 const reported = new Set<string>();
@@ -19,12 +15,17 @@ export interface DriftReport extends Drift {
 
 /**
  * The drifts of one message that this process has not reported yet, remembered as reported. A kind is its
- * source, type and value: a new status is reported once however many messages carry it.
+ * source, type and value: a new status is reported once however many messages carry it. `redact` is
+ * telemetry's redaction of a value (described.ts).
  */
-export function firstReports(source: string, drifts: readonly Drift[]): DriftReport[] {
+export function firstReports(
+	source: string,
+	drifts: readonly Drift[],
+	redact: (value: string) => string,
+): DriftReport[] {
 	const fresh: DriftReport[] = [];
 	for (const drift of drifts) {
-		const value = redactForTelemetry(drift.value).slice(0, MAX_VALUE_LENGTH);
+		const value = redact(drift.value).slice(0, MAX_VALUE_LENGTH);
 		const kind = `${source}\u0000${drift.type}\u0000${value}`;
 		if (reported.has(kind) || reported.size >= MAX_KINDS) continue;
 		reported.add(kind);
@@ -45,22 +46,4 @@ export function driftWarning(report: DriftReport): string {
 		`The gateway's signed message (${report.source}) carries ${WHAT[report.type]}: ${JSON.stringify(report.value)}. ` +
 		"It was accepted as usual; this is reported once per process. Check the SDK for an update."
 	);
-}
-
-/** The drift counter, shared by every component that receives signed messages. */
-export function driftCounter(meter: Meter, api: OpenTelemetry): Counter {
-	return meter.createCounter(METRICS.driftReports, {
-		unit: "{report}",
-		valueType: api.ValueType.INT,
-		description: "Signed messages that carry a status, status code or field the SDK does not know (once per kind).",
-	});
-}
-
-/** A drift report as span event and counter attributes. */
-export function driftAttributes(report: DriftReport): Record<string, string> {
-	return {
-		[ATTRIBUTES.driftType]: report.type,
-		[ATTRIBUTES.driftSource]: report.source,
-		[ATTRIBUTES.driftValue]: report.value,
-	};
 }

@@ -1,11 +1,12 @@
 import type { Attributes, Context, Counter, Histogram, Meter, Span } from "@opentelemetry/api";
-import type { KnownSecrets } from "../internal/redact.js";
+// The IPN handler's and the reconciler's recording code: loaded with @opentelemetry/api, never without it.
 import type { RunStep, StepWatcher } from "../notifications/claimed-event.js";
+import type { ActiveTelemetry } from "./active.js";
 import type { OpenTelemetry } from "./api.js";
-import { driftCounter } from "./drift.js";
+import type { TelemetryRedaction } from "./described.js";
+import { driftCounter } from "./drift-record.js";
 import { ATTRIBUTES, DURATION_BUCKETS, METRICS } from "./names.js";
-import { errorType, recordError } from "./span-error.js";
-import type { ActiveTelemetry } from "./telemetry.js";
+import { recordError } from "./span-error.js";
 
 /** Who runs a claimed event: the IPN handler (`ipn`) or the reconciler (`reconcile`); it prefixes the step spans. */
 export type EventSource = "ipn" | "reconcile";
@@ -63,25 +64,28 @@ export class RunSteps {
 	readonly #source: EventSource;
 	readonly #parent: Context;
 	readonly #attributes: Attributes;
-	readonly #secrets: () => KnownSecrets | undefined;
+	readonly #redaction: TelemetryRedaction;
+	readonly #personal: () => object | undefined;
 	#callback: Context | undefined;
 
 	/**
 	 * @param attributes the event's, on every step span and histogram point (its kind).
-	 * @param secrets what to keep out of a callback's exception message (the resource's personal data).
+	 * @param personal the resource whose personal data stays out of exception messages.
 	 */
 	constructor(
 		active: ActiveTelemetry<EventInstruments>,
 		source: EventSource,
 		parent: Span,
 		attributes: Attributes,
-		secrets: () => KnownSecrets | undefined,
+		redaction: TelemetryRedaction,
+		personal: () => object | undefined,
 	) {
 		this.#active = active;
 		this.#source = source;
 		this.#parent = active.api.trace.setSpan(active.api.context.active(), parent);
 		this.#attributes = attributes;
-		this.#secrets = secrets;
+		this.#redaction = redaction;
+		this.#personal = personal;
 	}
 
 	/** The watcher the event runner tells of each step. */
@@ -115,8 +119,9 @@ export class RunSteps {
 			point[ATTRIBUTES.claimResult] = result;
 		}
 		if (error !== undefined) {
-			point[ATTRIBUTES.errorType] = errorType(error);
-			if (span.isRecording()) recordError(this.#active.api, span, error, this.#secrets());
+			const described = this.#redaction.error(error, this.#personal());
+			point[ATTRIBUTES.errorType] = described.type;
+			if (span.isRecording()) recordError(this.#active.api, span, described);
 		}
 		span.end();
 		const instruments = this.#active.instruments();

@@ -1,24 +1,19 @@
-import type { Attributes, Span } from "@opentelemetry/api";
 import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
 import { callHook } from "../internal/hooks.js";
-import { KnownSecrets } from "../internal/redact.js";
 import type { EventOutcome, StepWatcher } from "../notifications/claimed-event.js";
 import type { NotificationResponse } from "../notifications/handler-types.js";
 import { HttpRuleError } from "../notifications/http-rules.js";
 import type { OpenedNotification } from "../notifications/verify.js";
-import { findDrift } from "../schemas/drift.js";
 import type { Logger } from "../transport/observer.js";
-import { type DriftReport, driftAttributes, driftWarning, firstReports } from "./drift.js";
-import { defineEventInstruments, type EventInstruments, RunSteps } from "./events.js";
-import { ATTRIBUTES, EVENTS } from "./names.js";
+import type { OpenTelemetry } from "./api.js";
+import { errorType, type TelemetryRedaction, telemetryRedaction } from "./described.js";
+import type { DriftReport } from "./drift.js";
 import type { TelemetryProviders } from "./options.js";
-import { errorType, recordError } from "./span-error.js";
-import { type ActiveTelemetry, Telemetry } from "./telemetry.js";
+import { Telemetry } from "./telemetry.js";
 
 /** The IPN handler's span name, and the source drift reports name. */
-const OPERATION = "ipn.handle";
-const HTTP_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]);
+const IPN_OPERATION = "ipn.handle";
 
 /**
  * Why a delivery was refused, as `merchant_gateway.refusal` says: its HTTP rule (`method`, `content_type`,
@@ -35,6 +30,12 @@ export function refusalReason(error: unknown): string {
 	return "error";
 }
 
+/** What the recorder module is given: the span's name, and what to redact with. */
+export interface RecorderContext {
+	operation: string;
+	redaction: TelemetryRedaction;
+}
+
 /** One delivery's record: its span, its steps' spans, its metrics. */
 export interface DeliveryRecord {
 	/** Reads and verifies the body inside the `ipn.verify` step. */
@@ -47,11 +48,14 @@ export interface DeliveryRecord {
 	inCallback<T>(run: () => T): T;
 	/** A drift first seen in this delivery. */
 	drift(report: DriftReport): void;
-	/** The response the delivery gets, and the outcome it came from; `joined` when it joined a run in flight. */
-	finished(outcome: EventOutcome, response: NotificationResponse, joined: boolean): void;
+	/**
+	 * The response the delivery gets, and the outcome it came from; `joined` when it joined a run in flight,
+	 * `refusal` why it was refused ({@link refusalReason}).
+	 */
+	finished(outcome: EventOutcome, response: NotificationResponse, joined: boolean, refusal?: string): void;
 }
 
-const NO_RECORD: DeliveryRecord = {
+export const NO_RECORD: DeliveryRecord = {
 	verifying: (verify) => verify(),
 	verified: () => undefined,
 	watch: undefined,
@@ -60,152 +64,63 @@ const NO_RECORD: DeliveryRecord = {
 	finished: () => undefined,
 };
 
+/** Makes the records of deliveries (the recorder module, loaded with `@opentelemetry/api`). */
+export interface DeliveryRecorder {
+	start(method: string | undefined): DeliveryRecord;
+}
+
 /** The IPN handler's telemetry: a span and metrics per delivery, and drift reports. */
 export class HandlerTelemetry {
-	readonly #telemetry: Telemetry<EventInstruments>;
+	readonly #telemetry: Telemetry<DeliveryRecorder>;
 	readonly #logger: Logger | undefined;
+	/** The drift check, once loaded: only when a logger or telemetry listens. */
+	#drift: ((opened: OpenedNotification, record: DeliveryRecord) => void) | undefined;
 
 	/** Starts looking for `@opentelemetry/api` now, so that deliveries never wait for it. */
 	constructor(providers: TelemetryProviders, logger: Logger | undefined) {
 		this.#logger = logger;
-		this.#telemetry = new Telemetry(providers, defineEventInstruments, (message) => this.#warn(message));
-		this.#telemetry.active();
+		const warn = (message: string) => this.#warn(message);
+		const load = async () => {
+			const { ActiveDeliveryRecorder } = await import("./ipn-recorder.js");
+			const context: RecorderContext = { operation: IPN_OPERATION, redaction: telemetryRedaction };
+			return (api: OpenTelemetry, given: TelemetryProviders) => new ActiveDeliveryRecorder(api, given, context);
+		};
+		this.#telemetry = new Telemetry(providers, load, warn);
+		Promise.resolve(this.#telemetry.active())
+			.then(async (recorder) => {
+				if (recorder === null && logger === undefined) return;
+				const { ipnDrift } = await import("./ipn-drift.js");
+				this.#drift = ipnDrift(IPN_OPERATION, telemetryRedaction, warn);
+			})
+			.catch(() => undefined);
 	}
 
 	/**
-	 * Starts the record of one delivery. A delivery never waits for `@opentelemetry/api` to load (its body
-	 * timer runs from its arrival): one that arrives before the load has settled, a moment after the handler
-	 * was made, is not recorded.
+	 * Starts the record of one delivery. A delivery never waits for telemetry to load (its body timer runs
+	 * from its arrival): one that arrives before the load has settled, a moment after the handler was made,
+	 * is not recorded.
 	 */
 	start(method: string | undefined): DeliveryRecord {
-		const active = this.#telemetry.active();
-		if (active === null || active instanceof Promise) return NO_RECORD;
-		return this.#record(active, method);
-	}
-
-	/** Reports the drift in a verified IPN, each kind once per process: the logger, the span, the counter. */
-	drift(opened: OpenedNotification, record: DeliveryRecord): void {
-		const drifts = findDrift(opened.schema.get(), opened.fields);
-		if (drifts.length === 0) return;
-		for (const report of firstReports(OPERATION, drifts)) {
-			this.#warn(driftWarning(report));
-			record.drift(report);
-		}
-	}
-
-	#warn(message: string): void {
-		const warn = this.#logger?.warn;
-		if (warn !== undefined) callHook(warn.bind(this.#logger), message);
-	}
-
-	#record(active: ActiveTelemetry<EventInstruments>, method: string | undefined): DeliveryRecord {
+		const recorder = this.#telemetry.active();
+		if (recorder === null || recorder instanceof Promise) return NO_RECORD;
 		try {
-			return new ActiveDeliveryRecord(active, method);
+			return recorder.start(method);
 		} catch (error) {
 			this.#warn(`Telemetry failed to start a span; the delivery goes on without it: ${errorType(error)}`);
 			return NO_RECORD;
 		}
 	}
-}
 
-class ActiveDeliveryRecord implements DeliveryRecord {
-	readonly #active: ActiveTelemetry<EventInstruments>;
-	readonly #span: Span;
-	readonly #recording: boolean;
-	readonly #event: Attributes = {};
-	#fields: Record<string, unknown> | undefined;
-	#steps: RunSteps | undefined;
-
-	constructor(active: ActiveTelemetry<EventInstruments>, method: string | undefined) {
-		this.#active = active;
-		// The HTTP conventions' rule: a method outside the standard ones is `_OTHER` (the attribute stays bounded).
-		const known = method !== undefined && HTTP_METHODS.has(method) ? method : "_OTHER";
-		const attributes = { [ATTRIBUTES.httpMethod]: known, [ATTRIBUTES.operation]: OPERATION };
-		this.#span = active.tracer.startSpan(OPERATION, { kind: active.api.SpanKind.SERVER, attributes });
-		this.#recording = this.#span.isRecording();
+	/**
+	 * Reports the drift in a verified IPN, each kind once per process: the logger, the span, the counter. Like
+	 * spans, it starts a moment after the handler was made (its code loads only when something listens).
+	 */
+	drift(opened: OpenedNotification, record: DeliveryRecord): void {
+		this.#drift?.(opened, record);
 	}
 
-	get watch(): StepWatcher | undefined {
-		return this.#steps?.watch;
-	}
-
-	async verifying<T>(verify: () => Promise<T>): Promise<T> {
-		const { api, tracer } = this.#active;
-		const parent = api.trace.setSpan(api.context.active(), this.#span);
-		const span = tracer.startSpan("ipn.verify", {}, parent);
-		try {
-			return await verify();
-		} catch (error) {
-			if (span.isRecording()) recordError(api, span, error);
-			throw error;
-		} finally {
-			span.end();
-		}
-	}
-
-	verified(opened: OpenedNotification): void {
-		const { event, fields } = opened;
-		this.#fields = fields;
-		this.#event[ATTRIBUTES.eventKind] = event.type;
-		const steps = new RunSteps(this.#active, "ipn", this.#span, { ...this.#event }, () => this.#secrets());
-		this.#steps = steps;
-		if (!this.#recording) return;
-		const resource = event.type === "transaction" ? event.transaction : event.refund;
-		const attributes: Attributes = {
-			[ATTRIBUTES.eventId]: event.eventId,
-			[ATTRIBUTES.eventKind]: event.type,
-			[ATTRIBUTES.status]: resource.status,
-			[ATTRIBUTES.signVersion]: event.signVersion,
-			[ATTRIBUTES.transactionId]: resource.transactionId,
-		};
-		if (event.type === "refund") attributes[ATTRIBUTES.refundId] = event.refund.refundId;
-		this.#span.setAttributes(attributes);
-	}
-
-	inCallback<T>(run: () => T): T {
-		return this.#steps === undefined ? run() : this.#steps.inCallback(run);
-	}
-
-	drift(report: DriftReport): void {
-		const attributes = driftAttributes(report);
-		try {
-			if (this.#recording) this.#span.addEvent(EVENTS.drift, attributes);
-			this.#active.instruments().drift.add(1, attributes);
-		} catch {
-			// A tracer or meter that throws must not change what the handler does.
-		}
-	}
-
-	finished(outcome: EventOutcome, response: NotificationResponse, joined: boolean): void {
-		try {
-			this.#end(outcome, response, joined);
-		} catch {
-			// A tracer or meter that throws must not change what the handler does.
-		}
-	}
-
-	#end(outcome: EventOutcome, response: NotificationResponse, joined: boolean): void {
-		const { api } = this.#active;
-		const error = "error" in outcome ? outcome.error : undefined;
-		const point: Attributes = { ...this.#event, [ATTRIBUTES.outcome]: outcome.kind };
-		if (outcome.kind === "refused") point[ATTRIBUTES.refusal] = refusalReason(outcome.error);
-		if (error !== undefined) point[ATTRIBUTES.errorType] = errorType(error);
-		if (this.#recording) {
-			this.#span.setAttributes({
-				...point,
-				[ATTRIBUTES.statusCode]: response.status,
-				[ATTRIBUTES.returnCode]: response.status === 200 ? "100" : String(response.status),
-			});
-			if (joined) this.#span.setAttribute(ATTRIBUTES.joined, true);
-			// A server span is an error for its own failures (5xx), not for the requests it refuses.
-			if (error !== undefined && response.status >= 500) recordError(api, this.#span, error, this.#secrets());
-		}
-		this.#span.end();
-		this.#active.instruments().deliveries.add(1, point);
-	}
-
-	/** The event's personal data (a cardholder's name, metadata), kept out of exception messages. */
-	#secrets(): KnownSecrets | undefined {
-		return this.#fields && new KnownSecrets(this.#fields, { personal: true });
+	#warn(message: string): void {
+		const warn = this.#logger?.warn;
+		if (warn !== undefined) callHook(warn.bind(this.#logger), message);
 	}
 }

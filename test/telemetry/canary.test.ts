@@ -40,6 +40,7 @@ let otel: RecordedTelemetry;
 beforeAll(async () => {
 	otel = recordTelemetry();
 	await loadOpenTelemetry();
+	await import("../../src/telemetry/ipn-recorder.js");
 });
 afterAll(() => otel.shutdown());
 
@@ -208,6 +209,8 @@ test("the IPN handler and the reconciler: the same data in IPNs, queries and fai
 		onRefund: () => {},
 		...providers,
 	});
+	// Deliveries do not wait for telemetry to load: this one settles within a turn of the event loop.
+	await new Promise((resolve) => setImmediate(resolve));
 	expect((await ipn(ipnRequest(signedBody(fields)))).status).toBe(500);
 	// Refused: a forgery carrying the same data, and a body that is no JSON but holds it.
 	expect((await ipn(ipnRequest(signedBody(fields, "2.0", merchantPrivateKey)))).status).toBe(401);

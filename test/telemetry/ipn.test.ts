@@ -10,7 +10,7 @@ import {
 } from "../../src/index.js";
 import { ControllableClock } from "../../src/sandbox/books/clock.js";
 import { loadOpenTelemetry } from "../../src/telemetry/api.js";
-import { MESSAGE_NOT_RECORDED } from "../../src/telemetry/span-error.js";
+import { MESSAGE_NOT_RECORDED } from "../../src/telemetry/described.js";
 import {
 	deferred,
 	gatewayPublicKey,
@@ -18,6 +18,7 @@ import {
 	merchantPrivateKey,
 	refundFields,
 	signedBody,
+	tick,
 	transactionFields,
 	transactionIpn,
 } from "../notifications/fixtures.js";
@@ -32,8 +33,11 @@ let ids = 0;
 const nextId = () => `01JTEL${String(++ids).padStart(20, "0")}`;
 
 beforeAll(async () => {
-	// The handler does not make a delivery wait for the API: load it before the first one.
+	// The handler does not make a delivery wait for telemetry to load: the API and the recording code are
+	// loaded here, before the first handler; each handler then settles within a turn of the event loop.
 	await loadOpenTelemetry();
+	await import("../../src/telemetry/ipn-recorder.js");
+	await import("../../src/telemetry/ipn-drift.js");
 	context.setGlobalContextManager(new AsyncContextManager());
 });
 afterAll(() => context.disable());
@@ -42,8 +46,8 @@ beforeEach(() => {
 });
 afterEach(() => otel.shutdown());
 
-function handler(overrides: Partial<NotificationHandlerOptions> = {}) {
-	return createNotificationHandler({
+async function handler(overrides: Partial<NotificationHandlerOptions> = {}) {
+	const made = createNotificationHandler({
 		gatewayPublicKey,
 		onTransaction: () => {},
 		onRefund: () => {},
@@ -51,6 +55,8 @@ function handler(overrides: Partial<NotificationHandlerOptions> = {}) {
 		meterProvider: otel.meterProvider,
 		...overrides,
 	});
+	await tick();
+	return made;
 }
 const spanNamed = (name: string, index = 0): ReadableSpan => {
 	const span = otel.spans().filter((item) => item.name === name)[index];
@@ -67,7 +73,7 @@ describe("one ipn.handle span per delivery", () => {
 	test("a processed IPN: the event's attributes, its steps as child spans, the callback's span active", async () => {
 		const id = nextId();
 		let activeInCallback: string | undefined;
-		const ipn = handler({
+		const ipn = await handler({
 			onTransaction: async () => {
 				activeInCallback = (trace.getActiveSpan() as unknown as ReadableSpan | undefined)?.name;
 			},
@@ -98,7 +104,7 @@ describe("one ipn.handle span per delivery", () => {
 
 	test("a refund IPN names its refund; a duplicate is answered from the store, no callback", async () => {
 		const fields = { ...refundFields(), refundId: nextId() };
-		const ipn = handler();
+		const ipn = await handler();
 		await ipn(ipnRequest(signedBody(fields)));
 		await ipn(ipnRequest(signedBody(fields)));
 		expect(spanNamed("ipn.handle").attributes).toMatchObject({
@@ -124,7 +130,7 @@ describe("one ipn.handle span per delivery", () => {
 		["a body over maxBodyBytes", 413, "size", () => ipnRequest(`{"padding":"${"x".repeat(70_000)}"}`)],
 	];
 	test.each(refusals)("%s is refused (HTTP %i), and why: %s", async (_, status, refusal, request) => {
-		const ipn = handler();
+		const ipn = await handler();
 		const response = await ipn(request());
 		expect(response.status).toBe(status);
 		const span = spanNamed("ipn.handle");
@@ -141,7 +147,7 @@ describe("one ipn.handle span per delivery", () => {
 	});
 
 	test("a callback that throws: ERROR on the delivery and on its callback span, the claim released", async () => {
-		const ipn = handler({
+		const ipn = await handler({
 			onTransaction: () => {
 				throw new TypeError("database is down");
 			},
@@ -161,7 +167,7 @@ describe("one ipn.handle span per delivery", () => {
 	test("a callback that does not settle in time: timed_out, its span ended by the timeout (driven clock)", async () => {
 		const clock = new ControllableClock(Date.UTC(2030, 0, 1));
 		const started = deferred();
-		const ipn = handler({
+		const ipn = await handler({
 			callbackTimeoutMs: 5_000,
 			store: createMemoryStore({ now: () => clock.nowMs() }),
 			startTimer: (onExpiry, delayMs) => clock.schedule(clock.nowMs() + delayMs, onExpiry),
@@ -189,20 +195,22 @@ describe("one ipn.handle span per delivery", () => {
 			confirm: async () => "confirmed" as const,
 			release: async () => {},
 		};
-		expect((await handler({ store: failing })(ipnRequest(transactionIpn(nextId())))).status).toBe(500);
+		const failingIpn = await handler({ store: failing });
+		expect((await failingIpn(ipnRequest(transactionIpn(nextId())))).status).toBe(500);
 		expect(spanNamed("ipn.handle").attributes["merchant_gateway.outcome"]).toBe("store_unavailable");
 		expect(spanNamed("ipn.handle").status.code).toBe(SpanStatusCode.ERROR);
 		expect(spanNamed("ipn.claim").attributes["error.type"]).toBe("Error");
 
 		const elsewhere: NotificationStore = { ...failing, claim: async () => "in_progress" as const };
-		expect((await handler({ store: elsewhere })(ipnRequest(transactionIpn(nextId())))).status).toBe(409);
+		const elsewhereIpn = await handler({ store: elsewhere });
+		expect((await elsewhereIpn(ipnRequest(transactionIpn(nextId())))).status).toBe(409);
 		expect(spanNamed("ipn.handle", 1).attributes).toMatchObject({ "merchant_gateway.outcome": "held" });
 		expect(spanNamed("ipn.claim", 1).attributes["merchant_gateway.claim.result"]).toBe("in_progress");
 	});
 
 	test("a delivery that joins the run of the same event in flight: its own span, marked joined", async () => {
 		const release = deferred();
-		const ipn = handler({ onTransaction: () => release.promise });
+		const ipn = await handler({ onTransaction: () => release.promise });
 		const body = transactionIpn(nextId());
 		const first = ipn(ipnRequest(body));
 		const second = ipn(ipnRequest(body));
@@ -226,7 +234,7 @@ describe("one ipn.handle span per delivery", () => {
 });
 
 test("metrics: deliveries by outcome, callback and claim durations in seconds", async () => {
-	const ipn = handler();
+	const ipn = await handler();
 	const body = transactionIpn(nextId());
 	await ipn(ipnRequest(body));
 	await ipn(ipnRequest(body));
@@ -253,7 +261,7 @@ test("metrics: deliveries by outcome, callback and claim durations in seconds", 
 test("drift in an IPN: handed to the callback as before, reported once per kind", async () => {
 	const warnings: string[] = [];
 	const received: string[] = [];
-	const ipn = handler({
+	const ipn = await handler({
 		logger: { warn: (message: string) => warnings.push(message) },
 		onTransaction: (transaction) => {
 			received.push(transaction.status);

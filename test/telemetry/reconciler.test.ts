@@ -3,7 +3,7 @@ import type { HistogramMetricData, SumMetricData } from "@opentelemetry/sdk-metr
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from "vitest";
 import { createMemoryStore, createReconciler } from "../../src/index.js";
-import { MESSAGE_NOT_RECORDED } from "../../src/telemetry/span-error.js";
+import { MESSAGE_NOT_RECORDED } from "../../src/telemetry/described.js";
 import { useGateway } from "../client/gateway.js";
 import { AsyncContextManager, pointsWith, type RecordedTelemetry, recordTelemetry } from "../support/otel.js";
 

@@ -1,0 +1,50 @@
+import { GatewayError } from "../errors/gateway-error.js";
+import { KnownSecrets, redactForTelemetry, telemetryMessage } from "../internal/redact.js";
+
+// What telemetry shows of an error or a value, decided here, beside the redaction module; the recorders,
+// loaded later with @opentelemetry/api, only write what they are given.
+
+/** An error as telemetry records it: its class name and its message, redacted. */
+export interface DescribedError {
+	type: string;
+	message: string;
+}
+
+/** What the recorders are given to redact with. */
+export interface TelemetryRedaction {
+	/** `error` as telemetry records it; `personal` is the request or resource whose personal data must go. */
+	error(error: unknown, personal?: object): DescribedError;
+	/** A value for an attribute (an order reference, a drift's value), redacted. */
+	text(value: string): string;
+}
+
+/** Longest exception message a span keeps. */
+const MAX_MESSAGE_LENGTH = 1000;
+/** What stands for the message of an error the SDK did not write. */
+export const MESSAGE_NOT_RECORDED = "(not recorded: the message of an error thrown outside the SDK)";
+
+/** An error's class name, as `error.type` and `exception.type` give it (`_OTHER` for a thrown non-error). */
+export function errorType(error: unknown): string {
+	const name = typeof error === "object" && error !== null ? (error as { name?: unknown }).name : undefined;
+	return typeof name === "string" && name !== "" ? name : "_OTHER";
+}
+
+/**
+ * Whether the SDK (or the runtime) wrote the error's message, so that redaction knows its shape: the SDK's
+ * errors, and the runtime's DOMExceptions (a timeout, an abort). An error your code threw (a callback's,
+ * a signal's reason) may say anything about anyone: only its class name is recorded.
+ */
+function messageIsKnown(error: unknown): boolean {
+	return error instanceof GatewayError || (typeof DOMException !== "undefined" && error instanceof DOMException);
+}
+
+export const telemetryRedaction: TelemetryRedaction = {
+	error(error, personal) {
+		const secrets = personal && new KnownSecrets(personal as Record<string, unknown>, { personal: true });
+		const message = messageIsKnown(error)
+			? telemetryMessage(error, secrets).slice(0, MAX_MESSAGE_LENGTH)
+			: MESSAGE_NOT_RECORDED;
+		return { type: errorType(error), message };
+	},
+	text: (value) => redactForTelemetry(value),
+};

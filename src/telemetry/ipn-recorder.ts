@@ -1,0 +1,144 @@
+import type { Attributes, Span } from "@opentelemetry/api";
+import type { EventOutcome, StepWatcher } from "../notifications/claimed-event.js";
+import type { NotificationResponse } from "../notifications/handler-types.js";
+import type { OpenedNotification } from "../notifications/verify.js";
+import { ActiveTelemetry } from "./active.js";
+import type { OpenTelemetry } from "./api.js";
+import type { TelemetryRedaction } from "./described.js";
+import type { DriftReport } from "./drift.js";
+import { driftAttributes } from "./drift-record.js";
+import { defineEventInstruments, type EventInstruments, RunSteps } from "./events.js";
+import type { DeliveryRecord, DeliveryRecorder, RecorderContext } from "./ipn.js";
+import { ATTRIBUTES, EVENTS } from "./names.js";
+import type { TelemetryProviders } from "./options.js";
+import { recordError } from "./span-error.js";
+
+// The IPN handler's recording code: loaded with @opentelemetry/api (ipn.ts), never without it.
+
+const HTTP_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]);
+
+/** Makes a span and metric points per delivery, with the handler's tracer and instruments. */
+export class ActiveDeliveryRecorder implements DeliveryRecorder {
+	readonly #active: ActiveTelemetry<EventInstruments>;
+	readonly #context: RecorderContext;
+
+	constructor(api: OpenTelemetry, providers: TelemetryProviders, context: RecorderContext) {
+		this.#active = new ActiveTelemetry(api, providers, defineEventInstruments);
+		this.#context = context;
+	}
+
+	/** @throws what the tracer throws: the handler then records nothing for this delivery. */
+	start(method: string | undefined): DeliveryRecord {
+		return new ActiveDeliveryRecord(this.#active, method, this.#context);
+	}
+}
+
+class ActiveDeliveryRecord implements DeliveryRecord {
+	readonly #active: ActiveTelemetry<EventInstruments>;
+	readonly #span: Span;
+	readonly #recording: boolean;
+	readonly #event: Attributes = {};
+	readonly #operation: string;
+	readonly #redaction: TelemetryRedaction;
+	#fields: Record<string, unknown> | undefined;
+	#steps: RunSteps | undefined;
+
+	constructor(active: ActiveTelemetry<EventInstruments>, method: string | undefined, context: RecorderContext) {
+		this.#active = active;
+		this.#operation = context.operation;
+		this.#redaction = context.redaction;
+		const OPERATION = context.operation;
+		// The HTTP conventions' rule: a method outside the standard ones is `_OTHER` (the attribute stays bounded).
+		const known = method !== undefined && HTTP_METHODS.has(method) ? method : "_OTHER";
+		const attributes = { [ATTRIBUTES.httpMethod]: known, [ATTRIBUTES.operation]: OPERATION };
+		this.#span = active.tracer.startSpan(OPERATION, { kind: active.api.SpanKind.SERVER, attributes });
+		this.#recording = this.#span.isRecording();
+	}
+
+	get watch(): StepWatcher | undefined {
+		return this.#steps?.watch;
+	}
+
+	async verifying<T>(verify: () => Promise<T>): Promise<T> {
+		const { api, tracer } = this.#active;
+		const parent = api.trace.setSpan(api.context.active(), this.#span);
+		const span = tracer.startSpan("ipn.verify", {}, parent);
+		try {
+			return await verify();
+		} catch (error) {
+			if (span.isRecording()) recordError(api, span, this.#redaction.error(error));
+			throw error;
+		} finally {
+			span.end();
+		}
+	}
+
+	verified(opened: OpenedNotification): void {
+		const { event, fields } = opened;
+		this.#fields = fields;
+		this.#event[ATTRIBUTES.eventKind] = event.type;
+		const steps = new RunSteps(
+			this.#active,
+			"ipn",
+			this.#span,
+			{ ...this.#event },
+			this.#redaction,
+			() => this.#fields,
+		);
+		this.#steps = steps;
+		if (!this.#recording) return;
+		const resource = event.type === "transaction" ? event.transaction : event.refund;
+		const attributes: Attributes = {
+			[ATTRIBUTES.eventId]: event.eventId,
+			[ATTRIBUTES.eventKind]: event.type,
+			[ATTRIBUTES.status]: resource.status,
+			[ATTRIBUTES.signVersion]: event.signVersion,
+			[ATTRIBUTES.transactionId]: resource.transactionId,
+		};
+		if (event.type === "refund") attributes[ATTRIBUTES.refundId] = event.refund.refundId;
+		this.#span.setAttributes(attributes);
+	}
+
+	inCallback<T>(run: () => T): T {
+		return this.#steps === undefined ? run() : this.#steps.inCallback(run);
+	}
+
+	drift(report: DriftReport): void {
+		const attributes = driftAttributes(report);
+		try {
+			if (this.#recording) this.#span.addEvent(EVENTS.drift, attributes);
+			this.#active.instruments().drift.add(1, attributes);
+		} catch {
+			// A tracer or meter that throws must not change what the handler does.
+		}
+	}
+
+	finished(outcome: EventOutcome, response: NotificationResponse, joined: boolean, refusal?: string): void {
+		try {
+			this.#end(outcome, response, joined, refusal);
+		} catch {
+			// A tracer or meter that throws must not change what the handler does.
+		}
+	}
+
+	#end(outcome: EventOutcome, response: NotificationResponse, joined: boolean, refusal: string | undefined): void {
+		const { api } = this.#active;
+		const error = "error" in outcome ? outcome.error : undefined;
+		const described = error === undefined ? undefined : this.#redaction.error(error, this.#fields);
+		const point: Attributes = { ...this.#event, [ATTRIBUTES.outcome]: outcome.kind };
+		if (refusal !== undefined) point[ATTRIBUTES.refusal] = refusal;
+		if (described !== undefined) point[ATTRIBUTES.errorType] = described.type;
+		if (this.#recording) {
+			this.#span.setAttributes({
+				...point,
+				[ATTRIBUTES.statusCode]: response.status,
+				[ATTRIBUTES.returnCode]: response.status === 200 ? "100" : String(response.status),
+			});
+			if (joined) this.#span.setAttribute(ATTRIBUTES.joined, true);
+			// A server span is an error for its own failures (5xx), not for the requests it refuses.
+			if (described !== undefined && response.status >= 500) recordError(api, this.#span, described);
+		}
+		this.#span.end();
+		this.#active.instruments().deliveries.add(1, point);
+	}
+}
