@@ -60,9 +60,13 @@ function unknownFields(schema: z.core.$ZodType, value: unknown, path: string, in
 		return;
 	}
 	if (def.type !== "object" || !def.shape || Array.isArray(value)) return;
-	for (const [key, item] of Object.entries(value)) {
-		const at = path === "" ? key : `${path}.${key}`;
+	for (const key in value) {
+		if (!Object.hasOwn(value, key)) continue;
 		const known = def.shape[key];
+		const item = (value as Record<string, unknown>)[key];
+		// Only objects are walked into, and a path is spelled only where it is needed: most fields are known scalars.
+		if (known !== undefined && (typeof item !== "object" || item === null)) continue;
+		const at = path === "" ? key : `${path}.${key}`;
 		if (known === undefined) {
 			if (!(path === "" && ENVELOPE_FIELDS.has(key)) && !into.includes(at)) into.push(at);
 			if (into.length >= MAX_FIELDS) return;

@@ -16,6 +16,8 @@ export interface TelemetryRedaction {
 	error(error: unknown, personal?: object): DescribedError;
 	/** A value for an attribute (an order reference, a drift's value), redacted. */
 	text(value: string): string;
+	/** An error's class name only ({@link errorType}). */
+	type(error: unknown): string;
 }
 
 /** Longest exception message a span keeps. */
@@ -47,4 +49,5 @@ export const telemetryRedaction: TelemetryRedaction = {
 		return { type: errorType(error), message };
 	},
 	text: (value) => redactForTelemetry(value),
+	type: errorType,
 };

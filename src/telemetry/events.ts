@@ -1,4 +1,4 @@
-import type { Attributes, Context, Counter, Histogram, Meter, Span } from "@opentelemetry/api";
+import type { Attributes, Counter, Histogram, Meter, Span } from "@opentelemetry/api";
 // The IPN handler's and the reconciler's recording code: loaded with @opentelemetry/api, never without it.
 import type { RunStep, StepWatcher } from "../notifications/claimed-event.js";
 import type { ActiveTelemetry } from "./active.js";
@@ -6,9 +6,8 @@ import type { OpenTelemetry } from "./api.js";
 import type { TelemetryRedaction } from "./described.js";
 import { driftCounter } from "./drift-record.js";
 import { ATTRIBUTES, DURATION_BUCKETS, METRICS } from "./names.js";
-import { recordError } from "./span-error.js";
 
-/** Who runs a claimed event: the IPN handler (`ipn`) or the reconciler (`reconcile`); it prefixes the step spans. */
+/** Who runs a claimed event: the IPN handler (`ipn`) or the reconciler (`reconcile`). */
 export type EventSource = "ipn" | "reconcile";
 
 /** The metrics of the IPN handler and the reconciler. */
@@ -55,34 +54,36 @@ function claimResult(answer: unknown): string {
 }
 
 /**
- * The steps of one run as child spans of `parent` (`ipn.claim`, `ipn.callback`, `ipn.confirm`, `ipn.release`),
- * with the claim's and the callback's durations on their histograms. The callback's span is active while
- * the merchant's callback runs (`inCallback`), so that its own spans nest under it.
+ * The steps of one run as events on `span` (`merchant_gateway.claim`, `.callback`, `.confirm`, `.release`),
+ * each with its duration, and the claim's and the callback's durations on their histograms. Events, not
+ * child spans: a span costs the SDK several times what an event does, on every delivery. `span` is active
+ * while the merchant's callback runs (`inCallback`), so that its own spans nest under it.
  */
 export class RunSteps {
 	readonly #active: ActiveTelemetry<EventInstruments>;
 	readonly #source: EventSource;
-	readonly #parent: Context;
+	readonly #span: Span;
+	readonly #recording: boolean;
 	readonly #attributes: Attributes;
 	readonly #redaction: TelemetryRedaction;
 	readonly #personal: () => object | undefined;
-	#callback: Context | undefined;
 
 	/**
-	 * @param attributes the event's, on every step span and histogram point (its kind).
+	 * @param attributes the event's, on every histogram point (its kind).
 	 * @param personal the resource whose personal data stays out of exception messages.
 	 */
 	constructor(
 		active: ActiveTelemetry<EventInstruments>,
 		source: EventSource,
-		parent: Span,
+		span: Span,
 		attributes: Attributes,
 		redaction: TelemetryRedaction,
 		personal: () => object | undefined,
 	) {
 		this.#active = active;
 		this.#source = source;
-		this.#parent = active.api.trace.setSpan(active.api.context.active(), parent);
+		this.#span = span;
+		this.#recording = span.isRecording();
 		this.#attributes = attributes;
 		this.#redaction = redaction;
 		this.#personal = personal;
@@ -90,42 +91,40 @@ export class RunSteps {
 
 	/** The watcher the event runner tells of each step. */
 	readonly watch: StepWatcher = (step) => {
-		const { api, tracer } = this.#active;
 		const startedAt = performance.now();
-		const span = tracer.startSpan(`${this.#source}.${step}`, { attributes: this.#attributes }, this.#parent);
-		if (step === "callback") this.#callback = api.trace.setSpan(this.#parent, span);
 		return (ended) => {
 			try {
-				this.#ended(step, span, startedAt, ended);
+				this.#ended(step, startedAt, ended);
 			} catch {
 				// A tracer or meter that throws must not change what the handler does.
 			}
 		};
 	};
 
-	/** Runs the merchant's callback with its step span active. */
+	/** Runs the merchant's callback with the run's span active. */
 	inCallback<T>(run: () => T): T {
-		const context = this.#callback;
-		return context === undefined ? run() : this.#active.api.context.with(context, run);
+		const { api } = this.#active;
+		return api.context.with(api.trace.setSpan(api.context.active(), this.#span), run);
 	}
 
-	#ended(step: RunStep, span: Span, startedAt: number, ended: { error?: unknown; answer?: unknown }): void {
-		const seconds = (performance.now() - startedAt) / 1000;
+	#ended(step: RunStep, startedAt: number, ended: { error?: unknown; answer?: unknown }): void {
+		const ms = performance.now() - startedAt;
 		const { error } = ended;
 		const point: Attributes = { ...this.#attributes, [ATTRIBUTES.source]: this.#source };
+		const event: Attributes = { [ATTRIBUTES.duration]: Math.round(ms * 1000) / 1000 };
 		if (step === "claim" && error === undefined) {
 			const result = claimResult(ended.answer);
-			span.setAttribute(ATTRIBUTES.claimResult, result);
+			event[ATTRIBUTES.claimResult] = result;
 			point[ATTRIBUTES.claimResult] = result;
 		}
 		if (error !== undefined) {
-			const described = this.#redaction.error(error, this.#personal());
-			point[ATTRIBUTES.errorType] = described.type;
-			if (span.isRecording()) recordError(this.#active.api, span, described);
+			const type = this.#redaction.type(error);
+			point[ATTRIBUTES.errorType] = type;
+			event[ATTRIBUTES.errorType] = type;
 		}
-		span.end();
+		if (this.#recording) this.#span.addEvent(`merchant_gateway.${step}`, event);
 		const instruments = this.#active.instruments();
-		if (step === "claim") instruments.claimDuration.record(seconds, point);
-		if (step === "callback") instruments.callbackDuration.record(seconds, point);
+		if (step === "claim") instruments.claimDuration.record(ms / 1000, point);
+		if (step === "callback") instruments.callbackDuration.record(ms / 1000, point);
 	}
 }

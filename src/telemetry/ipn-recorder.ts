@@ -60,16 +60,19 @@ class ActiveDeliveryRecord implements DeliveryRecord {
 	}
 
 	async verifying<T>(verify: () => Promise<T>): Promise<T> {
-		const { api, tracer } = this.#active;
-		const parent = api.trace.setSpan(api.context.active(), this.#span);
-		const span = tracer.startSpan("ipn.verify", {}, parent);
+		const startedAt = performance.now();
+		let error: unknown;
 		try {
 			return await verify();
-		} catch (error) {
-			if (span.isRecording()) recordError(api, span, this.#redaction.error(error));
-			throw error;
+		} catch (thrown) {
+			error = thrown;
+			throw thrown;
 		} finally {
-			span.end();
+			if (this.#recording) {
+				const event: Attributes = { [ATTRIBUTES.duration]: Math.round((performance.now() - startedAt) * 1000) / 1000 };
+				if (error !== undefined) event[ATTRIBUTES.errorType] = this.#redaction.type(error);
+				this.#span.addEvent("merchant_gateway.verify", event);
+			}
 		}
 	}
 

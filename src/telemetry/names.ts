@@ -29,6 +29,7 @@ export const ATTRIBUTES = {
 	joined: "merchant_gateway.joined",
 	source: "merchant_gateway.source",
 	claimResult: "merchant_gateway.claim.result",
+	duration: "merchant_gateway.duration_ms",
 	reconcileTotal: "merchant_gateway.reconcile.total",
 	reconcileProcessed: "merchant_gateway.reconcile.processed",
 	reconcileAlreadyProcessed: "merchant_gateway.reconcile.already_processed",

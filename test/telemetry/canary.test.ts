@@ -233,7 +233,7 @@ test("the IPN handler and the reconciler: the same data in IPNs, queries and fai
 		.spans()
 		.slice(before)
 		.map((span) => span.name);
-	for (const name of ["ipn.handle", "ipn.callback", "reconcile", "reconcile.transaction", "reconcile.callback"]) {
+	for (const name of ["ipn.handle", "reconcile", "reconcile.transaction", "transactions.retrieve"]) {
 		expect(names).toContain(name);
 	}
 	const everything = await expectNoSecrets();

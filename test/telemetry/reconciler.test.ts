@@ -26,7 +26,7 @@ const spansNamed = (name: string): ReadableSpan[] => otel.spans().filter((span) 
 const parentOf = (span: ReadableSpan) =>
 	otel.spans().find((other) => other.spanContext().spanId === span.parentSpanContext?.spanId)?.name;
 
-test("a run is a span with its counts; each id a child span with its query, claim and callback under it", async () => {
+test("a run is a span with its counts; each id a child span with the client's query under it and its steps as events", async () => {
 	const charged = [await gateway.chargedTransaction(), await gateway.chargedTransaction()];
 	const missing = "01JTELRECONC1LE000000000000";
 	const providers = { tracerProvider: otel.tracerProvider, meterProvider: otel.meterProvider };
@@ -67,22 +67,20 @@ test("a run is a span with its counts; each id a child span with its query, clai
 			.spans()
 			.filter((span) => span.parentSpanContext?.spanId === parent?.spanContext().spanId)
 			.map((span) => span.name);
-	// The client's own span for the query nests under the id's span.
-	expect(under(processed)).toEqual([
-		"transactions.retrieve",
-		"reconcile.claim",
-		"reconcile.callback",
-		"reconcile.confirm",
-	]);
+	// The client's own span for the query nests under the id's span; the run's steps are its events.
+	expect(under(processed)).toEqual(["transactions.retrieve"]);
+	const steps = (span: ReadableSpan | undefined) => span?.events.map((event) => event.name);
+	expect(steps(processed)).toEqual(["merchant_gateway.claim", "merchant_gateway.callback", "merchant_gateway.confirm"]);
 
 	const failedCallback = item(charged[1] as string);
 	expect(failedCallback?.attributes).toMatchObject({ "merchant_gateway.outcome": "failed", "error.type": "Error" });
 	expect(failedCallback?.status).toEqual({ code: SpanStatusCode.ERROR, message: MESSAGE_NOT_RECORDED });
-	expect(under(failedCallback)).toContain("reconcile.release");
+	expect(steps(failedCallback)).toContain("merchant_gateway.release");
 
 	const notFound = item(missing);
 	expect(notFound?.attributes["merchant_gateway.outcome"]).toBe("failed");
 	expect(under(notFound)).toEqual(["transactions.retrieve"]);
+	expect(steps(notFound)).toEqual(["exception"]);
 
 	const recorded = await otel.metrics();
 	const events = recorded.get("merchant_gateway.reconcile.events") as SumMetricData;
