@@ -155,8 +155,9 @@ async function main() {
 		goal: 1 / 0.9,
 	});
 	console.log(
-		`    (${recordingRps.toFixed(0)} req/s recording vs ${offRps.toFixed(0)} req/s off: ` +
-			`${share.toFixed(3)}x the requests per second, goal >= 0.9x)`,
+		`    (median round: ${share.toFixed(3)}x the requests per second, goal >= 0.9x; median requests per second ` +
+			`${recordingRps.toFixed(0)} recording, ${offRps.toFixed(0)} off; each round: ` +
+			`${rounds.map((round) => (round.recording.rps / round.off.rps).toFixed(2)).join(" ")})`,
 	);
 }
 
