@@ -24,50 +24,84 @@ export interface MerchantAccount {
 const SUBJECT = "sandbox merchant";
 const refuse = (field: string, message: string) => new ConfigurationError([{ field, message }], SUBJECT);
 
-/** The merchant accounts a sandbox knows: registered with their options checked, looked up by id. */
+/**
+ * The merchant accounts a sandbox knows: registered with their options checked, looked up by id.
+ * Accounts restored from a saved state may be registered again once, with new options, which replace them.
+ */
 export class MerchantRegistry {
 	readonly #accounts = new Map<string, MerchantAccount>();
+	readonly #options = new Map<string, SandboxMerchantOptions>();
+	readonly #restored = new Set<string>();
+	#onAdd: ((options: SandboxMerchantOptions) => void) | undefined;
 
 	/** Registers an account. @throws ConfigurationError naming the option and its rule. */
 	add(options: SandboxMerchantOptions): MerchantAccount {
 		const id = options.merchantId;
 		if (typeof id !== "string" || id.length < 1 || id.length > 50)
 			throw refuse("merchantId", "must be 1 to 50 characters");
-		if (this.#accounts.has(id)) throw refuse("merchantId", `${id} is already registered`);
-		const providers = (options.providers ?? DEFAULT_PROVIDERS).map((p) => ({
-			name: p.name,
-			kind: p.kind ?? "s2s",
-			fullRefundOnly: p.fullRefundOnly ?? false,
-		}));
-		const issues: FieldIssue[] = [];
-		if (providers.length === 0) issues.push({ field: "providers", message: "must name at least one provider" });
-		const feeBySeller = options.feeBySeller ?? 100;
-		if (!(feeBySeller >= 0 && feeBySeller <= 100))
-			issues.push({ field: "feeBySeller", message: "must be from 0 to 100" });
-		if (issues.length > 0) throw new ConfigurationError(issues, SUBJECT);
-		const brandName = options.brandName ?? "Sandbox Merchant";
-		const account: MerchantAccount = {
-			merchantId: id,
-			publicKeys: toPublicKeys(options.publicKey),
-			signVersion: options.signVersion ?? "2.0",
-			refundApproval: options.refundApproval ?? "auto",
-			providers,
-			autoCascade: options.autoCascade ?? true,
-			feeBySeller,
-			fees: feeModel(options.fees),
-			brandName,
-			logoSource: options.logoSource,
-			allowedDomains: options.allowedDomains,
-			descriptor: (options.descriptor ?? `SANDBOX*${brandName}`).slice(0, 22),
-		};
+		if (this.#accounts.has(id) && !this.#restored.has(id)) throw refuse("merchantId", `${id} is already registered`);
+		const account = merchantAccount(options);
+		this.#restored.delete(id);
 		this.#accounts.set(id, account);
+		this.#options.set(id, options);
+		this.#onAdd?.(options);
 		return account;
+	}
+
+	/** Registers accounts saved earlier, without reporting them; each may be registered again once. */
+	restore(saved: readonly SandboxMerchantOptions[]): void {
+		for (const options of saved) {
+			this.#accounts.set(options.merchantId, merchantAccount(options));
+			this.#options.set(options.merchantId, options);
+			this.#restored.add(options.merchantId);
+		}
+	}
+
+	/** The options of every account, as registered: what a saved state keeps. */
+	options(): SandboxMerchantOptions[] {
+		return [...this.#options.values()];
+	}
+
+	/** Calls `listener` with the options of every account registered from now on. */
+	onAdd(listener: (options: SandboxMerchantOptions) => void): void {
+		this.#onAdd = listener;
 	}
 
 	/** The account registered under `merchantId`, if any. */
 	get(merchantId: string): MerchantAccount | undefined {
 		return this.#accounts.get(merchantId);
 	}
+}
+
+/** An account's options checked and completed. @throws ConfigurationError naming the option and its rule. */
+export function merchantAccount(options: SandboxMerchantOptions): MerchantAccount {
+	const id = options.merchantId;
+	const providers = (options.providers ?? DEFAULT_PROVIDERS).map((p) => ({
+		name: p.name,
+		kind: p.kind ?? "s2s",
+		fullRefundOnly: p.fullRefundOnly ?? false,
+	}));
+	const issues: FieldIssue[] = [];
+	if (providers.length === 0) issues.push({ field: "providers", message: "must name at least one provider" });
+	const feeBySeller = options.feeBySeller ?? 100;
+	if (!(feeBySeller >= 0 && feeBySeller <= 100))
+		issues.push({ field: "feeBySeller", message: "must be from 0 to 100" });
+	if (issues.length > 0) throw new ConfigurationError(issues, SUBJECT);
+	const brandName = options.brandName ?? "Sandbox Merchant";
+	return {
+		merchantId: id,
+		publicKeys: toPublicKeys(options.publicKey),
+		signVersion: options.signVersion ?? "2.0",
+		refundApproval: options.refundApproval ?? "auto",
+		providers,
+		autoCascade: options.autoCascade ?? true,
+		feeBySeller,
+		fees: feeModel(options.fees),
+		brandName,
+		logoSource: options.logoSource,
+		allowedDomains: options.allowedDomains,
+		descriptor: (options.descriptor ?? `SANDBOX*${brandName}`).slice(0, 22),
+	};
 }
 
 /** True when the host of `url` is one of the merchant's allowed domains (or a subdomain of one). */

@@ -12,6 +12,7 @@ export interface SandboxSettings {
 	/** Epoch milliseconds the clock stands still at, when frozen. */
 	frozenAt: number | undefined;
 	ipn: IpnSettings;
+	stateDir: string | undefined;
 }
 
 const TIME_RULE = "must be a valid date, ISO 8601 string or epoch milliseconds";
@@ -31,6 +32,9 @@ export function sandboxSettings(options: SandboxOptions): SandboxSettings {
 	const frozenAt = options.now === undefined ? undefined : epochOf(options.now);
 	if (options.now !== undefined && frozenAt === undefined) issues.push({ field: "now", message: TIME_RULE });
 	const ipn = ipnSettings(options.ipn ?? {}, issues);
+	const { stateDir } = options;
+	if (stateDir !== undefined && !(typeof stateDir === "string" && stateDir.length > 0 && !stateDir.includes("\0")))
+		issues.push({ field: "stateDir", message: "must be a directory path: a non-empty string" });
 	if (issues.length > 0) throw new ConfigurationError(issues, "sandbox options");
 	return {
 		baseUrl: baseUrl.replace(/\/+$/, ""),
@@ -38,6 +42,7 @@ export function sandboxSettings(options: SandboxOptions): SandboxSettings {
 		pendingDelayMs,
 		frozenAt,
 		ipn,
+		stateDir,
 	};
 }
 

@@ -54,11 +54,19 @@ export interface Notification {
 	startedAt: Date;
 }
 
-interface Delivery extends Notification {
+/** A notification with where its delivery stands: what a saved state keeps of it. */
+export interface DeliveryState extends Notification {
 	deliveryId: string;
+	/** Attempts made so far, duplicates included (each attempt's number). */
 	attempts: number;
 	/** When the last retry was due (sandbox-clock epoch ms), for "then every 5 minutes". */
 	lastDueAt: number | undefined;
+	/** The attempt due next: 0 for the first try, then the retry's number. */
+	nextRetry: number;
+	/** When it is due (sandbox-clock epoch ms); a past time while it runs. Undefined once done. */
+	nextDueAt: number | undefined;
+	/** Acknowledged, or out of retries. */
+	done: boolean;
 }
 
 /**
@@ -76,7 +84,8 @@ export class Notifier {
 	readonly #clock: ControllableClock;
 	readonly #onAttempt: (attempt: DeliveryAttempt) => void;
 	readonly #log: DeliveryAttempt[] = [];
-	readonly #deliveries = new Map<string, Delivery>();
+	readonly #deliveries = new Map<string, DeliveryState>();
+	#onDelivery: ((delivery: Readonly<DeliveryState>) => void) | undefined;
 	/** Attempts running now. */
 	#active = 0;
 	/** Retries scheduled on the clock and not yet started. */
@@ -101,10 +110,39 @@ export class Notifier {
 	/** Queues a notification; the first attempt starts at once. */
 	send(notification: Notification): string {
 		const deliveryId = `dlv_${String(++this.#sequence).padStart(6, "0")}`;
-		const delivery: Delivery = { ...notification, deliveryId, attempts: 0, lastDueAt: undefined };
+		const delivery: DeliveryState = {
+			...notification,
+			deliveryId,
+			attempts: 0,
+			lastDueAt: undefined,
+			nextRetry: 0,
+			nextDueAt: this.#clock.nowMs(),
+			done: false,
+		};
 		this.#deliveries.set(deliveryId, delivery);
+		this.#onDelivery?.(delivery);
 		this.#run(delivery, 0, false);
 		return deliveryId;
+	}
+
+	/** Calls `listener` whenever a delivery is queued or an attempt of it ends. */
+	onDelivery(listener: (delivery: Readonly<DeliveryState>) => void): void {
+		this.#onDelivery = listener;
+	}
+
+	/**
+	 * Takes back deliveries and attempts saved earlier. A delivery not done is retried when it is
+	 * due; one whose attempt was running when its state was saved is due at once.
+	 */
+	restore(deliveries: readonly DeliveryState[], attempts: readonly DeliveryAttempt[]): void {
+		this.#log.push(...attempts);
+		for (const delivery of deliveries) {
+			this.#deliveries.set(delivery.deliveryId, delivery);
+			this.#sequence = Math.max(this.#sequence, Number(delivery.deliveryId.replace(/^dlv_/, "")) || 0);
+		}
+		for (const delivery of deliveries) {
+			if (!delivery.done && delivery.nextDueAt !== undefined) this.#retryAt(delivery, delivery.nextDueAt);
+		}
 	}
 
 	/** Sends a notification again, unchanged, as a duplicate. */
@@ -145,7 +183,7 @@ export class Notifier {
 	}
 
 	/** Runs attempt number `retry` (0 = first try) now, counting it as work in progress until it settles. */
-	#run(delivery: Delivery, retry: number, duplicate: boolean): void {
+	#run(delivery: DeliveryState, retry: number, duplicate: boolean): void {
 		if (this.#closed) return;
 		this.#active++;
 		void this.#attempt(delivery, retry, duplicate).finally(() => {
@@ -154,7 +192,7 @@ export class Notifier {
 		});
 	}
 
-	async #attempt(delivery: Delivery, retry: number, duplicate: boolean): Promise<void> {
+	async #attempt(delivery: DeliveryState, retry: number, duplicate: boolean): Promise<void> {
 		const startedAt = this.#clock.now().toISOString();
 		const result = await this.#post(delivery);
 		if (this.#closed) return;
@@ -174,16 +212,25 @@ export class Notifier {
 			nextAttemptAt: dueAt === undefined ? undefined : new Date(dueAt).toISOString(),
 		};
 		this.#log.push(record);
+		if (!duplicate) {
+			delivery.nextRetry = retry + 1;
+			delivery.nextDueAt = dueAt;
+			delivery.done = dueAt === undefined;
+			if (dueAt !== undefined) delivery.lastDueAt = dueAt;
+		}
+		this.#onDelivery?.(delivery);
 		this.#onAttempt(record);
 		if (acknowledged && !duplicate) for (let i = 0; i < this.#duplicates; i++) this.#run(delivery, 0, true);
-		if (dueAt !== undefined) {
-			delivery.lastDueAt = dueAt;
-			this.#waiting++;
-			this.#clock.schedule(dueAt, () => {
-				this.#waiting = Math.max(0, this.#waiting - 1);
-				this.#run(delivery, retry + 1, false);
-			});
-		}
+		if (dueAt !== undefined) this.#retryAt(delivery, dueAt);
+	}
+
+	/** Runs the delivery's next retry once the clock reaches `dueAt`. */
+	#retryAt(delivery: DeliveryState, dueAt: number): void {
+		this.#waiting++;
+		this.#clock.schedule(dueAt, () => {
+			this.#waiting = Math.max(0, this.#waiting - 1);
+			this.#run(delivery, delivery.nextRetry, false);
+		});
 	}
 
 	/**
@@ -194,7 +241,7 @@ export class Notifier {
 	 * gets its first retry 5 minutes after the failed attempt instead of at once.
 	 * A retry is never due before the attempt before it ended.
 	 */
-	#nextDueAt(delivery: Delivery, retry: number, failedAt: number): number | undefined {
+	#nextDueAt(delivery: DeliveryState, retry: number, failedAt: number): number | undefined {
 		const scaled = (ms: number) => Math.round(ms * this.#scale);
 		if (this.#delays) {
 			const delay = this.#delays[retry - 1];
@@ -209,7 +256,9 @@ export class Notifier {
 		return Math.max(due, failedAt);
 	}
 
-	async #post(delivery: Delivery): Promise<Pick<DeliveryAttempt, "outcome" | "httpStatus" | "returnCode" | "detail">> {
+	async #post(
+		delivery: DeliveryState,
+	): Promise<Pick<DeliveryAttempt, "outcome" | "httpStatus" | "returnCode" | "detail">> {
 		const doFetch = this.#fetch?.() ?? globalThis.fetch;
 		const signal = AbortSignal.timeout(this.#ackTimeoutMs);
 		let response: Response;
