@@ -13,9 +13,12 @@ export const sandbox: Command = {
 Starts the gateway simulator: the /v2 API, the hosted checkout page and the
 3DS page. Prints its URL, the merchant id, the gateway's public key and the
 merchant key, then logs every request and IPN delivery until Ctrl+C (or
-SIGTERM), when it closes its connections and exits 0.
+SIGTERM), or until the process that started it ends (npx, a script), when it
+closes its connections and exits 0.
 Without --merchant-key a throwaway merchant key pair is generated and its
-private key printed (or written with --keys-dir): it is a sandbox key only.
+private key printed (or saved with --state-dir or --keys-dir): it is a sandbox
+key only. With --state-dir everything survives a restart: keys, the merchant
+account, transactions, refunds, pending IPN deliveries and the clock.
 
 Options:
   -p, --port <n>              Port. Default: 8080 (0 picks a free one)
@@ -33,9 +36,16 @@ Options:
   -v, --sign-version <v>      2.0 or 2.1. Default: 2.0
       --refund-approval <m>   auto or manual. Default: auto
       --hpp-only              Hosted-page processors only (S2S gets the no-provider error)
-      --keys-dir <dir>        Write the keys there (${KEY_FILES.gatewayPublic}, and
-                              ${KEY_FILES.merchantPrivate} when generated) instead of
-                              printing them; checkout create --keys-dir reads them
+      --state-dir <dir>       Keep the sandbox's state there, created on first use
+                              and resumed on every start; its keys are in <dir>/keys.
+                              One sandbox per directory
+      --keys-dir <dir>        Keys only: reuse the key files there, or save new
+                              ones (${KEY_FILES.gatewayPrivate}, ${KEY_FILES.gatewayPublic},
+                              ${KEY_FILES.merchantPrivate}, ${KEY_FILES.merchantPublic}) instead
+                              of printing them; checkout create --keys-dir reads them
+      --keep-running          Keep running when the process that started it ends
+                              (a CI step that starts it for later steps); stop it
+                              with kill <pid>, the pid is in <state-dir>/sandbox.lock
       --ipn-time-scale <x>    Multiply IPN retry delays (e.g. 0.01). Default: 1
   -q, --quiet                 Print the banner only, no request log
   -h, --help                  Show this help
@@ -43,6 +53,7 @@ Options:
 Deprecated: --gateway-private-key (use --key); --gateway-public-key (derived from
 --key now; when given it must match).
 
-Exit codes: 0 stopped by Ctrl+C or SIGTERM, 1 could not start, 2 bad usage.`,
+Exit codes: 0 stopped (Ctrl+C, SIGTERM, or its starter ended), 1 could not start (the port
+is taken, the state directory is in use or cannot be read), 2 bad usage.`,
 	run: (args, io) => startSandbox(args, io, sandbox.help),
 };

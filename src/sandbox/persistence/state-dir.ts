@@ -44,7 +44,7 @@ export interface StateDir {
 	record(entry: StateEntry): void;
 	/** Resolves once every record saved so far is on disk. */
 	written(): Promise<void>;
-	/** Writes what is left, closes the journal and releases the lock. */
+	/** Writes what is left, closes the journal and releases the lock (once, however often it is called). */
 	close(): Promise<void>;
 }
 
@@ -69,18 +69,23 @@ export async function openStateDir(dir: string, options: StateDirOptions = {}): 
 		for (const entry of await readEntries(dir, STATE_FILES.journal, true)) applyEntry(loaded, entry);
 		await writeAtomically(join(dir, STATE_FILES.snapshot), [...stateEntries(loaded)].map(encodeEntry).join(""));
 		const journal = await startJournal(join(dir, STATE_FILES.journal));
+		let closed: Promise<void> | undefined;
+		const close = async () => {
+			try {
+				await journal.close();
+			} finally {
+				await release();
+			}
+		};
 		return {
 			dir,
 			keys,
 			loaded,
 			record: (entry) => journal.append(encodeEntry(entry)),
 			written: () => journal.written(),
-			close: async () => {
-				try {
-					await journal.close();
-				} finally {
-					await release();
-				}
+			close: () => {
+				closed ??= close();
+				return closed;
 			},
 		};
 	} catch (error) {

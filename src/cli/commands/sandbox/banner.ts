@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { KEY_FILES } from "../../../sandbox/persistence/key-files.js";
 import type { CliIo } from "../../io.js";
 
@@ -10,9 +10,13 @@ export interface Banner {
 	signVersion: string;
 	refundApproval: string;
 	gatewayPublicKey: string;
-	merchantKeys: { publicKey: string; privateKey?: string };
+	merchantKeys: { publicKey: string; privateKey?: string | undefined };
+	/** The folder of key files (--keys-dir, or the state directory's keys/), when there is one. */
 	keysDir: string | undefined;
-	written: string[] | undefined;
+	/** The key files this start wrote (the others were reused). */
+	written: string[];
+	/** The state directory and how many transactions it resumed. */
+	state: { dir: string; transactions: number } | undefined;
 }
 
 /** The banner: where the sandbox listens, its merchant and keys, and a command to paste. */
@@ -28,8 +32,19 @@ export function printBanner(io: CliIo, banner: Banner): void {
 		"  http://127.0.0.1 and http://localhost notification/callback URLs are accepted (sandbox only).",
 		"",
 	);
-	if (banner.written) lines.push(`  keys written: ${banner.written.join(", ")}`, "");
-	else {
+	if (banner.state) {
+		const { dir, transactions } = banner.state;
+		lines.splice(
+			-2,
+			0,
+			`  state directory:  ${dir}   (${transactions} transaction${transactions === 1 ? "" : "s"} resumed)`,
+		);
+	}
+	if (keysDir) {
+		const written =
+			banner.written.length > 0 ? `written now: ${banner.written.map((path) => basename(path)).join(", ")}` : "reused";
+		lines.push(`  keys:             ${keysDir}   (${written})`, "");
+	} else {
 		lines.push(
 			"Gateway public key (verify responses, IPNs and callbacks with it):",
 			banner.gatewayPublicKey.trim(),

@@ -1,16 +1,19 @@
 import { createPublicKey } from "node:crypto";
-import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ConfigurationError } from "../../../errors/configuration-error.js";
+import type { SandboxOptions } from "../../../sandbox/core/sandbox-options.js";
+import { type Sandbox, sandboxOnStateDir } from "../../../sandbox/create-sandbox.js";
 import { type SandboxServer, startSandboxServer } from "../../../sandbox/http-server.js";
-import { KEY_FILES } from "../../../sandbox/persistence/key-files.js";
+import { KEYS_FOLDER, type KeyFolder, type KeyPair, openKeyFolder } from "../../../sandbox/persistence/key-files.js";
+import { openStateDir, type StateDir } from "../../../sandbox/persistence/state-dir.js";
 import { generateKeyPair } from "../../../signing/generate.js";
 import { type DeprecatedFlag, parse } from "../../command.js";
 import { FLAGS, signVersionFlag } from "../../flags.js";
-import { CliError, type CliIo, EXIT, fileProblem, usageError } from "../../io.js";
+import { CliError, type CliIo, EXIT, usageError } from "../../io.js";
 import { readKeyPairFile, readPublicKeyFile } from "../../keys.js";
 import { printBanner } from "./banner.js";
 import { formatEvent } from "./live-log.js";
+import { watchStarter } from "./starter-watch.js";
 
 const OLD_GATEWAY_PRIVATE_KEY: Record<string, DeprecatedFlag> = {
 	"--gateway-private-key": {
@@ -37,6 +40,8 @@ export async function startSandbox(args: string[], io: CliIo, help: string): Pro
 			"refund-approval": { type: "string" },
 			"hpp-only": { type: "boolean" },
 			"keys-dir": FLAGS.keysDir,
+			"state-dir": FLAGS.stateDir,
+			"keep-running": { type: "boolean" },
 			"ipn-time-scale": { type: "string" },
 			quiet: { type: "boolean", short: "q" },
 		},
@@ -62,58 +67,123 @@ export async function startSandbox(args: string[], io: CliIo, help: string): Pro
 		io.stderr("merchant-gateway sandbox: --gateway-public-key is deprecated; the public key is derived from --key\n");
 		if (values.key === undefined) throw usageError("--gateway-public-key needs --key, the private key it belongs to");
 	}
+	const stateDir = values["state-dir"];
+	if (stateDir !== undefined && values["keys-dir"] !== undefined)
+		throw usageError(
+			`--keys-dir and --state-dir do not go together: the state directory keeps its keys in ${join(stateDir, KEYS_FOLDER)}`,
+		);
 	const merchantId = values["merchant-id"] ?? "sandbox-merchant";
-	const gatewayKeys = values.key
-		? await readKeyPairFile("--key", values.key, values.passphrase)
-		: await generateKeyPair();
-	if (values["gateway-public-key"] !== undefined)
-		await checkSamePublicKey(values["gateway-public-key"], gatewayKeys.publicKey, values.key ?? "");
-	const merchantKeys = values["merchant-key"]
+	const givenGatewayKeys = values.key ? await readKeyPairFile("--key", values.key, values.passphrase) : undefined;
+	if (values["gateway-public-key"] !== undefined && givenGatewayKeys)
+		await checkSamePublicKey(values["gateway-public-key"], givenGatewayKeys.publicKey, values.key ?? "");
+	const givenMerchantKey = values["merchant-key"]
 		? { publicKey: await readPublicKeyFile("--merchant-key", values["merchant-key"]) }
-		: await generateKeyPair();
-	const keysDir = values["keys-dir"];
-	const written = keysDir ? await writeKeys(keysDir, gatewayKeys.publicKey, merchantKeys) : undefined;
+		: undefined;
+	const keys = await openKeys(values["keys-dir"], stateDir, givenGatewayKeys, givenMerchantKey);
 	const quiet = values.quiet === true;
+	const sandboxOptions: SandboxOptions = {
+		gatewayKeys: keys.gateway,
+		merchants: [
+			{
+				merchantId,
+				publicKey: keys.merchant.publicKey,
+				signVersion,
+				refundApproval,
+				...(values["hpp-only"] ? { providers: [{ name: "Sandbox Hosted Processor", kind: "hpp" as const }] } : {}),
+			},
+		],
+		ipn: { timeScale },
+		onEvent: quiet ? undefined : (event) => io.stdout(`${formatEvent(event)}\n`),
+	};
+	const listen = { port, host, publicUrl, allowNonLoopback: values["allow-non-loopback"] === true };
+	let sandbox: Sandbox | undefined;
 	let server: SandboxServer;
 	try {
-		server = await startSandboxServer({
-			port,
-			host,
-			publicUrl,
-			allowNonLoopback: values["allow-non-loopback"] === true,
-			gatewayKeys,
-			merchants: [
-				{
-					merchantId,
-					publicKey: merchantKeys.publicKey,
-					signVersion,
-					refundApproval,
-					...(values["hpp-only"] ? { providers: [{ name: "Sandbox Hosted Processor", kind: "hpp" as const }] } : {}),
-				},
-			],
-			ipn: { timeScale },
-			onEvent: quiet ? undefined : (event) => io.stdout(`${formatEvent(event)}\n`),
-		});
+		// On a state directory the sandbox is made here, on the directory opened above; otherwise the server makes it.
+		sandbox = keys.state ? await sandboxOnStateDir(sandboxOptions, keys.state) : undefined;
+		server = await startSandboxServer({ ...listen, ...(sandbox ? { sandbox } : sandboxOptions) });
 	} catch (error) {
+		await (sandbox ? sandbox.close() : keys.state?.close());
 		throw new CliError(startFailure(error, host, port));
 	}
 	const shownHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
-	const stopped = io.untilStopped();
+	const stopped = io.untilStopped().then(() => undefined);
+	// Through npx or a script, the starter's end (SIGTERM to npx, a parent killed) must end the sandbox too.
+	const starter = values["keep-running"] ? undefined : watchStarter();
 	printBanner(io, {
 		listening: `http://${shownHost}:${server.port}`,
 		url: server.url,
 		merchantId,
 		signVersion,
 		refundApproval,
-		gatewayPublicKey: gatewayKeys.publicKey,
-		merchantKeys,
-		keysDir,
-		written,
+		gatewayPublicKey: keys.gateway.publicKey,
+		merchantKeys: keys.merchant,
+		keysDir: keys.folder,
+		written: keys.written,
+		state: keys.state && { dir: keys.state.dir, transactions: keys.state.loaded.transactions.size },
 	});
-	await stopped;
+	const starterGone = await Promise.race([stopped, starter?.gone ?? stopped]);
+	starter?.stop();
+	if (starterGone) io.stderr(`merchant-gateway sandbox: ${starterGone}; stopping\n`);
 	await server.close();
+	await sandbox?.close();
 	io.stdout("sandbox stopped\n");
 	return EXIT.ok;
+}
+
+/** The keys the sandbox starts with, and where they live. */
+interface StartKeys {
+	gateway: KeyPair;
+	merchant: { publicKey: string; privateKey?: string | undefined };
+	/** The folder of key files (--keys-dir, or the state directory's keys/), when there is one. */
+	folder: string | undefined;
+	/** The key files written by this start. */
+	written: string[];
+	/** The state directory, opened (and locked) for this sandbox. */
+	state: StateDir | undefined;
+}
+
+/**
+ * The gateway and merchant keys: read from --key and --merchant-key, reused from a folder of key
+ * files (a state directory's, or --keys-dir), and generated when neither has them (then saved
+ * to the folder). Opening a state directory also takes its lock, before any key is written.
+ */
+async function openKeys(
+	keysDir: string | undefined,
+	stateDir: string | undefined,
+	gatewayKeys: KeyPair | undefined,
+	merchantKey: { publicKey: string } | undefined,
+): Promise<StartKeys> {
+	const merchant = merchantKey ?? "generate";
+	try {
+		if (stateDir !== undefined) {
+			const state = await openStateDir(stateDir, { gatewayKeys, merchant });
+			const folder = join(stateDir, KEYS_FOLDER);
+			return { ...keyFolderKeys(state.keys), folder, written: state.keys.written, state };
+		}
+		if (keysDir !== undefined) {
+			const opened = await openKeyFolder(keysDir, { field: "keysDir", gatewayKeys, merchant, generate });
+			return { ...keyFolderKeys(opened), folder: keysDir, written: opened.written, state: undefined };
+		}
+	} catch (error) {
+		if (error instanceof ConfigurationError) throw new CliError(error.issues.map((issue) => issue.message).join("; "));
+		throw error;
+	}
+	return {
+		gateway: gatewayKeys ?? (await generate()),
+		merchant: merchantKey ?? (await generate()),
+		folder: undefined,
+		written: [],
+		state: undefined,
+	};
+}
+
+const generate = () => generateKeyPair();
+
+function keyFolderKeys(folder: KeyFolder): Pick<StartKeys, "gateway" | "merchant"> {
+	// Asked for ("generate" or --merchant-key), so the folder always yields a merchant key.
+	if (!folder.merchant) throw new Error("the key folder gave no merchant key");
+	return { gateway: folder.gateway, merchant: folder.merchant };
 }
 
 /** --public-url: an http(s) origin. Links are made by resolving paths against it, so a path would be lost. */
@@ -148,34 +218,4 @@ function startFailure(error: unknown, host: string, port: number): string {
 	if (error instanceof ConfigurationError && error.issues.some((issue) => issue.field === "host"))
 		return `--host ${host} is not a loopback address: add --allow-non-loopback to listen there`;
 	return `cannot start the sandbox: ${code ?? (error as Error).message}`;
-}
-
-/** Writes the keys before the server starts, so a write failure leaves nothing running. Never overwrites. */
-async function writeKeys(
-	keysDir: string,
-	gatewayPublicKey: string,
-	merchantKeys: { publicKey: string; privateKey?: string },
-): Promise<string[]> {
-	try {
-		await mkdir(keysDir, { recursive: true });
-	} catch (error) {
-		throw new CliError(`cannot create the --keys-dir directory ${keysDir}: ${fileProblem(error)}`);
-	}
-	const files: [string, string, number][] = [[KEY_FILES.gatewayPublic, gatewayPublicKey, 0o644]];
-	if (merchantKeys.privateKey)
-		files.push(
-			[KEY_FILES.merchantPrivate, merchantKeys.privateKey, 0o600],
-			[KEY_FILES.merchantPublic, merchantKeys.publicKey, 0o644],
-		);
-	const written: string[] = [];
-	for (const [name, text, mode] of files) {
-		const path = join(keysDir, name);
-		try {
-			await writeFile(path, text, { mode, flag: "wx" });
-		} catch (error) {
-			throw new CliError(`cannot write ${path}: ${fileProblem(error)} (key files are never overwritten)`);
-		}
-		written.push(path);
-	}
-	return written;
 }
