@@ -36,8 +36,12 @@ export class Journal {
 		return this.#next?.promise ?? this.#current ?? Promise.resolve();
 	}
 
-	/** Writes what is queued, then closes the file. Nothing appended later is kept. */
+	/** Writes what is queued (a group that failed gets one more try), then closes the file. Nothing appended later is kept. */
 	async close(): Promise<void> {
+		if (this.#pending.length > 0) {
+			this.#next ??= group();
+			this.#flushing ??= this.#flush();
+		}
 		this.#closed = true;
 		await this.#flushing;
 		await this.#file.close();
@@ -60,6 +64,9 @@ export class Journal {
 				done.resolve();
 			} catch (error) {
 				await this.#file.truncate(this.#size).catch(() => {});
+				// Kept for the next group (whoever waited on this one hears of the failure now), so the
+				// file catches up with the state once writing works again.
+				this.#pending.unshift(...lines);
 				done.reject(error);
 			}
 		}
