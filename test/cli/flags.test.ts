@@ -196,7 +196,7 @@ describe("errors name the flag and the path at fault", () => {
 	});
 
 	// The key files were once written after the server started: a refusal left the sandbox running.
-	test("sandbox --keys-dir with a key file it cannot use names the file, exits 1 without starting, keeps it", async () => {
+	test("sandbox --keys-dir with a key file it cannot use names it, exits 1 without starting, keeps it", async () => {
 		const keysDir = join(dir, "taken");
 		mkdirSync(keysDir);
 		writeFileSync(join(keysDir, "gateway-public.pem"), "kept");

@@ -141,7 +141,7 @@ describe("sandbox --state-dir", () => {
 		}
 	});
 
-	test("a directory it cannot read stops the start (exit 1) naming the file; --keys-dir does not go with it", async () => {
+	test("a directory it cannot read stops the start (exit 1) naming the file; no --keys-dir with it", async () => {
 		const dir = fresh();
 		await stop((await sandbox(["--state-dir", dir, ...VECTOR_KEYS])).cli);
 		writeFileSync(join(dir, "journal.ndjson"), "garbage\n");

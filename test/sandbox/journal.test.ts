@@ -58,7 +58,7 @@ describe("the journal", () => {
 		expect(readFileSync(path, "utf8")).toBe("a\nb\n");
 	});
 
-	test("a write that fails half-way rejects its waiters, leaves no half line, and goes out with the next group", async () => {
+	test("a write failing half-way rejects its waiters, leaves no half line, goes out with the next group", async () => {
 		const { path, file } = await journalFile();
 		const write = file.write.bind(file) as (buffer: Buffer, offset: number) => Promise<{ bytesWritten: number }>;
 		let failures = 1;

@@ -186,7 +186,7 @@ describe("a sandbox on a state directory resumes after a restart", () => {
 		expect(lead).toBeLessThanOrEqual(3_600_000);
 	});
 
-	test("what fell due while it was stopped happens at the start: a session expires, a pending charge settles", async () => {
+	test("what fell due while stopped happens at the start: a session expires, a pending charge settles", async () => {
 		const dir = stateDir();
 		const first = await serve(dir, { gatewayKeys, now: START });
 		const expiring = await checkout(first, { expiresAt: "2030-01-01T10:30:00+00:00" });

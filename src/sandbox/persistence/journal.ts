@@ -36,7 +36,10 @@ export class Journal {
 		return this.#next?.promise ?? this.#current ?? Promise.resolve();
 	}
 
-	/** Writes what is queued (a group that failed gets one more try), then closes the file. Nothing appended later is kept. */
+	/**
+	 * Writes what is queued (a group that failed gets one more try), then closes the file.
+	 * Nothing appended later is kept.
+	 */
 	async close(): Promise<void> {
 		if (this.#pending.length > 0) {
 			this.#next ??= group();

@@ -70,7 +70,8 @@ export async function startSandbox(args: string[], io: CliIo, help: string): Pro
 	const stateDir = values["state-dir"];
 	if (stateDir !== undefined && values["keys-dir"] !== undefined)
 		throw usageError(
-			`--keys-dir and --state-dir do not go together: the state directory keeps its keys in ${join(stateDir, KEYS_FOLDER)}`,
+			"--keys-dir and --state-dir do not go together: the state directory keeps its keys in " +
+				join(stateDir, KEYS_FOLDER),
 		);
 	const merchantId = values["merchant-id"] ?? "sandbox-merchant";
 	const givenGatewayKeys = values.key ? await readKeyPairFile("--key", values.key, values.passphrase) : undefined;
