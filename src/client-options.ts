@@ -37,8 +37,10 @@ const requiredString = () =>
 function clientOptionsShape() {
 	return {
 		/**
-		 * The gateway's base URL, such as `https://gateway.example`; `/v2/...` is appended. https only (http
-		 * only for loopback hosts with `allowLoopbackHttp`); no query, fragment or credentials.
+		 * The gateway's base URL, such as `https://gateway.example`. The client appends `/v2/...` itself, so a
+		 * URL that already ends in `/v2` or `/v2/`, as the gateway's documents write endpoints, is taken without
+		 * it. https only (http only for loopback hosts with `allowLoopbackHttp`); no query, fragment or
+		 * credentials.
 		 */
 		baseUrl: requiredString(),
 		/**
@@ -159,6 +161,14 @@ type ClientOptionsObject = z.ZodMiniObject<ClientOptionsShape, z.core.$strict>;
 
 /** Options of `new GatewayClient(...)`, validated at construction. */
 export type GatewayClientOptions = z.input<ClientOptionsObject>;
+
+/**
+ * The URL the endpoint paths (`/v2/...`) are appended to: `baseUrl` without trailing slashes and without a
+ * trailing `/v2`, which the paths already carry.
+ */
+export function apiBaseUrl(baseUrl: string): string {
+	return baseUrl.replace(/\/+$/, "").replace(/\/v2$/, "");
+}
 
 /** The base URL's rules: absolute, https (or loopback http when allowed), nothing but scheme, host and path. */
 const checkBaseUrl = () =>

@@ -1,4 +1,4 @@
-import { clientOptionsSchema, type GatewayClientOptions } from "./client-options.js";
+import { apiBaseUrl, clientOptionsSchema, type GatewayClientOptions } from "./client-options.js";
 import { ConfigurationError } from "./errors/configuration-error.js";
 import { CardResource } from "./resources/card.js";
 import { CheckoutResource } from "./resources/checkout.js";
@@ -46,7 +46,7 @@ export class GatewayClient {
 		const parsed = clientOptionsSchema.safeParse(options);
 		if (!parsed.success) throw new ConfigurationError(toFieldIssues(parsed.error));
 		const config = parsed.data;
-		const baseUrl = config.baseUrl.replace(/\/+$/, "");
+		const baseUrl = apiBaseUrl(config.baseUrl);
 		const observer = new Observer(config.hooks, config.logger, config.logLevel);
 		const ctx: ClientContext = {
 			baseUrl,

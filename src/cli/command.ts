@@ -1,5 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { type CliIo, usageError } from "./io.js";
+import { CliError, type CliIo, EXIT, usageError } from "./io.js";
 
 /** One `merchant-gateway <command>`. */
 export interface Command {
@@ -58,16 +58,61 @@ function renameDeprecated(args: string[], context: ParseContext): string[] {
 	return out;
 }
 
+/** Edit distance, for suggesting the flag a typo meant. */
+function distance(a: string, b: string): number {
+	let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+	for (let i = 1; i <= a.length; i++) {
+		const row = [i];
+		for (let j = 1; j <= b.length; j++)
+			row[j] = Math.min(
+				(previous[j] ?? 0) + 1,
+				(row[j - 1] ?? 0) + 1,
+				(previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+			);
+		previous = row;
+	}
+	return previous[b.length] ?? 0;
+}
+
+/** The long flag a mistyped `name` most likely meant, if one is close. */
+function closest(name: string, options: Options): string | undefined {
+	const ranked = Object.keys(options)
+		.map((known) => ({ known, cost: known.startsWith(name) || name.startsWith(known) ? 0 : distance(name, known) }))
+		.filter(({ cost }) => cost <= 2)
+		.sort((a, b) => a.cost - b.cost);
+	return ranked[0]?.known;
+}
+
+/**
+ * Our own words for what parseArgs refuses, read from its tokens rather than from its messages: the flag as
+ * typed and where the command's options are listed.
+ */
+function flagError(args: string[], options: Options, command: string): CliError | undefined {
+	const { tokens } = parseArgs({ args, options, allowPositionals: true, strict: false, tokens: true });
+	const help = `merchant-gateway ${command} --help`;
+	for (const token of tokens) {
+		if (token.kind !== "option") continue;
+		const option = options[token.name];
+		if (option === undefined) {
+			const meant = closest(token.name, options);
+			const suggestion = meant === undefined ? "" : ` (did you mean --${meant}?)`;
+			return new CliError(`unknown option ${token.rawName}${suggestion}; ${help} lists the options`, EXIT.usage);
+		}
+		if (option.type === "string" && token.value === undefined)
+			return new CliError(`${token.rawName} needs a value (see ${help})`, EXIT.usage);
+		if (option.type === "boolean" && token.inlineValue)
+			return new CliError(`${token.rawName} takes no value (see ${help})`, EXIT.usage);
+	}
+	return undefined;
+}
+
 /** parseArgs with strict flags, positionals allowed, deprecated spellings warned about, errors as usage errors. */
 export function parse<O extends Options>(args: string[], options: O, context: ParseContext) {
+	const renamed = renameDeprecated(args, context);
+	const all = { ...options, help: { type: "boolean", short: "h" } } satisfies Options;
 	try {
-		return parseArgs({
-			args: renameDeprecated(args, context),
-			options: { ...options, help: { type: "boolean", short: "h" } },
-			allowPositionals: true,
-			strict: true,
-		});
+		return parseArgs({ args: renamed, options: all, allowPositionals: true, strict: true });
 	} catch (error) {
-		throw usageError((error as Error).message);
+		throw flagError(renamed, all, context.command) ?? usageError((error as Error).message);
 	}
 }

@@ -1,15 +1,16 @@
-import { readFile } from "node:fs/promises";
-
 /** Where a command reads and writes; the real process, or a test's buffers. */
 export interface CliIo {
 	stdout(text: string): void;
 	stderr(text: string): void;
-	/** Reads standard input to the end. */
-	readStdin(): Promise<string>;
+	/**
+	 * Reads standard input to the end, chunk by chunk; rejects with InputTooLarge (input.ts) as soon as more
+	 * than `maxBytes` arrived, without reading further.
+	 */
+	readStdin(maxBytes: number): Promise<string>;
 	/**
 	 * Hands Ctrl+C (SIGINT) and SIGTERM to the command, which then stops cleanly, and
 	 * resolves when one arrives. A command that never calls it is ended by a signal at
-	 * once (exit code 130 or 143); a second signal always ends the process at once.
+	 * once, by the signal itself (a shell reports 130 or 143); a second signal always ends the process at once.
 	 */
 	untilStopped(): Promise<void>;
 }
@@ -21,9 +22,9 @@ export const EXIT = {
 	failure: 1,
 	/** Bad flags or arguments: see --help. */
 	usage: 2,
-	/** Ended by Ctrl+C (128 + SIGINT), as shells report it. */
+	/** Ended by Ctrl+C: the process ends by the signal, which shells report as 128 + SIGINT. */
 	interrupted: 130,
-	/** Ended by SIGTERM (128 + SIGTERM). */
+	/** Ended by SIGTERM: shells report 128 + SIGTERM. */
 	terminated: 143,
 } as const;
 
@@ -52,14 +53,4 @@ export function fileProblem(error: unknown): string {
 		EEXIST: "it already exists",
 	};
 	return code === undefined ? "cannot be read" : `${words[code] ?? "error"} (${code})`;
-}
-
-/** Reads a file, or standard input for `-`. `what` names it in errors, such as "the IPN body". */
-export async function readInput(path: string, io: CliIo, what = "the input file"): Promise<string> {
-	if (path === "-") return io.readStdin();
-	try {
-		return await readFile(path, "utf8");
-	} catch (error) {
-		throw new CliError(`cannot read ${what} ${path}: ${fileProblem(error)}`);
-	}
 }

@@ -1,17 +1,13 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { InvalidKeyError } from "../errors/invalid-key-error.js";
 import { loadPrivateKey, loadPublicKey, type PrivateKey } from "../signing/keys.js";
-import { CliError, fileProblem, usageError } from "./io.js";
+import { readFileCapped } from "./input.js";
+import { CliError, usageError } from "./io.js";
 
 /** Reads the file a key flag names; errors name the flag and the path, never the content. */
 async function readKeyText(flag: string, path: string | undefined): Promise<string> {
 	if (!path) throw usageError(`${flag} <file> is required`);
-	try {
-		return await readFile(path, "utf8");
-	} catch (error) {
-		throw new CliError(`cannot read the ${flag} file ${path}: ${fileProblem(error)}`);
-	}
+	return readFileCapped(path, `the ${flag}`);
 }
 
 function refused(flag: string, path: string, error: unknown): CliError {

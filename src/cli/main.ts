@@ -10,13 +10,24 @@ if (tooOld) {
 
 // Installed before the command loads, so no Ctrl+C is ever swallowed: a command that asked for the signals
 // (io.untilStopped) stops cleanly on the first; any other, or a second signal, ends the process at once.
-const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
 let handOver: (() => void) | undefined;
 let stopping = false;
 const stopRequested = new Promise<void>((resolve) => {
 	handOver = resolve;
 });
 let commandListens = false;
+
+/**
+ * Ends the process by the signal itself, its default action restored: shells report 130 or 143 as for any
+ * program. process.exit() would first wait for the threads that read files, and one opening a FIFO that
+ * nobody writes to never returns.
+ */
+function endBy(signal: "SIGINT" | "SIGTERM"): void {
+	process.stderr.write(`\nmerchant-gateway: stopped by ${signal}\n`);
+	process.removeAllListeners(signal);
+	process.kill(process.pid, signal);
+}
+
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
 	process.on(signal, () => {
 		if (commandListens && !stopping) {
@@ -24,21 +35,18 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 			handOver?.();
 			return;
 		}
-		process.stderr.write(`\nmerchant-gateway: stopped by ${signal}\n`);
-		process.exit(SIGNAL_EXIT_CODES[signal]);
+		endBy(signal);
 	});
 }
 
-const { runCli } = await import("./run.js");
+const [{ runCli }, { readCapped }] = await Promise.all([import("./run.js"), import("./input.js")]);
 
 const code = await runCli(process.argv.slice(2), {
 	stdout: (text) => process.stdout.write(text),
 	stderr: (text) => process.stderr.write(text),
-	readStdin: async () => {
+	readStdin: (maxBytes) => {
 		if (process.stdin.isTTY) process.stderr.write("Reading standard input: paste the text, then press Ctrl+D.\n");
-		const chunks: Buffer[] = [];
-		for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-		return Buffer.concat(chunks).toString("utf8");
+		return readCapped(process.stdin, maxBytes);
 	},
 	untilStopped: () => {
 		commandListens = true;

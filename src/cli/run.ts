@@ -21,7 +21,8 @@ Flags mean the same in every command: -k/--key the private key it signs with,
 --passphrase that key's passphrase, -g/--gateway-key the gateway's public key,
 -m/--merchant-id, -v/--sign-version, --keys-dir the directory of key files.
 Exit codes: 0 success, 1 failure (verification, existing file, bad input), 2 bad usage,
-130 stopped by Ctrl+C, 143 stopped by SIGTERM (the sandbox exits 0 when stopped).`;
+130 stopped by Ctrl+C, 143 stopped by SIGTERM (the process ends by the signal, which
+shells report so; the sandbox exits 0 when stopped).`;
 
 /** Runs one CLI invocation and returns its exit code. Errors go to stderr; nothing is thrown. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {

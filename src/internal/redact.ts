@@ -41,8 +41,11 @@ const SEPARATOR = String.raw`[\s"'\\\[\]]*(?:=>|[:=>])\s*(?:string\(\d+\)\s*)?`;
 const SECRET_VALUE = String.raw`"(?:[^"\\]|\\.)*"|\\+"[^"]*?\\+"|'(?:[^'\\]|\\.)*'|[^\s"'\\<>,;&{}\[\]()]+`;
 /** `"cardSecurityCode":"123"`, `cvv=123`, `[card_security_code] => 123`...: the value goes. */
 const SECRET_PAIR = new RegExp(`(${SECRET_NAME})(${SEPARATOR})(${SECRET_VALUE})`, "gi");
-/** `"cardNumber":"..."` and its echo forms, whether or not the digits pass Luhn. */
-const CARD_PAIR = new RegExp(`(${CARD_NAME})(${SEPARATOR})(\\\\*["']?)(\\d[\\d -]{4,38}\\d)`, "gi");
+/**
+ * `"cardNumber":"..."` and its echo forms, whether or not the digits pass Luhn. Digits followed by `*` are the
+ * start of a number already masked (`411111******1111`), left as they are.
+ */
+const CARD_PAIR = new RegExp(`(${CARD_NAME})(${SEPARATOR})(\\\\*["']?)(\\d[\\d -]{4,38}\\d)(?![\\d*])`, "gi");
 
 /** The value replaced, its quoting kept: `"[redacted]"`, `\"[redacted]\"`, `'[redacted]'` or `[redacted]`. */
 function redactedValue(value: string): string {

@@ -6,7 +6,8 @@ import {
 	type ParsedKey,
 	resolveBackend,
 } from "./backend.js";
-import { base64Decode, base64Encode } from "./encoding.js";
+import { base64Encode } from "./encoding.js";
+import { type KeyTextShape, readKeyText, withShape } from "./key-text.js";
 
 /** Key material as merchants receive it: PEM text, bare base64 DER, or DER bytes. */
 export type KeyInput = string | Uint8Array;
@@ -33,7 +34,6 @@ export interface LoadPublicKeyOptions {
 export const MIN_BITS = 2048;
 /** Largest signing key: a 4096-bit signature is 684 base64 characters, the field holds 750. */
 export const MAX_SIGNING_BITS = 4096;
-const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/;
 const PRIVATE_LABELS = new Set(["PRIVATE KEY", "RSA PRIVATE KEY", "ENCRYPTED PRIVATE KEY"]);
 const PUBLIC_LABELS = new Set(["PUBLIC KEY", "RSA PUBLIC KEY", "CERTIFICATE"]);
 /** Traditional PEM labels of other algorithms: named, so the error can say "not RSA" rather than "unknown". */
@@ -46,36 +46,27 @@ const NON_RSA_LABELS = new Set([
 ]);
 const REDACTED = "[redacted key]";
 
-function toSource(input: KeyInput, role: "private" | "public"): KeySource {
-	if (input instanceof Uint8Array) return { encoding: "der", bytes: input };
+/** A key argument as the backends take it, and, for text, what it looked like (for the errors). */
+function toSource(input: KeyInput, role: "private" | "public"): { source: KeySource; shape?: KeyTextShape } {
+	if (input instanceof Uint8Array) return { source: { encoding: "der", bytes: input } };
 	if (typeof input !== "string") {
 		throw new InvalidKeyError(
 			"unrecognized_format",
 			`A ${role} key must be PEM text, base64 DER or DER bytes, not ${input === null ? "null" : typeof input}.`,
 		);
 	}
-	const text = input.replace(/\r\n?/g, "\n").trim();
-	const pem = PEM_BLOCK.exec(text);
-	if (pem) {
-		const label = pem[1] ?? "";
-		const allowed = role === "private" ? PRIVATE_LABELS : PUBLIC_LABELS;
-		if (!allowed.has(label)) {
-			if (NON_RSA_LABELS.has(label))
-				throw new InvalidKeyError(
-					"not_rsa",
-					`A PEM "${label}" block is not an RSA key; the gateway uses RSA keys only.`,
-				);
-			const other = role === "private" ? PUBLIC_LABELS : PRIVATE_LABELS;
-			if (other.has(label)) throw wrongKeyType(role, `a PEM "${label}" block`);
-			throw new InvalidKeyError("unrecognized_format", `A PEM "${label}" block is not a supported ${role} key.`);
-		}
-		return { encoding: "pem", label, text: pem[0] };
+	const read = readKeyText(input, role);
+	if (read.encoding === "der") return { source: { encoding: "der", bytes: read.bytes }, shape: read.shape };
+	const { label } = read;
+	const allowed = role === "private" ? PRIVATE_LABELS : PUBLIC_LABELS;
+	if (!allowed.has(label)) {
+		if (NON_RSA_LABELS.has(label))
+			throw new InvalidKeyError("not_rsa", `A PEM "${label}" block is not an RSA key; the gateway uses RSA keys only.`);
+		const other = role === "private" ? PUBLIC_LABELS : PRIVATE_LABELS;
+		if (other.has(label)) throw wrongKeyType(role, `a PEM "${label}" block`);
+		throw new InvalidKeyError("unrecognized_format", `A PEM "${label}" block is not a supported ${role} key.`);
 	}
-	const der = base64Decode(text.replace(/\s+/g, ""));
-	if (!der || der.length === 0) {
-		throw new InvalidKeyError("unrecognized_format", `The ${role} key is neither PEM nor base64 DER.`);
-	}
-	return { encoding: "der", bytes: der };
+	return { source: { encoding: "pem", label, text: read.text }, shape: read.shape };
 }
 
 function wrongKeyType(expected: "private" | "public", got: string): InvalidKeyError {
@@ -208,7 +199,7 @@ export class PublicKey extends ParsedKeyCache {
  */
 export function loadPrivateKey(input: KeyInput, options: LoadPrivateKeyOptions = {}): PrivateKey {
 	const backend = resolveBackend(options.backend);
-	const source = toSource(input, "private");
+	const { source, shape } = toSource(input, "private");
 	let parsed: ParsedKey;
 	try {
 		parsed = backend.importPrivateKey(source, options.passphrase);
@@ -217,7 +208,7 @@ export function loadPrivateKey(input: KeyInput, options: LoadPrivateKeyOptions =
 		const unrecognized = error instanceof InvalidKeyError && error.reason === "unrecognized_format";
 		if (unrecognized && source.encoding === "der" && recognizes(() => backend.importPublicKey(source)))
 			throw wrongKeyType("private", "a public key");
-		throw error;
+		throw withShape(error, shape);
 	}
 	checkSize(parsed, "private", options.allowWeakKeys === true);
 	return new PrivateKey(backend.name, parsed);
@@ -232,11 +223,16 @@ export function loadPrivateKey(input: KeyInput, options: LoadPrivateKeyOptions =
  */
 export function loadPublicKey(input: KeyInput, options: LoadPublicKeyOptions = {}): PublicKey {
 	const backend = resolveBackend(options.backend);
-	const source = toSource(input, "public");
+	const { source, shape } = toSource(input, "public");
 	// node:crypto would quietly derive a public key from private DER: refuse private material first.
 	if (source.encoding === "der" && recognizes(() => backend.importPrivateKey(source, undefined)))
 		throw wrongKeyType("public", "a private key");
-	const parsed = backend.importPublicKey(source);
+	let parsed: ParsedKey;
+	try {
+		parsed = backend.importPublicKey(source);
+	} catch (error) {
+		throw withShape(error, shape);
+	}
 	checkSize(parsed, "public", options.allowWeakKeys === true);
 	return new PublicKey(backend.name, parsed);
 }

@@ -457,6 +457,75 @@ describe.skipIf(skip)("a real browser on the sandbox's hosted checkout page", ()
 			await page.close();
 		});
 
+		/** Each test card number's rendered line count (its height over its line height) and whether it overflows. */
+		function cardNumberLines(page: Page) {
+			return page.$$eval("#test-cards tbody tr td:first-child code", (codes) =>
+				codes.map((code) => {
+					const box = code.getBoundingClientRect();
+					const lineHeight = Number.parseFloat(getComputedStyle(code).lineHeight) || box.height;
+					const cell = (code.parentElement as Element).getBoundingClientRect();
+					return {
+						number: code.textContent ?? "",
+						lines: Math.round(box.height / lineHeight),
+						inside: box.right <= cell.right + 0.5,
+					};
+				}),
+			);
+		}
+
+		/**
+		 * Buttons painted as a primary action: filled with a colour of their own, unlike the card they sit on.
+		 * Secondary actions are outlined or plain text.
+		 */
+		function filledButtons(page: Page) {
+			return page.$$eval("button", (buttons) => {
+				const card = getComputedStyle(document.querySelector("main") as Element).backgroundColor;
+				return buttons
+					.filter((button) => {
+						const { backgroundColor } = getComputedStyle(button);
+						const transparent = backgroundColor === "transparent" || /rgba\(.*, 0\)$/.test(backgroundColor);
+						return !transparent && backgroundColor !== card;
+					})
+					.map((button) => button.id);
+			});
+		}
+
+		test.each(WIDTHS)("at %i px each test card number is on one line, inside its cell", async (width) => {
+			const { paymentLink } = await order(`shot-cards-${width}-${Date.now()}`);
+			const page = await browser.newPage({ viewport: { width, height: 900 } });
+			await page.goto(paymentLink);
+			const numbers = await cardNumberLines(page);
+			expect(numbers.length).toBeGreaterThan(10);
+			for (const number of numbers) {
+				expect(number.number).toMatch(/^\d{4}( \d{4}){3}$/);
+				expect(number).toMatchObject({ lines: 1, inside: true });
+			}
+			await page.close();
+		});
+
+		test("the 3-D Secure page and the payment page each have one primary action", async () => {
+			const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+			const { paymentLink } = await order(`shot-primary-${Date.now()}`);
+			await page.goto(paymentLink);
+			expect(await filledButtons(page)).toEqual(["pay"]);
+			await page.fill("#cardNumber", "4000 0000 0000 0036");
+			await page.fill("#cardExpiry", "12/30");
+			await page.fill("#cardSecurityCode", "123");
+			await Promise.all([page.waitForURL(`${shopSandbox.url}/3ds/**`), page.click("#pay")]);
+			expect(await filledButtons(page)).toEqual(["submit-password"]);
+			expect(await page.textContent("#submit-password")).toBe("Confirm");
+			// The sandbox's shortcuts say what they do; none reads as a second way to confirm.
+			const others = await page.$$eval("button:not(#submit-password)", (buttons) =>
+				buttons.map((button) => (button.textContent ?? "").replace(/\s+/g, " ").trim()),
+			);
+			expect(others).toEqual([
+				"Authenticate without the password",
+				"Fail authentication",
+				"Cancel and return to Harbour Books",
+			]);
+			await page.close();
+		});
+
 		test("the page's colour names and forms paint as Chromium paints them", async () => {
 			const page = await browser.newPage();
 			const samples = [

@@ -88,7 +88,10 @@ describe("merchant-gateway doctor", () => {
 		const result = await runCliProcess(["doctor", file("other-key.json", body), "-g", gatewayKey]);
 		expect(result.code).toBe(1);
 		expect(result.out).toContain("Verdict: NO form verifies this message.");
-		expect(result.out).toContain("Likely causes, most specific first:\n  1. The key is not the one the gateway signs");
+		expect(result.out).toContain(
+			"Likely causes, most specific first:\n  1. The message was signed by another key than the one(s) given",
+		);
+		expect(result.out).toMatch(/\n {2}\d\. The message was tampered with or forged: /);
 		expect(result.out).not.toContain("What to do:");
 	});
 

@@ -230,3 +230,40 @@ describe("errors name the flag and the path at fault", () => {
 		}
 	});
 });
+
+describe("a flag a command does not know", () => {
+	const balancedQuotes = (text: string) => (text.match(/"/g) ?? []).length % 2 === 0 && !/'/.test(text);
+
+	test.each(COMMANDS)("%s: our own message, naming the option and the command's --help", async (command) => {
+		const result = await runCliProcess([command, "--no-such-flag"]);
+		expect(result.code).toBe(2);
+		expect(result.err).toBe(
+			`merchant-gateway ${command}: unknown option --no-such-flag; merchant-gateway ${command} --help lists the options\n`,
+		);
+		expect(balancedQuotes(result.err)).toBe(true);
+	});
+
+	test("a short flag, a typo with its likely meaning, a flag missing its value, a switch given one", async () => {
+		const [short, typo, missing, valued] = await Promise.all([
+			runCliProcess(["verify-ipn", "-", "-x"]),
+			runCliProcess(["sign", "-", "--kye", "k.pem"]),
+			runCliProcess(["verify-ipn", "-", "--gateway-key"]),
+			runCliProcess(["doctor", "-", "--json=yes"]),
+		]);
+		expect(short.err).toBe(
+			"merchant-gateway verify-ipn: unknown option -x; merchant-gateway verify-ipn --help lists the options\n",
+		);
+		expect(typo.err).toBe(
+			"merchant-gateway sign: unknown option --kye (did you mean --key?); " +
+				"merchant-gateway sign --help lists the options\n",
+		);
+		expect(missing.err).toBe(
+			"merchant-gateway verify-ipn: --gateway-key needs a value (see merchant-gateway verify-ipn --help)\n",
+		);
+		expect(valued.err).toBe("merchant-gateway doctor: --json takes no value (see merchant-gateway doctor --help)\n");
+		for (const result of [short, typo, missing, valued]) {
+			expect(result.code).toBe(2);
+			expect(balancedQuotes(result.err)).toBe(true);
+		}
+	});
+});

@@ -89,23 +89,23 @@ describe("a command that does not wait for a stop signal ends at once", () => {
 	/** verify-ipn reading an endless body from stdin: 'drain' proves the process is reading it. */
 	async function readingStdin(): Promise<CliProcess> {
 		const verify = cli(["verify-ipn", "-", "--gateway-key", keyPath("gateway-public")]);
-		const chunk = " ".repeat(1 << 20);
-		if (verify.child.stdin.write(chunk)) throw new Error("a 1 MiB write should fill the pipe");
-		await new Promise((resolve) => verify.child.stdin.once("drain", resolve));
+		const stdin = verify.child.stdin;
+		if (!stdin) throw new Error("started with a pipe as its stdin");
+		// Under the 1 MiB the CLI reads, and more than the pipe holds.
+		if (stdin.write(" ".repeat(512 * 1024))) throw new Error("a 512 KiB write should fill the pipe");
+		await new Promise((resolve) => stdin.once("drain", resolve));
 		return verify;
 	}
 
-	test.each([
-		["SIGINT", 130],
-		["SIGTERM", 143],
-	] as const)("verify-ipn reading standard input, on %s: exit %d", async (signal, code) => {
+	// Ended by the signal itself (its default action), which a shell reports as 128 + its number: 130, 143.
+	test.each(["SIGINT", "SIGTERM"] as const)("verify-ipn reading standard input, on %s", async (signal) => {
 		const verify = await readingStdin();
 		verify.child.kill(signal);
-		expect(await verify.exited).toEqual({ code, signal: null });
+		expect(await verify.exited).toEqual({ code: null, signal });
 		expect(verify.err()).toContain(`stopped by ${signal}`);
 	});
 
-	test("checkout create waiting for the gateway's response, on Ctrl+C: exit 130", async () => {
+	test("checkout create waiting for the gateway's response, on Ctrl+C", async () => {
 		const gateway = await silentServer();
 		const create = cli([
 			"checkout",
@@ -123,7 +123,7 @@ describe("a command that does not wait for a stop signal ends at once", () => {
 		]);
 		expect((await gateway.received).url).toBe("/v2/checkout");
 		create.child.kill("SIGINT");
-		expect(await create.exited).toEqual({ code: 130, signal: null });
+		expect(await create.exited).toEqual({ code: null, signal: "SIGINT" });
 		expect(create.err()).toContain("stopped by SIGINT");
 	});
 });

@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { redactText } from "../../src/internal/redact.js";
+import { KnownSecrets, redactText } from "../../src/internal/redact.js";
 import { pemBody } from "../signing/key-fixtures.js";
 import { keys } from "../support/vectors.js";
 
@@ -27,4 +27,11 @@ test("key material right after a \\u escape is removed too", () => {
 	const text = `{"key":"\\u00e9${der.replaceAll("/", "\\/")}"}`;
 	expect(redactText(text)).not.toContain(der.slice(200, 260).replaceAll("/", "\\/"));
 	expect(redactText(text)).toContain("[redacted key]");
+});
+
+test("a card number already masked is left as it is, also when the request's number is known", () => {
+	const masked = '{"cardNumber":"411111******1111","pan":"4111 11** **** 1111"}';
+	expect(redactText(masked)).toBe(masked);
+	const known = new KnownSecrets({ cardNumber: "4111111111111111" });
+	expect(redactText('{"cardNumber":"4111111111111111"}', known)).toBe('{"cardNumber":"411111******1111"}');
 });

@@ -216,17 +216,38 @@ describe("when nothing verifies", () => {
 			expect(report.verifiedBy).toEqual([]);
 			expect(report.advice).toBeUndefined();
 			expect(report.attempts.every((a) => !a.verified && typeof a.signedString === "string")).toBe(true);
-			expect(report.likelyCauses[0]).toMatch(/^The key is not the one the gateway signs/);
+			expect(report.likelyCauses[0]).toMatch(/^The message was signed by another key than the one\(s\) given/);
+			expect(report.likelyCauses.join("\n")).toContain("The message was tampered with or forged");
 			expect(report.likelyCauses.at(-1)).toMatch(/ask its support for the exact string/);
 			if (shape.readFrom === "object") expect(report.likelyCauses.join("\n")).toContain("Give the raw body");
 		},
 	);
 
-	it("a changed body: the re-serialized text is named as a cause", () => {
+	it("a changed body: the re-serialized text, tampering or forgery, and another key are named as causes", () => {
 		const body = JSON.stringify(sealMessage(fields, { privateKey: keys.gatewayPrivate })).replace("EUR", "USD");
 		const report = diagnoseSignature(body, { publicKey: keys.gatewayPublic });
 		expect(report.verified).toBe(false);
-		expect(report.likelyCauses.join("\n")).toContain("The text is not the body as the gateway sent it");
+		const causes = report.likelyCauses.join("\n");
+		expect(causes).toContain("The text is not the body as the gateway sent it");
+		expect(causes).toContain(
+			"The message was tampered with or forged: a field (an amount, a status) was changed after the gateway " +
+				"signed it, or someone without the gateway's private key made it up. Never act on it",
+		);
+		expect(causes).toContain("The message was signed by another key than the one(s) given");
+	});
+
+	it.each([
+		[
+			"a 2.1 message",
+			() => JSON.stringify(sealMessage(fields, { privateKey: keys.merchantPrivate, signVersion: "2.1" })),
+		],
+		["a callback", () => sealCallbackUrl("https://shop.example/return", fields, { privateKey: keys.merchantPrivate })],
+	])("%s no key verifies: tampering or forgery and another key are named too", (_, message) => {
+		const report = diagnoseSignature(message(), { publicKey: keys.gatewayPublic });
+		expect(report.verified).toBe(false);
+		const causes = report.likelyCauses.join("\n");
+		expect(causes).toContain("The message was tampered with or forged");
+		expect(causes).toContain("The message was signed by another key than the one(s) given");
 	});
 
 	it("a cut signature: its length is named", () => {

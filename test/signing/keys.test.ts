@@ -26,6 +26,11 @@ afterAll(() => fx?.cleanup());
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
 const wrap = (text: string, eol: string) => (text.match(/.{1,64}/g) ?? []).join(eol);
 const crlf = (pem: string) => pem.replace(/\r?\n/g, "\r\n");
+/** As CI secrets and environment variables often carry a PEM: its line breaks as the two characters \n. */
+const escapedBreaks = (pem: string, eol = "\\n") => pem.trim().replace(/\r?\n/g, eol);
+const indented = (pem: string, by: string) => pem.replace(/^/gm, by);
+const base64OfText = (text: string) => Buffer.from(text, "utf8").toString("base64");
+const wrap76 = (text: string) => (text.match(/.{1,76}/g) ?? []).join("\n");
 
 /** Every line and every base64 run of the material, so a message can be searched for any of it. */
 function materialLines(material: unknown): string[] {
@@ -84,6 +89,23 @@ const privateFormats: Case[] = [
 	["PKCS#8 DER bytes", () => fx.pkcs8Der],
 	["PKCS#1 DER bytes", () => fx.pkcs1Der],
 	["encrypted PKCS#8 DER bytes", () => fx.encryptedPkcs8Der, () => fx.passphrase],
+	// As CI secrets and environment variables carry them.
+	["PKCS#8 PEM with its line breaks written as \\n", () => escapedBreaks(fx.pkcs8Pem)],
+	["PKCS#1 PEM with its line breaks written as \\r\\n", () => escapedBreaks(fx.pkcs1Pem, "\\r\\n")],
+	["PKCS#1 PEM as a JSON string (in double quotes, \\n)", () => JSON.stringify(fx.pkcs1Pem)],
+	["PKCS#8 PEM in single quotes (.env)", () => `'${fx.pkcs8Pem}'`],
+	["PKCS#8 PEM indented (a YAML block)", () => indented(fx.pkcs8Pem, "    ")],
+	["PKCS#8 PEM indented with tabs, in quotes", () => `"${indented(fx.pkcs8Pem, "\t\t")}"`],
+	["PKCS#8 PEM on one line, its line breaks turned to spaces", () => fx.pkcs8Pem.trim().replace(/\n/g, " ")],
+	[
+		"legacy encrypted PKCS#1 PEM with its line breaks written as \\n",
+		() => escapedBreaks(fx.encryptedPkcs1Pem),
+		() => fx.passphrase,
+	],
+	["encrypted PKCS#8 PEM as a JSON string", () => JSON.stringify(fx.encryptedPkcs8Pem), () => fx.passphrase],
+	["base64 of a PKCS#8 PEM", () => base64OfText(fx.pkcs8Pem)],
+	["base64 of a PKCS#1 PEM, wrapped at 76 (base64 -w 76)", () => wrap76(base64OfText(fx.pkcs1Pem))],
+	["base64 of a PKCS#8 PEM, in quotes", () => `"${base64OfText(fx.pkcs8Pem)}"`],
 ];
 
 const publicFormats: Case[] = [
@@ -100,6 +122,11 @@ const publicFormats: Case[] = [
 	["PKCS#1 public base64 DER", () => base64(fx.pkcs1PublicDer)],
 	["SPKI DER bytes", () => fx.spkiDer],
 	["PKCS#1 public DER bytes", () => fx.pkcs1PublicDer],
+	["SPKI PEM with its line breaks written as \\n", () => escapedBreaks(fx.spkiPem)],
+	["X.509 certificate PEM as a JSON string", () => JSON.stringify(fx.certificatePem)],
+	["SPKI PEM indented, in single quotes", () => `'${indented(fx.spkiPem, "  ")}'`],
+	["base64 of an SPKI PEM", () => base64OfText(fx.spkiPem)],
+	["base64 of a certificate PEM", () => wrap76(base64OfText(fx.certificatePem))],
 ];
 
 describe.each(backends)("%s backend", (backend) => {
@@ -397,5 +424,49 @@ describe("an encrypted key whose decrypted content is no RSA key", () => {
 			}
 			expect(refused, backend).toBeInstanceOf(InvalidKeyError);
 		}
+	});
+});
+
+describe("key text that does not load says what it looked like and what to give instead", () => {
+	const FORMS =
+		"Give the PEM text (its line breaks real, or written as \\n), base64 of the DER bytes, or base64 of the PEM text.";
+	const cases: Array<[string, () => string, RegExp]> = [
+		["an empty secret", () => "  \n", /^The private key is empty: the secret or environment variable .* unset/],
+		["an unexpanded variable", () => "\u0024{MERCHANT_PRIVATE_KEY}", /looks like a variable reference \(\$NAME\)/],
+		["a file path", () => "./keys/merchant-private.pem", /looks like a file path, not the key: pass the file's/],
+		["a PEM cut at its first line break", () => "-----BEGIN PRIVATE KEY-----", /no matching -----END line: it was cut/],
+		["a PEM cut in its body", () => fx.pkcs8Pem.slice(0, 400), /looks like PEM text but has no matching -----END/],
+		[
+			"base64 of a PEM cut before encoding",
+			() => base64OfText(fx.pkcs8Pem.slice(0, 400)),
+			/is base64 of a PEM text that has no matching -----END line/,
+		],
+		[
+			"a PEM with \\n whose body was damaged",
+			() => escapedBreaks(fx.pkcs8Pem).replace(/MII/, "MIX"),
+			/It was read as PEM text with its line breaks written as \\n, whose content is not a valid key/,
+		],
+		[
+			"base64 that is no key",
+			() => "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=",
+			/It was read as base64 \(DER bytes\), whose content is not a valid key/,
+		],
+		["prose", () => "paste the key here", /^The private key is neither PEM text nor base64\./],
+	];
+
+	describe.each(backends)("%s backend", (backend) => {
+		it.each(cases)("%s", (_name, input, message) => {
+			const material = input();
+			const error = expectRefused(() => loadPrivateKey(material, { backend }), "unrecognized_format", material);
+			expect(error.message).toMatch(message);
+			expect(error.message.endsWith(FORMS)).toBe(true);
+		});
+	});
+
+	it("a public key says the same, as a public key", () => {
+		const error = expectRefused(() => loadPublicKey("$GATEWAY_PUBLIC_KEY"), "unrecognized_format", "");
+		expect(error.message).toBe(
+			`The public key looks like a variable reference ($NAME) that nothing substituted: set the variable where it runs. ${FORMS}`,
+		);
 	});
 });

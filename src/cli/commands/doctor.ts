@@ -1,7 +1,8 @@
 import { diagnoseSignature, type SignatureAttempt, type SignatureDiagnosis } from "../../signing/doctor/diagnose.js";
 import { type Command, parse } from "../command.js";
 import { FLAGS, OLD_GATEWAY_KEY_SHORT } from "../flags.js";
-import { CliError, EXIT, readInput, usageError } from "../io.js";
+import { INPUT_LIMIT_HELP, readInput } from "../input.js";
+import { CliError, EXIT, usageError } from "../io.js";
 import { readPublicKeyFile } from "../keys.js";
 import { describeFailure } from "./failure.js";
 
@@ -63,6 +64,8 @@ the exact string each form signs (card data and key material redacted) and how
 to configure the SDK for the one that verifies, or, when none does, the likely
 causes. Give the body as received: a re-serialized body may no longer verify.
 
+${INPUT_LIMIT_HELP}
+
 Options:
   -g, --gateway-key <file>    The gateway's public key (PEM or base64 DER); repeat
                               it to try every key of a rotation
@@ -89,7 +92,7 @@ message, 2 bad usage, 130 Ctrl+C.`,
 		// A byte-order mark comes from an editor that saved the body, never from the gateway.
 		const message = /^https?:\/\//i.test(source)
 			? source
-			: (await readInput(source, io, "the message file")).replace(/^\uFEFF/, "");
+			: (await readInput(source, io, "the message")).replace(/^\uFEFF/, "");
 		let report: SignatureDiagnosis;
 		try {
 			report = diagnoseSignature(message, { publicKey });

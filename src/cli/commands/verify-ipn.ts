@@ -1,7 +1,8 @@
 import { verifyNotification } from "../../notifications/verify.js";
 import { type Command, parse } from "../command.js";
 import { FLAGS, OLD_GATEWAY_KEY_SHORT } from "../flags.js";
-import { CliError, EXIT, readInput, usageError } from "../io.js";
+import { INPUT_LIMIT_HELP, readInput } from "../input.js";
+import { CliError, EXIT, usageError } from "../io.js";
 import { readPublicKeyFile } from "../keys.js";
 import { describeFailure } from "./failure.js";
 
@@ -14,6 +15,8 @@ Verifies an IPN body exactly as received (2.0 flat or 2.1 payload form) with
 the gateway's public key, and prints the event as JSON: its type (transaction
 or refund), its event id, signing version and the verified resource.
 Use - to read the body from standard input.
+
+${INPUT_LIMIT_HELP}
 
 Options:
   -g, --gateway-key <file>    The gateway's public key (PEM or base64 DER)
@@ -32,7 +35,7 @@ Exit codes: 0 verified, 1 not verified or malformed, 2 bad usage, 130 Ctrl+C.`,
 		}
 		if (positionals.length !== 1) throw usageError("give exactly one file, or - for standard input");
 		const gatewayPublicKey = await readPublicKeyFile("--gateway-key", values["gateway-key"]);
-		const body = await readInput(positionals[0] ?? "-", io, "the IPN body file");
+		const body = await readInput(positionals[0] ?? "-", io, "the IPN body");
 		try {
 			io.stdout(`${JSON.stringify(verifyNotification(body, { gatewayPublicKey }), null, 2)}\n`);
 			return EXIT.ok;

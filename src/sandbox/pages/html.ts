@@ -55,13 +55,15 @@ input[aria-invalid=true]{border:2px solid ${ERROR_INK}}
 .row{display:flex;gap:.5rem}.row>div{flex:1}
 button{margin-top:.9rem;width:100%;padding:.65rem;border:0;border-radius:6px;font:inherit;font-weight:600;
 cursor:pointer;background:${theme.primary};color:${theme.onPrimary}}
-button.secondary{background:#e9ecf1;color:${INK}}
+button.secondary{background:#fff;color:${INK};border:1px solid #6b7079;font-weight:400;padding:.5rem}
 .choices{display:flex;flex-wrap:wrap;gap:.5rem}.choices button{flex:1 1 8rem}
+.choices .hint{flex-basis:100%;margin:.9rem 0 0}.choices .hint+button,.choices .hint~button{margin-top:0}
 .back{display:inline-block;margin-top:1rem}
 table{border-collapse:collapse;font-size:.85rem;margin-top:.5rem;width:100%}
 th{text-align:left;font-weight:600}td,th{border-top:1px solid #e3e5e8;padding:.25rem .3rem;vertical-align:top}
 .help{margin-top:1.5rem}.help p{font-size:.9rem}
 code{font-size:.85rem}
+.card-number{white-space:nowrap}
 </style>
 </head>
 <body><main>

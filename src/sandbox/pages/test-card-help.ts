@@ -18,7 +18,10 @@ const grouped = (number: string) => number.replace(/(\d{4})(?=\d)/g, "$1 ");
 /** The hosted page's help: every test card (the gateway guide's first) and the 3-D Secure passwords. */
 export function testCardHelp(): string {
 	const rows = testCards
-		.map((card) => `<tr><td><code>${grouped(card.number)}</code></td><td>${FOR_THE_BUYER[card.behaviour]}</td></tr>`)
+		.map(
+			(card) =>
+				`<tr><td class="card-number"><code>${grouped(card.number)}</code></td><td>${FOR_THE_BUYER[card.behaviour]}</td></tr>`,
+		)
 		.join("");
 	const { pass, fail } = threeDsPasswords;
 	return `<section class="help" id="test-cards" aria-labelledby="test-cards-title">

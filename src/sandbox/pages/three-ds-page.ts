@@ -42,7 +42,9 @@ ${error ? `<p class="field-error" id="password-error" role="alert">${escapeHtml(
 </form>
 <form method="post" action="${action}" class="choices">
 ${token}
-<button type="submit" class="secondary" name="result" value="pass" id="authenticate">Authenticate</button>
+<p class="hint">Sandbox shortcuts:</p>
+<button type="submit" class="secondary" name="result" value="pass" id="authenticate">
+Authenticate without the password</button>
 <button type="submit" class="secondary" name="result" value="fail" id="fail-authentication">Fail authentication</button>
 <button type="submit" class="secondary" name="result" value="cancel" id="cancel">
 Cancel and return to ${escapeHtml(branding.brand)}</button>
@@ -83,7 +85,7 @@ export function submitThreeDsPage(
 	if (result !== "pass" && result !== "fail") {
 		const problem =
 			password === undefined
-				? "Choose Authenticate, Fail authentication or Cancel."
+				? "Choose Authenticate without the password, Fail authentication or Cancel."
 				: password === ""
 					? "Enter your 3-D Secure password."
 					: "That password is wrong. Please type it again.";

@@ -79,8 +79,9 @@ export function likelyCauses(evidence: CauseEvidence): string[] {
 		);
 	}
 	causes.push(
-		"The key is not the one the gateway signs this account's messages with: sandbox and production keys differ, a " +
-			"white-label host may have its own, and your own (merchant) public key never verifies the gateway's messages. " +
+		"The message was signed by another key than the one(s) given: the gateway signs this account's messages with " +
+			"another key (sandbox and production keys differ, a white-label host may have its own, and your own " +
+			"(merchant) public key never verifies the gateway's messages), or someone else signed it. " +
 			"During a key rotation give every current key.",
 	);
 	if (received.readFrom === "object") {
@@ -101,6 +102,12 @@ export function likelyCauses(evidence: CauseEvidence): string[] {
 	if (received.shape === "callback") {
 		causes.push("The callback URL was altered: its payload must be URL-decoded once, and not rewritten by a redirect.");
 	}
+	causes.push(
+		"The message was tampered with or forged: a field (an amount, a status) was changed after the gateway signed " +
+			"it, or someone without the gateway's private key made it up. Never act on it: if nothing on your side " +
+			"rewrites bodies, treat it as an attack, and confirm the outcome with a verified transaction query " +
+			"(gateway.transactions.retrieve).",
+	);
 	causes.push(
 		"The gateway signs in a form none of those tried reproduces: ask its support for the exact string it signed " +
 			"for this message and compare it with the strings above; the first difference is the cause. The signedString " +
