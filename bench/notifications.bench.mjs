@@ -190,7 +190,8 @@ async function main() {
 	const text20 = JSON.stringify(sealed20);
 	const notification20Text = () => verifyNotification(text20, { gatewayPublicKey: publicKey });
 	mustHold(notification20Text().eventId === expectedEventId, "verifyNotification 2.0 (text) returned another event");
-	compareFastest("verifyNotification 2.0 raw text vs crypto.verify", verify20, notification20Text, { goal: 1.5 });
+	// The 2.0 goal is against the gateway's PHP reference (php-reference.bench.mjs); this is for orientation.
+	compareFastest("verifyNotification 2.0 raw text vs crypto.verify", verify20, notification20Text);
 	compareFastest("for orientation: verifyNotification 2.0 parsed object vs crypto.verify", verify20, notification20);
 
 	// 2.1: the raw body text; the signature covers the payload string. Parsing the envelope and the

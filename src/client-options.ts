@@ -76,22 +76,28 @@ function clientOptionsShape() {
 		 */
 		signVersion: z._default(z.enum(["2.0", "2.1"], { error: 'must be "2.0" or "2.1"' }), "2.0"),
 		/**
-		 * How long to wait, in milliseconds, for the gateway's response to each attempt (from sending to
-		 * its headers), and again for reading its body. A request that runs out of time is a
-		 * `TimeoutError` (on a create, the cause of an `OutcomeUnknownError`).
+		 * How long each attempt may take, in milliseconds, from sending the request to the last byte of the
+		 * response: a gateway that answers slowly, even a byte at a time, runs out of time like one that
+		 * never answers. A query that runs out of time is retried (see `maxRetries`); a create is not, and
+		 * fails with `OutcomeUnknownError` caused by a `TimeoutError`. So a create takes at most `timeoutMs`,
+		 * and a query at most `timeoutMs × (maxRetries + 1)` plus the waits between its attempts (see
+		 * `retryBaseDelayMs`): with the defaults, 90 s of attempts and at most 0.75 s of waiting (up to
+		 * 60 s a wait when the gateway sends `Retry-After`).
 		 * @default 30000
 		 */
 		timeoutMs: integer(1, 2_147_483_647, 30_000),
 		/**
-		 * Retries of the two QUERY endpoints after a network error, a timeout, or HTTP 408, 429, 500, 502,
-		 * 503 or 504. Creates are never retried.
+		 * Retries of the two QUERY endpoints after a network error, a timed-out attempt (no complete response
+		 * within `timeoutMs`), or HTTP 408, 429, 500, 502, 503 or 504; each retry is a new attempt with its own
+		 * `timeoutMs`. Creates are never retried, not even after a timeout: the outcome is then unknown.
 		 * @default 2
 		 */
 		maxRetries: integer(0, 10, 2),
 		/**
 		 * Backoff before the first retry, in milliseconds; doubled for each further retry and capped at
 		 * 8 s, with full jitter (the wait is a random time between 0 and that backoff). A `Retry-After` of
-		 * at most 60 s replaces the backoff; a longer one ends the retries.
+		 * at most 60 s replaces the backoff; a longer one ends the retries. So no wait exceeds 60 s, and
+		 * without `Retry-After` none exceeds 8 s.
 		 * @default 250
 		 */
 		retryBaseDelayMs: integer(0, 60_000, 250),

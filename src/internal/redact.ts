@@ -6,8 +6,15 @@ import { luhnValid } from "./luhn.js";
  * last four digits, security codes disappear, key material never appears.
  */
 
-const SECRET_KEYS = /^(cardSecurityCode|cvv|cvc|cvv2|securityCode|privateKey|passphrase|password|secret)$/i;
-const CARD_KEYS = /^(cardNumber|pan|card_number)$/i;
+/**
+ * The names of secrets, the one list for keys (objects, known secrets) and for text (echoes): each in
+ * every spelling an echo may use (camelCase, snake_case, kebab-case), matched in any case.
+ */
+const SECRET_NAME = "(?:card[_-]?)?security[_-]?code|cvv2?|cvc2?|passphrase|password|private[_-]?key|secret";
+/** The names of card numbers, as `SECRET_NAME`. */
+const CARD_NAME = String.raw`card[_-]?number|\bpan\b`;
+const SECRET_KEYS = new RegExp(`^(?:${SECRET_NAME})$`, "i");
+const CARD_KEYS = new RegExp(`^(?:${CARD_NAME})$`, "i");
 const PEM = /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(-----END [A-Z0-9 ]+-----|$)/g;
 /** 12 to 19 digits, possibly grouped by spaces or dashes. */
 const DIGIT_RUN = /(?<!\d)\d(?:[ -]?\d){11,18}(?!\d)/g;
@@ -27,9 +34,6 @@ export function maskCardNumber(digits: string): string {
 	return `${plain.slice(0, 6)}${"*".repeat(plain.length - 10)}${plain.slice(-4)}`;
 }
 
-/** A secret's name as echoes spell it: camelCase, snake_case, kebab-case, any case. */
-const SECRET_NAME = "(?:card[_-]?)?security[_-]?code|cvv2?|cvc2?|passphrase|password|private[_-]?key";
-const CARD_NAME = String.raw`card[_-]?number|\bpan\b`;
 /**
  * What stands between a name and its value in the forms a gateway echoes a request in:
  * JSON (`":"`), JSON inside a JSON string (`\":\"`), form fields (`=`), PHP `print_r`

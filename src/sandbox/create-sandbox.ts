@@ -1,31 +1,17 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
-import type { Refund, Transaction } from "../schemas/resources.js";
+import type { Refund } from "../schemas/resources.js";
 import type { SandboxClock } from "./books/clock.js";
-import { gatewayTime } from "./books/gateway-formats.js";
 import type { SandboxMerchantOptions } from "./books/merchant-options.js";
-import type { ProviderAttempt, TransactionRecord } from "./books/records.js";
-import { refundResource, transactionResource } from "./books/resources.js";
 import { coreOnStateDir, openSandboxCore } from "./core/open-core.js";
 import type { SandboxCore } from "./core/sandbox-core.js";
 import type { SandboxOptions } from "./core/sandbox-options.js";
+import { decideRefund, refundView, type SandboxTransaction, transactionView } from "./core/views.js";
 import type { DeliveryAttempt } from "./ipn/notifier.js";
 import type { StateDir } from "./persistence/state-dir.js";
 import { handleRequest } from "./router/handle-request.js";
 import type { SandboxFaults } from "./wire/fault-queue.js";
 import type { ReceivedLog } from "./wire/received-log.js";
 import { type SandboxRequest, type SandboxResponse, toResponse } from "./wire/request-response.js";
-
-/** A transaction as the sandbox sees it: the spec's resource plus what only the simulator knows. */
-export type SandboxTransaction = Transaction & {
-	/** Every provider attempt, auto-cascade included (the API shows only the final outcome). */
-	readonly attempts: readonly ProviderAttempt[];
-	/** The provider that handled the charge. */
-	readonly provider: string | undefined;
-	/** Checkout sessions: when the hosted page stops accepting payment. */
-	readonly expiresAt: string | undefined;
-	/** Checkout sessions: the hosted page link. */
-	readonly paymentPath: string | undefined;
-};
 
 /**
  * The stateful gateway simulator. Serve it with `startSandboxServer` (HTTP) or `sandboxHandlers` (MSW, from
@@ -85,24 +71,25 @@ export interface Sandbox {
  * @throws ConfigurationError naming each wrong option and its rule, or the state file that cannot be used.
  */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-	return sandboxFacade(await openSandboxCore(options));
+	return facadeOf(await openSandboxCore(options));
 }
 
 /** A sandbox on a state directory its caller opened (the CLI, which reads the directory's keys first). */
 export async function sandboxOnStateDir(options: SandboxOptions, state: StateDir): Promise<Sandbox> {
-	return sandboxFacade(await coreOnStateDir(options, state));
+	return facadeOf(await coreOnStateDir(options, state));
 }
 
-/** The test-facing view of a transaction: the spec's resource plus what only the simulator knows. */
-function transactionView(core: SandboxCore, transaction: TransactionRecord): SandboxTransaction {
-	const { channel, transactionId, pageToken, expiresAt } = transaction;
-	return {
-		...transactionResource(transaction, core.merchantOf(transaction)),
-		attempts: transaction.attempts.map((attempt) => ({ ...attempt })),
-		provider: transaction.provider?.name,
-		expiresAt: expiresAt ? gatewayTime(expiresAt) : undefined,
-		paymentPath: channel === "checkout" ? `/pay/${transactionId}?token=${pageToken}` : undefined,
-	};
+function facadeOf(core: SandboxCore): Sandbox {
+	const sandbox = sandboxFacade(core);
+	cores.set(sandbox, core);
+	return sandbox;
+}
+
+const cores = new WeakMap<Sandbox, SandboxCore>();
+
+/** @internal The parts behind a sandbox `createSandbox` made: what the HTTP server's control API works on. */
+export function coreOf(sandbox: Sandbox): SandboxCore | undefined {
+	return cores.get(sandbox);
 }
 
 function sandboxFacade(core: SandboxCore): Sandbox {
@@ -111,19 +98,10 @@ function sandboxFacade(core: SandboxCore): Sandbox {
 		const transaction = ledger.transaction(id);
 		return transaction && transactionView(core, transaction);
 	};
-	const refundView = (id: string): Refund | undefined => {
-		const refund = ledger.refund(id);
-		const transaction = refund && ledger.transaction(refund.transactionId);
-		return refund && transaction ? refundResource(refund, transaction) : undefined;
-	};
 	const decide = (id: string, approve: boolean, message?: string): Refund => {
-		const decided = ledger.decideRefund(id, approve, message);
-		const transaction = decided.ok && ledger.transaction(decided.value.transactionId);
-		if (decided.ok && transaction) return refundResource(decided.value, transaction);
-		const verb = approve ? "approved" : "rejected";
-		const status = !decided.ok && decided.violation.rule === "not_under_review" ? decided.violation.status : undefined;
-		const rule = status ? `is ${status}; only a refund under review can be ${verb}` : "names no refund in this sandbox";
-		throw new ConfigurationError([{ field: "refundId", message: `${id} ${rule}` }], "refund decision");
+		const decision = decideRefund(core, id, approve, message);
+		if (decision.ok) return decision.refund;
+		throw new ConfigurationError([{ field: "refundId", message: decision.message }], "refund decision");
 	};
 	return {
 		gatewayPublicKey: core.gatewayPublicKey,
@@ -136,7 +114,7 @@ function sandboxFacade(core: SandboxCore): Sandbox {
 		handle: (request, options) => handleRequest(core, request, options?.origin),
 		transaction: view,
 		transactions: () => ledger.transactions().map((transaction) => transactionView(core, transaction)),
-		refund: refundView,
+		refund: (id) => refundView(core, id),
 		approveRefund: (id) => decide(id, true),
 		rejectRefund: (id, message) => decide(id, false, message),
 		deliveries: () => core.notifier.attempts(),

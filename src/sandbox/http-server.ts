@@ -2,8 +2,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { isLoopbackHost } from "../schemas/fields.js";
+import { handleControl, isControlPath } from "./control/control-api.js";
+import type { SandboxCore } from "./core/sandbox-core.js";
 import type { SandboxOptions } from "./core/sandbox-options.js";
-import { createSandbox, type Sandbox } from "./create-sandbox.js";
+import { coreOf, createSandbox, type Sandbox } from "./create-sandbox.js";
 import { readStreamText } from "./wire/request-body.js";
 import { cutBody, type SandboxRequest, type SandboxResponse } from "./wire/request-response.js";
 
@@ -19,6 +21,13 @@ export interface SandboxServerOptions extends SandboxOptions {
 	allowNonLoopback?: boolean | undefined;
 	/** The origin links in responses point to, when the server sits behind a proxy. @default the listening address */
 	publicUrl?: string | undefined;
+	/**
+	 * The control API's credential (at least 16 characters). With it the server also serves `/control`:
+	 * list transactions, approve or reject held refunds, list and resend IPNs, move the clock, for requests
+	 * from this machine that carry `Authorization: Bearer <controlToken>`. `connectSandbox` is its client.
+	 * @default no control API
+	 */
+	controlToken?: string | undefined;
 }
 
 /** A sandbox served over HTTP on loopback. */
@@ -41,11 +50,18 @@ export async function startSandboxServer(options: SandboxServerOptions = {}): Pr
 		const rule = `must be a loopback address (the sandbox listens on loopback only), or set allowNonLoopback: true`;
 		throw new ConfigurationError([{ field: "host", message: `${host} ${rule}` }], "sandbox server options");
 	}
+	const { controlToken } = options;
+	if (controlToken !== undefined && (typeof controlToken !== "string" || controlToken.length < 16)) {
+		const rule = "must be at least 16 characters: it is all that stands between other local users and the controls";
+		throw new ConfigurationError([{ field: "controlToken", message: rule }], "sandbox server options");
+	}
 	const owned = options.sandbox === undefined;
 	const sandbox = options.sandbox ?? (await createSandbox(options));
+	const core = coreOf(sandbox);
+	const control = controlToken !== undefined && core ? { core, token: controlToken } : undefined;
 	let origin = options.publicUrl?.replace(/\/+$/, "");
 	const server = createServer((req, res) => {
-		void serve(sandbox, req, res, () => origin ?? "");
+		void serve(sandbox, control, req, res, () => origin ?? "");
 	});
 	try {
 		await new Promise<void>((resolve, reject) => {
@@ -78,7 +94,19 @@ export async function startSandboxServer(options: SandboxServerOptions = {}): Pr
 	};
 }
 
-async function serve(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse, origin: () => string): Promise<void> {
+/** What the control API needs: the sandbox's parts and the credential. */
+interface ControlMount {
+	core: SandboxCore;
+	token: string;
+}
+
+async function serve(
+	sandbox: Sandbox,
+	control: ControlMount | undefined,
+	req: IncomingMessage,
+	res: ServerResponse,
+	origin: () => string,
+): Promise<void> {
 	try {
 		const method = req.method ?? "GET";
 		// Only the headers: `sandbox.received` keeps them, and must not keep the whole request alive.
@@ -102,6 +130,7 @@ async function serve(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse
 				return gone.signal;
 			},
 		};
+		if (isControlPath(req.url ?? "/")) return await serveControl(control, req, res, request);
 		const response = await sandbox.handle(request, { origin: origin() });
 		if (response.drop !== undefined) return dropConnection(req, res, response);
 		res.writeHead(response.status, response.headers);
@@ -110,6 +139,33 @@ async function serve(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse
 		if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
 		res.end(JSON.stringify({ status: "error", message: "The sandbox failed to handle this request." }));
 	}
+}
+
+/** The control API's response; without a credential there is none, and the 404 says how to get one. */
+async function serveControl(
+	control: ControlMount | undefined,
+	req: IncomingMessage,
+	res: ServerResponse,
+	request: SandboxRequest,
+): Promise<void> {
+	const response = control
+		? await handleControl(control.core, control.token, {
+				method: request.method,
+				url: new URL(request.url),
+				remoteAddress: req.socket.remoteAddress,
+				header: (name) => request.headers.get(name),
+				text: () => request.text(),
+			})
+		: {
+				status: 404,
+				headers: { "content-type": "application/json" },
+				body: JSON.stringify({
+					status: "error",
+					message: "This sandbox has no control API: start it with --state-dir (or controlToken).",
+				}),
+			};
+	res.writeHead(response.status, response.headers);
+	res.end(request.method === "HEAD" ? undefined : response.body);
 }
 
 /** A fault's dropped connection: nothing at all, or the status, the headers and half the body. */

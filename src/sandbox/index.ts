@@ -13,8 +13,11 @@ export {
 	transactionStatuses,
 } from "./books/statuses.js";
 export { type TestCard, type TestCardBehaviour, testCards, threeDsPasswords } from "./books/test-cards.js";
+export { type ConnectSandboxOptions, connectSandbox, type SandboxControl } from "./connect-sandbox.js";
+export type { ClockMove, ControlTransaction, RefundDecisionResult } from "./control/control-types.js";
 export type { SandboxEvent, SandboxIpnOptions, SandboxOptions } from "./core/sandbox-options.js";
-export { createSandbox, type Sandbox, type SandboxTransaction } from "./create-sandbox.js";
+export type { SandboxTransaction } from "./core/views.js";
+export { createSandbox, type Sandbox } from "./create-sandbox.js";
 export { type SandboxServer, type SandboxServerOptions, startSandboxServer } from "./http-server.js";
 export type { DeliveryAttempt } from "./ipn/notifier.js";
 export type {

@@ -50,7 +50,13 @@ const paymentMethodDetailsObject = () =>
 		card: z.optional(cardDetailsObject()),
 	});
 
-const metadataRecord = () => absentOrNull(z.record(z.string(), z.unknown()));
+/**
+ * Free-form metadata, handed out exactly as signed: checked in place rather than copied, because zod's
+ * record copies key by key and skips a `__proto__` key, which is a member like any other here. The
+ * object is the verifier's own (parsed from the signed text or trimmed into a copy), never the caller's.
+ */
+const metadataRecord = () =>
+	absentOrNull(z.custom<Record<string, unknown>>((value) => z.util.isPlainObject(value), "must be a JSON object"));
 
 /** The Transaction resource: transaction query response and transaction IPN. */
 export const transactionSchema = lazySchema(() =>

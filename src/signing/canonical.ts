@@ -1,5 +1,6 @@
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
 import { naturalCompare, phpJsonString, phpNumberString, phpTrim } from "./php.js";
+import { StringifiedFormWriter } from "./stringified-form.js";
 
 /**
  * How a 2.0 message becomes the string its signature covers. The SDK uses the gateway's
@@ -21,7 +22,8 @@ export function fail(path: PathStack, rule: string): never {
 	throw new MalformedMessageError(`Cannot canonicalize ${field || "the message"}: ${rule}.`, field || undefined);
 }
 
-function quoted(text: string, path: PathStack): string {
+/** @internal a string as `json_encode` writes it, or the typed error naming where; shared by the signed-string forms */
+export function quoted(text: string, path: PathStack): string {
 	const json = phpJsonString(text);
 	if (json === undefined) fail(path, "text must be well-formed Unicode (it has a lone surrogate)");
 	return json;
@@ -105,10 +107,20 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 }
 
 /**
- * The reference form of a message object, in its own key order.
+ * The reference form of a message object, in its own key order: most objects through `JSON.stringify`
+ * (stringified-form.ts), the others written here, which also names what cannot be signed.
  * @internal
  */
 export function referenceForm(message: Record<string, unknown>): string {
+	if (!isPlainObject(message)) fail([], "a signed message must be a plain JSON object");
+	return new StringifiedFormWriter("caller", MAX_DEPTH).message(message) ?? serializedReferenceForm(message);
+}
+
+/**
+ * `referenceForm` written member by member in every case.
+ * @internal exported for the tests that hold the two routes to each other
+ */
+export function serializedReferenceForm(message: Record<string, unknown>): string {
 	if (!isPlainObject(message)) fail([], "a signed message must be a plain JSON object");
 	const members: Array<[string, unknown]> = [];
 	for (const key of Object.keys(message)) {

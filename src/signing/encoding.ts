@@ -8,6 +8,7 @@ interface BufferLike {
 	from(data: string, encoding: string): NodeBufferBytes;
 	/** A view on the same memory, no copy. */
 	from(data: ArrayBufferLike, byteOffset: number, length: number): NodeBufferBytes;
+	byteLength(text: string, encoding: string): number;
 }
 const NodeBuffer = (globalThis as { Buffer?: BufferLike }).Buffer;
 const encoder = new TextEncoder();
@@ -15,6 +16,13 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 
 export function utf8Encode(text: string): Uint8Array {
 	return NodeBuffer ? NodeBuffer.from(text, "utf8") : encoder.encode(text);
+}
+
+const NON_ASCII = /[^\u0000-\u007f]/;
+
+/** Whether every code unit of `text` is ASCII (Node counts UTF-8 bytes natively, faster than a pattern). */
+export function isAscii(text: string): boolean {
+	return NodeBuffer ? NodeBuffer.byteLength(text, "utf8") === text.length : !NON_ASCII.test(text);
 }
 
 /** Decodes UTF-8, refusing invalid sequences (TypeError). */

@@ -3,6 +3,7 @@
  * `trim()`'s character set, `json_encode()`'s string escaping, the float-to-string
  * conversion at `precision` 14, and `strnatcmp()` (what `ksort(..., SORT_NATURAL)` uses).
  */
+import { isAscii } from "./encoding.js";
 
 /** PHP `trim`'s default set: space, \t, \n, \r, \0, \x0B. Not Unicode spaces. */
 function isTrimmable(unit: number): boolean {
@@ -38,6 +39,21 @@ const ASCII_ESCAPES: ReadonlyArray<string | undefined> = Array.from(
 	{ length: 0x80 },
 	(_, unit) => SHORT_ESCAPES[unit] ?? (unit < 0x20 ? unicodeEscape(unit) : undefined),
 );
+
+const NON_ASCII = /[\u0080-\uffff]/g;
+
+/**
+ * A `JSON.stringify` text as `json_encode` writes it. The two escape `"`, `\\` and control characters
+ * alike; `json_encode` also escapes `/` and every code unit above U+007F. Returns `undefined` when the
+ * text has an escaped lone surrogate, which `json_encode` refuses (or a string holding the characters
+ * `\\ud`, which is only told apart by reading the strings themselves).
+ */
+export function phpJsonFromStringified(json: string): string | undefined {
+	if (json.includes("\\ud")) return undefined;
+	// Escaped first, the text is ASCII again, and ASCII text is the faster kind to search for "/".
+	const ascii = isAscii(json) ? json : json.replace(NON_ASCII, (unit) => unicodeEscape(unit.charCodeAt(0)));
+	return ascii.includes("/") ? ascii.replaceAll("/", "\\/") : ascii;
+}
 
 /** A character `json_encode` escapes: controls, `"`, `\\`, `/` and everything above U+007F. */
 const NEEDS_ESCAPE = /[\u0000-\u001f"\\/\u0080-\uffff]/;
@@ -165,14 +181,45 @@ function roundSignificant(value: number, precision: number): Decimal {
 }
 
 /**
+ * What PHP makes of a number that `JSON.parse` read as `value`, whether PHP read its literal as an
+ * integer or as a float: the two are written alike for a finite value that is not an integer, and
+ * for an integer below 10^14 other than -0. `undefined` for the others, where only the literal tells
+ * (`-0` and `-0.0`; `1.0e+17` and `100000000000000000`; an integer beyond 2^53, which JavaScript rounds).
+ */
+export function phpStringOfParsedNumber(value: number): string | undefined {
+	if (Number.isInteger(value)) {
+		return Math.abs(value) < 1e14 && !Object.is(value, -0) ? String(value) : undefined;
+	}
+	return Number.isFinite(value) ? phpFloatString(value) : undefined;
+}
+
+/**
+ * What PHP makes of a finite number written by `JSON.stringify` (the shortest literal that reads back
+ * as it): the same as `phpNumberString(String(value))`. `undefined` when the number is not finite.
+ */
+export function phpStringOfNumber(value: number): string | undefined {
+	if (Number.isSafeInteger(value)) return String(value);
+	if (!Number.isFinite(value)) return undefined;
+	return Number.isInteger(value) ? phpNumberString(String(value)) : phpFloatString(value);
+}
+
+/**
  * PHP's float-to-string conversion at `precision` 14 (`php_gcvt`): at most 14 significant
  * digits, trailing zeros dropped, exponent form `1.0E+25` / `1.5E-7` when the decimal
  * point lies more than 14 places right or more than 3 places left of the first digit.
  */
 export function phpFloatString(value: number): string {
 	if (value === 0) return Object.is(value, -0) ? "-0" : "0";
+	const magnitude = Math.abs(value);
+	if (magnitude >= 1e-4 && magnitude < 1e14) {
+		// JavaScript writes this range in plain decimals too, with the fewest digits that read back as the
+		// value: at most 15 characters (a point or a sign among them) is at most 14 digits, which rounding to
+		// 14 digits keeps, and PHP's plain form then has the same characters.
+		const shortest = String(value);
+		if (shortest.length <= 15) return shortest;
+	}
 	const sign = value < 0 ? "-" : "";
-	const { digits, point } = roundSignificant(Math.abs(value), 14);
+	const { digits, point } = roundSignificant(magnitude, 14);
 	if (point < -3 || point > 14) {
 		const exponent = point - 1;
 		const mantissa = `${digits[0]}.${digits.length > 1 ? digits.slice(1) : "0"}`;
@@ -286,4 +333,17 @@ export function naturalCompare(a: string, b: string): number {
 		if (i >= a.length) return -1;
 		if (j >= b.length) return 1;
 	}
+}
+
+/** Characters after which the natural order is no longer plain byte order: digits, white space, non-ASCII. */
+const NATURAL_ORDER_RULES = /[^\x21-\x2f\x3a-\x7e]/;
+
+/**
+ * Sorts `keys` in place as `ksort($array, SORT_NATURAL)` orders them: by `strnatcmp`, keeping the
+ * order of keys that compare equal (PHP 8's sort is stable, and so is JavaScript's).
+ */
+export function phpNaturalSort(keys: string[]): string[] {
+	// Keys of only printable ASCII without digits compare byte by byte, which is the default sort's
+	// order too, and that sort does not call back into JavaScript for every comparison.
+	return NATURAL_ORDER_RULES.test(keys.join("")) ? keys.sort(naturalCompare) : keys.sort();
 }

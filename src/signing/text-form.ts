@@ -1,9 +1,12 @@
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
-import { fail, isListKeys, MAX_DEPTH, type PathStack } from "./canonical.js";
-import { naturalCompare, phpJsonString, phpNumberString, phpTrim } from "./php.js";
+import { fail, isListKeys, MAX_DEPTH, type PathStack, quoted } from "./canonical.js";
+import { closingQuote, parsedReferenceForm, parsedWrappedReferenceForm } from "./parsed-form.js";
+import { naturalCompare, phpNumberString, phpTrim } from "./php.js";
 
 /**
- * The reference form of a 2.0 message written straight from its JSON text, in one pass.
+ * The reference form of a 2.0 message written straight from its JSON text, in one pass. Most texts
+ * take the shorter route of parsed-form.ts, which proves first that the parsed object holds what the
+ * text says; every other text is read here.
  *
  * The text decides what `JSON.parse` loses: member order at every depth and number literals.
  * The object that `JSON.parse` made from the same text supplies the decoded strings, and each
@@ -13,19 +16,20 @@ import { naturalCompare, phpJsonString, phpNumberString, phpTrim } from "./php.j
  */
 
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 const OPEN_LIST = 0x5b;
 const CLOSE_LIST = 0x5d;
 
-type Container = Record<string, unknown> | unknown[];
+/**
+ * What `JSON.parse` read for the container being written; `undefined` where it kept another value
+ * than the text's (a repeated name: `{"a":["x"],"a":1}`). The writer then reads that part from the
+ * text alone, and the object with the repeated name refuses the message once its members are counted.
+ */
+type Container = Record<string, unknown> | unknown[] | undefined;
 
-function quoted(text: string, path: PathStack): string {
-	const json = phpJsonString(text);
-	if (json === undefined) fail(path, "text must be well-formed Unicode (it has a lone surrogate)");
-	return json;
-}
+const isObject = (value: unknown): value is Record<string, unknown> =>
+	typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** A number literal ends at a delimiter: `,`, `}`, `]` or white space (the text is valid JSON). */
 function endsNumber(unit: number): boolean {
@@ -53,15 +57,7 @@ class TextFormWriter {
 
 	/** Moves past the string that starts here; returns the index of its closing quote. */
 	skipString(): number {
-		const text = this.text;
-		let end = this.at;
-		for (;;) {
-			end = text.indexOf('"', end + 1);
-			let before = end - 1;
-			while (text.charCodeAt(before) === BACKSLASH) before--;
-			// An even run of backslashes escapes itself, not the quote.
-			if ((end - 1 - before) % 2 === 0) break;
-		}
+		const end = closingQuote(this.text, this.at);
 		this.at = end + 1;
 		return end;
 	}
@@ -98,18 +94,20 @@ class TextFormWriter {
 	value(container: Container, key: string | number, depth: number): string {
 		const unit = this.next();
 		const text = this.text;
+		const read = container === undefined ? undefined : (container as Record<string, unknown>)[key];
 		switch (unit) {
 			case QUOTE: {
-				this.skipString();
-				const read = (container as Record<string, unknown>)[key] as string;
+				const start = this.at;
+				const end = this.skipString();
+				if (typeof read !== "string") return quoted(phpTrim(JSON.parse(text.slice(start, end + 1))), this.path);
 				const trimmed = phpTrim(read);
 				if (trimmed !== read) (container as Record<string, unknown>)[key] = trimmed;
 				return quoted(trimmed, this.path);
 			}
 			case OPEN_OBJECT:
-				return this.object((container as Record<string, unknown>)[key] as Record<string, unknown>, depth + 1);
+				return this.object(isObject(read) ? read : undefined, depth + 1);
 			case OPEN_LIST:
-				return this.list((container as Record<string, unknown>)[key] as unknown[], depth + 1);
+				return this.list(Array.isArray(read) ? read : undefined, depth + 1);
 			case 0x74: // true
 				this.at += 4;
 				return '"1"';
@@ -131,7 +129,7 @@ class TextFormWriter {
 		if (depth >= MAX_DEPTH) fail(this.path, `nesting deeper than ${MAX_DEPTH} levels is not allowed`);
 	}
 
-	list(items: unknown[], depth: number): string {
+	list(items: unknown[] | undefined, depth: number): string {
 		this.deeper(depth);
 		this.at++;
 		if (this.next() === CLOSE_LIST) {
@@ -150,7 +148,7 @@ class TextFormWriter {
 	}
 
 	/** The members of the object that starts here, each name with its written value, in the text's order. */
-	members(object: Record<string, unknown>, depth: number, skip?: string): [string[], string[]] {
+	members(object: Record<string, unknown> | undefined, depth: number, skip?: string): [string[], string[]] {
 		this.deeper(depth);
 		const names: string[] = [];
 		const written: string[] = [];
@@ -177,7 +175,7 @@ class TextFormWriter {
 				this.next();
 			}
 		// JSON.parse keeps one member per name: fewer own keys than members means a name repeats.
-		if (count !== Object.keys(object).length) {
+		if (object !== undefined && count !== Object.keys(object).length) {
 			const where = this.path.length === 0 ? "" : ` (in ${this.path.join(".")})`;
 			throw new MalformedMessageError(
 				`The message is not valid JSON: duplicate member name at position ${objectStart}${where}.`,
@@ -186,7 +184,7 @@ class TextFormWriter {
 		return [names, written];
 	}
 
-	object(object: Record<string, unknown>, depth: number): string {
+	object(object: Record<string, unknown> | undefined, depth: number): string {
 		const [names, written] = this.members(object, depth);
 		if (isListKeys(names)) return `[${written.join(",")}]`;
 		let out = "{";
@@ -200,7 +198,7 @@ class TextFormWriter {
 	}
 
 	/** The signed string of the message object that starts here: its top level in PHP's natural order. */
-	message(object: Record<string, unknown>): string {
+	message(object: Record<string, unknown> | undefined): string {
 		const [names, written] = this.members(object, 0, "signature");
 		const order = names.map((_, i) => i);
 		order.sort((a, b) => naturalCompare(names[a] as string, names[b] as string));
@@ -226,6 +224,14 @@ class TextFormWriter {
  * @internal
  */
 export function textReferenceForm(text: string, parsed: Record<string, unknown>): string {
+	return parsedReferenceForm(text, parsed) ?? readTextReferenceForm(text, parsed);
+}
+
+/**
+ * `textReferenceForm` read from the text in every case.
+ * @internal exported for the tests that hold the two routes to each other
+ */
+export function readTextReferenceForm(text: string, parsed: Record<string, unknown>): string {
 	const writer = new TextFormWriter(text);
 	writer.next();
 	return writer.message(parsed);
@@ -237,6 +243,17 @@ export function textReferenceForm(text: string, parsed: Record<string, unknown>)
  * @internal
  */
 export function wrappedTextReferenceForm(text: string, parsed: Record<string, unknown>): string {
+	const data = parsed.data;
+	const isObject = typeof data === "object" && data !== null && !Array.isArray(data);
+	const form = isObject ? parsedWrappedReferenceForm(text, parsed, data as Record<string, unknown>) : undefined;
+	return form ?? readWrappedTextReferenceForm(text, parsed);
+}
+
+/**
+ * `wrappedTextReferenceForm` read from the text in every case.
+ * @internal exported for the tests that hold the two routes to each other
+ */
+export function readWrappedTextReferenceForm(text: string, parsed: Record<string, unknown>): string {
 	const writer = new TextFormWriter(text);
 	writer.next();
 	writer.at++;
@@ -250,7 +267,7 @@ export function wrappedTextReferenceForm(text: string, parsed: Record<string, un
 		writer.at++; // the colon
 		count++;
 		if (name === "data" && writer.next() === OPEN_OBJECT)
-			signed = writer.message(parsed.data as Record<string, unknown>);
+			signed = writer.message(isObject(parsed.data) ? parsed.data : undefined);
 		else writer.skipValue();
 	}
 	if (count !== Object.keys(parsed).length) {

@@ -1,7 +1,7 @@
 import type { BeforeRetryState, RetryOptions } from "ky";
 import type { EndpointKind } from "../endpoints.js";
 import type { SignVersion } from "../signing/seal.js";
-import { BodyTooLargeError, capBody, wasCut } from "./capped-body.js";
+import { readCapped, wasCut } from "./capped-body.js";
 import { failedBeforeSending } from "./network-failure.js";
 import type { Observer } from "./observer.js";
 import { queryRetry } from "./retry.js";
@@ -14,8 +14,8 @@ export interface RequestOptions {
 	/** Cancels the call. On a create, an abort after sending leaves the outcome unknown (`OutcomeUnknownError`). */
 	signal?: AbortSignal | undefined;
 	/**
-	 * How long to wait for the gateway's response to each attempt, and again for its body, in milliseconds,
-	 * for this call. @default the client's `timeoutMs`
+	 * How long each attempt of this call may take, in milliseconds, from sending the request to the last
+	 * byte of the response (see the client's `timeoutMs`). @default the client's `timeoutMs`
 	 */
 	timeoutMs?: number | undefined;
 }
@@ -58,7 +58,7 @@ export interface GatewayResponse {
  * @internal Why no response came back:
  * - `not_sent`: the request certainly did not reach the gateway (refused connection, DNS, TLS);
  * - `may_have_been_sent`: the connection failed once the request may have been on its way;
- * - `timed_out`: no response (or no complete body) within the timeout;
+ * - `timed_out`: no complete response (status, headers and body) within the timeout;
  * - `aborted`: the caller's signal aborted the call once it had started.
  */
 export interface NoResponse {
@@ -114,9 +114,9 @@ function refuseRedirect(response: Response): Response {
 }
 
 /**
- * POSTs sealed messages to the gateway with ky: its timeout (per attempt, and again for the body), its
- * retry for queries, its HTTP errors. Reports a response, or why there was none; what either means for
- * the call is the request pipeline's decision.
+ * POSTs sealed messages to the gateway with ky: its timeout per attempt (each attempt reads the whole
+ * body, so the timeout covers it), its retry for queries, its HTTP errors. Reports a response, or why
+ * there was none; what either means for the call is the request pipeline's decision.
  */
 export class Transport {
 	readonly #config: TransportConfig;
@@ -158,6 +158,7 @@ export class Transport {
 		let lastEndedAt = 0;
 		// Each attempt goes out through the caller's fetch (or the global one) as `fetch(url, init)`: the
 		// headers and the signal (timeout and the caller's abort) of the Request ky made for it, and the body.
+		// It ends once the response body is read: ky retries a timeout only while an attempt runs.
 		const sendAttempt = async (input: Request | URL | string): Promise<Response> => {
 			attempt++;
 			const { path, fields, signVersion } = request;
@@ -172,7 +173,7 @@ export class Transport {
 					const durationMs = Math.round(performance.now() - startedAt);
 					observer.response({ method: "POST", path, attempt, status: response.status, durationMs });
 				}
-				return capBody(response, maxResponseBytes);
+				return await readCapped(response, maxResponseBytes);
 			} finally {
 				lastEndedAt = performance.now();
 			}
@@ -201,19 +202,16 @@ export class Transport {
 			hooks: { beforeRetry: [onRetry] },
 			fetch: sendAttempt,
 		});
-		let response: Response | undefined;
 		try {
-			response = await pending;
-			return { status: response.status, headers: response.headers, text: await pending.text() };
+			const response = await pending;
+			const text = wasCut(response) ? undefined : await response.text();
+			return { status: response.status, headers: response.headers, text };
 		} catch (error) {
 			if (error instanceof HTTPError) {
 				const failed = error.response as Response;
 				const cut = wasCut(failed);
 				const text = cut ? undefined : typeof error.data === "string" ? error.data : "";
 				return { status: failed.status, headers: failed.headers, text };
-			}
-			if (response && error instanceof BodyTooLargeError) {
-				return { status: response.status, headers: response.headers, text: undefined };
 			}
 			if (attempt === 0) return { failure: "not_sent", cause: request.signal?.reason ?? error };
 			if (request.signal?.aborted) return { failure: "aborted", cause: request.signal.reason };

@@ -115,7 +115,10 @@ describe("checkout create against a running sandbox", () => {
 	test("without keys, URL or action: usage errors that name the flag", async () => {
 		const cases: [string[], string][] = [
 			[["checkout"], "give an action: create"],
-			[["checkout", "create", "--amount", "1", "--currency", "EUR"], "--sandbox-url <url> is required"],
+			[
+				["checkout", "create", "--amount", "1", "--currency", "EUR"],
+				"--sandbox-url <url> (or --state-dir <dir>) is required",
+			],
 			[
 				["checkout", "create", "--sandbox-url", `${url}/v2`, "--amount", "1"],
 				"--sandbox-url must be the sandbox's origin",
@@ -164,7 +167,8 @@ describe("sandbox --public-url", () => {
 			const listening = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1] ?? "";
 			expect(banner).toContain(`public URL:       ${publicUrl}   (every link uses it)`);
 			expect(banner).toContain(`API base URL:     ${publicUrl}   (POST ${publicUrl}/v2/checkout ...)`);
-			expect(banner).toContain(`checkout create --sandbox-url ${publicUrl} `);
+			// The commands it suggests go to the listening address, which this machine reaches.
+			expect(banner).toMatch(/npx merchant-gateway checkout create --state-dir \S+ --key <merchant private key file>/);
 			const post = async (path: string, fields: Record<string, unknown>) => {
 				const body = sealMessage({ ...fields, merchantId: "shop" }, { privateKey: keys.merchantPrivate });
 				const response = await fetch(`${listening}${path}`, {

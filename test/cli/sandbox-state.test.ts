@@ -57,13 +57,13 @@ describe("sandbox --state-dir", () => {
 	test("first start saves the keys; a restart reuses them and resumes the transactions", async () => {
 		const dir = fresh();
 		const first = await sandbox(["--state-dir", dir, "-m", "shop"]);
-		expect(first.banner).toContain(`state directory:  ${dir}   (0 transactions resumed)`);
 		expect(first.banner).toContain(
-			`keys:             ${join(dir, "keys")}   (written now: gateway-private.pem, gateway-public.pem, ` +
-				"merchant-private.pem, merchant-public.pem)",
+			`state dir:        ${dir}   (keys, control credential, state; 0 transactions resumed)`,
 		);
+		const written = ["gateway-private.pem", "gateway-public.pem", "merchant-private.pem", "merchant-public.pem"];
+		expect(first.banner).toContain(`keys written: ${written.map((name) => join(dir, "keys", name)).join(", ")}`);
 		const pasted = /npx merchant-gateway (checkout create .*)$/m.exec(first.banner)?.[1] ?? "";
-		expect(pasted).toContain(`--keys-dir ${join(dir, "keys")}`);
+		expect(pasted).toContain(`--state-dir ${dir}`);
 		const created = await runCliProcess(pasted.split(" ").concat("--json"));
 		expect(created.code).toBe(0);
 		const { transactionId } = JSON.parse(created.out) as { transactionId: string };
@@ -71,8 +71,10 @@ describe("sandbox --state-dir", () => {
 		expect(await stop(first.cli)).toEqual({ code: 0, signal: null });
 
 		const second = await sandbox(["--state-dir", dir, "-m", "shop"]);
-		expect(second.banner).toContain(`state directory:  ${dir}   (1 transaction resumed)`);
-		expect(second.banner).toContain(`keys:             ${join(dir, "keys")}   (reused)`);
+		expect(second.banner).toContain(
+			`state dir:        ${dir}   (keys, control credential, state; 1 transaction resumed)`,
+		);
+		expect(second.banner).toContain(`keys in:          ${join(dir, "keys")}   (reused)`);
 		expect(readFileSync(join(dir, "keys", "gateway-public.pem"), "utf8")).toBe(gatewayKey);
 		const merchantKey = readFileSync(join(dir, "keys", "merchant-private.pem"), "utf8");
 		const query = await fetch(`${second.url}/v2/checkout/query`, {
@@ -133,7 +135,7 @@ describe("sandbox --state-dir", () => {
 		expect(answered.length).toBeLessThan(40);
 
 		const second = await sandbox(args);
-		const resumed = Number(/\((\d+) transactions? resumed\)/.exec(second.banner)?.[1]);
+		const resumed = Number(/; (\d+) transactions? resumed\)/.exec(second.banner)?.[1]);
 		expect(resumed).toBeGreaterThanOrEqual(answered.length);
 		for (const transactionId of answered) {
 			const query = await post(second.url, "/v2/checkout/query", { transactionId });
@@ -172,11 +174,11 @@ describe("sandbox --keys-dir", () => {
 	test("a second start reuses the key files instead of failing on them", async () => {
 		const keysDir = fresh();
 		const first = await sandbox(["--keys-dir", keysDir]);
-		expect(first.banner).toContain(`keys:             ${keysDir}   (written now: gateway-private.pem,`);
+		expect(first.banner).toContain(`keys written: ${join(keysDir, "gateway-private.pem")},`);
 		const saved = readFileSync(join(keysDir, "gateway-public.pem"), "utf8");
 		await stop(first.cli);
 		const second = await sandbox(["--keys-dir", keysDir]);
-		expect(second.banner).toContain(`keys:             ${keysDir}   (reused)`);
+		expect(second.banner).toContain(`keys in:          ${keysDir}   (reused)`);
 		const created = await runCliProcess([
 			"checkout",
 			"create",

@@ -105,6 +105,27 @@ describe("malformed, unsigned and badly signed responses", () => {
 		},
 	);
 
+	test.each(["2.0", "2.1"] as const)(
+		"a __proto__ member in signed metadata comes back as an own data property, prototypes unchanged (%s)",
+		async (version) => {
+			const metadata = () => JSON.parse('{"__proto__":{"gift":true},"cartId":42}');
+			const client = makeClient({ signVersion: version });
+			const expectSigned = (record: Record<string, unknown> | null | undefined) => {
+				expect(Object.getPrototypeOf(record)).toBe(Object.prototype);
+				expect(Object.keys(record ?? {})).toEqual(["__proto__", "cartId"]);
+				expect(Object.getOwnPropertyDescriptor(record, "__proto__")?.value).toEqual({ gift: true });
+				expect(({} as Record<string, unknown>).gift).toBeUndefined();
+			};
+			fixture.next("/v2/checkout/query", () =>
+				Response.json(signedFlat({ ...transaction(), metadata: metadata() }, version)),
+			);
+			expectSigned((await client.transactions.retrieve(ids.transaction)).metadata);
+			const signed = signedWrapped("success", null, { ...refund(), metadata: metadata() }, version);
+			fixture.next("/v2/refund/query", () => Response.json(signed));
+			expectSigned((await client.refunds.retrieve(ids.refund)).metadata);
+		},
+	);
+
 	test("a tampered signed field -> SignatureVerificationError", async () => {
 		const signed = signedWrapped("success", null, refund(), "2.0");
 		(signed.data as Record<string, unknown>).refundAmount = 500;

@@ -111,7 +111,13 @@ describe("fuzz: text readers", () => {
 				if (!ALLOWED_REFUSALS.test(ours.error.message)) violation(`refused valid JSON: ${ours.error.message}`);
 				return;
 			}
-			const ownOrder = JSON.stringify(parsed);
+			let ownOrder: string;
+			try {
+				ownOrder = JSON.stringify(parsed);
+			} catch (error) {
+				if (error instanceof RangeError) return; // nested past JSON.stringify's stack: no object order to compare
+				throw error;
+			}
 			const fromText = typedOutcome(() => referenceFormOfText(ownOrder), [MalformedMessageError]);
 			const fromObject = typedOutcome(() => canonicalString(JSON.parse(ownOrder)), [MalformedMessageError]);
 			if (fromText.ok !== fromObject.ok || (fromText.ok && fromObject.ok && fromText.value !== fromObject.value))

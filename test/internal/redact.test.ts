@@ -1,5 +1,5 @@
-import { expect, test } from "vitest";
-import { KnownSecrets, redactText } from "../../src/internal/redact.js";
+import { describe, expect, test } from "vitest";
+import { KnownSecrets, redact, redactText } from "../../src/internal/redact.js";
 import { pemBody } from "../signing/key-fixtures.js";
 import { keys } from "../support/vectors.js";
 
@@ -34,4 +34,44 @@ test("a card number already masked is left as it is, also when the request's num
 	expect(redactText(masked)).toBe(masked);
 	const known = new KnownSecrets({ cardNumber: "4111111111111111" });
 	expect(redactText('{"cardNumber":"4111111111111111"}', known)).toBe('{"cardNumber":"411111******1111"}');
+});
+
+describe("every secret's name, in every spelling, is redacted in objects, in text and by value", () => {
+	const secretNames = [
+		"cardSecurityCode",
+		"card_security_code",
+		"card-security-code",
+		"securityCode",
+		"security_code",
+		"cvv",
+		"CVV",
+		"cvv2",
+		"cvc",
+		"cvc2",
+		"passphrase",
+		"password",
+		"privateKey",
+		"private_key",
+		"private-key",
+		"secret",
+		"SECRET",
+	];
+	const cardNames = ["cardNumber", "card_number", "card-number", "pan", "PAN"];
+	const value = "s3cr3t-value";
+	const card = "4111111111111111";
+
+	test.each(secretNames)("%s", (name) => {
+		expect(redact({ [name]: value, kept: "x" }), "in an object").toEqual({ kept: "x" });
+		for (const text of [`{"${name}":"${value}"}`, `${name}=${value}`, `[${name}] => ${value}`]) {
+			expect(redactText(text), `in text: ${text}`).not.toContain(value);
+		}
+		expect(new KnownSecrets({ [name]: value }).remove(`echo: ${value}`), "by value").toBe("echo: [redacted]");
+	});
+
+	test.each(cardNames)("%s", (name) => {
+		expect(redact({ [name]: card }), "in an object").toEqual({ [name]: "411111******1111" });
+		// Not Luhn-valid, so only the name can tell these digits are a card number.
+		expect(redactText(`{"${name}":"4111111111111112"}`), "in text").toBe(`{"${name}":"411111******1112"}`);
+		expect(new KnownSecrets({ [name]: card }).remove(`echo ${card}`), "by value").toBe("echo 411111******1111");
+	});
 });

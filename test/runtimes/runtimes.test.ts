@@ -44,10 +44,11 @@ const MATRIX: Row[] = [
 	{ runtime: "workerd-nodejs-compat", cannotLoad: {}, setUpLine: false },
 	{
 		runtime: "workerd",
-		// The sandbox server needs node:http and the shared stores node:crypto (their drivers need
-		// nodejs_compat anyway); msw's browser build wants localStorage, which workerd lacks.
+		// The sandbox server needs node:http, and its control API node:crypto and node:fs; the shared
+		// stores need node:crypto (their drivers need nodejs_compat anyway); msw's browser build wants
+		// localStorage, which workerd lacks.
 		cannotLoad: {
-			"merchant-gateway/testing": /node:http/,
+			"merchant-gateway/testing": /No such module "node:(http|crypto|fs\/promises|path)"/,
 			"merchant-gateway/testing/msw": /localStorage/,
 			"merchant-gateway/stores/redis": /node:crypto/,
 			"merchant-gateway/stores/postgres": /node:crypto/,

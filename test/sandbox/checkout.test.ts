@@ -87,7 +87,7 @@ describe("checkout creation", () => {
 		expect(response.status).toBe(500);
 	});
 
-	test("an unknown merchant is refused like a bad signature, and the sandbox's event says why", async () => {
+	test("an unknown merchant is refused like a bad signature, naming the merchant ids the sandbox knows", async () => {
 		const events: SandboxEvent[] = [];
 		const server = await sandbox({ onEvent: (event) => events.push(event) });
 		const response = await signedPost(
@@ -95,9 +95,11 @@ describe("checkout creation", () => {
 			"/v2/checkout",
 			checkoutFields(fixture.receiver.url, { merchantId: "nobody" }),
 		);
-		const message = "Invalid signature with merchantId: nobody";
+		// The gateway's message first (the SDK reads it as an authentication failure), then the ids it knows.
+		const known = `(this sandbox has no merchant nobody; its merchant ids: ${MERCHANT_ID})`;
+		const message = `Invalid signature with merchantId: nobody ${known}`;
 		expect(response).toEqual({ status: 500, json: { status: "error", message } });
-		const detail = expect.stringMatching(/no merchant account/);
+		const detail = expect.stringMatching(/no merchant account .*; its merchant ids: merchant-1$/);
 		expect(events).toContainEqual(expect.objectContaining({ type: "request", status: 500, detail }));
 	});
 

@@ -1,7 +1,11 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MalformedMessageError } from "../../src/index.js";
+import { referenceForm, serializedReferenceForm } from "../../src/signing/canonical.js";
 import { canonicalString } from "../../src/signing/index.js";
+import { StringifiedFormWriter } from "../../src/signing/stringified-form.js";
 import { referenceFormOfText } from "../../src/signing/text-form.js";
+import { awkwardKey, awkwardNumber, awkwardString, jsonObject } from "./arbitraries.js";
 
 /** The canonical string of `{ v: value }`, minus the wrapper, to look at one value at a time. */
 const canonicalValue = (value: unknown) => canonicalString({ v: value }).slice('{"v":'.length, -1);
@@ -227,5 +231,72 @@ describe("refusals name the field and the rule", () => {
 		const error = refused(input);
 		expect(error.field).toBeUndefined();
 		expect(error.message).toMatch(/plain JSON object/);
+	});
+});
+
+/** What a form gives, or the message of what it throws. */
+function outcome(form: () => string): string | { error: string } {
+	try {
+		return form();
+	} catch (error) {
+		return { error: (error as Error).message };
+	}
+}
+
+describe("objects through JSON.stringify (stringified-form.ts) and member by member agree", () => {
+	/** Also what JSON.stringify would read differently or the exact writer refuses: absent values, holes, classes. */
+	const odd = fc.constantFrom(
+		undefined,
+		Number.NaN,
+		Infinity,
+		-0,
+		2 ** 64,
+		new Date(0),
+		Object.create(null),
+		Object.assign(new Array(2), { 1: 1 }),
+	);
+	const anyObject = fc.dictionary(awkwardKey, fc.oneof(jsonObject, awkwardString, awkwardNumber, odd), {
+		maxKeys: 6,
+	});
+
+	it("on any object: the same string or the same refusal, and the object left as it was", () => {
+		let stringified = 0;
+		fc.assert(
+			fc.property(fc.oneof(jsonObject, anyObject), (message) => {
+				const before = structuredClone(message);
+				const expected = outcome(() => serializedReferenceForm(message));
+				expect(outcome(() => referenceForm(message))).toEqual(expected);
+				expect(message).toEqual(before);
+				if (new StringifiedFormWriter("caller", 64).message(message) !== undefined) stringified++;
+			}),
+			{ numRuns: 600 },
+		);
+		expect(stringified).toBeGreaterThan(150);
+	});
+
+	it("passes none of the caller's containers to JSON.stringify: a getter is read once", () => {
+		let reads = 0;
+		const nested = {
+			get note() {
+				reads++;
+				return reads === 1 ? " first " : 2;
+			},
+		};
+		expect(canonicalString({ a: "x", nested })).toBe('{"a":"x","nested":{"note":"first"}}');
+		expect(reads).toBe(1);
+	});
+
+	it("declines when a prototype has a toJSON method, which JSON.stringify would call", () => {
+		const message = { a: { b: [1, " c "] } };
+		const expected = serializedReferenceForm(message);
+		for (const prototype of [Object.prototype, Array.prototype]) {
+			Object.defineProperty(prototype, "toJSON", { value: () => "polluted", configurable: true, writable: true });
+			try {
+				expect(new StringifiedFormWriter("caller", 64).message(message)).toBeUndefined();
+				expect(canonicalString(message)).toBe(expected);
+			} finally {
+				delete (prototype as { toJSON?: unknown }).toJSON;
+			}
+		}
 	});
 });

@@ -4,7 +4,8 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MalformedMessageError, SignatureVerificationError } from "../../src/index.js";
 import { canonicalString, loadCryptoBackend, openMessage } from "../../src/signing/index.js";
-import { referenceFormOfText } from "../../src/signing/text-form.js";
+import { parsedReferenceForm } from "../../src/signing/parsed-form.js";
+import { readTextReferenceForm, referenceFormOfText, textReferenceForm } from "../../src/signing/text-form.js";
 import { sameSignedContent } from "../support/signed-content.js";
 import { keyPath, keys } from "../support/vectors.js";
 import { jsonObject } from "./arbitraries.js";
@@ -83,6 +84,44 @@ const jsonText: fc.Arbitrary<string> = fc.letrec<{ value: string; object: string
 		.map((members) => `{${members.map(([key, value]) => `${JSON.stringify(key)}:${value}`).join(",")}}`),
 	array: fc.array(tie("value"), { maxLength: 4 }).map((items) => `[${items.join(",")}]`),
 })).object;
+
+/** Member names that JSON.parse keeps in place (none is an array index), integer-like to PHP or not. */
+const keptKey = fc.oneof(
+	fc.string({ maxLength: 6 }).filter((key) => !/^[0-9]/.test(key)),
+	fc.constantFrom("-1", " 1", "a1", "a01", "a10", "-0", "+1", "__proto__"),
+);
+
+/** Number literals that JSON.parse reads to the value PHP reads (and a few that it does not). */
+const keptNumber: fc.Arbitrary<string> = fc.oneof(
+	fc.integer({ min: -(10 ** 13), max: 10 ** 13 }).map(String),
+	fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e13, max: 1e13 }).map((value) => JSON.stringify(value)),
+	fc.constantFrom("9007199254740991", "9007199254740992", "9007199254740993", "-0", "-0.0", "1.0e+17", "0.0"),
+);
+
+/** JSON texts like real messages: most of them hold nothing JSON.parse loses, so the parsed-object route applies. */
+const keptText: fc.Arbitrary<string> = fc.letrec<{ value: string; object: string; array: string }>((tie) => ({
+	value: fc.oneof(
+		{ depthSize: "small" },
+		fc.string({ unit: "grapheme", maxLength: 8 }).map((text) => JSON.stringify(` ${text}/\t`)),
+		keptNumber,
+		fc.constantFrom("true", "false", "null"),
+		tie("object"),
+		tie("array"),
+	),
+	object: fc
+		.uniqueArray(fc.tuple(keptKey, tie("value")), { maxLength: 6, selector: ([key]) => key })
+		.map((members) => `{${members.map(([key, value]) => `${JSON.stringify(key)}:${value}`).join(",")}}`),
+	array: fc.array(tie("value"), { maxLength: 4 }).map((items) => `[${items.join(",")}]`),
+})).object;
+
+/** The three ways the SDK writes a text's reference form: the parsed-object route, the text reader, both chained. */
+function routes(text: string) {
+	return {
+		parsed: parsedReferenceForm(text, JSON.parse(text)),
+		read: sdk(() => readTextReferenceForm(text, JSON.parse(text))),
+		chained: sdk(() => textReferenceForm(text, JSON.parse(text))),
+	};
+}
 
 /** What openMessage hands out, or the rule of its MalformedMessageError. */
 function opening(message: string, backend: "node" | "forge"): { fields: Record<string, unknown> } | { error: string } {
@@ -165,6 +204,160 @@ describe("the reference form against PHP running the gateway's algorithm", () =>
 			expect(orderOrLiteralSensitive).toBeGreaterThan(50);
 		},
 	);
+
+	it.runIf(hasPhp)("generated texts: the parsed-object route, where it applies, and the text reader equal PHP", () => {
+		const texts = [
+			...fc.sample(keptText, { numRuns: 500, seed: 19 }),
+			...fc.sample(jsonText, { numRuns: 300, seed: 7 }),
+		];
+		const reference = php(texts);
+		let parsedRoute = 0;
+		let textRoute = 0;
+		texts.forEach((text, i) => {
+			const expected = reference[i] as PhpResult;
+			const { parsed, read, chained } = routes(text);
+			if ("error" in expected) {
+				expect(parsed, `PHP refused: ${text}`).toBeUndefined();
+				expect("error" in read && "error" in chained, `PHP refused: ${text}`).toBe(true);
+				return;
+			}
+			expect(read, text).toEqual({ canonical: expected.canonical });
+			expect(chained, text).toEqual({ canonical: expected.canonical });
+			if (parsed === undefined) textRoute++;
+			else {
+				expect(parsed, text).toBe(expected.canonical);
+				parsedRoute++;
+			}
+		});
+		expect(parsedRoute).toBeGreaterThan(200);
+		expect(textRoute).toBeGreaterThan(200);
+	});
+
+	describe("the boundaries of the parsed-object route, against PHP", () => {
+		// Each text with the route the SDK must take: "parsed" only where JSON.parse provably lost nothing.
+		// JavaScript lists array-index names ("0" to "4294967294") first, so the route refuses an object whose
+		// first name starts with a digit: an index name always, another such name when it comes first.
+		const names: Array<[name: string, kind: "index" | "digit" | "kept"]> = [
+			['"0"', "index"],
+			['"12"', "index"],
+			['"\\u0031"', "index"],
+			['"4294967295"', "digit"],
+			['"01"', "digit"],
+			['"1.0"', "digit"],
+			['"-1"', "kept"],
+			['" 1"', "kept"],
+			['"a1"', "kept"],
+			['"-0"', "kept"],
+		];
+		/** A member name at each depth (top level, nested object, object in a list, deeper), and first of its object. */
+		const placed = (name: string, kind: "index" | "digit" | "kept"): Array<[string, "parsed" | "text"]> => {
+			const later = kind === "index" ? "text" : "parsed";
+			return [
+				[`{"b":" x ",${name}:"y","a":1}`, later],
+				[`{"o":{"b":"x",${name}:" y"}}`, later],
+				[`{"l":[{"b":"x",${name}:"y"}]}`, later],
+				[`{"o":{"p":{"b":1,${name}:2.5}}}`, later],
+				[`{"o":{${name}:"y","b":"x"},"a":[]}`, kind === "kept" ? "parsed" : "text"],
+			];
+		};
+		const numbers: Array<[literal: string, route: "parsed" | "text"]> = [
+			["9007199254740991", "text"],
+			["9007199254740992", "text"],
+			["9007199254740993", "text"],
+			["-9007199254740993", "text"],
+			["99999999999999", "parsed"],
+			["100000000000000", "text"],
+			["99999999999999.0", "parsed"],
+			["1.0e+14", "text"],
+			["1.0e+17", "text"],
+			["-0", "text"],
+			["-0.0", "text"],
+			["-0e5", "text"],
+			["0.0", "parsed"],
+			["1e-400", "parsed"],
+			["10.5", "parsed"],
+			["0.30000000000000004", "parsed"],
+			["123456789012345.5", "parsed"],
+			["1E2", "parsed"],
+			["0.00001", "parsed"],
+		];
+		const numberTexts = (literal: string) => [`{"n":${literal}}`, `{"o":{"n":${literal}}}`, `{"l":[1,${literal}]}`];
+		const escapes: Array<[text: string, route: "parsed" | "text"]> = [
+			['{"k":"caf\\u00e9 \\u65e5"}', "parsed"],
+			['{"caf\\u00e9":"x","o":{"\\u00e9":"y"}}', "parsed"],
+			['{"k":"\\ud83d\\ude00"}', "parsed"],
+			['{"k":"<\\/a> \\u002f /"}', "parsed"],
+			['{"k":"\\u0000 x\\u000b\\u0000","t":"\\t y \\n"}', "parsed"],
+			['{"k":"\\u007f\\u001f\\b\\f\\"\\\\"}', "parsed"],
+			['{"k":"\\u2028\\u00a0"}', "parsed"],
+			['{"k\\"q":"\\\\ud800 is text"}', "text"],
+		];
+		const cases: Array<[text: string, route: "parsed" | "text"]> = [
+			...names.flatMap(([name, kind]) => placed(name, kind)),
+			...numbers.flatMap(([literal, route]) =>
+				numberTexts(literal).map((text): [string, "parsed" | "text"] => [text, route]),
+			),
+			...escapes,
+		];
+
+		it.runIf(hasPhp)("both routes write what PHP signs, byte for byte, and the SDK takes the expected one", () => {
+			const reference = php(cases.map(([text]) => text));
+			cases.forEach(([text, route], i) => {
+				const expected = reference[i] as PhpResult;
+				if ("error" in expected) throw new Error(`PHP refused ${text}: ${expected.error}`);
+				const { parsed, read, chained } = routes(text);
+				expect(read, text).toEqual({ canonical: expected.canonical });
+				expect(chained, text).toEqual({ canonical: expected.canonical });
+				expect(parsed, `${text} takes the ${route} route`).toBe(route === "parsed" ? expected.canonical : undefined);
+				// And the message PHP signed verifies from its raw text, handing out the trimmed values.
+				const fields = openMessage(withSignature(text, expected.signature), { publicKey: keys.gatewayPublic });
+				expect(fields, text).toEqual(trimmedDeep(JSON.parse(text)));
+			});
+		});
+
+		it.runIf(hasPhp)("a lone surrogate: PHP cannot decode it, and both routes refuse it", () => {
+			const text = '{"k":"\\ud800"}';
+			expect(php([text])[0]).toHaveProperty("error");
+			const { parsed, read } = routes(text);
+			expect(parsed).toBeUndefined();
+			expect(read).toEqual({
+				error: "Cannot canonicalize k: text must be well-formed Unicode (it has a lone surrogate).",
+			});
+		});
+
+		it.runIf(hasPhp)(
+			"1e400: PHP signs INF, the SDK refuses it as non-finite on both routes (protocol decision)",
+			() => {
+				for (const text of ['{"n":1e400}', '{"o":{"n":-1e400}}']) {
+					const [expected] = php([text]);
+					expect((expected as { canonical: string }).canonical, text).toMatch(/"-?INF"/);
+					const { parsed, read, chained } = routes(text);
+					expect(parsed, text).toBeUndefined();
+					expect(read, text).toEqual(chained);
+					expect((read as { error: string }).error, text).toMatch(/numbers must be finite/);
+				}
+			},
+		);
+
+		it.runIf(hasPhp)("duplicate member names: PHP keeps the last one; the SDK refuses the text on both routes", () => {
+			const texts = [
+				'{"a":"1","a":"2"}',
+				'{"o":{"a":1,"b":2,"a":3}}',
+				'{"l":[{"a":1,"a":1}]}',
+				'{"a":{"x":1},"a":{"x":1}}',
+				'{"signature":"s","signature":"s"}',
+				'{"a":{"x":1,"x" : 1}}',
+			];
+			const reference = php(texts);
+			texts.forEach((text, i) => {
+				expect(reference[i], `PHP decodes ${text}`).toHaveProperty("canonical");
+				const { parsed, read, chained } = routes(text);
+				expect(parsed, text).toBeUndefined();
+				expect(read, text).toEqual(chained);
+				expect((read as { error: string }).error, text).toMatch(/duplicate member name/);
+			});
+		});
+	});
 
 	it.runIf(hasPhp)("PHP notices a changed leaf (the comparison can fail)", () => {
 		const [original, changed] = php([JSON.stringify(awkward), JSON.stringify({ ...awkward, orderRef: "changed" })]);

@@ -2,7 +2,14 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MalformedMessageError } from "../../src/index.js";
 import { canonicalString } from "../../src/signing/canonical.js";
-import { referenceFormOfText, textReferenceForm, wrappedTextReferenceForm } from "../../src/signing/text-form.js";
+import { memberNameCount, parsedReferenceForm } from "../../src/signing/parsed-form.js";
+import {
+	readTextReferenceForm,
+	readWrappedTextReferenceForm,
+	referenceFormOfText,
+	textReferenceForm,
+	wrappedTextReferenceForm,
+} from "../../src/signing/text-form.js";
 
 /** The one-pass writer reads what JSON.parse accepted; these pin what it adds: order, literals, refusals. */
 describe("the reference form written from JSON text", () => {
@@ -50,6 +57,13 @@ describe("the reference form written from JSON text", () => {
 		['{"a":1,"a":2}', /duplicate member name at position 0/],
 		['{"n":{"a":1,"b":2,"a":3}}', /duplicate member name at position 5 \(in n\)/],
 		['{"data":{"a":1},"data":{"a":1}}', /duplicate member name/],
+		// A repeated name whose kept value is of another type than the text's first one, at any depth.
+		['{"a":"x","a":[0]}', /duplicate member name at position 0\./],
+		['{"a":["x"],"a":[1]}', /duplicate member name at position 0\./],
+		['{"a":{"b":" x"},"a":1}', /duplicate member name at position 0\./],
+		['{"o":{"a":[{"b":"x"}],"a":{}}}', /duplicate member name at position 5 \(in o\)/],
+		['{"data":{"a":1},"data":null}', /duplicate member name/],
+		['{"data":{"a":"x"},"data":{"a":[]}}', /duplicate member name/],
 		[`{"a":${"[".repeat(64)}${"]".repeat(64)}}`, /a(\[0\])+: nesting deeper than 64 levels/],
 		['{"a":"\\ud800"}', /Cannot canonicalize a: text must be well-formed Unicode/],
 		['{"a":1e999}', /Cannot canonicalize a: numbers must be finite/],
@@ -64,5 +78,91 @@ describe("the reference form written from JSON text", () => {
 		const parsed = JSON.parse(text);
 		expect(textReferenceForm(text, parsed)).toBe('{"__proto__":{" x":"y"},"a":"1"}');
 		expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
+	});
+});
+
+/** Any JSON text with padded strings, as a sender may write it (white space included). */
+const paddedText = fc
+	.dictionary(fc.string(), fc.jsonValue({ maxDepth: 4 }))
+	.chain((message) =>
+		fc
+			.constantFrom(0, 1)
+			.map((indent) =>
+				JSON.stringify(message, (_key, value) => (typeof value === "string" ? ` ${value}\t` : value), indent),
+			),
+	);
+
+describe("the parsed-object route (parsed-form.ts)", () => {
+	it("writes what the text reader writes whenever it applies, and trims the parsed object alike", () => {
+		let applied = 0;
+		fc.assert(
+			fc.property(paddedText, (text) => {
+				const parsed = JSON.parse(text);
+				const form = parsedReferenceForm(text, parsed);
+				if (form === undefined) return;
+				applied++;
+				const read = JSON.parse(text);
+				expect(form).toBe(readTextReferenceForm(text, read));
+				expect(parsed).toEqual(read);
+			}),
+			{ numRuns: 500 },
+		);
+		expect(applied).toBeGreaterThan(80);
+	});
+
+	it("counts member names, not strings, whatever the white space and escapes", () => {
+		const text = JSON.stringify({ a: "b:c", d: { 'e\\"': ["f", 'g\\":'] }, h: {} }, null, 1);
+		expect(memberNameCount(text)).toBe(4);
+		expect(memberNameCount("[]")).toBe(0);
+	});
+
+	it("leaves a text with a repeated member name, at any depth, to the text reader", () => {
+		for (const text of ['{"a":1,"a":1}', '{"o":{"a":1,"b":{},"a":1}}', '{"l":[{"a":[],"a":[]}]}']) {
+			expect(parsedReferenceForm(text, JSON.parse(text)), text).toBeUndefined();
+		}
+		const wrapped = '{"status":"ok","status":"ok","data":{"a":"1","signature":"s"}}';
+		expect(
+			wrappedTextReferenceForm('{"status":"ok","data":{"a":" 1","signature":"s"}}', {
+				status: "ok",
+				data: { a: " 1", signature: "s" },
+			}),
+		).toBe('{"a":"1"}');
+		expect(() => wrappedTextReferenceForm(wrapped, JSON.parse(wrapped))).toThrow(/duplicate member name/);
+	});
+
+	it("leaves an unsigned value nested past the limit to the text reader, which skips it without recursion", () => {
+		const deep = `${"[".repeat(100_000)}"s"${"]".repeat(100_000)}`;
+		const flat = `{"a":" 1","signature":${deep}}`;
+		expect(parsedReferenceForm(flat, JSON.parse(flat))).toBeUndefined();
+		expect(referenceFormOfText(flat)).toBe('{"a":"1"}');
+		const wrapped = `{"status":${deep},"data":{"a":" 1","signature":"s"}}`;
+		expect(referenceFormOfText(wrapped, true)).toBe('{"a":"1"}');
+	});
+
+	it("keeps a __proto__ member as data, in the copies it makes too", () => {
+		const text = '{"__proto__":{"n":1,"s":" x "},"o":{"__proto__":[true]}}';
+		const parsed = JSON.parse(text);
+		expect(parsedReferenceForm(text, parsed)).toBe('{"__proto__":{"n":"1","s":"x"},"o":{"__proto__":["1"]}}');
+		expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
+		expect(Object.hasOwn(parsed, "__proto__")).toBe(true);
+	});
+
+	it("matches the text reader at the nesting limit", () => {
+		for (const levels of [63, 64]) {
+			const text = `{"a":${"[".repeat(levels)}${"]".repeat(levels)}}`;
+			const read = (() => {
+				try {
+					return readTextReferenceForm(text, JSON.parse(text));
+				} catch {
+					return undefined;
+				}
+			})();
+			expect(parsedReferenceForm(text, JSON.parse(text)), `${levels} levels`).toBe(read);
+		}
+	});
+
+	it("wrapped responses take the same route for their data", () => {
+		const text = '{"status":"ok","message":null,"data":{"z":1.5,"a":" 2","signature":"s"}}';
+		expect(wrappedTextReferenceForm(text, JSON.parse(text))).toBe(readWrappedTextReferenceForm(text, JSON.parse(text)));
 	});
 });

@@ -7,8 +7,13 @@ import {
 	openMessage,
 	sealMessage,
 } from "../../src/signing/index.js";
+import { parsedReferenceForm, parsedWrappedReferenceForm } from "../../src/signing/parsed-form.js";
 import { signText } from "../../src/signing/seal.js";
-import { referenceFormOfText } from "../../src/signing/text-form.js";
+import {
+	readTextReferenceForm,
+	readWrappedTextReferenceForm,
+	referenceFormOfText,
+} from "../../src/signing/text-form.js";
 import { parsedVerifies, signerKeys, type Vector, vectors } from "../support/vectors.js";
 
 const backends = ["node", "forge"] as const;
@@ -113,6 +118,18 @@ function runVector(v: Vector, backend: "node" | "forge") {
 			it("flagged: only the raw text verifies; the parsed object cannot", () => {
 				expect(() => openMessage(JSON.parse(v.message ?? ""), verify)).toThrow(SignatureVerificationError);
 			});
+	}
+
+	if (v.kind === "verify20" || v.kind === "wrapped20" || v.kind === "callback20") {
+		it("both routes give `canonical`: the text reader always, the parsed object when nothing is flagged", () => {
+			const text = (v.kind === "callback20" ? v.payloadJson : v.message) ?? "";
+			const wrapped = v.kind === "wrapped20";
+			const read = wrapped ? readWrappedTextReferenceForm : readTextReferenceForm;
+			expect(read(text, JSON.parse(text))).toBe(v.canonical);
+			const parsed = JSON.parse(text);
+			const form = wrapped ? parsedWrappedReferenceForm(text, parsed, parsed.data) : parsedReferenceForm(text, parsed);
+			expect(form).toBe(parsedVerifies(v) ? v.canonical : undefined);
+		});
 	}
 
 	if (v.kind === "callback20") {

@@ -1,15 +1,19 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { AuthenticationError } from "../../errors/authentication-error.js";
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import { ConnectionError } from "../../errors/connection-error.js";
+import { OutcomeUnknownError } from "../../errors/outcome-unknown-error.js";
 import { type FieldIssue, RequestValidationError } from "../../errors/request-validation-error.js";
 import { redactText } from "../../internal/redact.js";
+import { type RunningSandbox, readRunningSandbox } from "../../sandbox/control/control-files.js";
 import { DEMO_SHOP_PATH } from "../../sandbox/pages/demo-shop.js";
 import { type Command, parse } from "../command.js";
 import { FLAGS, signVersionFlag } from "../flags.js";
 import { CliError, EXIT, usageError } from "../io.js";
 import { readPrivateKeyFile, readPublicKeyFile } from "../keys.js";
 import { describeFailure } from "./failure.js";
+import { STATE_KEYS } from "./sandbox/state-dir.js";
 import { KEY_FILES } from "./sandbox.js";
 
 /** The flag that sets each request field or client option, so an error names what to change. */
@@ -47,11 +51,13 @@ returns to the sandbox's stand-in shop pages and the IPN goes to its stand-in
 IPN route, which verifies and acknowledges it.
 
 Options:
-      --sandbox-url <url>     The sandbox's URL, as it prints it (its --public-url
-                              when it has one)
+      --sandbox-url <url>     The sandbox's URL, as its banner prints it
+      --state-dir <dir>       The running sandbox's --state-dir: gives --sandbox-url,
+                              -m, -v, --key and --gateway-key when they are not given
       --amount <n>            Amount in major units, up to 2 decimals: 10.00
       --currency <code>       ISO 4217 code: EUR
-  -m, --merchant-id <id>      Default: sandbox-merchant (the sandbox's default)
+  -m, --merchant-id <id>      Default: sandbox-merchant (the sandbox's default), or
+                              the state directory's
   -k, --key <file>            The merchant's private key to sign with (PEM or
                               base64 DER)
       --passphrase <p>        Passphrase of an encrypted --key
@@ -86,6 +92,7 @@ checkout may then exist: look for its --order-ref in the sandbox's log).`,
 				passphrase: FLAGS.passphrase,
 				"gateway-key": FLAGS.gatewayKey,
 				"keys-dir": FLAGS.keysDir,
+				"state-dir": { type: "string" },
 				"sign-version": FLAGS.signVersion,
 				"order-ref": { type: "string" },
 				description: { type: "string" },
@@ -107,33 +114,27 @@ checkout may then exist: look for its --order-ref in the sandbox's log).`,
 		if (action !== "create")
 			throw usageError(action ? `unknown action ${action}; use create` : "give an action: create");
 		if (rest.length > 0) throw usageError(`unexpected argument ${rest[0]}`);
-		const sandboxUrl = values["sandbox-url"];
-		if (!sandboxUrl) throw usageError("--sandbox-url <url> is required");
+		const stateDir = values["state-dir"];
+		const running = stateDir === undefined ? undefined : await runningSandbox(stateDir, values["sandbox-url"]);
+		const sandboxUrl = values["sandbox-url"] ?? running?.url;
+		if (!sandboxUrl) throw usageError("--sandbox-url <url> (or --state-dir <dir>) is required");
 		const origin = sandboxOrigin(sandboxUrl);
 		if (values.amount === undefined) throw usageError("--amount <n> is required");
 		if (!/^\d{1,15}(\.\d{1,2})?$/.test(values.amount))
 			throw usageError("--amount must be a decimal number with at most 2 decimals, such as 10.00");
 		if (!values.currency) throw usageError("--currency <code> is required");
-		const signVersion = signVersionFlag(values["sign-version"]);
-		const keysDir = values["keys-dir"];
-		const keyFlag = values.key === undefined && keysDir ? "--keys-dir" : "--key";
-		const gatewayFlag = values["gateway-key"] === undefined && keysDir ? "--keys-dir" : "--gateway-key";
-		const privateKey = await readPrivateKeyFile(
-			keyFlag,
-			values.key ?? (keysDir && join(keysDir, KEY_FILES.merchantPrivate)),
-			values.passphrase,
-		);
-		const gatewayPublicKey = await readPublicKeyFile(
-			gatewayFlag,
-			values["gateway-key"] ?? (keysDir && join(keysDir, KEY_FILES.gatewayPublic)),
-		);
+		const signVersion = signVersionFlag(values["sign-version"] ?? running?.signVersion);
+		const merchantId = values["merchant-id"] ?? running?.merchantId ?? "sandbox-merchant";
+		const keys = keyFiles(values);
+		const privateKey = await readPrivateKeyFile(keys.privateFlag, keys.privatePath, values.passphrase);
+		const gatewayPublicKey = await readPublicKeyFile(keys.gatewayFlag, keys.gatewayPath);
 		const shop = `${origin}${DEMO_SHOP_PATH}`;
 		const orderRef = values["order-ref"] ?? `cli-${randomBytes(6).toString("hex")}`;
 		const { GatewayClient } = await import("../../client.js");
 		try {
 			const gateway = new GatewayClient({
 				baseUrl: origin,
-				merchantId: values["merchant-id"] ?? "sandbox-merchant",
+				merchantId,
 				privateKey,
 				gatewayPublicKey,
 				signVersion,
@@ -165,10 +166,52 @@ checkout may then exist: look for its --order-ref in the sandbox's log).`,
 				throw new CliError(redactText(describeIssues(error.issues)), EXIT.usage);
 			const unreachable = error instanceof ConnectionError || (error as Error).cause instanceof ConnectionError;
 			const hint = unreachable ? ` (is the sandbox running at --sandbox-url ${origin}?)` : "";
-			throw new CliError(`${describeFailure(error)}${hint}`);
+			throw new CliError(`${describeFailure(error)}${hint}${flagHint(error, merchantId, signVersion)}`);
 		}
 	},
 };
+
+/** Where --key and --gateway-key come from: the flags, else --keys-dir, else the state directory's keys. */
+function keyFiles(values: {
+	key?: string | undefined;
+	"gateway-key"?: string | undefined;
+	"keys-dir"?: string | undefined;
+	"state-dir"?: string | undefined;
+}) {
+	const keysDir = values["keys-dir"];
+	const stateKeys = values["state-dir"] === undefined ? undefined : join(values["state-dir"], STATE_KEYS.dir);
+	const dir = keysDir ?? stateKeys;
+	const dirFlag = keysDir ? "--keys-dir" : "--state-dir";
+	return {
+		privateFlag: values.key === undefined && dir ? dirFlag : "--key",
+		privatePath: values.key ?? (dir && join(dir, KEY_FILES.merchantPrivate)),
+		gatewayFlag: values["gateway-key"] === undefined && dir ? dirFlag : "--gateway-key",
+		gatewayPath: values["gateway-key"] ?? (dir && join(dir, KEY_FILES.gatewayPublic)),
+	};
+}
+
+/** The sandbox running on a state directory; without one there, only --sandbox-url lets the command go on. */
+async function runningSandbox(stateDir: string, sandboxUrl: string | undefined): Promise<RunningSandbox | undefined> {
+	try {
+		return await readRunningSandbox(stateDir);
+	} catch (error) {
+		if (sandboxUrl !== undefined) return undefined;
+		if (error instanceof ConfigurationError) throw new CliError(error.issues.map((i) => i.message).join("; "));
+		throw error;
+	}
+}
+
+/** The flag that fixes a refusal the sandbox explains: an unknown merchant id, or another signing version. */
+function flagHint(error: unknown, merchantId: string, signVersion: string): string {
+	const message = error instanceof Error ? error.message : "";
+	if (error instanceof AuthenticationError && message.includes("this sandbox has no merchant"))
+		return ` Pass one of its merchant ids with -m <id> (--merchant-id), or start the sandbox with -m ${merchantId}.`;
+	if (error instanceof OutcomeUnknownError && message.includes("signed in another signing version")) {
+		const other = signVersion === "2.0" ? "2.1" : "2.0";
+		return ` The sandbox signs ${other}: pass -v ${other} (--sign-version), or --state-dir to read it from there.`;
+	}
+	return "";
+}
 
 /** --sandbox-url: the sandbox's origin (the client appends /v2/...). */
 function sandboxOrigin(value: string): string {

@@ -1,5 +1,6 @@
 import { KEY_FILES } from "../../sandbox/persistence/key-files.js";
 import type { Command } from "../command.js";
+import { CONTROL_COMMANDS, CONTROL_COMMANDS_HELP } from "./sandbox/index.js";
 import { startSandbox } from "./sandbox/start.js";
 
 /** The file names `--keys-dir` holds, which `checkout create --keys-dir` reads back. */
@@ -37,8 +38,11 @@ Options:
       --refund-approval <m>   auto or manual. Default: auto
       --hpp-only              Hosted-page processors only (S2S gets the no-provider error)
       --state-dir <dir>       Keep the sandbox's state there, created on first use
-                              and resumed on every start; its keys are in <dir>/keys.
-                              One sandbox per directory
+                              and resumed on every start: keys (in <dir>/keys), the
+                              control credential, accounts, transactions, refunds,
+                              IPN deliveries, the clock. One sandbox per directory;
+                              the commands below and checkout create take the same
+                              --state-dir. Default: a temporary directory
       --keys-dir <dir>        Keys only: reuse the key files there, or save new
                               ones (${KEY_FILES.gatewayPrivate}, ${KEY_FILES.gatewayPublic},
                               ${KEY_FILES.merchantPrivate}, ${KEY_FILES.merchantPublic}) instead
@@ -53,7 +57,15 @@ Options:
 Deprecated: --gateway-private-key (use --key); --gateway-public-key (derived from
 --key now; when given it must match).
 
+Commands that drive a running sandbox (each takes --state-dir <dir>, and
+--json for JSON; see merchant-gateway sandbox <command> --help):
+${CONTROL_COMMANDS_HELP}
+
 Exit codes: 0 stopped (Ctrl+C, SIGTERM, or its starter ended), 1 could not start (the port
 is taken, the state directory is in use or cannot be read), 2 bad usage.`,
-	run: (args, io) => startSandbox(args, io, sandbox.help),
+	run(args, io) {
+		const control = CONTROL_COMMANDS.find((command) => command.name === args[0]);
+		if (control) return control.run(args.slice(1), io);
+		return startSandbox(args, io, sandbox.help);
+	},
 };

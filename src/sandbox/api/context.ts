@@ -3,7 +3,7 @@ import type { SandboxCore } from "../core/sandbox-core.js";
 import { type ApiMessage, type Authenticated, authenticate } from "../wire/authentication.js";
 import { LIMITS } from "../wire/limits.js";
 import type { ReceivedEntry } from "../wire/received-log.js";
-import { type ApiResponse, fieldError, isApiResponse } from "../wire/spec-responses.js";
+import { type ApiResponse, fieldError, isApiResponse, unknownMerchant } from "../wire/spec-responses.js";
 
 /** The merchant a request leads to: the id to name in a refusal, and the account when there is one. */
 export type Claimant = { merchantId: string; merchant: MerchantAccount | undefined };
@@ -32,6 +32,10 @@ export function verifiedRequest(ctx: ApiContext, unknownSubject?: ApiResponse): 
 	const { envelope, claimed } = message;
 	const found = findMerchant(ctx.core, claimed);
 	if (!found) return unknownSubject ?? fieldError("merchantId", "is required");
+	if (!found.merchant) {
+		ctx.received.verified = false;
+		return unknownMerchant(found.merchantId, ctx.core.merchants.ids());
+	}
 	const verified = authenticate(envelope, found.merchant, found.merchantId, ctx.core.signer.signedString);
 	ctx.received.verified = !isApiResponse(verified);
 	return verified;

@@ -57,14 +57,14 @@ export class MerchantRegistry {
 		}
 	}
 
-	/** The options of every account, as registered: what a saved state keeps. */
-	options(): SandboxMerchantOptions[] {
-		return [...this.#options.values()];
-	}
-
 	/** Calls `listener` with the options of every account registered from now on. */
 	onAdd(listener: (options: SandboxMerchantOptions) => void): void {
 		this.#onAdd = listener;
+	}
+
+	/** Every registered merchant id, in the order they were registered. */
+	ids(): string[] {
+		return [...this.#accounts.keys()];
 	}
 
 	/** The account registered under `merchantId`, if any. */

@@ -125,7 +125,7 @@ export class SandboxCore {
 		await this.#state?.close();
 	}
 
-	/** A ledger change: its event, and the IPN of a final transaction status or of a refund. */
+	/** A ledger change: saved, its event, and the IPN of a final transaction status or of a refund (once saved). */
 	#changed(change: LedgerChange): void {
 		const { transaction } = change;
 		this.#state?.record(change.kind === "transaction" ? { transaction } : { refund: change.refund });
@@ -134,23 +134,29 @@ export class SandboxCore {
 			const { transactionId, status } = transaction;
 			this.emit({ type: "transaction", transactionId, status, statusCode: transactionStatuses[status].code });
 			if (!change.final) return;
-			this.notifier.send({
-				kind: "transaction",
-				eventId: transactionEventId(transactionId, status),
-				url: transaction.request.notificationUrl,
-				body: JSON.stringify(this.signer.flat(transactionResource(transaction, merchant), merchant.signVersion)),
-				startedAt: transaction.createdAt,
-			});
+			this.notifier.send(
+				{
+					kind: "transaction",
+					eventId: transactionEventId(transactionId, status),
+					url: transaction.request.notificationUrl,
+					body: JSON.stringify(this.signer.flat(transactionResource(transaction, merchant), merchant.signVersion)),
+					startedAt: transaction.createdAt,
+				},
+				this.#state?.written(),
+			);
 			return;
 		}
 		const { refundId, status } = change.refund;
 		this.emit({ type: "refund", refundId, status, statusCode: refundStatuses[status].code });
-		this.notifier.send({
-			kind: "refund",
-			eventId: refundEventId(refundId, status),
-			url: transaction.request.notificationUrl,
-			body: JSON.stringify(this.signer.flat(refundResource(change.refund, transaction), merchant.signVersion)),
-			startedAt: change.refund.createdAt,
-		});
+		this.notifier.send(
+			{
+				kind: "refund",
+				eventId: refundEventId(refundId, status),
+				url: transaction.request.notificationUrl,
+				body: JSON.stringify(this.signer.flat(refundResource(change.refund, transaction), merchant.signVersion)),
+				startedAt: change.refund.createdAt,
+			},
+			this.#state?.written(),
+		);
 	}
 }

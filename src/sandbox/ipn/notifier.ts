@@ -40,6 +40,8 @@ export interface DeliveryAttempt {
 	returnCode: string | undefined;
 	/** Why the attempt did not count as acknowledged. */
 	detail: string | undefined;
+	/** The start of the merchant's response body (at most 200 characters, redacted), when one came. */
+	responseExcerpt: string | undefined;
 	/** When the next retry is due on the sandbox clock, or undefined when none will follow. */
 	nextAttemptAt: string | undefined;
 }
@@ -57,17 +59,30 @@ export interface Notification {
 /** A notification with where its delivery stands: what a saved state keeps of it. */
 export interface DeliveryState extends Notification {
 	deliveryId: string;
-	/** Attempts made so far, duplicates included (each attempt's number). */
+	/** Attempts made so far, duplicates and resends included (each attempt's number). */
 	attempts: number;
 	/** When the last retry was due (sandbox-clock epoch ms), for "then every 5 minutes". */
 	lastDueAt: number | undefined;
-	/** The attempt due next: 0 for the first try, then the retry's number. */
+	/** The merchant acknowledged it: later attempts are duplicates. */
+	acknowledged: boolean;
+	/** The attempt of the schedule due next: 0 for the first try, then the retry's number. */
 	nextRetry: number;
-	/** When it is due (sandbox-clock epoch ms); a past time while it runs. Undefined once done. */
+	/**
+	 * When that attempt is due (sandbox-clock epoch ms), a past time while it runs; undefined once the
+	 * merchant acknowledged it or the schedule ran out.
+	 */
 	nextDueAt: number | undefined;
-	/** Acknowledged, or out of retries. */
-	done: boolean;
 }
+
+interface Delivery extends DeliveryState {
+	/** The retry waiting on the clock: when it is due (epoch ms) and how to call it off. */
+	scheduled: { dueAt: number; cancel: () => void } | undefined;
+	/** The attempts running now, each resolving with its record (undefined when the notifier closed meanwhile). */
+	running: Set<Promise<DeliveryAttempt | undefined>>;
+}
+
+/** Why an attempt runs: the first try, a scheduled retry, a duplicate of an acknowledged one, or a resend now. */
+type AttemptKind = "first" | "retry" | "duplicate" | "resend";
 
 /**
  * Delivers IPNs: POST, JSON, wait up to `ackTimeoutMs` for `{"returnCode":"100"}`
@@ -84,8 +99,8 @@ export class Notifier {
 	readonly #clock: ControllableClock;
 	readonly #onAttempt: (attempt: DeliveryAttempt) => void;
 	readonly #log: DeliveryAttempt[] = [];
-	readonly #deliveries = new Map<string, DeliveryState>();
-	#onDelivery: ((delivery: Readonly<DeliveryState>) => void) | undefined;
+	readonly #deliveries = new Map<string, Delivery>();
+	#onDelivery: ((delivery: DeliveryState) => void) | undefined;
 	/** Attempts running now. */
 	#active = 0;
 	/** Retries scheduled on the clock and not yet started. */
@@ -107,54 +122,84 @@ export class Notifier {
 		this.#onAttempt = onAttempt;
 	}
 
-	/** Queues a notification; the first attempt starts at once. */
-	send(notification: Notification): string {
+	/**
+	 * Queues a notification; the first attempt starts at once, or once `after` settles (the change it
+	 * reports is on disk: a merchant never hears of a change the sandbox could still lose).
+	 */
+	send(notification: Notification, after?: Promise<unknown>): string {
 		const deliveryId = `dlv_${String(++this.#sequence).padStart(6, "0")}`;
-		const delivery: DeliveryState = {
+		const delivery: Delivery = {
 			...notification,
 			deliveryId,
 			attempts: 0,
 			lastDueAt: undefined,
+			acknowledged: false,
 			nextRetry: 0,
 			nextDueAt: this.#clock.nowMs(),
-			done: false,
+			scheduled: undefined,
+			running: new Set(),
 		};
 		this.#deliveries.set(deliveryId, delivery);
-		this.#onDelivery?.(delivery);
-		this.#run(delivery, 0, false);
+		this.#saved(delivery);
+		this.#run(delivery, 0, "first", after);
 		return deliveryId;
 	}
 
-	/** Calls `listener` whenever a delivery is queued or an attempt of it ends. */
-	onDelivery(listener: (delivery: Readonly<DeliveryState>) => void): void {
+	/** Calls `listener` with where a delivery stands whenever it is queued or an attempt of it ends. */
+	onDelivery(listener: (delivery: DeliveryState) => void): void {
 		this.#onDelivery = listener;
 	}
 
 	/**
-	 * Takes back deliveries and attempts saved earlier. A delivery not done is retried when it is
-	 * due; one whose attempt was running when its state was saved is due at once.
+	 * Takes back deliveries and attempts saved earlier. The attempt due next on each schedule runs when
+	 * it is due; one that was running when the state was saved is due at once.
 	 */
 	restore(deliveries: readonly DeliveryState[], attempts: readonly DeliveryAttempt[]): void {
 		this.#log.push(...attempts);
-		for (const delivery of deliveries) {
+		for (const saved of deliveries) {
+			const delivery: Delivery = { ...saved, scheduled: undefined, running: new Set() };
 			this.#deliveries.set(delivery.deliveryId, delivery);
 			this.#sequence = Math.max(this.#sequence, Number(delivery.deliveryId.replace(/^dlv_/, "")) || 0);
-		}
-		for (const delivery of deliveries) {
-			if (!delivery.done && delivery.nextDueAt !== undefined) this.#retryAt(delivery, delivery.nextDueAt);
+			if (delivery.nextDueAt !== undefined) this.#schedule(delivery, delivery.nextRetry, delivery.nextDueAt);
 		}
 	}
 
 	/** Sends a notification again, unchanged, as a duplicate. */
 	redeliver(deliveryId: string): void {
-		const delivery = this.#deliveries.get(deliveryId);
-		if (!delivery) {
-			throw new ConfigurationError(
-				[{ field: "deliveryId", message: `names no delivery (${deliveryId})` }],
-				"redelivery",
-			);
-		}
-		this.#run(delivery, 0, true);
+		this.#run(this.#delivery(deliveryId), 0, "duplicate");
+	}
+
+	/**
+	 * Delivers a notification now, unchanged, and resolves with the merchant's response. Acknowledged, it
+	 * calls off the retry waiting on the clock; refused, the retry schedule stays as it was. A notification
+	 * the merchant already acknowledged goes out as a duplicate.
+	 */
+	resend(deliveryId: string): Promise<DeliveryAttempt | undefined> {
+		const delivery = this.#delivery(deliveryId);
+		return this.#run(delivery, 0, delivery.acknowledged ? "duplicate" : "resend");
+	}
+
+	/** The latest notification whose event id starts with `prefix` (such as `refund:{id}:`), if any. */
+	latest(prefix: string): string | undefined {
+		let found: string | undefined;
+		for (const delivery of this.#deliveries.values())
+			if (delivery.eventId.startsWith(prefix)) found = delivery.deliveryId;
+		return found;
+	}
+
+	/** Resolves once the attempts of this notification running now have ended, with the last one's record. */
+	async settled(deliveryId: string): Promise<DeliveryAttempt | undefined> {
+		const delivery = this.#delivery(deliveryId);
+		await Promise.all(delivery.running);
+		return this.#log.findLast((attempt) => attempt.deliveryId === deliveryId);
+	}
+
+	/** Resolves once no attempt is running; retries waiting on the clock do not count. */
+	async whenSettled(): Promise<void> {
+		const running = [...this.#deliveries.values()].flatMap((delivery) => [...delivery.running]);
+		if (running.length === 0) return;
+		await Promise.all(running);
+		return this.whenSettled();
 	}
 
 	attempts(): DeliveryAttempt[] {
@@ -182,55 +227,101 @@ export class Notifier {
 		return this.#active === 0 && (this.#waiting === 0 || this.#clock.frozen);
 	}
 
+	#delivery(deliveryId: string): Delivery {
+		const delivery = this.#deliveries.get(deliveryId);
+		if (delivery) return delivery;
+		throw new ConfigurationError([{ field: "deliveryId", message: `names no delivery (${deliveryId})` }], "redelivery");
+	}
+
 	/** Runs attempt number `retry` (0 = first try) now, counting it as work in progress until it settles. */
-	#run(delivery: DeliveryState, retry: number, duplicate: boolean): void {
-		if (this.#closed) return;
+	#run(
+		delivery: Delivery,
+		retry: number,
+		kind: AttemptKind,
+		after?: Promise<unknown>,
+	): Promise<DeliveryAttempt | undefined> {
+		if (this.#closed) return Promise.resolve(undefined);
 		this.#active++;
-		void this.#attempt(delivery, retry, duplicate).finally(() => {
+		const attempt = () => this.#attempt(delivery, retry, kind);
+		const running = (after ? after.then(attempt, attempt) : attempt()).finally(() => {
+			delivery.running.delete(running);
 			this.#active = Math.max(0, this.#active - 1);
 			this.#settle();
 		});
+		delivery.running.add(running);
+		return running;
 	}
 
-	async #attempt(delivery: DeliveryState, retry: number, duplicate: boolean): Promise<void> {
+	async #attempt(delivery: Delivery, retry: number, kind: AttemptKind): Promise<DeliveryAttempt | undefined> {
+		if (this.#closed) return undefined;
 		const startedAt = this.#clock.now().toISOString();
 		const result = await this.#post(delivery);
-		if (this.#closed) return;
+		if (this.#closed) return undefined;
 		const acknowledged = result.outcome === "acknowledged";
 		const finishedAt = this.#clock.now();
-		const dueAt = !acknowledged && !duplicate ? this.#nextDueAt(delivery, retry + 1, finishedAt.getTime()) : undefined;
+		if (acknowledged && kind === "resend") this.#callOffRetry(delivery);
+		// Only the schedule's own attempts extend it; a resend or a duplicate leaves it as it is.
+		const onSchedule = kind === "first" || kind === "retry";
+		const dueAt = !onSchedule
+			? delivery.scheduled?.dueAt
+			: acknowledged || delivery.acknowledged
+				? undefined
+				: this.#nextDueAt(delivery, retry + 1, finishedAt.getTime());
+		if (acknowledged) delivery.acknowledged = true;
 		const record: DeliveryAttempt = {
 			deliveryId: delivery.deliveryId,
 			attempt: ++delivery.attempts,
 			eventId: delivery.eventId,
 			kind: delivery.kind,
 			url: delivery.url,
-			duplicate,
+			duplicate: kind === "duplicate",
 			startedAt,
 			finishedAt: finishedAt.toISOString(),
 			...result,
 			nextAttemptAt: dueAt === undefined ? undefined : new Date(dueAt).toISOString(),
 		};
 		this.#log.push(record);
-		if (!duplicate) {
+		this.#onAttempt(record);
+		if (acknowledged && kind !== "duplicate")
+			for (let i = 0; i < this.#duplicates; i++) this.#run(delivery, 0, "duplicate");
+		if (onSchedule) {
 			delivery.nextRetry = retry + 1;
 			delivery.nextDueAt = dueAt;
-			delivery.done = dueAt === undefined;
-			if (dueAt !== undefined) delivery.lastDueAt = dueAt;
+			if (dueAt !== undefined) {
+				delivery.lastDueAt = dueAt;
+				this.#schedule(delivery, retry + 1, dueAt);
+			}
 		}
-		this.#onDelivery?.(delivery);
-		this.#onAttempt(record);
-		if (acknowledged && !duplicate) for (let i = 0; i < this.#duplicates; i++) this.#run(delivery, 0, true);
-		if (dueAt !== undefined) this.#retryAt(delivery, dueAt);
+		this.#saved(delivery);
+		return record;
 	}
 
-	/** Runs the delivery's next retry once the clock reaches `dueAt`. */
-	#retryAt(delivery: DeliveryState, dueAt: number): void {
+	/** Reports where a delivery stands, without what only this process needs (timers, running attempts). */
+	#saved(delivery: Delivery): void {
+		if (!this.#onDelivery) return;
+		const { scheduled: _scheduled, running: _running, ...state } = delivery;
+		this.#onDelivery(state);
+	}
+
+	/** Puts retry number `retry` on the clock (one already due, as a restored one may be, runs at once). */
+	#schedule(delivery: Delivery, retry: number, dueAt: number): void {
 		this.#waiting++;
-		this.#clock.schedule(dueAt, () => {
+		const scheduled = { dueAt, cancel: () => {} };
+		delivery.scheduled = scheduled;
+		scheduled.cancel = this.#clock.schedule(dueAt, () => {
+			if (delivery.scheduled === scheduled) delivery.scheduled = undefined;
 			this.#waiting = Math.max(0, this.#waiting - 1);
-			this.#run(delivery, delivery.nextRetry, false);
+			this.#run(delivery, retry, "retry");
 		});
+	}
+
+	#callOffRetry(delivery: Delivery): void {
+		if (!delivery.scheduled) return;
+		delivery.scheduled.cancel();
+		delivery.scheduled = undefined;
+		delivery.nextDueAt = undefined;
+		this.#waiting = Math.max(0, this.#waiting - 1);
+		this.#settle();
 	}
 
 	/**
@@ -241,7 +332,7 @@ export class Notifier {
 	 * gets its first retry 5 minutes after the failed attempt instead of at once.
 	 * A retry is never due before the attempt before it ended.
 	 */
-	#nextDueAt(delivery: DeliveryState, retry: number, failedAt: number): number | undefined {
+	#nextDueAt(delivery: Delivery, retry: number, failedAt: number): number | undefined {
 		const scaled = (ms: number) => Math.round(ms * this.#scale);
 		if (this.#delays) {
 			const delay = this.#delays[retry - 1];
@@ -256,11 +347,10 @@ export class Notifier {
 		return Math.max(due, failedAt);
 	}
 
-	async #post(
-		delivery: DeliveryState,
-	): Promise<Pick<DeliveryAttempt, "outcome" | "httpStatus" | "returnCode" | "detail">> {
+	async #post(delivery: Delivery): Promise<AttemptResult> {
 		const doFetch = this.#fetch?.() ?? globalThis.fetch;
 		const signal = AbortSignal.timeout(this.#ackTimeoutMs);
+		const none = { httpStatus: undefined, returnCode: undefined, responseExcerpt: undefined };
 		let response: Response;
 		try {
 			response = await doFetch(delivery.url, {
@@ -272,29 +362,21 @@ export class Notifier {
 			});
 		} catch (error) {
 			return signal.aborted
-				? {
-						outcome: "timeout",
-						httpStatus: undefined,
-						returnCode: undefined,
-						detail: `no response within ${this.#ackTimeoutMs} ms`,
-					}
-				: { outcome: "network_error", httpStatus: undefined, returnCode: undefined, detail: describe(error) };
+				? { outcome: "timeout", ...none, detail: `no response within ${this.#ackTimeoutMs} ms` }
+				: { outcome: "network_error", ...none, detail: describe(error) };
 		}
 		let text: string;
 		try {
 			text = await response.text();
 		} catch {
 			const outcome = signal.aborted ? "timeout" : "network_error";
-			return {
-				outcome,
-				httpStatus: response.status,
-				returnCode: undefined,
-				detail: "the response's body could not be read in time",
-			};
+			const detail = "the response's body could not be read in time";
+			return { ...none, outcome, httpStatus: response.status, detail };
 		}
 		const returnCode = readReturnCode(text);
+		const received = { httpStatus: response.status, returnCode, responseExcerpt: excerpt(text) };
 		if (response.status >= 200 && response.status < 300 && returnCode === "100") {
-			return { outcome: "acknowledged", httpStatus: response.status, returnCode, detail: undefined };
+			return { outcome: "acknowledged", ...received, detail: undefined };
 		}
 		const why =
 			response.status < 200 || response.status >= 300
@@ -302,7 +384,7 @@ export class Notifier {
 				: returnCode === undefined
 					? 'the response has no returnCode (expected JSON {"returnCode":"100"})'
 					: `returnCode ${JSON.stringify(returnCode)} is not the string "100"`;
-		return { outcome: "rejected", httpStatus: response.status, returnCode, detail: why };
+		return { outcome: "rejected", ...received, detail: why };
 	}
 
 	#settle(): void {
@@ -325,6 +407,18 @@ function readReturnCode(text: string): string | undefined {
 		// not JSON: no returnCode
 	}
 	return undefined;
+}
+
+/** What the merchant's end did with one attempt. */
+type AttemptResult = Pick<DeliveryAttempt, "outcome" | "httpStatus" | "returnCode" | "detail" | "responseExcerpt">;
+
+const EXCERPT_LENGTH = 200;
+
+/** The start of a response body for the log, redacted before it is cut; undefined when it is empty. */
+function excerpt(text: string): string | undefined {
+	const redacted = redactText(text.trim().slice(0, EXCERPT_LENGTH * 4));
+	if (redacted === "") return undefined;
+	return redacted.length > EXCERPT_LENGTH ? `${redacted.slice(0, EXCERPT_LENGTH)}…` : redacted;
 }
 
 function describe(error: unknown): string {

@@ -175,9 +175,9 @@ const delivery = z.object({
 	startedAt: date,
 	attempts: z.int(),
 	lastDueAt: z.optional(epochMs),
+	acknowledged: z.boolean(),
 	nextRetry: z.int(),
 	nextDueAt: z.optional(epochMs),
-	done: z.boolean(),
 });
 
 const attempt = z.object({
@@ -193,6 +193,7 @@ const attempt = z.object({
 	httpStatus: z.optional(z.int()),
 	returnCode: optionalText,
 	detail: optionalText,
+	responseExcerpt: optionalText,
 	nextAttemptAt: optionalText,
 });
 

@@ -103,6 +103,18 @@ export const invalidSignature = (merchantId: string, detail: string): ApiRespons
 	detail,
 });
 
+/**
+ * A request naming a merchant the sandbox has no account for. The gateway's refusal (D12), its message
+ * followed by the merchant ids the sandbox knows, so the mistake shows wherever the message does.
+ */
+export function unknownMerchant(merchantId: string, knownIds: readonly string[]): ApiResponse {
+	const known =
+		knownIds.length === 0 ? "it has no merchant account" : `its merchant ids: ${knownIds.slice(0, 10).join(", ")}`;
+	const refusal = invalidSignature(merchantId, `no merchant account is registered for this merchantId; ${known}`);
+	const message = `${refusal.json.message} (this sandbox has no merchant ${merchantId}; ${known})`;
+	return { ...refusal, json: { ...refusal.json, message } };
+}
+
 /** Unknown transaction or refund on a query endpoint. The spec leaves this open; the sandbox uses 404. */
 export const notFound = (message: string): ApiResponse => ({ status: 404, json: { status: "error", message } });
 

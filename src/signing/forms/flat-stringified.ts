@@ -1,11 +1,5 @@
-import { fail, isPlainObject, type PathStack, type SignedStringForm } from "../canonical.js";
-import { naturalCompare, phpJsonString, phpNumberString, phpTrim } from "../php.js";
-
-function quoted(text: string, path: PathStack): string {
-	const json = phpJsonString(text);
-	if (json === undefined) fail(path, "text must be well-formed Unicode (it has a lone surrogate)");
-	return json;
-}
+import { fail, isPlainObject, type PathStack, quoted, type SignedStringForm } from "../canonical.js";
+import { naturalCompare, phpNumberString, phpTrim } from "../php.js";
 
 /** A top-level value as the string this form signs: PHP's string cast, or a nested value's JSON text. */
 function leafText(value: unknown, path: PathStack): string {

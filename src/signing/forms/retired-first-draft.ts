@@ -1,11 +1,5 @@
-import { fail, isPlainObject, MAX_DEPTH, type PathStack, type SignedStringForm } from "../canonical.js";
-import { phpJsonString, phpTrim } from "../php.js";
-
-function quoted(text: string, path: PathStack): string {
-	const json = phpJsonString(text);
-	if (json === undefined) fail(path, "text must be well-formed Unicode (it has a lone surrogate)");
-	return json;
-}
+import { fail, isPlainObject, MAX_DEPTH, type PathStack, quoted, type SignedStringForm } from "../canonical.js";
+import { phpTrim } from "../php.js";
 
 function serialize(value: unknown, path: PathStack): string {
 	switch (typeof value) {

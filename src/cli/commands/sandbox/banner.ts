@@ -1,50 +1,78 @@
-import { basename, join } from "node:path";
-import { KEY_FILES } from "../../../sandbox/persistence/key-files.js";
+import { join } from "node:path";
 import type { CliIo } from "../../io.js";
+import { STATE_KEYS } from "./state-dir.js";
 
-/** What the banner shows once the sandbox listens. */
+/** What the banner shows: where the sandbox listens, its account, its keys and how to reach it. */
 export interface Banner {
+	/** The listening origin: what the suggested commands use, since this machine reaches it. */
 	listening: string;
+	/** The origin links use: the public URL, or the listening one. */
 	url: string;
 	merchantId: string;
-	signVersion: string;
+	signVersion: "2.0" | "2.1";
 	refundApproval: string;
 	gatewayPublicKey: string;
 	merchantKeys: { publicKey: string; privateKey?: string | undefined };
-	/** The folder of key files (--keys-dir, or the state directory's keys/), when there is one. */
+	/** The --keys-dir, when given. */
 	keysDir: string | undefined;
-	/** The key files this start wrote (the others were reused). */
+	/** The directory the other commands take as --state-dir. */
+	controlDir: string;
+	/** The directory is temporary: removed when the sandbox stops. */
+	temporary: boolean;
+	/** Key files this start wrote into --keys-dir or --state-dir. */
 	written: string[];
-	/** The state directory and how many transactions it resumed. */
-	state: { dir: string; transactions: number } | undefined;
+	/** How many transactions the --state-dir resumed (undefined without one). */
+	resumed: number | undefined;
 }
 
-/** The banner: where the sandbox listens, its merchant and keys, and a command to paste. */
+/** An argument as a POSIX shell reads it back unchanged: quoted when it holds anything but safe characters. */
+export function shellWord(text: string): string {
+	return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+const command = (...args: string[]) => `  npx merchant-gateway ${args.map(shellWord).join(" ")}`;
+
+/** The checkout create line: every flag it needs is spelled out, so it runs as printed. */
+function checkoutLines(banner: Banner): string[] {
+	const order = ["--amount", "10.00", "--currency", "EUR"];
+	const state = ["--state-dir", banner.controlDir];
+	if (!banner.merchantKeys.privateKey) {
+		return [
+			"Create a checkout, signing with the private key that belongs to --merchant-key:",
+			`${command("checkout", "create", ...state)} --key <merchant private key file> ${order.join(" ")}`,
+		];
+	}
+	const version = banner.signVersion === "2.0" ? [] : ["-v", banner.signVersion];
+	const args = banner.keysDir
+		? ["--sandbox-url", banner.listening, "--keys-dir", banner.keysDir, "-m", banner.merchantId, ...version]
+		: state;
+	return ["Create a checkout and print its payment link:", command("checkout", "create", ...args, ...order)];
+}
+
+/** Prints the banner: the sandbox's facts, then commands that run as printed from another terminal. */
 export function printBanner(io: CliIo, banner: Banner): void {
-	const { url, keysDir } = banner;
+	const { url, controlDir } = banner;
 	const lines = [`Merchant Gateway sandbox listening on ${banner.listening}`];
 	if (url !== banner.listening) lines.push(`  public URL:       ${url}   (every link uses it)`);
+	const resumed =
+		banner.resumed === undefined ? "" : `; ${banner.resumed} transaction${banner.resumed === 1 ? "" : "s"} resumed`;
+	const where = banner.temporary
+		? "(temporary: removed when the sandbox stops; --state-dir <dir> keeps one)"
+		: `(keys, control credential, state${resumed})`;
 	lines.push(
 		`  API base URL:     ${url}   (POST ${url}/v2/checkout ...)`,
 		`  merchant id:      ${banner.merchantId}`,
 		`  signing version:  ${banner.signVersion}`,
 		`  refund approval:  ${banner.refundApproval}`,
+		`  state dir:        ${controlDir}   ${where}`,
 		"  http://127.0.0.1 and http://localhost notification/callback URLs are accepted (sandbox only).",
 		"",
 	);
-	if (banner.state) {
-		const { dir, transactions } = banner.state;
-		lines.splice(
-			-2,
-			0,
-			`  state directory:  ${dir}   (${transactions} transaction${transactions === 1 ? "" : "s"} resumed)`,
-		);
-	}
-	if (keysDir) {
-		const written =
-			banner.written.length > 0 ? `written now: ${banner.written.map((path) => basename(path)).join(", ")}` : "reused";
-		lines.push(`  keys:             ${keysDir}   (${written})`, "");
-	} else {
+	const keysIn = join(controlDir, STATE_KEYS.dir);
+	if (banner.written.length > 0) lines.push(`  keys written: ${banner.written.join(", ")}`, "");
+	else if (banner.keysDir) lines.push(`  keys in:          ${banner.keysDir}   (reused)`, "");
+	else if (!banner.temporary) lines.push(`  keys in:          ${keysIn}   (reused)`, "");
+	if (banner.temporary && !banner.keysDir) {
 		lines.push(
 			"Gateway public key (verify responses, IPNs and callbacks with it):",
 			banner.gatewayPublicKey.trim(),
@@ -56,16 +84,17 @@ export function printBanner(io: CliIo, banner: Banner): void {
 				banner.merchantKeys.privateKey.trim(),
 				"",
 			);
+		lines.push(`  (also in ${keysIn}, removed with it)`, "");
 	}
-	const gatewayKey = keysDir ? join(keysDir, KEY_FILES.gatewayPublic) : "<gateway public key>";
-	const keys =
-		keysDir && banner.merchantKeys.privateKey
-			? `--keys-dir ${keysDir}`
-			: `--key <merchant private key> --gateway-key ${gatewayKey}`;
-	const order = `-m ${banner.merchantId} --amount 10.00 --currency EUR`;
+	const state = ["--state-dir", controlDir];
 	lines.push(
-		"Create a checkout and print its payment link:",
-		`  npx merchant-gateway checkout create --sandbox-url ${url} ${keys} ${order}`,
+		...checkoutLines(banner),
+		"",
+		"Drive it from another terminal:",
+		command("sandbox", "transactions", ...state),
+		command("sandbox", "ipn", "list", ...state),
+		command("sandbox", "clock", "advance", "30m", ...state),
+		"  and sandbox refunds approve|reject <refundId>, sandbox ipn resend <id> (see sandbox --help).",
 		"",
 		"Test cards (expiry 12/30, CVV 123): 4242424242424242 approved, 4000000000001018 declined, 4000000000000036 3DS",
 		"  (3DS password 123456 passes, 111111 fails); more in the README and on the hosted page.",

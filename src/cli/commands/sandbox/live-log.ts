@@ -1,8 +1,12 @@
 import type { SandboxEvent } from "../../../sandbox/core/sandbox-options.js";
+import { describeAttempt } from "./delivery-text.js";
 
-/** One line of the sandbox's live log. */
-export function formatEvent(event: SandboxEvent): string {
-	const time = new Date().toISOString().slice(11, 23);
+/**
+ * One line of the sandbox's live log: a request and its status, a status change, or an IPN delivery
+ * attempt as it happens (the event, the URL, the merchant's response or the failure, the next retry).
+ */
+export function formatEvent(event: SandboxEvent, at: Date = new Date()): string {
+	const time = at.toISOString().slice(11, 23);
 	switch (event.type) {
 		case "request":
 			return `${time}  ${event.method} ${event.path} -> ${event.status}${event.detail ? ` (${event.detail})` : ""}`;
@@ -10,13 +14,8 @@ export function formatEvent(event: SandboxEvent): string {
 			return `${time}  transaction ${event.transactionId} is ${event.status} (${event.statusCode})`;
 		case "refund":
 			return `${time}  refund ${event.refundId} is ${event.status} (${event.statusCode})`;
-		case "delivery": {
-			const a = event.attempt;
-			const next = a.nextAttemptAt ? `, retry at ${a.nextAttemptAt}` : "";
-			const detail = a.detail ? ` (${a.detail})` : "";
-			const duplicate = a.duplicate ? " (duplicate)" : "";
-			return `${time}  IPN ${a.eventId} -> ${a.url}: ${a.outcome}${detail}, attempt ${a.attempt}${duplicate}${next}`;
-		}
+		case "delivery":
+			return `${time}  IPN ${describeAttempt(event.attempt)}`;
 		case "error":
 			return `${time}  sandbox error: ${event.message}`;
 	}

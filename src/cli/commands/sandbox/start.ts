@@ -1,6 +1,7 @@
 import { createPublicKey } from "node:crypto";
 import { join } from "node:path";
 import { ConfigurationError } from "../../../errors/configuration-error.js";
+import { CONTROL_FILES } from "../../../sandbox/control/control-files.js";
 import type { SandboxOptions } from "../../../sandbox/core/sandbox-options.js";
 import { type Sandbox, sandboxOnStateDir } from "../../../sandbox/create-sandbox.js";
 import { type SandboxServer, startSandboxServer } from "../../../sandbox/http-server.js";
@@ -9,9 +10,10 @@ import { openStateDir, type StateDir } from "../../../sandbox/persistence/state-
 import { generateKeyPair } from "../../../signing/generate.js";
 import { type DeprecatedFlag, parse } from "../../command.js";
 import { FLAGS, signVersionFlag } from "../../flags.js";
-import { CliError, type CliIo, EXIT, usageError } from "../../io.js";
+import { CliError, type CliIo, EXIT, fileProblem, usageError } from "../../io.js";
 import { readKeyPairFile, readPublicKeyFile } from "../../keys.js";
 import { printBanner } from "./banner.js";
+import { type ControlDir, openControlDir } from "./control-dir.js";
 import { formatEvent } from "./live-log.js";
 import { watchStarter } from "./starter-watch.js";
 
@@ -97,37 +99,66 @@ export async function startSandbox(args: string[], io: CliIo, help: string): Pro
 		onEvent: quiet ? undefined : (event) => io.stdout(`${formatEvent(event)}\n`),
 	};
 	const listen = { port, host, publicUrl, allowNonLoopback: values["allow-non-loopback"] === true };
+	// The directory the other commands reach this sandbox through: the state directory, or a temporary one.
+	let controlDir: ControlDir;
+	try {
+		controlDir = await openControlDir(stateDir, {
+			gatewayPublicKey: keys.gateway.publicKey,
+			merchantKeys: keys.merchant,
+		});
+	} catch (error) {
+		await keys.state?.close();
+		throw error;
+	}
 	let sandbox: Sandbox | undefined;
 	let server: SandboxServer;
 	try {
 		// On a state directory the sandbox is made here, on the directory opened above; otherwise the server makes it.
 		sandbox = keys.state ? await sandboxOnStateDir(sandboxOptions, keys.state) : undefined;
-		server = await startSandboxServer({ ...listen, ...(sandbox ? { sandbox } : sandboxOptions) });
+		const served = sandbox ? { sandbox } : sandboxOptions;
+		server = await startSandboxServer({ ...listen, ...served, controlToken: controlDir.token });
 	} catch (error) {
 		await (sandbox ? sandbox.close() : keys.state?.close());
+		await controlDir.close();
 		throw new CliError(startFailure(error, host, port));
 	}
+	const stop = async () => {
+		await server.close();
+		await sandbox?.close();
+		await controlDir.close();
+	};
 	const shownHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+	// The address this machine reaches: what the other commands use.
+	const anyAddress: Record<string, string> = { "0.0.0.0": "127.0.0.1", "[::]": "[::1]" };
+	const listening = `http://${anyAddress[shownHost] ?? shownHost}:${server.port}`;
 	const stopped = io.untilStopped().then(() => undefined);
+	const linksAt = server.url === listening ? undefined : server.url;
+	try {
+		await controlDir.announce({ url: listening, publicUrl: linksAt, pid: process.pid, merchantId, signVersion });
+	} catch (error) {
+		await stop();
+		throw new CliError(`cannot write ${join(controlDir.dir, CONTROL_FILES.running)}: ${fileProblem(error)}`);
+	}
 	// Through npx or a script, the starter's end (SIGTERM to npx, a parent killed) must end the sandbox too.
 	const starter = values["keep-running"] ? undefined : watchStarter();
 	printBanner(io, {
-		listening: `http://${shownHost}:${server.port}`,
+		listening,
 		url: server.url,
 		merchantId,
 		signVersion,
 		refundApproval,
 		gatewayPublicKey: keys.gateway.publicKey,
 		merchantKeys: keys.merchant,
-		keysDir: keys.folder,
+		keysDir: values["keys-dir"],
+		controlDir: controlDir.dir,
+		temporary: controlDir.temporary,
 		written: keys.written,
-		state: keys.state && { dir: keys.state.dir, transactions: keys.state.loaded.transactions.size },
+		resumed: keys.state?.loaded.transactions.size,
 	});
 	const starterGone = await Promise.race([stopped, starter?.gone ?? stopped]);
 	starter?.stop();
 	if (starterGone) io.stderr(`merchant-gateway sandbox: ${starterGone}; stopping\n`);
-	await server.close();
-	await sandbox?.close();
+	await stop();
 	io.stdout("sandbox stopped\n");
 	return EXIT.ok;
 }
@@ -136,8 +167,6 @@ export async function startSandbox(args: string[], io: CliIo, help: string): Pro
 interface StartKeys {
 	gateway: KeyPair;
 	merchant: { publicKey: string; privateKey?: string | undefined };
-	/** The folder of key files (--keys-dir, or the state directory's keys/), when there is one. */
-	folder: string | undefined;
 	/** The key files written by this start. */
 	written: string[];
 	/** The state directory, opened (and locked) for this sandbox. */
@@ -159,12 +188,11 @@ async function openKeys(
 	try {
 		if (stateDir !== undefined) {
 			const state = await openStateDir(stateDir, { gatewayKeys, merchant });
-			const folder = join(stateDir, KEYS_FOLDER);
-			return { ...keyFolderKeys(state.keys), folder, written: state.keys.written, state };
+			return { ...keyFolderKeys(state.keys), written: state.keys.written, state };
 		}
 		if (keysDir !== undefined) {
 			const opened = await openKeyFolder(keysDir, { field: "keysDir", gatewayKeys, merchant, generate });
-			return { ...keyFolderKeys(opened), folder: keysDir, written: opened.written, state: undefined };
+			return { ...keyFolderKeys(opened), written: opened.written, state: undefined };
 		}
 	} catch (error) {
 		if (error instanceof ConfigurationError) throw new CliError(error.issues.map((issue) => issue.message).join("; "));
@@ -173,7 +201,6 @@ async function openKeys(
 	return {
 		gateway: gatewayKeys ?? (await generate()),
 		merchant: merchantKey ?? (await generate()),
-		folder: undefined,
 		written: [],
 		state: undefined,
 	};

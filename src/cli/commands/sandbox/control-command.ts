@@ -1,0 +1,83 @@
+import { AuthenticationError } from "../../../errors/authentication-error.js";
+import { ConfigurationError } from "../../../errors/configuration-error.js";
+import { ConnectionError } from "../../../errors/connection-error.js";
+import { GatewayError } from "../../../errors/gateway-error.js";
+import { connectSandbox, type SandboxControl } from "../../../sandbox/connect-sandbox.js";
+import { CliError, type CliIo, EXIT, usageError } from "../../io.js";
+
+/** A command that drives a running sandbox: `merchant-gateway sandbox <name> ...`. */
+export interface ControlCommand {
+	name: string;
+	summary: string;
+	help: string;
+	run(args: string[], io: CliIo): Promise<number>;
+}
+
+/** The flags every control command takes. */
+export const CONTROL_FLAGS = {
+	"state-dir": { type: "string" },
+	"sandbox-url": { type: "string" },
+	json: { type: "boolean" },
+} as const;
+
+/** The lines of --help that describe CONTROL_FLAGS. */
+export const CONTROL_FLAGS_HELP = `      --state-dir <dir>       The running sandbox's --state-dir: its control
+                              credential, and where it listens (required)
+      --sandbox-url <url>     Its loopback URL. Default: the one it recorded in
+                              the state directory
+      --json                  Print the result as JSON
+  -h, --help                  Show this help`;
+
+/** Connects to the sandbox the flags name; errors become messages that say what to pass. */
+export async function connect(values: { "state-dir"?: string | undefined; "sandbox-url"?: string | undefined }) {
+	const stateDir = values["state-dir"];
+	if (!stateDir) throw usageError("--state-dir <dir> is required: the running sandbox's state directory");
+	try {
+		return await connectSandbox({ stateDir, url: values["sandbox-url"] });
+	} catch (error) {
+		throw controlFailure(error, stateDir);
+	}
+}
+
+/** A control call's failure as the CLI says it. */
+export function controlFailure(error: unknown, stateDir: string): CliError {
+	if (error instanceof ConfigurationError) {
+		const flagOf: Record<string, string> = { url: "--sandbox-url", stateDir: "--state-dir" };
+		const said = error.issues.map((issue) => {
+			const flag = flagOf[issue.field];
+			return flag ? `${flag}: ${issue.message}` : issue.message;
+		});
+		return new CliError(said.join("; "));
+	}
+	if (error instanceof ConnectionError)
+		return new CliError(`${error.message} Start it with: merchant-gateway sandbox --state-dir ${stateDir}`);
+	if (error instanceof AuthenticationError) return new CliError(error.message);
+	if (error instanceof GatewayError) return new CliError(error.message);
+	throw error;
+}
+
+/** Runs one control call, printing its result as JSON or as text. */
+export async function runControl<T>(
+	io: CliIo,
+	values: { "state-dir"?: string | undefined; "sandbox-url"?: string | undefined; json?: boolean | undefined },
+	call: (control: SandboxControl) => Promise<T>,
+	text: (result: T) => string,
+): Promise<number> {
+	const control = await connect(values);
+	let result: T;
+	try {
+		result = await call(control);
+	} catch (error) {
+		throw controlFailure(error, values["state-dir"] ?? "");
+	}
+	io.stdout(values.json ? `${JSON.stringify(result, null, 2)}\n` : `${text(result)}\n`);
+	return EXIT.ok;
+}
+
+/** The one positional a subcommand takes, or a usage error naming it. */
+export function onePositional(positionals: string[], what: string): string {
+	const [value, extra] = positionals;
+	if (value === undefined) throw usageError(`give ${what}`);
+	if (extra !== undefined) throw usageError(`unexpected argument ${extra}`);
+	return value;
+}

@@ -1,0 +1,175 @@
+import { AuthenticationError } from "../errors/authentication-error.js";
+import { ConfigurationError } from "../errors/configuration-error.js";
+import { ConnectionError } from "../errors/connection-error.js";
+import { InvalidResponseError } from "../errors/invalid-response-error.js";
+import type { FieldIssue } from "../errors/request-validation-error.js";
+import { isLoopbackHost } from "../schemas/fields.js";
+import { readControlToken, readRunningSandbox } from "./control/control-files.js";
+import {
+	type ClockMove,
+	CONTROL_PATH,
+	type ControlTransaction,
+	type RefundDecisionResult,
+} from "./control/control-types.js";
+import { DURATION_RULE, parseDuration } from "./control/duration.js";
+import type { DeliveryAttempt } from "./ipn/notifier.js";
+
+/** Where the sandbox runs and its control credential: a state directory, or both given directly. */
+export interface ConnectSandboxOptions {
+	/**
+	 * The sandbox's loopback origin, such as `http://127.0.0.1:8080`.
+	 * @default the address the sandbox running on `stateDir` recorded there
+	 */
+	url?: string | undefined;
+	/**
+	 * The sandbox's state directory (`merchant-gateway sandbox --state-dir <dir>`): its control credential,
+	 * and where the sandbox listens.
+	 * @default none: give `url` and `token`
+	 */
+	stateDir?: string | undefined;
+	/** The control credential. @default the one in `stateDir` */
+	token?: string | undefined;
+}
+
+/**
+ * The controls of a sandbox server running in another process, over its control API: what
+ * `merchant-gateway sandbox transactions|refunds|ipn|clock` do, for a test's code. Every method
+ * throws `AuthenticationError` when the credential is refused, `ConnectionError` when no sandbox
+ * responds, and `ConfigurationError` naming the argument the sandbox refused.
+ */
+export interface SandboxControl {
+	/** The sandbox's loopback origin the controls go to. */
+	readonly url: string;
+	/** Every transaction, oldest first, each with its refunds. */
+	transactions(): Promise<ControlTransaction[]>;
+	/** Approves a refund held for approval; resolves once the first attempt to deliver its IPN has ended. */
+	approveRefund(refundId: string): Promise<RefundDecisionResult>;
+	/** Rejects a held refund (`refund_failed`, the amount refundable again); `reason` becomes its message. */
+	rejectRefund(refundId: string, reason?: string): Promise<RefundDecisionResult>;
+	/** The latest IPN delivery attempts, oldest first. @param options.limit how many, 1 to 1000 (default 50) */
+	deliveries(options?: { limit?: number | undefined }): Promise<DeliveryAttempt[]>;
+	/**
+	 * Delivers the current IPN of a transaction or a refund now, unchanged, and resolves with the merchant's
+	 * response. Acknowledged, it calls off the retry that was waiting.
+	 */
+	resendIpn(transactionOrRefundId: string): Promise<DeliveryAttempt>;
+	/**
+	 * Moves the sandbox clock forward (milliseconds, or `"90s"`, `"30m"`, `"25h"`): sessions past their
+	 * expiry expire and retries that fall due run; resolves once those deliveries have ended.
+	 */
+	advanceClock(by: number | string): Promise<ClockMove>;
+}
+
+const SUBJECT = "sandbox connection options";
+/** Approving a refund or moving the clock waits for IPN deliveries, each up to the 30 s acknowledgement time. */
+const CONTROL_TIMEOUT_MS = 120_000;
+
+/**
+ * Connects to a sandbox server running in another process (started with `merchant-gateway sandbox
+ * --state-dir <dir>`, or `startSandboxServer({ controlToken })`). Reads the state directory; sends nothing.
+ * @throws ConfigurationError when the options or the state directory's files are wrong.
+ */
+export async function connectSandbox(options: ConnectSandboxOptions): Promise<SandboxControl> {
+	const { stateDir } = options;
+	if (stateDir === undefined && (options.url === undefined || options.token === undefined)) {
+		throw new ConfigurationError(
+			[{ field: "stateDir", message: "is required unless url and token are given" }],
+			SUBJECT,
+		);
+	}
+	const token = options.token ?? (await readControlToken(stateDir ?? ""));
+	const url = controlOrigin(options.url ?? (await readRunningSandbox(stateDir ?? "")).url);
+	const call = <T>(method: "GET" | "POST", path: string, body?: Record<string, unknown>) =>
+		controlCall<T>({ url, token, method, path, body });
+	return {
+		url,
+		transactions: async () => (await call<{ transactions: ControlTransaction[] }>("GET", "/transactions")).transactions,
+		approveRefund: (refundId) => call("POST", `/refunds/${encodeURIComponent(refundId)}/approve`),
+		rejectRefund: (refundId, reason) =>
+			call("POST", `/refunds/${encodeURIComponent(refundId)}/reject`, reason === undefined ? {} : { reason }),
+		deliveries: async (asked = {}) => {
+			const query = asked.limit === undefined ? "" : `?limit=${encodeURIComponent(String(asked.limit))}`;
+			return (await call<{ deliveries: DeliveryAttempt[] }>("GET", `/ipn/deliveries${query}`)).deliveries;
+		},
+		resendIpn: async (id) => (await call<{ delivery: DeliveryAttempt }>("POST", "/ipn/resend", { id })).delivery,
+		advanceClock: async (by) => call("POST", "/clock/advance", { ms: milliseconds(by) }),
+	};
+}
+
+function controlOrigin(value: string): string {
+	let url: URL;
+	try {
+		url = new URL(value);
+	} catch {
+		throw new ConfigurationError(
+			[{ field: "url", message: "must be an absolute URL such as http://127.0.0.1:8080" }],
+			SUBJECT,
+		);
+	}
+	if (url.protocol !== "http:" && url.protocol !== "https:")
+		throw new ConfigurationError([{ field: "url", message: "must be an http(s) URL" }], SUBJECT);
+	if (!isLoopbackHost(url.hostname)) {
+		const rule = "must be the sandbox's loopback address (the control API serves this machine only)";
+		throw new ConfigurationError([{ field: "url", message: `${url.hostname} ${rule}` }], SUBJECT);
+	}
+	return url.origin;
+}
+
+function milliseconds(by: number | string): number {
+	const ms = typeof by === "number" ? by : parseDuration(by);
+	if (ms === undefined || !Number.isInteger(ms) || ms < 0) {
+		const rule = typeof by === "number" ? "must be a whole number of milliseconds, 0 or more" : DURATION_RULE;
+		throw new ConfigurationError([{ field: "by", message: rule }], "clock move");
+	}
+	return ms;
+}
+
+interface ControlCall {
+	url: string;
+	token: string;
+	method: "GET" | "POST";
+	path: string;
+	body: Record<string, unknown> | undefined;
+}
+
+/** One control API call: its JSON on success, else the error that says what went wrong. */
+async function controlCall<T>({ url, token, method, path, body }: ControlCall): Promise<T> {
+	const full = `${url}${CONTROL_PATH}${path}`;
+	const where = { path: `${CONTROL_PATH}${path}` };
+	let response: Response;
+	let text: string;
+	try {
+		response = await fetch(full, {
+			method,
+			headers: {
+				authorization: `Bearer ${token}`,
+				...(body === undefined ? {} : { "content-type": "application/json" }),
+			},
+			body: body === undefined ? null : JSON.stringify(body),
+			signal: AbortSignal.timeout(CONTROL_TIMEOUT_MS),
+		});
+		text = await response.text();
+	} catch (error) {
+		throw new ConnectionError(`No sandbox responded at ${url}: is it running?`, { ...where, cause: error });
+	}
+	const parsed = parseObject(text);
+	const context = { ...where, status: response.status };
+	if (response.ok && parsed) return parsed as T;
+	const message = typeof parsed?.message === "string" ? parsed.message : undefined;
+	if ((response.status === 401 || response.status === 403) && message)
+		throw new AuthenticationError(`The sandbox refused the control request: ${message}`, context);
+	const issues = parsed?.issues;
+	if (Array.isArray(issues) && issues.length > 0)
+		throw new ConfigurationError(issues as FieldIssue[], "sandbox control request");
+	const why = message ?? `HTTP ${response.status} without the control API's JSON`;
+	throw new InvalidResponseError(`The sandbox's control API failed: ${why}`, text.slice(0, 200), context);
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+	try {
+		const parsed: unknown = JSON.parse(text);
+		return typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
+	} catch {
+		return undefined;
+	}
+}
