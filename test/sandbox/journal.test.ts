@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { constants, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -46,6 +46,25 @@ describe("the journal", () => {
 		expect(lines).toEqual(Array.from({ length: 40 }, (_, i) => `{"line":${i}}`));
 		expect(syncs()).toBeGreaterThan(0);
 		expect(syncs()).toBeLessThan(40);
+	});
+
+	test("a file opened with O_DSYNC: its writes are synced, so no fdatasync follows them", async () => {
+		const { O_APPEND, O_CREAT, O_WRONLY, O_DSYNC } = constants;
+		if (O_DSYNC === undefined) return;
+		const dir = mkdtempSync(join(tmpdir(), "journal-"));
+		dirs.push(dir);
+		const path = join(dir, "journal.ndjson");
+		const file = await open(path, O_APPEND | O_CREAT | O_WRONLY | O_DSYNC);
+		let syncs = 0;
+		file.datasync = async () => {
+			syncs++;
+		};
+		const journal = new Journal(file, 0, { syncedWrites: true });
+		journal.append("one\n");
+		await journal.written();
+		expect(readFileSync(path, "utf8")).toBe("one\n");
+		await journal.close();
+		expect(syncs).toBe(0);
 	});
 
 	test("written() resolves at once when nothing is waiting, and after close() everything is on disk", async () => {

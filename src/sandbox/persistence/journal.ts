@@ -17,10 +17,17 @@ export class Journal {
 	#flushing: Promise<void> | undefined;
 	#closed = false;
 
-	/** @param size the file's length now (it is opened for appending). */
-	constructor(file: FileHandle, size: number) {
+	readonly #syncedWrites: boolean;
+
+	/**
+	 * @param size the file's length now (it is opened for appending).
+	 * @param options.syncedWrites the file was opened with O_DSYNC: a write returns once it is on disk,
+	 * so no fdatasync follows it.
+	 */
+	constructor(file: FileHandle, size: number, options: { syncedWrites?: boolean } = {}) {
 		this.#file = file;
 		this.#size = size;
+		this.#syncedWrites = options.syncedWrites ?? false;
 	}
 
 	/** Queues a line (newline included); it is written with the next group. */
@@ -62,7 +69,7 @@ export class Journal {
 			try {
 				const bytes = Buffer.from(lines.join(""), "utf8");
 				for (let offset = 0; offset < bytes.length; ) offset += (await this.#file.write(bytes, offset)).bytesWritten;
-				await this.#file.datasync();
+				if (!this.#syncedWrites) await this.#file.datasync();
 				this.#size += bytes.length;
 				done.resolve();
 			} catch (error) {

@@ -1,3 +1,4 @@
+import { constants } from "node:fs";
 import { mkdir, open, readFile, rename, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { generateKeyPair } from "../../signing/generate.js";
@@ -162,12 +163,17 @@ async function readEntries(dir: string, name: string, tornTailAllowed: boolean):
 	});
 }
 
+/**
+ * The journal, emptied. Opened with O_DSYNC where the system has it, so each group's write returns once
+ * it is on disk: one system call per group instead of a write and an fdatasync.
+ */
 async function startJournal(path: string): Promise<Journal> {
+	const { O_APPEND, O_CREAT, O_WRONLY, O_DSYNC } = constants;
 	try {
-		const file = await open(path, "a", 0o600);
+		const file = await open(path, O_APPEND | O_CREAT | O_WRONLY | (O_DSYNC ?? 0), 0o600);
 		await file.truncate(0);
 		await file.datasync();
-		return new Journal(file, 0);
+		return new Journal(file, 0, { syncedWrites: O_DSYNC !== undefined });
 	} catch (error) {
 		throw stateProblem(`cannot write ${path}: ${fileError(error)}`);
 	}
