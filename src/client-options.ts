@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { duration, flag, integer, requiredOr } from "./internal/options.js";
 import { isLoopbackHost } from "./schemas/fields.js";
 import { lazySchema } from "./schemas/lazy.js";
 import type { SignedStringForm } from "./signing/canonical.js";
@@ -8,10 +9,6 @@ import type { ClientHooks, Logger } from "./transport/observer.js";
 
 const isKeyInput = (value: unknown) => typeof value === "string" || value instanceof Uint8Array;
 const isFunction = (value: unknown) => typeof value === "function";
-/** "is required" for a missing option, `rule` for a present one of the wrong kind. */
-const requiredOr = (rule: string) => ({
-	error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : rule),
-});
 const privateKeyLike = () =>
 	z.custom<PrivateKeyLike>(
 		(value) => isKeyInput(value) || PrivateKey.isPrivateKey(value),
@@ -24,12 +21,6 @@ const publicKeyLike = () =>
 	);
 const hook = <K extends keyof ClientHooks>() =>
 	z.optional(z.custom<NonNullable<ClientHooks[K]>>(isFunction, "must be a function"));
-const integer = (min: number, max: number, fallback: number) => {
-	const rule = `must be an integer from ${min} to ${max}`;
-	const inRange = (value: number) => Number.isInteger(value) && value >= min && value <= max;
-	return z._default(z.number().check(z.refine(inRange, rule)), fallback);
-};
-const flag = (fallback: boolean) => z._default(z.boolean({ error: "must be a boolean" }), fallback);
 const requiredString = () =>
 	z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") });
 
@@ -85,7 +76,7 @@ function clientOptionsShape() {
 		 * 60 s a wait when the gateway sends `Retry-After`).
 		 * @default 30000
 		 */
-		timeoutMs: integer(1, 2_147_483_647, 30_000),
+		timeoutMs: duration(30_000),
 		/**
 		 * Retries of the two QUERY endpoints after a network error, a timed-out attempt (no complete response
 		 * within `timeoutMs`), or HTTP 408, 429, 500, 502, 503 or 504; each retry is a new attempt with its own

@@ -1,12 +1,12 @@
 import { apiBaseUrl, clientOptionsSchema, type GatewayClientOptions } from "./client-options.js";
 import { ConfigurationError } from "./errors/configuration-error.js";
+import { toFieldIssues } from "./internal/field-issues.js";
 import { CardResource } from "./resources/card.js";
 import { CheckoutResource } from "./resources/checkout.js";
 import type { ClientContext } from "./resources/context.js";
 import { CallbacksResource, NotificationsResource } from "./resources/notifications.js";
 import { RefundsResource } from "./resources/refunds.js";
 import { TransactionsResource } from "./resources/transactions.js";
-import { toFieldIssues } from "./schemas/requests.js";
 import { toPrivateKey, toPublicKeys } from "./signing/keys.js";
 import { Transport } from "./transport/http.js";
 import { Observer } from "./transport/observer.js";
@@ -36,6 +36,8 @@ export class GatewayClient {
 	readonly notifications: NotificationsResource;
 	/** Callback redirect decoding with this client's keys. */
 	readonly callbacks: CallbacksResource;
+	/** The account's signing version: requests are signed in it, responses, IPNs and callbacks accepted in it. */
+	readonly signVersion: "2.0" | "2.1";
 	readonly #summary: { baseUrl: string; merchantId: string; signVersion: string };
 
 	/**
@@ -76,6 +78,7 @@ export class GatewayClient {
 		this.refunds = new RefundsResource(ctx);
 		this.notifications = new NotificationsResource(ctx);
 		this.callbacks = new CallbacksResource(ctx, this.transactions);
+		this.signVersion = config.signVersion;
 		this.#summary = { baseUrl, merchantId: config.merchantId, signVersion: config.signVersion };
 	}
 

@@ -61,10 +61,17 @@ export interface NotificationHandlerOptions {
 	/** Largest body accepted; larger ones get 413 and are not read to the end. @default 65536 */
 	maxBodyBytes?: number | undefined;
 	/**
-	 * How long a claim protects an event being processed, in ms; after a crash the event is processed again once it
-	 * ends. @default 60000
+	 * How long a claim protects an event being processed, in ms (at most 2147483647, as every duration here);
+	 * after a crash the event is processed again once it ends. @default 60000
 	 */
 	leaseMs?: number | undefined;
+	/**
+	 * How long each store call (claim, confirm, release) may take, in ms. A claim without an answer by then
+	 * gets 500 with a non-100 code and runs nothing (a claim granted later is given back); a confirm without
+	 * one is reported to `onError` and the event still acknowledged. Keeps a frozen Redis or an exhausted
+	 * PostgreSQL pool from holding deliveries past the gateway's 30 s deadline. @default 2000
+	 */
+	storeTimeoutMs?: number | undefined;
 	/**
 	 * How long the handler waits for `onTransaction` / `onRefund`, in ms (never past `leaseMs`). Then it
 	 * responds 503 with a non-100 code, inside the gateway's 30 s deadline, so the gateway delivers the
@@ -77,7 +84,8 @@ export interface NotificationHandlerOptions {
 	 */
 	bodyTimeoutMs?: number | undefined;
 	/**
-	 * Starts the timer behind `callbackTimeoutMs` and `bodyTimeoutMs`; returns the function that cancels it.
+	 * Starts the timers behind `callbackTimeoutMs`, `bodyTimeoutMs` and `storeTimeoutMs`; returns the function
+	 * that cancels one.
 	 * Tests pass one driven by their own clock (with the store's `now`) to move time instead of waiting.
 	 * @default a real timer (setTimeout, unref'ed where the runtime can)
 	 */
@@ -86,7 +94,9 @@ export interface NotificationHandlerOptions {
 	 * Told about every request that did not end in "100": typed SDK errors
 	 * (`SignatureVerificationError`, `InvalidNotificationError`), whatever your
 	 * callback or store threw, or a `TimeoutError` DOMException when your callback
-	 * outlived `callbackTimeoutMs`. Plug your logger here; the SDK logs nothing itself.
+	 * outlived `callbackTimeoutMs`. Plug your logger here; the SDK logs nothing itself (but for one
+	 * warning: the memory store under `NODE_ENV=production`). It is not awaited, and what it throws or
+	 * rejects with is ignored: a failing logger never changes a response.
 	 * @default undefined
 	 */
 	onError?: ((error: unknown, info: NotificationErrorInfo) => void) | undefined;

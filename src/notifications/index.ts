@@ -11,6 +11,7 @@ export type {
 	NotificationResponse,
 } from "./handler-types.js";
 export type { BodyTimeout } from "./http-rules.js";
+export { createMemoryStore, type MemoryStoreOptions } from "./memory-store.js";
 export { type NodeListener, type NodeRequestLike, type NodeResponseLike, toNodeListener } from "./node-listener.js";
 export { createReconciler, DEFAULT_PENDING_STATUSES } from "./reconcile.js";
 export type {
@@ -21,10 +22,10 @@ export type {
 	ReconcileReport,
 	ReconcileRunOptions,
 	Reconciler,
+	ReconcilerGateway,
 	ReconcilerOptions,
 } from "./reconcile-types.js";
-export type { ClaimResult, ConfirmResult, MemoryStoreOptions, NotificationStore } from "./store.js";
-export { createMemoryStore } from "./store.js";
+export type { ClaimResult, ConfirmResult, NotificationStore } from "./store.js";
 export {
 	type NotificationEvent,
 	type RefundNotification,

@@ -1,14 +1,8 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
-import { isPlainObject } from "../signing/canonical.js";
+import { isPlainObject } from "../internal/plain-object.js";
+import { type ChunkSource, readChunks } from "./body-reader.js";
 import type { NotificationDelivery, NotificationHandler, NotificationResponse } from "./handler-types.js";
-import {
-	type BodyTimeout,
-	bodyTimedOut,
-	bodyTooLarge,
-	HttpRuleError,
-	joinChunks,
-	responseHeaders,
-} from "./http-rules.js";
+import { type BodyTimeout, bodyTooLarge, HttpRuleError, responseHeaders } from "./http-rules.js";
 
 /**
  * What the listener reads of a node:http `IncomingMessage` (Express's `req` is one), possibly after a
@@ -54,46 +48,18 @@ function headerOf(req: NodeRequest, name: string): string | undefined {
 	return Array.isArray(value) ? value.join(", ") : value;
 }
 
-function readStream(req: NodeRequest, limit: number, timeout: BodyTimeout): Promise<unknown> {
-	return new Promise((resolve, reject) => {
-		const chunks: Uint8Array[] = [];
-		let size = 0;
-		// A flag instead of removing listeners: cheaper per request, and late events are ignored.
-		let settled = false;
-		// Node itself would wait for a slow body up to server.requestTimeout (300 s by default).
-		const cancelTimer = timeout.start(() => {
-			if (settled) return;
-			settled = true;
-			// The response closes the connection, so the rest is never read.
+/** A node:http request's chunks, as its events bring them; stopping pauses it. */
+function requestSource(req: NodeRequest): ChunkSource {
+	return {
+		start(sink) {
+			req.on("data", (chunk: Uint8Array) => void sink.chunk(chunk));
+			req.on("end", () => sink.end());
+			req.on("error", (error) => sink.fail(error));
+		},
+		stop() {
 			req.pause();
-			reject(bodyTimedOut(timeout.ms));
-		}, timeout.ms);
-		req.on("data", (chunk: Uint8Array) => {
-			if (settled) return;
-			size += chunk.length;
-			if (size > limit) {
-				// Stop reading; the response closes the connection, so the rest is never read.
-				settled = true;
-				cancelTimer();
-				req.pause();
-				reject(bodyTooLarge(limit));
-				return;
-			}
-			chunks.push(chunk);
-		});
-		req.on("end", () => {
-			if (settled) return;
-			settled = true;
-			cancelTimer();
-			resolve(joinChunks(chunks, size));
-		});
-		req.on("error", (error) => {
-			if (settled) return;
-			settled = true;
-			cancelTimer();
-			reject(error);
-		});
-	});
+		},
+	};
 }
 
 /**
@@ -102,7 +68,7 @@ function readStream(req: NodeRequest, limit: number, timeout: BodyTimeout): Prom
  * bytes (express.raw()). All verify the same way (see `verifyNotification`).
  */
 function readBody(req: NodeRequest, limit: number, timeout: BodyTimeout): Promise<unknown> {
-	if (!req.readableEnded) return readStream(req, limit, timeout);
+	if (!req.readableEnded) return readChunks(requestSource(req), limit, timeout);
 	const parsed = req.body;
 	if (typeof parsed === "string" || parsed instanceof Uint8Array) {
 		return parsed.length > limit ? Promise.reject(bodyTooLarge(limit)) : Promise.resolve(parsed);

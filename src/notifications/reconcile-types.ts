@@ -1,5 +1,5 @@
-import type { GatewayClient } from "../client.js";
 import type { Refund, Transaction } from "../schemas/resources.js";
+import type { SignVersion } from "../signing/seal.js";
 import type { NotificationContext } from "./handler-types.js";
 import type { NotificationStore } from "./store.js";
 
@@ -16,10 +16,29 @@ export interface ReconcileErrorInfo {
 	eventId: string | undefined;
 }
 
+/**
+ * What the reconciler uses of a gateway client: the two queries and the version their responses are
+ * verified in. A `GatewayClient` is one.
+ */
+export interface ReconcilerGateway {
+	/** The version the client verifies responses in: what a reconciled event's context says it arrived in. */
+	readonly signVersion: SignVersion;
+	/** The transaction query. */
+	readonly transactions: {
+		/** The transaction, verified. */
+		retrieve(transactionId: string): Promise<Transaction>;
+	};
+	/** The refund query. */
+	readonly refunds: {
+		/** The refund, verified. */
+		retrieve(refundId: string): Promise<Refund>;
+	};
+}
+
 /** What `createReconciler` needs: the client, the handler's store and callbacks, and limits with defaults. */
 export interface ReconcilerOptions {
-	/** The client that queries the gateway: every response is verified before anything is handed on. */
-	gateway: GatewayClient;
+	/** The client that queries the gateway (a `GatewayClient`): every response is verified before anything is handed on. */
+	gateway: ReconcilerGateway;
 	/** The store your IPN handler uses: a reconciled event and its IPN are claimed under the same event id. */
 	store: NotificationStore;
 	/**
@@ -29,8 +48,21 @@ export interface ReconcilerOptions {
 	onTransaction: (transaction: Transaction, context: NotificationContext) => unknown;
 	/** The handler's `onRefund`, called with `context.reconciled === true`. */
 	onRefund: (refund: Refund, context: NotificationContext) => unknown;
-	/** How long a claim protects an event being processed, in ms; use the handler's value. @default 60000 */
+	/**
+	 * How long a claim protects an event being processed, in ms (at most 2147483647, as every duration here);
+	 * use the handler's value. The reconciler waits for a callback until it ends. @default 60000
+	 */
 	leaseMs?: number | undefined;
+	/**
+	 * How long each store call (claim, confirm, release) may take, in ms; an id whose claim has no answer by
+	 * then fails (a claim granted later is given back). @default 2000
+	 */
+	storeTimeoutMs?: number | undefined;
+	/**
+	 * Starts the timers behind `leaseMs` and `storeTimeoutMs`; returns the function that cancels one. Tests
+	 * pass one driven by their own clock. @default a real timer (setTimeout, unref'ed where the runtime can)
+	 */
+	startTimer?: ((onExpiry: () => void, delayMs: number) => () => void) | undefined;
 	/** Queries (and callbacks) running at once. @default 4 */
 	concurrency?: number | undefined;
 	/** Times one id's query is tried again after `RateLimitError` (on top of the client's own retries). @default 5 */
@@ -42,7 +74,10 @@ export interface ReconcilerOptions {
 	rateLimitDelayMs?: number | undefined;
 	/** Transaction statuses that are not final (not handed on: `pending`). @default DEFAULT_PENDING_STATUSES */
 	pendingStatuses?: readonly string[] | undefined;
-	/** Told about every failure (also in the report) and about callbacks that outlived their lease. @default undefined */
+	/**
+	 * Told about every failure (also in the report) and about callbacks that outlived their lease. Not
+	 * awaited; what it throws or rejects with is ignored. @default undefined
+	 */
 	onError?: ((error: unknown, info: ReconcileErrorInfo) => void) | undefined;
 }
 
@@ -96,7 +131,7 @@ export interface ReconcileReport extends ReconcileProgress {
 
 /** Options of one `reconcile` run. */
 export interface ReconcileRunOptions {
-	/** Called after each id, with the counts so far. @default undefined */
+	/** Called after each id, with the counts so far; not awaited, and what it throws or rejects with is ignored. @default undefined */
 	onProgress?: ((progress: ReconcileProgress) => void) | undefined;
 }
 

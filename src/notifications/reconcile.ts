@@ -1,21 +1,34 @@
-import type { GatewayClient } from "../client.js";
+import * as z from "zod/mini";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { RateLimitError } from "../errors/rate-limit-error.js";
-import type { FieldIssue } from "../errors/request-validation-error.js";
+import { callHook } from "../internal/hooks.js";
+import { canonicalId } from "../internal/ids.js";
+import {
+	integer,
+	MAX_DURATION_MS,
+	optionalFunction,
+	parseOptions,
+	positiveInteger,
+	requiredFunction,
+	requiredOr,
+} from "../internal/options.js";
+import { lazySchema } from "../schemas/lazy.js";
 import type { Refund, Transaction } from "../schemas/resources.js";
-import type { SignVersion } from "../signing/seal.js";
 import type { KnownTransactionStatus } from "../statuses/catalogue.js";
-import { confirmClaim, newClaimToken, releaseClaim } from "./claims.js";
+import { claimOptionsShape, createEventRunner, type RunOutcome, realTimer } from "./claimed-event.js";
 import { refundEventId, transactionEventId } from "./event-id.js";
 import type { NotificationContext } from "./handler-types.js";
 import type {
 	ReconcileErrorInfo,
 	ReconcileInput,
 	ReconcileOutcome,
+	ReconcileProgress,
 	ReconcileReport,
 	Reconciler,
+	ReconcilerGateway,
 	ReconcilerOptions,
 } from "./reconcile-types.js";
+import { storeOption } from "./store.js";
 
 /**
  * Transaction statuses that are not final: the gateway sends no IPN for them (it
@@ -49,41 +62,35 @@ function ids(input: ReconcileInput, field: "transactions" | "refunds"): Iterable
 	return value;
 }
 
-function checkOptions(options: ReconcilerOptions): FieldIssue[] {
-	const issues: FieldIssue[] = [];
-	const gateway = options?.gateway as Partial<GatewayClient> | undefined;
-	if (typeof gateway?.transactions?.retrieve !== "function" || typeof gateway.refunds?.retrieve !== "function") {
-		issues.push({ field: "gateway", message: "must be a GatewayClient" });
-	}
-	const store = options?.store;
-	if (
-		typeof store?.claim !== "function" ||
-		typeof store.confirm !== "function" ||
-		typeof store.release !== "function"
-	) {
-		issues.push({ field: "store", message: "must have claim, confirm and release methods (the IPN handler's store)" });
-	}
-	for (const field of ["onTransaction", "onRefund"] as const) {
-		if (typeof options?.[field] !== "function") issues.push({ field, message: "must be a function" });
-	}
-	const integers: [keyof ReconcilerOptions, number][] = [
-		["leaseMs", 1],
-		["concurrency", 1],
-		["rateLimitRetries", 0],
-		["rateLimitDelayMs", 0],
-	];
-	for (const [field, min] of integers) {
-		const value = options?.[field];
-		if (value !== undefined && (typeof value !== "number" || !Number.isSafeInteger(value) || value < min)) {
-			issues.push({ field, message: min === 1 ? "must be a positive integer" : "must be an integer, 0 or more" });
-		}
-	}
-	const pending = options?.pendingStatuses;
-	if (pending !== undefined && (!Array.isArray(pending) || pending.some((status) => typeof status !== "string"))) {
-		issues.push({ field: "pendingStatuses", message: "must be an array of status strings" });
-	}
-	return issues;
+function isReconcilerGateway(value: unknown): value is ReconcilerGateway {
+	const gateway = value as Partial<ReconcilerGateway> | null | undefined;
+	return (
+		typeof gateway?.transactions?.retrieve === "function" &&
+		typeof gateway.refunds?.retrieve === "function" &&
+		(gateway.signVersion === "2.0" || gateway.signVersion === "2.1")
+	);
 }
+
+type Options = ReconcilerOptions;
+
+/** The reconciler's option rules and defaults; the lease, store time limit and timer are the handler's rules. */
+const reconcilerOptions = lazySchema(() =>
+	z.object({
+		gateway: z.custom<ReconcilerGateway>(
+			isReconcilerGateway,
+			requiredOr("must be a GatewayClient (transactions.retrieve, refunds.retrieve and signVersion)"),
+		),
+		store: storeOption(),
+		onTransaction: requiredFunction<Options["onTransaction"]>(),
+		onRefund: requiredFunction<Options["onRefund"]>(),
+		...claimOptionsShape(),
+		concurrency: positiveInteger(4),
+		rateLimitRetries: integer(0, 100, 5),
+		rateLimitDelayMs: integer(0, MAX_DURATION_MS, 1000),
+		pendingStatuses: z.optional(z.array(z.string(), { error: "must be an array of status strings" })),
+		onError: optionalFunction<NonNullable<Options["onError"]>>(),
+	}),
+);
 
 /**
  * The reconciliation the spec asks for ("use transaction query to reconcile when
@@ -100,26 +107,30 @@ function checkOptions(options: ReconcilerOptions): FieldIssue[] {
  * @throws ConfigurationError for bad options.
  */
 export function createReconciler(options: ReconcilerOptions): Reconciler {
-	const issues = checkOptions(options);
-	if (issues.length > 0) throw new ConfigurationError(issues, "reconciler options");
-	const { gateway, store, onTransaction, onRefund, onError } = options;
-	const leaseMs = options.leaseMs ?? 60_000;
-	const concurrency = options.concurrency ?? 4;
-	const rateLimitRetries = options.rateLimitRetries ?? 5;
-	const rateLimitDelayMs = options.rateLimitDelayMs ?? 1000;
-	const pendingStatuses = new Set<string>(options.pendingStatuses ?? DEFAULT_PENDING_STATUSES);
+	const config = parseOptions(reconcilerOptions, options, "reconciler options");
+	const { gateway, onTransaction, onRefund, onError, concurrency, rateLimitRetries, rateLimitDelayMs } = config;
+	const pendingStatuses = new Set<string>(config.pendingStatuses ?? DEFAULT_PENDING_STATUSES);
 	// The version the client verifies responses in: what a reconciled event's context says it arrived in.
-	const signVersion = gateway.toJSON().signVersion as SignVersion;
+	const { signVersion } = gateway;
+	const runEvent = createEventRunner({
+		store: config.store,
+		leaseMs: config.leaseMs,
+		// The reconciler answers nobody in a deadline: it waits for the callback as long as its lease holds.
+		callbackTimeoutMs: config.leaseMs,
+		storeTimeoutMs: config.storeTimeoutMs,
+		startTimer: config.startTimer ?? realTimer,
+	});
 	/** Until when every worker waits before its next query (set by a RateLimitError). */
 	let pausedUntil = 0;
 
 	function report(error: unknown, info: ReconcileErrorInfo): void {
-		if (!onError) return;
-		try {
-			onError(error, info);
-		} catch {
-			// A failing logger must not change the outcome.
-		}
+		callHook<[unknown, ReconcileErrorInfo]>(onError, error, info);
+	}
+
+	/** A run that ended after the reconciler stopped waiting: a late success's confirm problem, a late failure. */
+	function onLate(outcome: RunOutcome, info: ReconcileErrorInfo): void {
+		if (outcome.kind === "processed" && outcome.problem !== undefined) report(outcome.problem, info);
+		else if (outcome.kind === "callback_failed" || outcome.kind === "store_unavailable") report(outcome.error, info);
 	}
 
 	async function waitForPause(): Promise<void> {
@@ -149,105 +160,86 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 		}
 	}
 
+	/** Every id's result is made here from its run's outcome, and what went wrong is reported here. */
+	function settle(outcome: RunOutcome, result: ReconcileOutcome, info: ReconcileErrorInfo): ReconcileOutcome {
+		switch (outcome.kind) {
+			case "processed":
+				if (outcome.problem !== undefined) report(outcome.problem, info);
+				result.result = "processed";
+				return result;
+			case "duplicate":
+				result.result = "already_processed";
+				return result;
+			case "held":
+				result.result = "in_progress";
+				return result;
+			case "callback_failed":
+				if (outcome.problem !== undefined) report(outcome.problem, info);
+				return fail(result, outcome.error, info);
+			case "store_unavailable":
+			case "timed_out":
+				return fail(result, outcome.error, info);
+		}
+	}
+
+	function fail(result: ReconcileOutcome, error: unknown, info: ReconcileErrorInfo): ReconcileOutcome {
+		result.result = "failed";
+		result.error = error;
+		report(error, info);
+		return result;
+	}
+
 	async function reconcileOne(kind: "transaction" | "refund", id: string): Promise<ReconcileOutcome> {
-		const unknown = { status: undefined, eventId: undefined, error: undefined };
-		const outcome: ReconcileOutcome = { kind, id, result: "failed", ...unknown };
-		const fail = (error: unknown): ReconcileOutcome => {
-			outcome.result = "failed";
-			outcome.error = error;
-			report(error, { kind, id, eventId: outcome.eventId });
-			return outcome;
+		const result: ReconcileOutcome = {
+			kind,
+			id,
+			result: "failed",
+			status: undefined,
+			eventId: undefined,
+			error: undefined,
 		};
 		let resource: Transaction | Refund;
 		try {
 			resource = await query(kind, id);
 		} catch (error) {
-			return fail(error);
+			return fail(result, error, { kind, id, eventId: undefined });
 		}
-		outcome.status = resource.status;
+		result.status = resource.status;
 		if (kind === "transaction" && pendingStatuses.has(resource.status)) {
-			outcome.result = "pending";
-			return outcome;
+			result.result = "pending";
+			return result;
 		}
 		const eventId =
 			kind === "transaction"
 				? transactionEventId((resource as Transaction).transactionId, resource.status)
 				: refundEventId((resource as Refund).refundId, resource.status);
-		outcome.eventId = eventId;
-		const token = newClaimToken();
-		let claim: string;
-		try {
-			claim = await store.claim(eventId, leaseMs, token);
-		} catch (error) {
-			return fail(error);
-		}
-		if (claim === "processed" || claim === "in_progress") {
-			outcome.result = claim === "processed" ? "already_processed" : "in_progress";
-			return outcome;
-		}
-		const settled = await runCallback(resource, { kind, id, eventId }, token);
-		if (settled.timedOut) return fail(settled.error);
-		if (settled.failed) {
-			const releaseProblem = await releaseClaim(store, eventId, token);
-			if (releaseProblem !== undefined) report(releaseProblem, { kind, id, eventId });
-			return fail(settled.error);
-		}
-		const confirmProblem = await confirmClaim(store, eventId, token, leaseMs);
-		if (confirmProblem !== undefined) report(confirmProblem, { kind, id, eventId });
-		outcome.result = "processed";
-		return outcome;
+		result.eventId = eventId;
+		const info = { kind, id, eventId };
+		const callback = (signal: AbortSignal) => {
+			const context: NotificationContext = { eventId, signVersion, signal, reconciled: true };
+			return kind === "transaction"
+				? onTransaction(resource as Transaction, context)
+				: onRefund(resource as Refund, context);
+		};
+		const outcome = await runEvent(eventId, callback, (late) => onLate(late, info));
+		return settle(outcome, result, info);
 	}
 
-	/**
-	 * Runs the callback until it settles or its lease ends, whichever comes first. At the lease's
-	 * end its `signal` aborts and the reconciler stops waiting (another worker may claim the event
-	 * now); a run that succeeds later still confirms, one that fails later lets the claim lapse.
-	 */
-	function runCallback(
-		resource: Transaction | Refund,
-		info: ReconcileErrorInfo & { eventId: string },
-		token: string,
-	): Promise<{ failed: boolean; timedOut: boolean; error: unknown }> {
-		const { kind, eventId } = info;
-		const controller = new AbortController();
-		const context: NotificationContext = { eventId, signVersion, signal: controller.signal, reconciled: true };
-		return new Promise((resolve) => {
-			let waiting = true;
-			const timer = setTimeout(() => {
-				waiting = false;
-				const message = `The callback did not settle within its ${leaseMs} ms lease; the event may be processed again.`;
-				const reason = new DOMException(message, "TimeoutError");
-				controller.abort(reason);
-				resolve({ failed: true, timedOut: true, error: reason });
-			}, leaseMs);
-			(timer as { unref?: () => void }).unref?.();
-			const reportProblem = (problem: unknown) => {
-				if (problem !== undefined) report(problem, info);
-			};
-			const done = (error: unknown, failed: boolean) => {
-				clearTimeout(timer);
-				if (waiting) resolve({ failed, timedOut: false, error });
-				else if (failed) report(error, info);
-				// Late, but the work is done: confirm (the store says the lease was lost, which is reported).
-				else void confirmClaim(store, eventId, token, leaseMs).then(reportProblem);
-			};
-			const call = () => {
-				if (kind === "transaction") return onTransaction(resource as Transaction, context);
-				return onRefund(resource as Refund, context);
-			};
-			// A callback that throws synchronously fails like one that rejects.
-			new Promise((run) => run(call())).then(
-				() => done(undefined, false),
-				(error: unknown) => done(error, true),
-			);
-		});
+	/** The ids of one kind, each once: two spellings of one ULID are one id (the first spelling is kept). */
+	function distinct(input: ReconcileInput, field: "transactions" | "refunds"): string[] {
+		const seen = new Map<string, string>();
+		for (const id of ids(input, field)) {
+			const key = typeof id === "string" ? canonicalId(id) : id;
+			if (!seen.has(key)) seen.set(key, id);
+		}
+		return [...seen.values()];
 	}
 
 	return {
 		async reconcile(input, reconcileOptions = {}) {
 			const work: ["transaction" | "refund", string][] = [];
-			for (const id of new Set(ids(input, "transactions"))) work.push(["transaction", id]);
-			for (const id of new Set(ids(input, "refunds"))) work.push(["refund", id]);
+			for (const id of distinct(input, "transactions")) work.push(["transaction", id]);
+			for (const id of distinct(input, "refunds")) work.push(["refund", id]);
 			const { onProgress } = reconcileOptions;
 			const counts = { done: 0, processed: 0, alreadyProcessed: 0, inProgress: 0, pending: 0, failed: 0 };
 			const summary: ReconcileReport = { total: work.length, ...counts, outcomes: [] };
@@ -267,11 +259,8 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 					summary.done++;
 					if (onProgress) {
 						const { outcomes: _, ...progress } = summary;
-						try {
-							onProgress(progress);
-						} catch {
-							// Progress display is best effort.
-						}
+						// Progress display is best effort.
+						callHook<[ReconcileProgress]>(onProgress, progress);
 					}
 				}
 			}

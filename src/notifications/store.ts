@@ -1,4 +1,5 @@
-import { ConfigurationError } from "../errors/configuration-error.js";
+import * as z from "zod/mini";
+import { requiredOr } from "../internal/options.js";
 
 /**
  * What `claim` found:
@@ -37,6 +38,11 @@ export type ConfirmResult = "confirmed" | "lease_lost";
  *   that took over. A claim with the token of a claim still held is that same claim
  *   (a retried command): `"claimed"` again, with its lease renewed. Callers that pass no
  *   token all share one (the absent token), as before tokens existed.
+ * - `claim` answers exactly `"claimed"`, `"processed"` or `"in_progress"`: the handler and the
+ *   reconciler treat any other answer (a raw `SET NX` reply, `"OK"` or `null`) as a failed store
+ *   and run nothing. Every call should answer well within their `storeTimeoutMs` (2 s).
+ * - Event ids are any strings (a NUL, thousands of characters): store them in a form that takes
+ *   them all, such as a fixed-length digest.
  */
 export interface NotificationStore {
 	/** Takes the event for `leaseMs`, unless it was processed or someone else holds it. */
@@ -48,87 +54,16 @@ export interface NotificationStore {
 	release(eventId: string, token?: string): void | Promise<void>;
 }
 
-/** Limits of the in-memory store. */
-export interface MemoryStoreOptions {
-	/** How long a processed event is remembered, in milliseconds. @default 604_800_000 (7 days) */
-	ttlMs?: number | undefined;
-	/**
-	 * Most events kept; once it is reached the oldest, by the time they were claimed, are forgotten first. @default
-	 * 100_000
-	 */
-	maxEntries?: number | undefined;
-	/** Clock, for tests. @default Date.now */
-	now?: (() => number) | undefined;
+/** How long a processed event is remembered when a store is not told: 7 days, far longer than the gateway retries. */
+export const DEFAULT_TTL_MS = 7 * 24 * 3600 * 1000;
+
+function isNotificationStore(value: unknown): value is NotificationStore {
+	const store = value as Partial<NotificationStore> | null | undefined;
+	return (
+		typeof store?.claim === "function" && typeof store.confirm === "function" && typeof store.release === "function"
+	);
 }
 
-interface Entry {
-	processed: boolean;
-	/** Lease end while processing; forget-after time once processed. */
-	until: number;
-	/** The claim's token (undefined for callers that pass none). */
-	token: string | undefined;
-}
-
-function positiveInteger(field: string, value: number | undefined, fallback: number): number {
-	if (value === undefined) return fallback;
-	if (!Number.isSafeInteger(value) || value <= 0)
-		throw new ConfigurationError([{ field, message: "must be a positive integer" }], "memory store options");
-	return value;
-}
-
-/**
- * The default store: one process's memory, with a time to live and a size
- * bound. It forgets everything on restart and is not shared between processes
- * or serverless instances: use `createRedisStore` or `createPostgresStore` there
- * (and, as a crash can always come between your write and the confirm, keep your
- * own writes idempotent too).
- */
-export function createMemoryStore(options: MemoryStoreOptions = {}): NotificationStore {
-	const ttlMs = positiveInteger("ttlMs", options.ttlMs, 7 * 24 * 3600 * 1000);
-	const maxEntries = positiveInteger("maxEntries", options.maxEntries, 100_000);
-	const now = options.now ?? Date.now;
-	// Insertion order is age order, the age of an event counting from its claim: a claim
-	// deletes and re-inserts its id, a confirm updates the claimed entry where it stands.
-	const entries = new Map<string, Entry>();
-
-	function put(eventId: string, entry: Entry): void {
-		entries.delete(eventId);
-		while (entries.size >= maxEntries) {
-			const oldest = entries.keys().next().value as string;
-			entries.delete(oldest);
-		}
-		entries.set(eventId, entry);
-	}
-
-	return {
-		claim(eventId, leaseMs, token) {
-			const time = now();
-			const entry = entries.get(eventId);
-			if (entry && entry.until > time) {
-				if (entry.processed) return "processed";
-				if (token === undefined || entry.token !== token) return "in_progress";
-				// The same claim again: renewed where it stands, so its age still counts from the first claim.
-				entry.until = time + leaseMs;
-				return "claimed";
-			}
-			put(eventId, { processed: false, until: time + leaseMs, token });
-			return "claimed";
-		},
-		confirm(eventId, token) {
-			const time = now();
-			const entry = entries.get(eventId);
-			if (entry) {
-				const held = !entry.processed && entry.token === token && entry.until > time;
-				entry.processed = true;
-				entry.until = time + ttlMs;
-				return held ? "confirmed" : "lease_lost";
-			}
-			put(eventId, { processed: true, until: time + ttlMs, token });
-			return "lease_lost";
-		},
-		release(eventId, token) {
-			const entry = entries.get(eventId);
-			if (entry && !entry.processed && entry.token === token) entries.delete(eventId);
-		},
-	};
-}
+/** The option rule for a store (the handler's, the reconciler's). */
+export const storeOption = () =>
+	z.custom<NotificationStore>(isNotificationStore, requiredOr("must have claim, confirm and release methods"));

@@ -1,18 +1,31 @@
+import { type ChunkSource, readChunks } from "./body-reader.js";
 import type { NotificationDelivery, NotificationResponse } from "./handler-types.js";
-import {
-	type BodyTimeout,
-	bodyTimedOut,
-	bodyTooLarge,
-	HttpRuleError,
-	joinChunks,
-	responseHeaders,
-} from "./http-rules.js";
+import { type BodyTimeout, HttpRuleError, responseHeaders } from "./http-rules.js";
 
 /** The Web side of the handler: a `Request` becomes a delivery, a handler's response becomes a Web `Response`. */
 
 /** The handler's response as a Web `Response`. */
 export function toResponse(response: NotificationResponse): Response {
 	return new Response(response.body, { status: response.status, headers: responseHeaders(response) });
+}
+
+/** A stream's chunks, pulled one read at a time; stopping cancels the stream, which ends a pending read. */
+function streamSource(stream: ReadableStream<Uint8Array>): ChunkSource {
+	const reader = stream.getReader();
+	return {
+		start(sink) {
+			(async () => {
+				for (;;) {
+					const { done, value } = await reader.read();
+					if (done) return sink.end();
+					if (!sink.chunk(value)) return;
+				}
+			})().catch((error: unknown) => sink.fail(error));
+		},
+		stop() {
+			reader.cancel().catch(() => {});
+		},
+	};
 }
 
 async function readLimited(request: Request, limit: number, timeout: BodyTimeout): Promise<unknown> {
@@ -24,32 +37,7 @@ async function readLimited(request: Request, limit: number, timeout: BodyTimeout
 		);
 	}
 	if (!request.body) return "";
-	const reader = request.body.getReader();
-	const chunks: Uint8Array[] = [];
-	let size = 0;
-	let timedOut = false;
-	// Cancelling the stream ends the pending read, which then sees the flag.
-	const cancelTimer = timeout.start(() => {
-		timedOut = true;
-		reader.cancel().catch(() => {});
-	}, timeout.ms);
-	try {
-		for (;;) {
-			const { done, value } = await reader.read();
-			if (timedOut) throw bodyTimedOut(timeout.ms);
-			if (done) break;
-			size += value.length;
-			if (size > limit) {
-				// Stop here: the rest is never pulled.
-				reader.cancel().catch(() => {});
-				throw bodyTooLarge(limit);
-			}
-			chunks.push(value);
-		}
-	} finally {
-		cancelTimer();
-	}
-	return joinChunks(chunks, size);
+	return readChunks(streamSource(request.body), limit, timeout);
 }
 
 /** A Web `Request` as the handler sees it. */

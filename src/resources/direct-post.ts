@@ -1,6 +1,7 @@
 import { type FieldIssue, RequestValidationError } from "../errors/request-validation-error.js";
 import { escapeHtml } from "../internal/escape-html.js";
-import { checkoutRequestSchema, toFieldIssues } from "../schemas/requests.js";
+import { toFieldIssues } from "../internal/field-issues.js";
+import { checkoutRequestSchema } from "../schemas/requests.js";
 import { safeParse } from "../schemas/safe-parse.js";
 import { type SealedPayload, sealMessage } from "../signing/seal.js";
 import type { ClientContext } from "./context.js";

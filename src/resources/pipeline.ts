@@ -1,8 +1,8 @@
 import { ENDPOINTS, type EndpointName, type ParamsOf, type ResponseDataOf } from "../endpoints.js";
 import { InvalidResponseError } from "../errors/invalid-response-error.js";
 import { RequestValidationError } from "../errors/request-validation-error.js";
+import { toFieldIssues } from "../internal/field-issues.js";
 import { KnownSecrets } from "../internal/redact.js";
-import { toFieldIssues } from "../schemas/requests.js";
 import { sealMessage } from "../signing/seal.js";
 import type { RequestOptions } from "../transport/http.js";
 import type { ClientContext } from "./context.js";

@@ -1,4 +1,6 @@
+import { canonicalId } from "../internal/ids.js";
+
 /** Two ULIDs name the same thing whatever their case (the gateway writes them in lowercase). */
 export function sameId(a: string, b: string): boolean {
-	return a.toLowerCase() === b.toLowerCase();
+	return canonicalId(a) === canonicalId(b);
 }

@@ -1,6 +1,6 @@
 import type * as z from "zod/mini";
 import { RequestValidationError } from "../errors/request-validation-error.js";
-import { toFieldIssues } from "../schemas/requests.js";
+import { toFieldIssues } from "../internal/field-issues.js";
 import { safeParse } from "../schemas/safe-parse.js";
 
 /** Parses parameters, or throws `RequestValidationError` listing every failing field (never a value). */

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import type { FieldIssue } from "../errors/request-validation-error.js";
+
 import { typeError } from "./fields.js";
 import { lazySchema } from "./lazy.js";
 import {
@@ -142,25 +142,6 @@ export const signatureSchema = lazySchema(() =>
 		.string({ error: typeError("a string") })
 		.check(z.minLength(1, "must not be empty"), z.maxLength(750, "must be at most 750 characters")),
 );
-
-/**
- * Zod issues as `{ field, message }[]`, safe to show: never the input value
- * (zod issues can carry `input`; it is never read here). An unknown key becomes
- * one issue per key.
- */
-export function toFieldIssues(error: { readonly issues: readonly z.core.$ZodIssue[] }): FieldIssue[] {
-	const out: FieldIssue[] = [];
-	for (const issue of error.issues) {
-		const base = issue.path.map(String).join(".");
-		if (issue.code === "unrecognized_keys") {
-			for (const key of issue.keys)
-				out.push({ field: base ? `${base}.${key}` : key, message: "is not a field of this request" });
-			continue;
-		}
-		out.push({ field: base, message: issue.message });
-	}
-	return out;
-}
 
 /** Checkout fields that are numbers or JSON values in the message, strings in a form post. */
 const NUMERIC_FORM_FIELDS = ["amount", "feeBySeller"] as const;

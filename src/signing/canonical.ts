@@ -1,4 +1,5 @@
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
+import { isPlainObject } from "../internal/plain-object.js";
 import { naturalCompare, phpJsonString, phpNumberString, phpTrim } from "./php.js";
 import { StringifiedFormWriter } from "./stringified-form.js";
 
@@ -98,12 +99,6 @@ function presentMembers(object: Record<string, unknown>): [string[], unknown[]] 
 		values.push(value);
 	}
 	return [keys, values];
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-	if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-	const proto = Object.getPrototypeOf(value);
-	return proto === Object.prototype || proto === null;
 }
 
 /**

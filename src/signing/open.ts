@@ -1,7 +1,8 @@
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
+import { isPlainObject } from "../internal/plain-object.js";
 import { type CryptoBackendName, resolveBackend } from "./backend.js";
-import { isPlainObject, referenceForm, type SignedStringForm } from "./canonical.js";
+import { referenceForm, type SignedStringForm } from "./canonical.js";
 import { base64Decode, utf8Decode, utf8Encode } from "./encoding.js";
 import { type PublicKey, type PublicKeyLike, toPublicKeys } from "./keys.js";
 import { phpTrim } from "./php.js";

@@ -1,7 +1,8 @@
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
+import { isPlainObject } from "../internal/plain-object.js";
 import type { CryptoBackendName } from "./backend.js";
 import { resolveBackend } from "./backend.js";
-import { canonicalString, isPlainObject, type SignedStringForm } from "./canonical.js";
+import { canonicalString, type SignedStringForm } from "./canonical.js";
 import { base64Encode, utf8Encode } from "./encoding.js";
 import { type PrivateKeyLike, toPrivateKey } from "./keys.js";
 

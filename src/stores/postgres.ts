@@ -4,10 +4,18 @@
  * @module merchant-gateway/stores/postgres
  */
 import { createHash } from "node:crypto";
+import * as z from "zod/mini";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { NotificationStoreError } from "../errors/notification-store-error.js";
-import type { ClaimResult, ConfirmResult, NotificationStore } from "../notifications/store.js";
-import { DEFAULT_TTL_MS, driverMessage, OptionIssues } from "./options.js";
+import { duration, flag, parseOptions, positiveInteger } from "../internal/options.js";
+import {
+	type ClaimResult,
+	type ConfirmResult,
+	DEFAULT_TTL_MS,
+	type NotificationStore,
+} from "../notifications/store.js";
+import { lazySchema } from "../schemas/lazy.js";
+import { driverMessage } from "./driver-message.js";
 
 /** A query as `pg` takes it; `name` makes it a prepared statement, parsed once per connection. */
 export interface PgQuery {
@@ -43,10 +51,22 @@ export interface PostgresStoreOptions {
 	 */
 	table?: string | undefined;
 	/**
-	 * How long a processed event's done marker counts, in milliseconds; `cleanup()` deletes it after that.
+	 * How long a processed event's done marker counts, in milliseconds (at most 2147483647); `cleanup()`
+	 * deletes it after that.
 	 * @default 604_800_000 (7 days)
 	 */
 	ttlMs?: number | undefined;
+	/**
+	 * Whether each claim, confirm and release waits for its commit to reach the disk. `false` commits the
+	 * store's own transactions asynchronously (`SET LOCAL synchronous_commit = off`, through `set_config`
+	 * in each statement; the pool's other work is untouched), so a claim no longer waits for an fsync. The
+	 * trade: if the database server crashes (a power cut, a kill -9: not a clean restart, not your process
+	 * dying), the claims and done markers of its last fraction of a second (at most three times the
+	 * server's `wal_writer_delay`, 600 ms by default) may be lost, so those events may run your callback
+	 * again when the gateway delivers them again, which the idempotent callbacks the handler asks for absorb.
+	 * @default true
+	 */
+	synchronousCommit?: boolean | undefined;
 }
 
 /** Options of `cleanup`. */
@@ -77,28 +97,42 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 const DEFAULT_TABLE = "merchant_gateway_events";
 const TABLE_RULE = "must be a name of letters, digits and _ (not a digit first, at most 63), maybe schema-qualified";
 
-function quoted(table: string): { qualified: string; indexName: string } {
-	const parts = table.split(".");
-	const name = parts[parts.length - 1] as string;
-	return { qualified: parts.map((part) => `"${part}"`).join("."), indexName: `"${name.slice(0, 50)}_expires_at_idx"` };
-}
-
 function validTable(table: unknown): table is string {
 	if (typeof table !== "string") return false;
 	const parts = table.split(".");
 	return parts.length <= 2 && parts.every((part) => IDENTIFIER.test(part));
 }
 
+const digestHex = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+
+/** The table's names as SQL: quoted, as a string literal, and the name of its index. */
+function names(table: string) {
+	const parts = table.split(".");
+	const relation = parts[parts.length - 1] as string;
+	const qualified = parts.map((part) => `"${part}"`).join(".");
+	return {
+		qualified,
+		literal: `'${qualified}'`,
+		// The table's own name, cut to fit PostgreSQL's 63 bytes, and a digest of all of it: two tables of
+		// one schema (where index names must differ) never share an index name, whatever prefix they share.
+		indexName: `"${relation.slice(0, 32)}_${digestHex(relation).slice(0, 16)}_expires_at"`,
+	};
+}
+
 /**
- * The table the store needs, as SQL (what `store.migrate()` runs, and the README
- * shows). One row per event: `state` is `processing` while claimed (until the lease's
- * end in `expires_at`) and `done` once confirmed (until the retention's end).
+ * The table the store needs, as SQL (what `store.migrate()` runs after converting a table of an
+ * earlier layout, and what the README shows). One row per event, keyed by `event_key`, the SHA-256 of
+ * the event id: a fixed 32 bytes, so any id can be stored, however long or whatever it holds (a
+ * NUL, which `text` refuses). `event_id` keeps the id for people reading the table (a NUL shown as
+ * U+FFFD). `state` is `processing` while claimed (until the lease's end in `expires_at`) and `done`
+ * once confirmed (until the retention's end).
  */
 export function postgresStoreSchema(table: string = DEFAULT_TABLE): string {
 	if (!validTable(table)) throw new ConfigurationError([{ field: "table", message: TABLE_RULE }], "table name");
-	const { qualified, indexName } = quoted(table);
+	const { qualified, indexName } = names(table);
 	return `CREATE TABLE IF NOT EXISTS ${qualified} (
-  event_id   text        PRIMARY KEY,
+  event_key  bytea       PRIMARY KEY,
+  event_id   text        NOT NULL,
   state      text        NOT NULL CHECK (state IN ('processing', 'done')),
   token      text        NOT NULL,
   expires_at timestamptz NOT NULL
@@ -106,48 +140,116 @@ export function postgresStoreSchema(table: string = DEFAULT_TABLE): string {
 CREATE INDEX IF NOT EXISTS ${indexName} ON ${qualified} (expires_at);`;
 }
 
-function statements(table: string) {
-	const { qualified: t } = quoted(table);
-	// Prepared statement names must stay bound to one text per connection: the table is part of the name.
-	const tag = createHash("sha1").update(t).digest("hex").slice(0, 10);
+/**
+ * Converts a table of the first layout (`event_id text PRIMARY KEY`, which refused ids with a NUL or
+ * too long for its index) to the digest key, keeping its rows; does nothing to any other table. Needs
+ * PostgreSQL 11 or later (`sha256`). Its `expires_at` index, whose name another table could share, is
+ * dropped for the schema's own.
+ */
+function upgradeSql(table: string): string {
+	const { literal } = names(table);
+	return `DO $upgrade$
+DECLARE
+  rel regclass := to_regclass(${literal});
+  old_index regclass;
+BEGIN
+  IF rel IS NULL OR EXISTS (
+    SELECT 1 FROM pg_attribute WHERE attrelid = rel AND attname = 'event_key' AND NOT attisdropped
+  ) THEN
+    RETURN;
+  END IF;
+  EXECUTE format('ALTER TABLE %s ADD COLUMN event_key bytea', rel);
+  EXECUTE format('UPDATE %s SET event_key = sha256(convert_to(event_id, ''UTF8''))', rel);
+  EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', rel,
+    (SELECT conname FROM pg_constraint WHERE conrelid = rel AND contype = 'p'));
+  EXECUTE format('ALTER TABLE %s ADD PRIMARY KEY (event_key)', rel);
+  FOR old_index IN
+    SELECT i.indexrelid::regclass FROM pg_index i
+    JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+    WHERE i.indrelid = rel AND i.indnatts = 1 AND a.attname = 'expires_at'
+  LOOP
+    EXECUTE format('DROP INDEX %s', old_index);
+  END LOOP;
+END
+$upgrade$;`;
+}
+
+/** A prepared statement: its name is bound to its text (one text per name and connection), so it names the text. */
+function prepared(step: string, text: string): PgQuery & { name: string } {
+	return { name: `mg_${step}_${createHash("sha1").update(text).digest("hex").slice(0, 12)}`, text };
+}
+
+function statements(table: string, synchronousCommit: boolean) {
+	const { qualified: t } = names(table);
 	const until = (param: string) => `now() + ${param}::double precision * interval '1 millisecond'`;
+	// set_config(..., true) is SET LOCAL as a function: it lasts until the statement's own transaction
+	// commits, which is when synchronous_commit is read. Joined into the statement so it is evaluated.
+	const asyncCommit = "async_commit AS (SELECT set_config('synchronous_commit', 'off', true))";
+	const withAsync = synchronousCommit ? "" : `WITH ${asyncCommit}\n`;
+	const joinAsync = (keyword: string) => (synchronousCommit ? "" : ` ${keyword} async_commit`);
 	return {
 		// Takes the row when absent, when its lease or retention ended, or when it is this token's own claim
 		// (a retried statement). ON CONFLICT makes concurrent claims of one id wait for each other: one wins.
-		claim: {
-			name: `mg_claim_${tag}`,
-			text: `WITH claimed AS (
-  INSERT INTO ${t} AS e (event_id, state, token, expires_at) VALUES ($1, 'processing', $2, ${until("$3")})
-  ON CONFLICT (event_id) DO UPDATE SET state = 'processing', token = excluded.token, expires_at = excluded.expires_at
-  WHERE e.expires_at <= now() OR ($4::boolean AND e.state = 'processing' AND e.token = excluded.token)
+		claim: prepared(
+			"claim",
+			`WITH ${synchronousCommit ? "" : `${asyncCommit},\n`}claimed AS (
+  INSERT INTO ${t} AS e (event_key, event_id, state, token, expires_at)
+  VALUES ($1, $2, 'processing', $3, ${until("$4")})
+  ON CONFLICT (event_key) DO UPDATE
+  SET state = 'processing', event_id = excluded.event_id, token = excluded.token, expires_at = excluded.expires_at
+  WHERE e.expires_at <= now() OR ($5::boolean AND e.state = 'processing' AND e.token = excluded.token)
   RETURNING 1
 )
 SELECT CASE WHEN EXISTS (SELECT 1 FROM claimed) THEN 'claimed'
-  WHEN (SELECT state FROM ${t} WHERE event_id = $1) = 'done' THEN 'processed'
-  ELSE 'in_progress' END AS result`,
-		},
-		confirmOwn: {
-			name: `mg_confirm_${tag}`,
-			text: `UPDATE ${t} SET state = 'done', expires_at = ${until("$3")}
-WHERE event_id = $1 AND state = 'processing' AND token = $2 AND expires_at > now()`,
-		},
-		confirmLost: {
-			name: `mg_confirm_lost_${tag}`,
-			text: `INSERT INTO ${t} AS e (event_id, state, token, expires_at) VALUES ($1, 'done', $2, ${until("$3")})
-ON CONFLICT (event_id) DO UPDATE SET state = 'done', token = excluded.token, expires_at = excluded.expires_at`,
-		},
-		release: {
-			name: `mg_release_${tag}`,
-			text: `DELETE FROM ${t} WHERE event_id = $1 AND state = 'processing' AND token = $2`,
-		},
-		cleanup: {
-			name: `mg_cleanup_${tag}`,
-			text: `DELETE FROM ${t} WHERE event_id IN (SELECT event_id FROM ${t} WHERE expires_at <= now() LIMIT $1)`,
-		},
+  WHEN (SELECT state FROM ${t} WHERE event_key = $1) = 'done' THEN 'processed'
+  ELSE 'in_progress' END AS result${joinAsync("FROM")}`,
+		),
+		confirmOwn: prepared(
+			"confirm",
+			`${withAsync}UPDATE ${t} SET state = 'done', expires_at = ${until("$3")}${joinAsync("FROM")}
+WHERE event_key = $1 AND state = 'processing' AND token = $2 AND expires_at > now()`,
+		),
+		confirmLost: prepared(
+			"confirm_lost",
+			`${withAsync}INSERT INTO ${t} AS e (event_key, event_id, state, token, expires_at)
+SELECT $1::bytea, $2::text, 'done', $3::text, ${until("$4")}${joinAsync("FROM")}
+ON CONFLICT (event_key) DO UPDATE
+SET state = 'done', event_id = excluded.event_id, token = excluded.token, expires_at = excluded.expires_at`,
+		),
+		release: prepared(
+			"release",
+			`${withAsync}DELETE FROM ${t}${joinAsync("USING")} WHERE event_key = $1 AND state = 'processing' AND token = $2`,
+		),
+		cleanup: prepared(
+			"cleanup",
+			`DELETE FROM ${t} WHERE event_key IN (SELECT event_key FROM ${t} WHERE expires_at <= now() LIMIT $1)`,
+		),
 		// One simple-protocol query is one transaction: the advisory lock keeps concurrent migrations apart.
-		migrate: `SELECT pg_advisory_xact_lock(hashtext('merchant-gateway:migrate'));\n${postgresStoreSchema(table)}`,
+		migrate: `SELECT pg_advisory_xact_lock(hashtext('merchant-gateway:migrate'));
+${upgradeSql(table)}
+${postgresStoreSchema(table)}`,
 	};
 }
+
+/** The id as the table keeps it: its SHA-256 (the key), and its text for people (a NUL as U+FFFD). */
+function keyOf(eventId: string): [Buffer, string] {
+	const key = createHash("sha256").update(eventId, "utf8").digest();
+	return [key, eventId.includes("\0") ? eventId.replaceAll("\0", "\uFFFD") : eventId];
+}
+
+const postgresStoreOptions = lazySchema(() =>
+	z.object({
+		pool: z.custom<PgPoolLike>(
+			(pool) => typeof (pool as Partial<PgPoolLike> | undefined)?.query === "function",
+			"must be a pg Pool (an object with a query method)",
+		),
+		table: z._default(z.custom<string>(validTable, TABLE_RULE), DEFAULT_TABLE),
+		ttlMs: duration(DEFAULT_TTL_MS),
+		synchronousCommit: flag(true),
+	}),
+);
+
+const cleanupOptions = lazySchema(() => z.object({ batchSize: positiveInteger(1000) }));
 
 /**
  * A `NotificationStore` on PostgreSQL, shared by every process that uses the
@@ -172,29 +274,31 @@ ON CONFLICT (event_id) DO UPDATE SET state = 'done', token = excluded.token, exp
  * @throws ConfigurationError for a missing pool or bad options.
  */
 export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
-	const issues = new OptionIssues("PostgreSQL store options");
-	const pool = options?.pool;
-	if (typeof pool?.query !== "function") issues.add("pool", "must be a pg Pool (an object with a query method)");
-	const table = options?.table ?? DEFAULT_TABLE;
-	if (!validTable(table)) issues.add("table", TABLE_RULE);
-	const ttl = issues.positiveInteger("ttlMs", options?.ttlMs, DEFAULT_TTL_MS);
-	issues.done();
-	const sql = statements(table);
+	const {
+		pool,
+		table,
+		ttlMs: ttl,
+		synchronousCommit,
+	} = parseOptions(postgresStoreOptions, options, "PostgreSQL store options");
+	const sql = statements(table, synchronousCommit);
 
 	async function query(statement: { name: string; text: string } | string, values?: unknown[]) {
 		try {
 			const query = typeof statement === "string" ? { text: statement } : { ...statement, values: values ?? [] };
 			return await pool.query(query);
 		} catch (error) {
-			const missingTable = (error as { code?: unknown })?.code === "42P01";
-			const hint = missingTable ? " Create the table first: await store.migrate()." : "";
+			// An absent table, or one of an earlier layout (no event_key column).
+			const code = (error as { code?: unknown })?.code;
+			const hint =
+				code === "42P01" || code === "42703" ? " Create or upgrade the table first: await store.migrate()." : "";
 			throw new NotificationStoreError(`PostgreSQL: ${driverMessage(error)}.${hint}`, { cause: error });
 		}
 	}
 
 	return {
 		async claim(eventId, leaseMs, token) {
-			const { rows } = await query(sql.claim, [eventId, token ?? "", leaseMs, token !== undefined]);
+			const [key, id] = keyOf(eventId);
+			const { rows } = await query(sql.claim, [key, id, token ?? "", leaseMs, token !== undefined]);
 			const result = (rows[0] as { result?: unknown } | undefined)?.result;
 			if (result !== "claimed" && result !== "processed" && result !== "in_progress") {
 				throw new NotificationStoreError(`PostgreSQL: the claim statement answered ${String(result)}.`);
@@ -202,21 +306,19 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 			return result;
 		},
 		async confirm(eventId, token) {
-			const values = [eventId, token ?? "", ttl];
-			if ((await query(sql.confirmOwn, values)).rowCount === 1) return "confirmed";
-			await query(sql.confirmLost, values);
+			const [key, id] = keyOf(eventId);
+			if ((await query(sql.confirmOwn, [key, token ?? "", ttl])).rowCount === 1) return "confirmed";
+			await query(sql.confirmLost, [key, id, token ?? "", ttl]);
 			return "lease_lost";
 		},
 		async release(eventId, token) {
-			await query(sql.release, [eventId, token ?? ""]);
+			await query(sql.release, [keyOf(eventId)[0], token ?? ""]);
 		},
 		async migrate() {
 			await query(sql.migrate);
 		},
-		async cleanup(cleanupOptions = {}) {
-			const cleanupIssues = new OptionIssues("cleanup options");
-			const batchSize = cleanupIssues.positiveInteger("batchSize", cleanupOptions.batchSize, 1000);
-			cleanupIssues.done();
+		async cleanup(upkeep = {}) {
+			const { batchSize } = parseOptions(cleanupOptions, upkeep, "cleanup options");
 			let deleted = 0;
 			for (;;) {
 				const { rowCount } = await query(sql.cleanup, [batchSize]);

@@ -4,9 +4,17 @@
  * @module merchant-gateway/stores/redis
  */
 import { createHash } from "node:crypto";
+import * as z from "zod/mini";
 import { NotificationStoreError } from "../errors/notification-store-error.js";
-import type { ClaimResult, ConfirmResult, NotificationStore } from "../notifications/store.js";
-import { DEFAULT_TTL_MS, driverMessage, OptionIssues } from "./options.js";
+import { duration, parseOptions } from "../internal/options.js";
+import {
+	type ClaimResult,
+	type ConfirmResult,
+	DEFAULT_TTL_MS,
+	type NotificationStore,
+} from "../notifications/store.js";
+import { lazySchema } from "../schemas/lazy.js";
+import { driverMessage } from "./driver-message.js";
 
 /** The Redis store: a `NotificationStore` whose every answer is a promise. */
 export interface RedisStore extends NotificationStore {
@@ -44,7 +52,10 @@ export interface RedisStoreOptions {
 	client: NodeRedisClientLike | IoRedisClientLike;
 	/** Prepended to every event id to make its key. @default "merchant-gateway:event:" */
 	keyPrefix?: string | undefined;
-	/** How long a processed event's done marker lives, in milliseconds (Redis `PX`). @default 604_800_000 (7 days) */
+	/**
+	 * How long a processed event's done marker lives, in milliseconds (Redis `PX`), at most 2147483647.
+	 * @default 604_800_000 (7 days)
+	 */
 	ttlMs?: number | undefined;
 }
 
@@ -118,6 +129,17 @@ function evaluator(client: NodeRedisClientLike | IoRedisClientLike): Evaluate | 
 	return undefined;
 }
 
+const redisStoreOptions = lazySchema(() =>
+	z.object({
+		client: z.custom<NodeRedisClientLike | IoRedisClientLike>(
+			(client) => typeof client === "object" && client !== null && evaluator(client as never) !== undefined,
+			"must be a node-redis (redis 5+) or ioredis client",
+		),
+		keyPrefix: z._default(z.string({ error: "must be a string" }), "merchant-gateway:event:"),
+		ttlMs: duration(DEFAULT_TTL_MS),
+	}),
+);
+
 /**
  * A `NotificationStore` on Redis, shared by every process that uses the same
  * server and `keyPrefix`: each event's callback runs once across the fleet (see
@@ -136,19 +158,17 @@ function evaluator(client: NodeRedisClientLike | IoRedisClientLike): Evaluate | 
  * holds the caller's token. Each step is one Lua script (EVALSHA), so it is
  * atomic on the server. While the client is disconnected every call fails at
  * once with `NotificationStoreError` (the handler then responds non-100 and runs
- * no callback), rather than waiting in the client's offline queue.
+ * no callback), rather than waiting in the client's offline queue; a server that
+ * stops answering is bounded by the handler's `storeTimeoutMs`. Done markers
+ * survive a Redis restart only with persistence on (`appendonly yes`).
  *
  * @throws ConfigurationError for a missing client or bad options.
  */
 export function createRedisStore(options: RedisStoreOptions): RedisStore {
-	const issues = new OptionIssues("Redis store options");
-	const evaluate = options?.client ? evaluator(options.client) : undefined;
-	if (!evaluate) issues.add("client", "must be a node-redis (redis 5+) or ioredis client");
-	const keyPrefix = options?.keyPrefix ?? "merchant-gateway:event:";
-	if (typeof keyPrefix !== "string") issues.add("keyPrefix", "must be a string");
-	const ttl = String(issues.positiveInteger("ttlMs", options?.ttlMs, DEFAULT_TTL_MS));
-	issues.done();
-	const run = evaluate as Evaluate;
+	const config = parseOptions(redisStoreOptions, options, "Redis store options");
+	const run = evaluator(config.client) as Evaluate;
+	const { keyPrefix } = config;
+	const ttl = String(config.ttlMs);
 	const claim = script(CLAIM);
 	const confirm = script(CONFIRM);
 	const release = script(RELEASE);

@@ -1,11 +1,11 @@
 import { describe, expect, test } from "vitest";
+import { toFieldIssues } from "../../src/internal/field-issues.js";
 import {
 	cardChargeRequestSchema,
 	checkoutRequestSchema,
 	refundQueryRequestSchema,
 	refundRequestSchema,
 	signatureSchema,
-	toFieldIssues,
 	transactionQueryRequestSchema,
 } from "../../src/schemas/requests.js";
 import { ids } from "../support/gateway-messages.js";

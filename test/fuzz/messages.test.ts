@@ -67,7 +67,8 @@ describe("fuzz: signed messages", () => {
 				expectPlainData(event);
 				expectCoveredBySigned(resource, event.signVersion, received.message.origin);
 				const id = event.type === "transaction" ? event.transaction.transactionId : event.refund.refundId;
-				if (event.eventId !== `${event.type}:${id}:${resource.status}`)
+				// The id in its canonical case: ULIDs are case-insensitive.
+				if (event.eventId !== `${event.type}:${id.toLowerCase()}:${resource.status}`)
 					violation(`eventId ${event.eventId} does not name the resource`);
 			}
 			expectNoPollution();

@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe } from "vitest";
 import { MalformedMessageError } from "../../src/errors/malformed-message-error.js";
-import { canonicalString, isPlainObject } from "../../src/signing/canonical.js";
+import { isPlainObject } from "../../src/internal/plain-object.js";
+import { canonicalString } from "../../src/signing/canonical.js";
 import { base64Decode } from "../../src/signing/encoding.js";
 import { referenceFormOfText } from "../../src/signing/text-form.js";
 import { expectNoPollution, typedOutcome, violation } from "./support/checks.js";

@@ -130,7 +130,7 @@ describe("a callback that never settles does not wedge its event", () => {
 		expect(signals).toHaveLength(1);
 		expect(signals[0]?.aborted).toBe(true);
 		expect(signals[0]?.reason).toMatchObject({ name: "TimeoutError", message: expect.stringContaining("25000 ms") });
-		expect(onError).toHaveBeenCalledWith(signals[0]?.reason, { status: 503, eventId: "transaction:T-hang:successful" });
+		expect(onError).toHaveBeenCalledWith(signals[0]?.reason, { status: 503, eventId: "transaction:t-hang:successful" });
 
 		// The lease (60 s by default) still holds: no second run yet.
 		expect((await statusAndBody(await deliver())).status).toBe(409);
@@ -229,7 +229,7 @@ describe("a callback that never settles does not wedge its event", () => {
 		expect(store.release).not.toHaveBeenCalled();
 		expect(onError).toHaveBeenCalledWith(expect.objectContaining({ message: "gave up at last" }), {
 			status: 503,
-			eventId: "transaction:T-late-fail:successful",
+			eventId: "transaction:t-late-fail:successful",
 		});
 		gates[1]?.resolve(undefined);
 		expect((await second).status).toBe(200);

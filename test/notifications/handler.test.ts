@@ -112,7 +112,7 @@ describe("createNotificationHandler with Request objects", () => {
 		expect(first.body.description).not.toContain("database");
 		expect(onError).toHaveBeenCalledWith(expect.objectContaining({ message: "database down" }), {
 			status: 500,
-			eventId: "transaction:T-fail:successful",
+			eventId: "transaction:t-fail:successful",
 		});
 		const second = await statusAndBody(await handler(ipnRequest(transactionIpn("T-fail"))));
 		expect(second).toEqual({ status: 200, body: expect.objectContaining({ returnCode: "100" }) });
@@ -319,15 +319,15 @@ describe("createNotificationHandler and its store", () => {
 			},
 		});
 		await handler(ipnRequest(transactionIpn("T-store")));
-		expect(store.claim).toHaveBeenCalledWith("transaction:T-store:successful", 12_345, expect.any(String));
+		expect(store.claim).toHaveBeenCalledWith("transaction:t-store:successful", 12_345, expect.any(String));
 		const [, , token] = store.claim.mock.calls[0] ?? [];
-		expect(store.release).toHaveBeenCalledWith("transaction:T-store:successful", token);
+		expect(store.release).toHaveBeenCalledWith("transaction:t-store:successful", token);
 		expect(store.confirm).not.toHaveBeenCalled();
 		fail = false;
 		await handler(ipnRequest(transactionIpn("T-store")));
 		const [, , retryToken] = store.claim.mock.calls[1] ?? [];
 		expect(retryToken).not.toBe(token);
-		expect(store.confirm).toHaveBeenCalledWith("transaction:T-store:successful", retryToken);
+		expect(store.confirm).toHaveBeenCalledWith("transaction:t-store:successful", retryToken);
 	});
 
 	it("an event claimed by another process gets 409 until its lease ends (crash recovery)", async () => {
@@ -395,8 +395,8 @@ describe("createNotificationHandler and its store", () => {
 		expect(late).toHaveLength(1);
 		const [error, info] = late[0] ?? [];
 		const message = expect.stringContaining("1000 ms lease");
-		expect(error).toMatchObject({ eventId: "transaction:T-late:successful", message });
-		expect(info).toEqual({ status: 200, eventId: "transaction:T-late:successful" });
+		expect(error).toMatchObject({ eventId: "transaction:t-late:successful", message });
+		expect(info).toEqual({ status: 200, eventId: "transaction:t-late:successful" });
 		expect(b.onError).not.toHaveBeenCalled();
 	});
 

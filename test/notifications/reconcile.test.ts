@@ -12,6 +12,7 @@ import {
 	LeaseExpiredError,
 	type NotificationContext,
 	type NotificationStore,
+	NotificationStoreError,
 	type ProcessingError,
 	RateLimitError,
 	type ReconcilerOptions,
@@ -19,9 +20,10 @@ import {
 	type Transaction,
 	toNodeListener,
 } from "../../src/index.js";
+import { ControllableClock } from "../../src/sandbox/books/clock.js";
 import { cardFields, MERCHANT_ID, type SandboxServer, startSandbox } from "../sandbox/helpers.js";
 import { keys } from "../support/vectors.js";
-import { deferred } from "./fixtures.js";
+import { deferred, ipnRequest, signedBody, transactionFields } from "./fixtures.js";
 
 type CardParams = Parameters<GatewayClient["card"]["charge"]>[0];
 
@@ -172,6 +174,104 @@ describe("createReconciler", () => {
 		expect(calls.runs.get(`transaction:${viaIpn}:successful`)).toBe(1);
 		expect(calls.runs.get(`transaction:${viaQuery}:successful`)).toBe(1);
 		expect(calls.contexts.map((c) => c.reconciled)).toEqual([undefined, true]);
+	});
+
+	it("an IPN spelling the id in upper case and a reconciliation answered in lower case are one event", async () => {
+		shop.serve(undefined);
+		const id = await paid();
+		await sandbox.sandbox.whenIdle();
+		const store = createMemoryStore();
+		const calls = recorder();
+		const { onTransaction, onRefund } = calls;
+		const handler = createNotificationHandler({ gatewayPublicKey: keys.gatewayPublic, store, onTransaction, onRefund });
+		const ipn = signedBody({ ...transactionFields(), transactionId: id.toUpperCase(), status: "successful" });
+		expect((await handler(ipnRequest(ipn))).status).toBe(200);
+		const reconciler = createReconciler({ gateway, store, onTransaction, onRefund });
+		// Asked for in either spelling: the same transaction, queried once, already processed.
+		const report = await reconciler.reconcile({ transactions: [id.toUpperCase(), id] });
+		expect(report).toMatchObject({ total: 1, processed: 0, alreadyProcessed: 1 });
+		expect(report.outcomes[0]?.eventId).toBe(`transaction:${id.toLowerCase()}:successful`);
+		expect(calls.onTransaction).toHaveBeenCalledTimes(1);
+	});
+
+	it("a store answering outside the contract (a raw SET NX null): failed, NotificationStoreError, no callback", async () => {
+		shop.serve(undefined);
+		const id = await paid();
+		await sandbox.sandbox.whenIdle();
+		const calls = recorder();
+		const store: NotificationStore = { claim: () => null as never, confirm: () => {}, release: () => {} };
+		const reconciler = createReconciler({
+			gateway,
+			store,
+			onTransaction: calls.onTransaction,
+			onRefund: calls.onRefund,
+		});
+		const report = await reconciler.reconcile({ transactions: [id] });
+		expect(report).toMatchObject({ failed: 1, processed: 0 });
+		const error = report.outcomes[0]?.error;
+		expect(error).toBeInstanceOf(NotificationStoreError);
+		expect(error).toMatchObject({ message: expect.stringContaining("answered null") });
+		expect(calls.onTransaction).not.toHaveBeenCalled();
+	});
+
+	it("a store that does not answer within storeTimeoutMs: failed, and a claim granted later is given back", async () => {
+		shop.serve(undefined);
+		const id = await paid();
+		await sandbox.sandbox.whenIdle();
+		const clock = new ControllableClock(Date.UTC(2030, 0, 1));
+		const base = createMemoryStore();
+		const answers: (() => void)[] = [];
+		const release = vi.fn(base.release);
+		const store: NotificationStore = {
+			claim: (...args) => new Promise((resolve) => answers.push(() => resolve(base.claim(...args)))),
+			confirm: base.confirm,
+			release,
+		};
+		const calls = recorder();
+		const reconciler = createReconciler({
+			gateway,
+			store,
+			onTransaction: calls.onTransaction,
+			onRefund: calls.onRefund,
+			storeTimeoutMs: 1500,
+			startTimer: (onExpiry, delayMs) => clock.schedule(clock.nowMs() + delayMs, onExpiry),
+		});
+		const running = reconciler.reconcile({ transactions: [id] });
+		while (answers.length === 0) await new Promise((resolve) => setImmediate(resolve));
+		clock.advance(1500);
+		const report = await running;
+		expect(report).toMatchObject({ failed: 1 });
+		expect(report.outcomes[0]?.error).toMatchObject({ message: expect.stringContaining("did not answer the claim") });
+		answers.shift()?.();
+		while (release.mock.calls.length === 0) await new Promise((resolve) => setImmediate(resolve));
+		expect(base.claim(`transaction:${id}:successful`, 60_000, "next")).toBe("claimed");
+		expect(calls.onTransaction).not.toHaveBeenCalled();
+	});
+
+	it("an async onError or onProgress that rejects does not reach the process", async () => {
+		const unhandled: unknown[] = [];
+		const record = (reason: unknown) => void unhandled.push(reason);
+		process.on("unhandledRejection", record);
+		try {
+			const reconciler = createReconciler({
+				gateway,
+				store: createMemoryStore(),
+				onTransaction: () => {},
+				onRefund: () => {},
+				onError: async () => {
+					throw new Error("logger down");
+				},
+			});
+			const onProgress = async () => {
+				throw new Error("progress bar gone");
+			};
+			const report = await reconciler.reconcile({ transactions: ["01JD5Z8Q4V7M1X2C3B4N5P6R7S"] }, { onProgress });
+			expect(report).toMatchObject({ failed: 1, done: 1 });
+			for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+			expect(unhandled).toEqual([]);
+		} finally {
+			process.off("unhandledRejection", record);
+		}
 	});
 
 	it("an event whose IPN callback is running is reported in progress, not run again", async () => {
@@ -418,7 +518,7 @@ describe("createReconciler", () => {
 			onRefund: () => {},
 		};
 		expect(() => createReconciler({ ...base, gateway: {} as never, concurrency: 0, leaseMs: 1.5 })).toThrow(
-			/gateway: must be a GatewayClient.*leaseMs: must be a positive integer.*concurrency: must be a positive integer/,
+			/gateway: must be a GatewayClient.*leaseMs: must be an integer from 1 to 2147483647.*concurrency: must be a positive integer/,
 		);
 		expect(() => createReconciler({ ...base, store: undefined as never })).toThrow(ConfigurationError);
 		expect(() => createReconciler({ ...base, pendingStatuses: "pending" as never })).toThrow(/pendingStatuses/);

@@ -51,7 +51,8 @@ describe("what importing each entry of the built package loads", () => {
 	it("the stores load no database driver: the merchant passes a connected client in", () => {
 		for (const entry of ["merchant-gateway/stores/redis", "merchant-gateway/stores/postgres"]) {
 			const { atImport } = loadedBy(entry);
-			expect(packages(atImport), entry).toEqual([]);
+			// zod checks their options, as it does the handler's, which every route using a store loads anyway.
+			expect(packages(atImport), entry).toEqual(["zod"]);
 		}
 	});
 

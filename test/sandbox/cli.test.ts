@@ -155,7 +155,7 @@ describe("verify-ipn and decode-callback", () => {
 			expect(fromFile.code).toBe(0);
 			expect(JSON.parse(fromFile.out)).toMatchObject({
 				type: "transaction",
-				eventId: `transaction:${transaction.transactionId}:successful`,
+				eventId: `transaction:${transaction.transactionId.toLowerCase()}:successful`,
 				signVersion,
 			});
 			const fromStdin = await run(["verify-ipn", "-", "-g", keyPath("gateway-public")], body);

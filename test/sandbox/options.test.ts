@@ -52,3 +52,27 @@ test("a wrong sandbox option or argument is a ConfigurationError naming each opt
 		sandbox.close();
 	}
 });
+
+test("sandbox durations stop at 2147483647 ms, what a timer honours, naming the option and the maximum", async () => {
+	const gatewayKeys = { privateKey: keys.gatewayPrivate, publicKey: keys.gatewayPublic };
+	const { createSandbox } = await import("../../src/sandbox/create-sandbox.js");
+	const tooLong = 2_147_483_648;
+	const refused = await createSandbox({
+		gatewayKeys,
+		pendingDelayMs: tooLong,
+		ipn: { ackTimeoutMs: tooLong, retryDelaysMs: [0, tooLong] },
+	}).catch((error: unknown) => error);
+	expect((refused as { issues: unknown }).issues).toEqual([
+		{ field: "pendingDelayMs", message: "must be a number of milliseconds from 0 to 2147483647" },
+		{ field: "ipn.retryDelaysMs.1", message: "must be a number of milliseconds from 0 to 2147483647" },
+		{ field: "ipn.ackTimeoutMs", message: "must be an integer from 1 to 2147483647" },
+	]);
+	const sandbox = await createSandbox({ gatewayKeys, pendingDelayMs: tooLong - 1 });
+	try {
+		expect(() => sandbox.faults.next("/v2/checkout", { delayMs: tooLong })).toThrow(
+			"faults[0].delayMs: must be a finite number of milliseconds, 0 or more (at most 2147483647)",
+		);
+	} finally {
+		sandbox.close();
+	}
+});

@@ -134,6 +134,20 @@ function contract(name: string, setup: () => Harness) {
 			expect(await long.claim("e", 60_000, "b")).toBe("processed");
 		});
 
+		it("any id is an event: a NUL, 4,000 characters, other scripts; ids differing in one character are two", async () => {
+			const store = harness.make();
+			const long = "x".repeat(4000);
+			const ids = ["a\u0000b", "a\u0000c", long, `${long}y`, "transaction:ünïcødé-支付:successful", "\u0000"];
+			for (const id of ids) {
+				expect(await store.claim(id, 60_000, "a"), JSON.stringify(id.slice(0, 8))).toBe("claimed");
+				expect(await store.confirm(id, "a")).toBe("confirmed");
+			}
+			for (const id of ids) expect(await store.claim(id, 60_000, "b")).toBe("processed");
+			expect(await store.claim("a\u0000d", 60_000, "b")).toBe("claimed");
+			await store.release("a\u0000d", "b");
+			expect(await store.claim("a\u0000d", 60_000, "c")).toBe("claimed");
+		});
+
 		it("100 concurrent claims of one event: exactly one wins", async () => {
 			const store = harness.make();
 			const results = await Promise.all(Array.from({ length: 100 }, (_, i) => store.claim("e", 60_000, `token-${i}`)));

@@ -1,5 +1,6 @@
 // What the contract suite cannot see: the table, its times, migrations, cleanup,
 // an unreachable database, and the options.
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,9 +11,9 @@ import { freePort, type PostgresServer, postgresAvailability, startPostgres } fr
 const DAY = 24 * 3600 * 1000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-it("the README shows the exact SQL that migrate() runs", () => {
-	const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-	expect(readme).toContain(postgresStoreSchema());
+it("the notifications guide shows the exact SQL that migrate() creates the table with", () => {
+	const guide = readFileSync(new URL("../../docs/notifications.md", import.meta.url), "utf8");
+	expect(guide).toContain(postgresStoreSchema());
 });
 
 it("postgresStoreSchema and createPostgresStore refuse table names that are not plain identifiers", () => {
@@ -21,7 +22,7 @@ it("postgresStoreSchema and createPostgresStore refuse table names that are not 
 	for (const table of ["1events", "a.b.c", "", "events-x", "x".repeat(64)]) {
 		expect(() => createPostgresStore({ pool, table })).toThrow(/table: must be a name of letters, digits and _/);
 	}
-	const rules = /pool: must be a pg Pool.*ttlMs: must be a positive integer/;
+	const rules = /pool: must be a pg Pool.*ttlMs: must be an integer from 1 to 2147483647/;
 	expect(() => createPostgresStore({ pool: {} as never, ttlMs: -1 })).toThrow(rules);
 });
 
@@ -87,6 +88,57 @@ describe.skipIf(!available.ok)(`createPostgresStore on a real PostgreSQL${skipRe
 		expect(rows).toEqual([{ state: "processing", token: "x" }]);
 	});
 
+	it("two tables whose names share a long prefix each get their own expires_at index", async () => {
+		const prefix = "merchant_gateway_events_of_the_shop_with_a_long_name_";
+		const tables = [`${prefix}eu`, `${prefix}us`];
+		for (const table of tables) await createPostgresStore({ pool, table }).migrate();
+		const onExpiresAt = "SELECT indexname FROM pg_indexes WHERE tablename = $1 AND indexdef LIKE '%(expires_at)'";
+		const names: string[] = [];
+		for (const table of tables) {
+			const { rows } = await pool.query(onExpiresAt, [table]);
+			expect(rows, table).toHaveLength(1);
+			names.push(rows[0].indexname);
+		}
+		expect(new Set(names).size).toBe(2);
+	});
+
+	it("migrate() converts a table of the first layout (keyed by event_id text), keeping its rows", async () => {
+		await pool.query(`CREATE TABLE first_layout (
+  event_id   text        PRIMARY KEY,
+  state      text        NOT NULL CHECK (state IN ('processing', 'done')),
+  token      text        NOT NULL,
+  expires_at timestamptz NOT NULL
+);
+CREATE INDEX first_layout_expires_at_idx ON first_layout (expires_at);
+INSERT INTO first_layout VALUES
+  ('transaction:01k0done:successful', 'done', 'a', now() + interval '1 day'),
+  ('transaction:01k0held:successful', 'processing', 'b', now() + interval '1 hour');`);
+		const store = createPostgresStore({ pool, table: "first_layout" });
+		const before = await store.claim("transaction:01k0done:successful", 60_000, "x").catch((e: unknown) => e);
+		expect(before).toBeInstanceOf(NotificationStoreError);
+		expect((before as Error).message).toContain("await store.migrate()");
+		await Promise.all([store.migrate(), store.migrate()]);
+		await store.migrate();
+		expect(await store.claim("transaction:01k0done:successful", 60_000, "x")).toBe("processed");
+		expect(await store.claim("transaction:01k0held:successful", 60_000, "x")).toBe("in_progress");
+		expect(await store.confirm("transaction:01k0held:successful", "b")).toBe("confirmed");
+		expect(await store.claim("a\u0000b", 60_000, "x")).toBe("claimed");
+		const { rows } = await pool.query("SELECT indexname FROM pg_indexes WHERE tablename = 'first_layout'");
+		expect(rows.map((row) => row.indexname).sort()).toEqual([
+			expect.stringMatching(/^first_layout_[0-9a-f]{16}_expires_at$/),
+			"first_layout_pkey",
+		]);
+	});
+
+	it("the event id is stored as its SHA-256 key and, for reading, as text with a NUL shown as U+FFFD", async () => {
+		const store = createPostgresStore({ pool, table: "readable" });
+		await store.migrate();
+		await store.claim("refund:01k0\u0000x:refund_successful", 60_000, "x");
+		const { rows } = await pool.query("SELECT encode(event_key, 'hex') AS key, event_id FROM readable");
+		const key = createHash("sha256").update("refund:01k0\u0000x:refund_successful").digest("hex");
+		expect(rows).toEqual([{ key, event_id: "refund:01k0\uFFFDx:refund_successful" }]);
+	});
+
 	it("expires_at is the lease's end while claimed, the retention's end once done, in the server's time", async () => {
 		const store = createPostgresStore({ pool, table: "times", ttlMs: 3 * DAY });
 		await store.migrate();
@@ -125,5 +177,66 @@ describe.skipIf(!available.ok)(`createPostgresStore on a real PostgreSQL${skipRe
 		expect(await store.claim("crashed", 60_000, "z")).toBe("claimed");
 		expect(await store.cleanup()).toBe(0);
 		await expect(store.cleanup({ batchSize: 0 })).rejects.toThrow(ConfigurationError);
+	});
+});
+
+describe.skipIf(!available.ok)(`synchronousCommit on a durable PostgreSQL${skipReason}`, () => {
+	let server: PostgresServer;
+	let pool: pg.Pool;
+	beforeAll(async () => {
+		// fsync on (every synchronous commit flushes the WAL), and a WAL writer that flushes seldom.
+		server = await startPostgres({ durable: true, settings: { wal_writer_delay: "10s" } });
+		// One connection: the store's statements and the checks below run on the same session.
+		pool = new pg.Pool({ connectionString: server.connectionString, max: 1 });
+	});
+	afterAll(async () => {
+		await pool?.end();
+		await server?.close();
+	});
+
+	/** WAL flushes to disk so far, this session's included. */
+	async function walSyncs(): Promise<number> {
+		// The session's counters reach the shared statistics when a statement ends after this call.
+		await pool.query("SELECT pg_stat_force_next_flush()");
+		const { rows } = await pool.query("SELECT wal_sync::int AS n FROM pg_stat_wal");
+		return rows[0].n;
+	}
+
+	async function syncsFor(store: ReturnType<typeof createPostgresStore>, events: number, tag: string) {
+		const before = await walSyncs();
+		for (let i = 0; i < events; i++) {
+			const id = `${tag}-${i}`;
+			expect(await store.claim(id, 60_000, "t")).toBe("claimed");
+			expect(await store.confirm(id, "t")).toBe("confirmed");
+			if (i % 2 === 0) {
+				await store.claim(`${id}-released`, 60_000, "t");
+				await store.release(`${id}-released`, "t");
+			}
+		}
+		return (await walSyncs()) - before;
+	}
+
+	it("false: the store's commits do not wait for the disk; the default waits for each; the session keeps its own", async () => {
+		const durable = createPostgresStore({ pool, table: "durability" });
+		const fast = createPostgresStore({ pool, table: "durability", synchronousCommit: false });
+		await durable.migrate();
+		const events = 60;
+		// Each claim and confirm of the default store is a commit that flushes (and half the events add two more).
+		expect(await syncsFor(durable, events, "durable")).toBeGreaterThanOrEqual(2 * events);
+		// Asynchronous commits leave the flushing to the WAL writer, which here waits 10 s between rounds.
+		expect(await syncsFor(fast, events, "fast")).toBeLessThan(events / 4);
+		// SET LOCAL lasted for the store's own transactions only: the pool's session is as it was.
+		const { rows } = await pool.query("SHOW synchronous_commit");
+		expect(rows[0].synchronous_commit).toBe("on");
+		// A confirm after a lost lease (the INSERT form) and a claim answered "processed" work in both modes.
+		for (const store of [durable, fast]) {
+			expect(await store.confirm(`lost-${store === fast}`, "t")).toBe("lease_lost");
+			expect(await store.claim(`lost-${store === fast}`, 60_000, "u")).toBe("processed");
+		}
+	});
+
+	it("refuses a synchronousCommit that is not a boolean", () => {
+		const options = { pool, synchronousCommit: "off" as never };
+		expect(() => createPostgresStore(options)).toThrow(/synchronousCommit: must be a boolean/);
 	});
 });

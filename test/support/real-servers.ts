@@ -126,6 +126,10 @@ export interface RealServer {
 
 export interface RedisServer extends RealServer {
 	readonly url: string;
+	/** Freezes the server (SIGSTOP): connections stay open, nothing is answered. */
+	freeze(): void;
+	/** Lets a frozen server run again (SIGCONT): it answers what it was sent meanwhile. */
+	thaw(): void;
 }
 
 function redisPing(port: number): Promise<boolean> {
@@ -185,9 +189,12 @@ export async function startRedis(options: { appendOnly?: boolean } = {}): Promis
 	return {
 		port,
 		url: `redis://127.0.0.1:${port}`,
+		freeze: () => void managed.child?.kill("SIGSTOP"),
+		thaw: () => void managed.child?.kill("SIGCONT"),
 		start,
 		stop: () => stopProcess(managed.child, "SIGTERM"),
 		close: async () => {
+			// A frozen process still dies of SIGKILL.
 			await stopProcess(managed.child, "SIGKILL");
 			rmSync(dir, { recursive: true, force: true });
 			forget();
@@ -228,9 +235,12 @@ async function postgresAccepts(connectionString: string): Promise<boolean> {
  * A PostgreSQL cluster made by initdb in a temporary directory, served on
  * 127.0.0.1 (and a Unix socket in the same directory). As root, initdb and
  * postgres run as the postgres system user, which owns the directory. Durability
- * settings are off (fsync, synchronous_commit): tests restart it cleanly only.
+ * settings are off (fsync, synchronous_commit) unless `durable`: tests restart it cleanly
+ * only. `settings` are more server settings (`-c name=value`).
  */
-export async function startPostgres(options: { durable?: boolean } = {}): Promise<PostgresServer> {
+export async function startPostgres(
+	options: { durable?: boolean; settings?: Record<string, string> } = {},
+): Promise<PostgresServer> {
 	const bin = postgresBinDir();
 	if (!bin) throw new Error("PostgreSQL server binaries not found: install the Debian package postgresql");
 	const dir = mkdtempSync(join(tmpdir(), "mg-postgres-"));
@@ -242,7 +252,8 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
 	execFileSync(join(bin, "initdb"), initdbArgs, { ...spawnOptions, stdio: "pipe" });
 	const port = await freePort();
 	const fast = ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"];
-	const settings = options.durable ? [] : fast;
+	const extra = Object.entries(options.settings ?? {}).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
+	const settings = [...(options.durable ? [] : fast), ...extra];
 	const args = ["-D", data, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-k", dir, ...settings];
 	const managed: Managed = { child: undefined, output: "" };
 	const connectionString = `postgresql://postgres@127.0.0.1:${port}/postgres`;

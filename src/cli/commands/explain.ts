@@ -1,5 +1,6 @@
+import { isPlainObject } from "../../internal/plain-object.js";
 import { REDACTED, redact, redactText } from "../../internal/redact.js";
-import { canonicalString, isListKeys, isPlainObject } from "../../signing/canonical.js";
+import { canonicalString, isListKeys } from "../../signing/canonical.js";
 import { utf8Encode } from "../../signing/encoding.js";
 import { naturalCompare, phpNumberString, phpTrim } from "../../signing/php.js";
 import type { SignVersion } from "../../signing/seal.js";

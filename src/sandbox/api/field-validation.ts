@@ -1,5 +1,5 @@
 import type * as z from "zod/mini";
-import { toFieldIssues } from "../../schemas/requests.js";
+import { toFieldIssues } from "../../internal/field-issues.js";
 import { safeParse } from "../../schemas/safe-parse.js";
 import { type ApiResponse, groupIssues, validationFailed } from "../wire/spec-responses.js";
 

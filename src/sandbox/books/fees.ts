@@ -1,6 +1,7 @@
-import { ConfigurationError } from "../../errors/configuration-error.js";
-import type { FieldIssue } from "../../errors/request-validation-error.js";
+import * as z from "zod/mini";
+import { finiteNumber, parseOptions } from "../../internal/options.js";
 import { toMinorUnits } from "../../money/amount.js";
+import { lazySchema } from "../../schemas/lazy.js";
 import type { SandboxFeeOptions } from "./merchant-options.js";
 
 const DAY_MS = 86_400_000;
@@ -29,38 +30,9 @@ export interface FeeModel {
 	rollingReleaseDays: number;
 }
 
-/** The fee model of an account. @throws ConfigurationError naming the fee option and its rule. */
-export function feeModel(options: SandboxFeeOptions = {}): FeeModel {
-	const issues: FieldIssue[] = [];
-	const percent = (name: keyof SandboxFeeOptions, fallback: number): number => {
-		const value = options[name] ?? fallback;
-		if (Number.isFinite(value) && value >= 0 && value <= 100) return Math.round(value * 100);
-		issues.push({ field: `fees.${name}`, message: "must be a percentage from 0 to 100" });
-		return 0;
-	};
-	const money = (name: keyof SandboxFeeOptions, fallback: number): number => {
-		const value = options[name] ?? fallback;
-		if (isMoney(value)) return toMinorUnits(value);
-		issues.push({ field: `fees.${name}`, message: "must be an amount of 0 or more with at most 2 decimal places" });
-		return 0;
-	};
-	const days = (name: keyof SandboxFeeOptions, fallback: number): number => {
-		const value = options[name] ?? fallback;
-		if (Number.isFinite(value) && value >= 0) return value;
-		issues.push({ field: `fees.${name}`, message: "must be a number of days, 0 or more" });
-		return 0;
-	};
-	const model: FeeModel = {
-		basisPoints: percent("percent", 2.9),
-		fixedMinor: money("fixed", 0.3),
-		rollingBasisPoints: percent("rollingReservePercent", 0),
-		operateMinor: money("operate", 0),
-		settlementDelayDays: days("settlementDelayDays", 2),
-		rollingReleaseDays: days("rollingReleaseDays", 180),
-	};
-	if (issues.length > 0) throw new ConfigurationError(issues, "sandbox merchant");
-	return model;
-}
+const PERCENT_RULE = "must be a percentage from 0 to 100";
+const MONEY_RULE = "must be an amount of 0 or more with at most 2 decimal places";
+const DAYS_RULE = "must be a number of days, 0 or more";
 
 function isMoney(value: number): boolean {
 	try {
@@ -69,6 +41,44 @@ function isMoney(value: number): boolean {
 	} catch {
 		return false;
 	}
+}
+
+const percent = (fallback: number) => z._default(finiteNumber(0, 100, PERCENT_RULE), fallback);
+const money = (fallback: number) =>
+	z._default(z.number({ error: MONEY_RULE }).check(z.refine(isMoney, MONEY_RULE)), fallback);
+const days = (fallback: number) => z._default(finiteNumber(0, Number.MAX_VALUE, DAYS_RULE), fallback);
+
+/** The rules and defaults of a merchant's `fees` option. */
+export const feeOptionsSchema = () =>
+	z.object({
+		percent: percent(2.9),
+		fixed: money(0.3),
+		rollingReservePercent: percent(0),
+		operate: money(0),
+		settlementDelayDays: days(2),
+		rollingReleaseDays: days(180),
+	});
+
+/** The fee options as checked by `feeOptionsSchema`. */
+export type CheckedFeeOptions = z.output<ReturnType<typeof feeOptionsSchema>>;
+
+const feeOptions = lazySchema(() => z.object({ fees: z.prefault(feeOptionsSchema(), {}) }));
+
+/** The fee model of checked fee options, money in minor units. */
+export function toFeeModel(fees: CheckedFeeOptions): FeeModel {
+	return {
+		basisPoints: Math.round(fees.percent * 100),
+		fixedMinor: toMinorUnits(fees.fixed),
+		rollingBasisPoints: Math.round(fees.rollingReservePercent * 100),
+		operateMinor: toMinorUnits(fees.operate),
+		settlementDelayDays: fees.settlementDelayDays,
+		rollingReleaseDays: fees.rollingReleaseDays,
+	};
+}
+
+/** The fee model of an account. @throws ConfigurationError naming the fee option and its rule. */
+export function feeModel(options: SandboxFeeOptions = {}): FeeModel {
+	return toFeeModel(parseOptions(feeOptions, { fees: options }, "sandbox merchant").fees);
 }
 
 /**

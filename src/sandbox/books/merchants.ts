@@ -1,8 +1,10 @@
+import * as z from "zod/mini";
 import { ConfigurationError } from "../../errors/configuration-error.js";
-import type { FieldIssue } from "../../errors/request-validation-error.js";
+import { finiteNumber, parseOptions } from "../../internal/options.js";
+import { lazySchema } from "../../schemas/lazy.js";
 import { type PublicKey, toPublicKeys } from "../../signing/keys.js";
 import type { SignVersion } from "../../signing/seal.js";
-import { type FeeModel, feeModel } from "./fees.js";
+import { type FeeModel, feeOptionsSchema, toFeeModel } from "./fees.js";
 import { DEFAULT_PROVIDERS, type SandboxMerchantOptions, type SandboxProvider } from "./merchant-options.js";
 
 /** A merchant account with its options resolved. */
@@ -22,7 +24,26 @@ export interface MerchantAccount {
 }
 
 const SUBJECT = "sandbox merchant";
-const refuse = (field: string, message: string) => new ConfigurationError([{ field, message }], SUBJECT);
+const ID_RULE = "must be 1 to 50 characters";
+
+/** The rules and defaults of a merchant's options (its keys are checked where they are loaded). */
+const merchantOptions = lazySchema(() =>
+	z.object({
+		merchantId: z.string({ error: ID_RULE }).check(z.refine((id) => id.length >= 1 && id.length <= 50, ID_RULE)),
+		providers: z.optional(
+			z
+				.array(
+					z.custom<SandboxProvider>((provider) => typeof provider === "object" && provider !== null),
+					{
+						error: "must be a list of providers",
+					},
+				)
+				.check(z.minLength(1, "must name at least one provider")),
+		),
+		feeBySeller: z._default(finiteNumber(0, 100, "must be from 0 to 100"), 100),
+		fees: z.prefault(feeOptionsSchema(), {}),
+	}),
+);
 
 /**
  * The merchant accounts a sandbox knows: registered with their options checked, looked up by id.
@@ -37,9 +58,9 @@ export class MerchantRegistry {
 	/** Registers an account. @throws ConfigurationError naming the option and its rule. */
 	add(options: SandboxMerchantOptions): MerchantAccount {
 		const id = options.merchantId;
-		if (typeof id !== "string" || id.length < 1 || id.length > 50)
-			throw refuse("merchantId", "must be 1 to 50 characters");
-		if (this.#accounts.has(id) && !this.#restored.has(id)) throw refuse("merchantId", `${id} is already registered`);
+		if (this.#accounts.has(id) && !this.#restored.has(id)) {
+			throw new ConfigurationError([{ field: "merchantId", message: `${id} is already registered` }], SUBJECT);
+		}
 		const account = merchantAccount(options);
 		this.#restored.delete(id);
 		this.#accounts.set(id, account);
@@ -75,28 +96,22 @@ export class MerchantRegistry {
 
 /** An account's options checked and completed. @throws ConfigurationError naming the option and its rule. */
 export function merchantAccount(options: SandboxMerchantOptions): MerchantAccount {
-	const id = options.merchantId;
-	const providers = (options.providers ?? DEFAULT_PROVIDERS).map((p) => ({
+	const checked = parseOptions(merchantOptions, options, SUBJECT);
+	const providers = (checked.providers ?? DEFAULT_PROVIDERS).map((p) => ({
 		name: p.name,
 		kind: p.kind ?? "s2s",
 		fullRefundOnly: p.fullRefundOnly ?? false,
 	}));
-	const issues: FieldIssue[] = [];
-	if (providers.length === 0) issues.push({ field: "providers", message: "must name at least one provider" });
-	const feeBySeller = options.feeBySeller ?? 100;
-	if (!(feeBySeller >= 0 && feeBySeller <= 100))
-		issues.push({ field: "feeBySeller", message: "must be from 0 to 100" });
-	if (issues.length > 0) throw new ConfigurationError(issues, SUBJECT);
 	const brandName = options.brandName ?? "Sandbox Merchant";
 	return {
-		merchantId: id,
+		merchantId: checked.merchantId,
 		publicKeys: toPublicKeys(options.publicKey),
 		signVersion: options.signVersion ?? "2.0",
 		refundApproval: options.refundApproval ?? "auto",
 		providers,
 		autoCascade: options.autoCascade ?? true,
-		feeBySeller,
-		fees: feeModel(options.fees),
+		feeBySeller: checked.feeBySeller,
+		fees: toFeeModel(checked.fees),
 		brandName,
 		logoSource: options.logoSource,
 		allowedDomains: options.allowedDomains,

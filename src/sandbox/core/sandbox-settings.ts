@@ -1,8 +1,17 @@
-import { ConfigurationError } from "../../errors/configuration-error.js";
-import type { FieldIssue } from "../../errors/request-validation-error.js";
+import * as z from "zod/mini";
+import {
+	duration,
+	finiteNumber,
+	flag,
+	integer,
+	MAX_DURATION_MS,
+	optionalFunction,
+	parseOptions,
+} from "../../internal/options.js";
+import { lazySchema } from "../../schemas/lazy.js";
 import { epochOf } from "../books/clock.js";
 import type { IpnSettings } from "../ipn/notifier.js";
-import { DEFAULT_BASE_URL, type SandboxIpnOptions, type SandboxOptions } from "./sandbox-options.js";
+import { DEFAULT_BASE_URL, type SandboxOptions } from "./sandbox-options.js";
 
 /** A sandbox's options with defaults applied, every one checked. */
 export interface SandboxSettings {
@@ -16,35 +25,10 @@ export interface SandboxSettings {
 }
 
 const TIME_RULE = "must be a valid date, ISO 8601 string or epoch milliseconds";
-
-/** Checks and completes the sandbox's options. @throws ConfigurationError listing every wrong option and its rule. */
-export function sandboxSettings(options: SandboxOptions): SandboxSettings {
-	const issues: FieldIssue[] = [];
-	const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
-	if (!isBaseUrl(baseUrl)) {
-		const example = "such as https://sandbox.merchant-gateway.test";
-		issues.push({ field: "baseUrl", message: `must be an absolute http(s) URL without query or fragment, ${example}` });
-	}
-	const pendingDelayMs = options.pendingDelayMs ?? 5_000;
-	if (!(Number.isFinite(pendingDelayMs) && pendingDelayMs >= 0)) {
-		issues.push({ field: "pendingDelayMs", message: "must be a number of milliseconds, 0 or more" });
-	}
-	const frozenAt = options.now === undefined ? undefined : epochOf(options.now);
-	if (options.now !== undefined && frozenAt === undefined) issues.push({ field: "now", message: TIME_RULE });
-	const ipn = ipnSettings(options.ipn ?? {}, issues);
-	const { stateDir } = options;
-	if (stateDir !== undefined && !(typeof stateDir === "string" && stateDir.length > 0 && !stateDir.includes("\0")))
-		issues.push({ field: "stateDir", message: "must be a directory path: a non-empty string" });
-	if (issues.length > 0) throw new ConfigurationError(issues, "sandbox options");
-	return {
-		baseUrl: baseUrl.replace(/\/+$/, ""),
-		allowLoopbackHttp: options.allowLoopbackHttp ?? true,
-		pendingDelayMs,
-		frozenAt,
-		ipn,
-		stateDir,
-	};
-}
+const BASE_URL_RULE =
+	"must be an absolute http(s) URL without query or fragment, such as https://sandbox.merchant-gateway.test";
+const DELAY_RULE = `must be a number of milliseconds from 0 to ${MAX_DURATION_MS}`;
+const STATE_DIR_RULE = "must be a directory path: a non-empty string";
 
 function isBaseUrl(value: string): boolean {
 	let url: URL;
@@ -56,26 +40,51 @@ function isBaseUrl(value: string): boolean {
 	return (url.protocol === "https:" || url.protocol === "http:") && !url.search && !url.hash;
 }
 
-function ipnSettings(options: SandboxIpnOptions, issues: FieldIssue[]): IpnSettings {
-	const settings: IpnSettings = {
-		retryDelaysMs: options.retryDelaysMs,
-		timeScale: options.timeScale ?? 1,
-		ackTimeoutMs: options.ackTimeoutMs ?? 30_000,
-		duplicates: options.duplicates ?? 0,
-		fetch: options.fetch,
+const isTime = (value: unknown) =>
+	(value instanceof Date || typeof value === "string" || typeof value === "number") && epochOf(value) !== undefined;
+
+/** The rules and defaults of the sandbox's options (the merchants and keys are checked where they are loaded). */
+const sandboxOptions = lazySchema(() =>
+	z.object({
+		baseUrl: z._default(z.string({ error: BASE_URL_RULE }).check(z.refine(isBaseUrl, BASE_URL_RULE)), DEFAULT_BASE_URL),
+		allowLoopbackHttp: flag(true),
+		pendingDelayMs: z._default(finiteNumber(0, MAX_DURATION_MS, DELAY_RULE), 5_000),
+		now: z.optional(z.custom<Date | string | number>(isTime, TIME_RULE)),
+		stateDir: z.optional(
+			z
+				.string({ error: STATE_DIR_RULE })
+				.check(z.refine((dir) => dir.length > 0 && !dir.includes("\0"), STATE_DIR_RULE)),
+		),
+		ipn: z.prefault(
+			z.object({
+				retryDelaysMs: z.optional(
+					z.array(finiteNumber(0, MAX_DURATION_MS, DELAY_RULE), { error: "must be an array of delays" }),
+				),
+				timeScale: z._default(finiteNumber(0, Number.MAX_VALUE, "must be a finite number, 0 or more"), 1),
+				ackTimeoutMs: duration(30_000),
+				duplicates: integer(0, 10, 0),
+				fetch: optionalFunction<typeof fetch>(),
+			}),
+			{},
+		),
+	}),
+);
+
+/** Checks and completes the sandbox's options. @throws ConfigurationError listing every wrong option and its rule. */
+export function sandboxSettings(options: SandboxOptions): SandboxSettings {
+	const settings = parseOptions(sandboxOptions, options, "sandbox options");
+	return {
+		baseUrl: settings.baseUrl.replace(/\/+$/, ""),
+		allowLoopbackHttp: settings.allowLoopbackHttp,
+		pendingDelayMs: settings.pendingDelayMs,
+		frozenAt: settings.now === undefined ? undefined : epochOf(settings.now),
+		ipn: {
+			retryDelaysMs: settings.ipn.retryDelaysMs,
+			timeScale: settings.ipn.timeScale,
+			ackTimeoutMs: settings.ipn.ackTimeoutMs,
+			duplicates: settings.ipn.duplicates,
+			fetch: settings.ipn.fetch,
+		},
+		stateDir: settings.stateDir,
 	};
-	if (!(Number.isFinite(settings.timeScale) && settings.timeScale >= 0)) {
-		issues.push({ field: "ipn.timeScale", message: "must be a finite number, 0 or more" });
-	}
-	if (settings.retryDelaysMs?.some((delay) => !(Number.isFinite(delay) && delay >= 0))) {
-		issues.push({ field: "ipn.retryDelaysMs", message: "must hold finite delays of 0 ms or more" });
-	}
-	if (!(Number.isInteger(settings.ackTimeoutMs) && settings.ackTimeoutMs >= 1)) {
-		issues.push({ field: "ipn.ackTimeoutMs", message: "must be a positive whole number of milliseconds" });
-	}
-	const { duplicates } = settings;
-	if (!(Number.isInteger(duplicates) && duplicates >= 0 && duplicates <= 10)) {
-		issues.push({ field: "ipn.duplicates", message: "must be a whole number from 0 to 10" });
-	}
-	return settings;
 }

@@ -1,4 +1,9 @@
+import * as z from "zod/mini";
 import { ConfigurationError } from "../../errors/configuration-error.js";
+import { toFieldIssues } from "../../internal/field-issues.js";
+import { finiteNumber, MAX_DURATION_MS } from "../../internal/options.js";
+import { isThenable } from "../../internal/thenable.js";
+import { lazySchema } from "../../schemas/lazy.js";
 import type { SignVersion } from "../../signing/seal.js";
 import { normalPath, type ReceivedRequest } from "./received-log.js";
 import type { SandboxResponse } from "./request-response.js";
@@ -87,27 +92,37 @@ export interface SandboxFaults {
 
 const DROPS: readonly FaultDrop[] = ["before-reading", "after-reading", "after-processing", "mid-response"];
 
+const DELAY_RULE = `must be a finite number of milliseconds, 0 or more (at most ${MAX_DURATION_MS})`;
+
+/** The rules of one fault (its object form): each field optional, checked when present. */
+const faultSchema = lazySchema(() =>
+	z.object({
+		delayMs: z.optional(finiteNumber(0, MAX_DURATION_MS, DELAY_RULE)),
+		until: z.optional(z.custom<PromiseLike<unknown>>(isThenable, "must be a promise")),
+		drop: z.optional(z.enum(DROPS, { error: `must be one of ${DROPS.join(", ")}` })),
+		response: z.optional(
+			z.custom<SandboxFault["response"]>(
+				(value) => (typeof value === "object" && value !== null) || typeof value === "function",
+				"must be an object, a Response or a function",
+			),
+		),
+	}),
+);
+
 function checkedFault(fault: SandboxFault | FaultResponder, index: number): SandboxFault {
 	if (typeof fault === "function") return { response: fault };
-	const issues: { field: string; message: string }[] = [];
-	const field = (name: string) => `faults[${index}].${name}`;
 	if (typeof fault !== "object" || fault === null) {
 		throw new ConfigurationError([{ field: `faults[${index}]`, message: "must be an object or a function" }], "fault");
 	}
-	const { delayMs, until, drop, response } = fault;
-	if (delayMs !== undefined && !(Number.isFinite(delayMs) && delayMs >= 0)) {
-		issues.push({ field: field("delayMs"), message: "must be a finite number of milliseconds, 0 or more" });
+	const checked = faultSchema.safeParse(fault);
+	if (!checked.success) {
+		const issues = toFieldIssues(checked.error).map((issue) => ({
+			...issue,
+			field: `faults[${index}].${issue.field}`,
+		}));
+		throw new ConfigurationError(issues, "fault");
 	}
-	if (until !== undefined && typeof until?.then !== "function") {
-		issues.push({ field: field("until"), message: "must be a promise" });
-	}
-	if (drop !== undefined && !DROPS.includes(drop)) {
-		issues.push({ field: field("drop"), message: `must be one of ${DROPS.join(", ")}` });
-	}
-	if (response !== undefined && (typeof response !== "object" || response === null) && typeof response !== "function") {
-		issues.push({ field: field("response"), message: "must be an object, a Response or a function" });
-	}
-	if (issues.length > 0) throw new ConfigurationError(issues, "fault");
+	// The fault as given: its response may be a Response or a function, which are used as they are.
 	return fault;
 }
 

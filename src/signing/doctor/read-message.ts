@@ -1,6 +1,6 @@
 import { MalformedMessageError } from "../../errors/malformed-message-error.js";
+import { isPlainObject } from "../../internal/plain-object.js";
 import { decodePayload, readQuery } from "../callback-url.js";
-import { isPlainObject } from "../canonical.js";
 import { utf8Decode } from "../encoding.js";
 import { parseJsonObject } from "../open.js";
 import type { FlatSource } from "./candidates.js";

@@ -1,4 +1,5 @@
-import { fail, isPlainObject, type PathStack, quoted, type SignedStringForm } from "../canonical.js";
+import { isPlainObject } from "../../internal/plain-object.js";
+import { fail, type PathStack, quoted, type SignedStringForm } from "../canonical.js";
 import { naturalCompare, phpNumberString, phpTrim } from "../php.js";
 
 /** A top-level value as the string this form signs: PHP's string cast, or a nested value's JSON text. */

@@ -1,4 +1,5 @@
-import { fail, isPlainObject, type PathStack, type SignedStringForm } from "../canonical.js";
+import { isPlainObject } from "../../internal/plain-object.js";
+import { fail, type PathStack, type SignedStringForm } from "../canonical.js";
 
 let collator: Intl.Collator | undefined;
 

@@ -1,4 +1,5 @@
-import { fail, isPlainObject, MAX_DEPTH, type PathStack, quoted, type SignedStringForm } from "../canonical.js";
+import { isPlainObject } from "../../internal/plain-object.js";
+import { fail, MAX_DEPTH, type PathStack, quoted, type SignedStringForm } from "../canonical.js";
 import { phpTrim } from "../php.js";
 
 function serialize(value: unknown, path: PathStack): string {

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
-import { canonicalString, isPlainObject, referenceForm } from "../../../src/signing/canonical.js";
+import { isPlainObject } from "../../../src/internal/plain-object.js";
+import { canonicalString, referenceForm } from "../../../src/signing/canonical.js";
 import { referenceFormOfText } from "../../../src/signing/text-form.js";
 import { sameSignedContent } from "../../support/signed-content.js";
 import { violation } from "./checks.js";

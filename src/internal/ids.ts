@@ -1,0 +1,7 @@
+/**
+ * The one spelling of a gateway id (a ULID): lower case, as the gateway writes them. ULIDs are
+ * case-insensitive, so two spellings name one transaction or refund, and one event.
+ */
+export function canonicalId(id: string): string {
+	return id.toLowerCase();
+}

@@ -1,0 +1,98 @@
+import * as z from "zod/mini";
+import { duration, optionalFunction, parseOptions, positiveInteger } from "../internal/options.js";
+import { lazySchema } from "../schemas/lazy.js";
+import { DEFAULT_TTL_MS, type NotificationStore } from "./store.js";
+
+/** Limits of the in-memory store. */
+export interface MemoryStoreOptions {
+	/** How long a processed event is remembered, in milliseconds. @default 604_800_000 (7 days) */
+	ttlMs?: number | undefined;
+	/**
+	 * Most events kept; once it is reached the oldest, by the time they were claimed, are forgotten first. @default
+	 * 100_000
+	 */
+	maxEntries?: number | undefined;
+	/** Clock, for tests. @default Date.now */
+	now?: (() => number) | undefined;
+}
+
+interface Entry {
+	processed: boolean;
+	/** Lease end while processing; forget-after time once processed. */
+	until: number;
+	/** The claim's token (undefined for callers that pass none). */
+	token: string | undefined;
+}
+
+const memoryStoreOptions = lazySchema(() =>
+	z.object({
+		ttlMs: duration(DEFAULT_TTL_MS),
+		maxEntries: positiveInteger(100_000),
+		now: optionalFunction<() => number>(),
+	}),
+);
+
+/** The stores this module made: the handler warns when one serves a production deployment. */
+const memoryStores = new WeakSet<NotificationStore>();
+
+/** Whether `store` was made by `createMemoryStore`. */
+export function isMemoryStore(store: NotificationStore): boolean {
+	return memoryStores.has(store);
+}
+
+/**
+ * The default store: one process's memory, with a time to live and a size
+ * bound. It forgets everything on restart and is not shared between processes
+ * or serverless instances: use `createRedisStore` or `createPostgresStore` there
+ * (and, as a crash can always come between your write and the confirm, keep your
+ * own writes idempotent too).
+ */
+export function createMemoryStore(options: MemoryStoreOptions = {}): NotificationStore {
+	const { ttlMs, maxEntries, now = Date.now } = parseOptions(memoryStoreOptions, options, "memory store options");
+	// Insertion order is age order, the age of an event counting from its claim: a claim
+	// deletes and re-inserts its id, a confirm updates the claimed entry where it stands.
+	const entries = new Map<string, Entry>();
+
+	function put(eventId: string, entry: Entry): void {
+		entries.delete(eventId);
+		while (entries.size >= maxEntries) {
+			const oldest = entries.keys().next().value as string;
+			entries.delete(oldest);
+		}
+		entries.set(eventId, entry);
+	}
+
+	const store: NotificationStore = {
+		claim(eventId, leaseMs, token) {
+			const time = now();
+			const entry = entries.get(eventId);
+			if (entry && entry.until > time) {
+				if (entry.processed) return "processed";
+				if (token === undefined || entry.token !== token) return "in_progress";
+				// The same claim again: renewed where it stands, so its age still counts from the first claim.
+				entry.until = time + leaseMs;
+				return "claimed";
+			}
+			put(eventId, { processed: false, until: time + leaseMs, token });
+			return "claimed";
+		},
+		confirm(eventId, token) {
+			const time = now();
+			const entry = entries.get(eventId);
+			if (entry) {
+				const held = !entry.processed && entry.token === token && entry.until > time;
+				entry.processed = true;
+				entry.until = time + ttlMs;
+				return held ? "confirmed" : "lease_lost";
+			}
+			put(eventId, { processed: true, until: time + ttlMs, token });
+			return "lease_lost";
+		},
+		release(eventId, token) {
+			const entry = entries.get(eventId);
+			if (entry && !entry.processed && entry.token === token) entries.delete(eventId);
+		},
+	};
+	memoryStores.add(store);
+	return store;
+}

@@ -1,0 +1,199 @@
+// How the handler runs a claimed event when the store misbehaves: an answer outside the contract,
+// a store that does not answer in time, and one event spelled in two letter cases. Time is a clock
+// the test moves (the handler's startTimer), never waited for.
+import { describe, expect, it, vi } from "vitest";
+import {
+	createMemoryStore,
+	createNotificationHandler,
+	type NotificationHandlerOptions,
+	type NotificationStore,
+	NotificationStoreError,
+} from "../../src/index.js";
+import { ControllableClock } from "../../src/sandbox/books/clock.js";
+import { deferred, gatewayPublicKey, ipnRequest, signedBody, tick, transactionFields } from "./fixtures.js";
+
+const ULID = "01K0SVJXA7RXJ0WWZ0CQB85R6A";
+
+function drivenHandler(overrides: Partial<NotificationHandlerOptions> = {}) {
+	const clock = new ControllableClock(Date.UTC(2030, 0, 1));
+	const onTransaction = vi.fn(async () => {});
+	const onError = vi.fn();
+	const handler = createNotificationHandler({
+		gatewayPublicKey,
+		store: createMemoryStore({ now: () => clock.nowMs() }),
+		startTimer: (onExpiry, delayMs) => clock.schedule(clock.nowMs() + delayMs, onExpiry),
+		onTransaction,
+		onRefund: () => {},
+		onError,
+		...overrides,
+	});
+	return { clock, handler, onTransaction, onError };
+}
+
+const ipn = (transactionId: string) => ipnRequest(signedBody({ ...transactionFields(), transactionId }));
+
+async function settle() {
+	for (let i = 0; i < 10; i++) await tick();
+}
+
+async function returnCode(response: Response): Promise<string> {
+	return ((await response.json()) as { returnCode: string }).returnCode;
+}
+
+describe("a store's claim answer outside the contract fails closed", () => {
+	it.each([
+		["null (a raw SET NX reply on a duplicate)", null],
+		['"OK" (a raw SET NX reply on a claim)', "OK"],
+		["undefined", undefined],
+		["true", true],
+	])("%s: 500, a non-100 code, NotificationStoreError naming it, no callback", async (_name, answer) => {
+		const store: NotificationStore = { claim: () => answer as never, confirm: () => {}, release: () => {} };
+		const { handler, onTransaction, onError } = drivenHandler({ store });
+		for (let delivery = 0; delivery < 3; delivery++) {
+			const response = await handler(ipn(ULID));
+			expect(response.status).toBe(500);
+			expect(await returnCode(response)).not.toBe("100");
+		}
+		expect(onTransaction).not.toHaveBeenCalled();
+		const [error, info] = onError.mock.calls[0] ?? [];
+		expect(error).toBeInstanceOf(NotificationStoreError);
+		expect((error as Error).message).toContain(`answered ${answer === "OK" ? '"OK"' : String(answer)}`);
+		expect((error as Error).message).toMatch(
+			/^The notification store's claim of transaction:01k0svjxa7rxj0wwz0cqb85r6a/,
+		);
+		expect(info).toEqual({ status: 500, eventId: "transaction:01k0svjxa7rxj0wwz0cqb85r6a:successful" });
+	});
+
+	it("names a store made from a class by its class", async () => {
+		class LegacyStore implements NotificationStore {
+			claim() {
+				return Promise.resolve(1 as never);
+			}
+			confirm() {}
+			release() {}
+		}
+		const { handler, onError } = drivenHandler({ store: new LegacyStore() });
+		expect((await handler(ipn(ULID))).status).toBe(500);
+		expect(onError.mock.calls[0]?.[0].message).toMatch(/^The store LegacyStore's claim of .* answered 1, not one of/);
+	});
+});
+
+describe("every store call has a time limit (storeTimeoutMs, default 2000 ms)", () => {
+	/** A store whose every call waits for the test, and counts what it was asked. */
+	function heldStore() {
+		const base = createMemoryStore();
+		const pending: { step: string; answer: () => void }[] = [];
+		const hold =
+			<A extends unknown[]>(step: string, call: (...args: A) => unknown) =>
+			(...args: A) =>
+				new Promise<never>((resolve) => pending.push({ step, answer: () => resolve(call(...args) as never) }));
+		const store: NotificationStore = {
+			claim: hold("claim", base.claim),
+			confirm: hold("confirm", base.confirm),
+			release: hold("release", base.release),
+		};
+		return { store, pending };
+	}
+
+	it("a claim unanswered after 2000 ms: 500 and no callback; a claim granted later is given back", async () => {
+		const { store, pending } = heldStore();
+		const { clock, handler, onTransaction, onError } = drivenHandler({ store });
+		let responded = false;
+		const response = handler(ipn(ULID)).then((r) => {
+			responded = true;
+			return r;
+		});
+		await settle();
+		clock.advance(1999);
+		await settle();
+		expect(responded).toBe(false);
+		clock.advance(1);
+		await settle();
+		expect(responded).toBe(true);
+		expect((await response).status).toBe(500);
+		expect(onTransaction).not.toHaveBeenCalled();
+		expect(onError.mock.calls[0]?.[0]).toBeInstanceOf(NotificationStoreError);
+		expect(onError.mock.calls[0]?.[0].message).toContain("did not answer the claim");
+		expect(onError.mock.calls[0]?.[0].message).toContain("within 2000 ms (storeTimeoutMs)");
+		// The store grants the claim at last: the handler releases it at once, so the next delivery runs.
+		pending.shift()?.answer();
+		await settle();
+		expect(pending.map((call) => call.step)).toEqual(["release"]);
+		pending.shift()?.answer();
+		await settle();
+		const next = handler(ipn(ULID));
+		await settle();
+		pending.shift()?.answer(); // claim
+		await settle();
+		expect(onTransaction).toHaveBeenCalledTimes(1);
+		pending.shift()?.answer(); // confirm
+		expect((await next).status).toBe(200);
+	});
+
+	it("a confirm unanswered in time: the event is still acknowledged, and the time-out reported", async () => {
+		const { store, pending } = heldStore();
+		const { clock, handler, onTransaction, onError } = drivenHandler({ store, storeTimeoutMs: 500 });
+		const response = handler(ipn(ULID));
+		await settle();
+		pending.shift()?.answer(); // claim
+		await settle();
+		expect(onTransaction).toHaveBeenCalledTimes(1);
+		expect(pending.map((call) => call.step)).toEqual(["confirm"]);
+		clock.advance(500);
+		expect((await response).status).toBe(200);
+		expect(onError).toHaveBeenCalledWith(expect.any(NotificationStoreError), {
+			status: 200,
+			eventId: "transaction:01k0svjxa7rxj0wwz0cqb85r6a:successful",
+		});
+		expect(onError.mock.calls[0]?.[0].message).toContain("did not answer the confirm");
+	});
+
+	it("a release unanswered in time: 500 as for any failed callback, and the time-out reported", async () => {
+		const { store, pending } = heldStore();
+		const onTransaction = vi.fn(async () => {
+			throw new Error("warehouse offline");
+		});
+		const { clock, handler, onError } = drivenHandler({ store, onTransaction });
+		const response = handler(ipn(ULID));
+		await settle();
+		pending.shift()?.answer(); // claim
+		await settle();
+		expect(pending.map((call) => call.step)).toEqual(["release"]);
+		clock.advance(2000);
+		expect((await response).status).toBe(500);
+		const messages = onError.mock.calls.map(([error]) => (error as Error).message);
+		expect(messages).toEqual([expect.stringContaining("did not answer the release"), "warehouse offline"]);
+	});
+
+	it("a synchronous store (the memory store) starts no timer for its calls", async () => {
+		const startTimer = vi.fn((_onExpiry: () => void, _delayMs: number) => () => {});
+		const { handler } = drivenHandler({ startTimer, onTransaction: () => {} });
+		expect((await handler(ipn(ULID))).status).toBe(200);
+		// Only the body's (bodyTimeoutMs); a synchronous callback needs none either.
+		expect(startTimer.mock.calls.map(([, delayMs]) => delayMs)).toEqual([10_000]);
+	});
+});
+
+describe("event identity is the id in its canonical (lower) case", () => {
+	it("an IPN with the id in lower case, then in upper case: one callback run, then a duplicate", async () => {
+		const { handler, onTransaction } = drivenHandler();
+		const first = await handler(ipn(ULID.toLowerCase()));
+		const second = await handler(ipn(ULID));
+		expect([first.status, second.status]).toEqual([200, 200]);
+		expect(await second.json()).toEqual({ returnCode: "100", description: "Already processed." });
+		expect(onTransaction).toHaveBeenCalledTimes(1);
+		const eventId = "transaction:01k0svjxa7rxj0wwz0cqb85r6a:successful";
+		expect(onTransaction).toHaveBeenCalledWith(expect.anything(), expect.objectContaining({ eventId }));
+	});
+
+	it("two spellings delivered at once join one run", async () => {
+		const gate = deferred();
+		const onTransaction = vi.fn(() => gate.promise);
+		const { handler } = drivenHandler({ onTransaction });
+		const both = Promise.all([handler(ipn(ULID)), handler(ipn(ULID.toLowerCase()))]);
+		await settle();
+		gate.resolve();
+		expect((await both).map((response) => response.status)).toEqual([200, 200]);
+		expect(onTransaction).toHaveBeenCalledTimes(1);
+	});
+});
