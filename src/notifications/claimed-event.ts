@@ -131,22 +131,21 @@ function describeAnswer(answer: unknown): string {
 	return String(answer);
 }
 
-/** Makes the function that runs claimed events with `options`. */
-export function createEventRunner(options: EventRunnerOptions): RunEvent {
-	const { store, leaseMs, callbackTimeoutMs, storeTimeoutMs, startTimer } = options;
-	const waitMs = Math.min(callbackTimeoutMs, leaseMs);
-	const name = storeName(store);
-	const failures = keepsFailedEvents(store) ? store : undefined;
+/** What a store call is made with: the store, its time limit and the timer. */
+type StoreCallOptions = Pick<EventRunnerOptions, "store" | "storeTimeoutMs" | "startTimer">;
 
-	/** A thrown nothing still names what failed. */
+/**
+ * Makes the functions that call the store within `storeTimeoutMs`: `bounded` returns a synchronous answer
+ * (the memory store's) as it is, with no timer, and races a promise against the timer, handing an answer
+ * that comes after it to `late`; `storeFailure` names a failure (a thrown nothing still names what failed).
+ */
+export function storeCalls(options: StoreCallOptions) {
+	const { store, storeTimeoutMs, startTimer } = options;
+	const name = storeName(store);
+
 	const storeFailure = (error: unknown, step: string, eventId: string) =>
 		error ?? new NotificationStoreError(`${name}'s ${step} of ${eventId} failed.`);
 
-	/**
-	 * A store call's answer, within `storeTimeoutMs`. A synchronous answer (the memory store's) is
-	 * returned as it is, with no timer; a promise is raced against the timer, and an answer that comes
-	 * after it goes to `late`.
-	 */
 	function bounded<T>(step: string, eventId: string, call: () => T | PromiseLike<T>, late?: (value: T) => void) {
 		const answer = call();
 		if (!isThenable(answer)) return answer;
@@ -170,6 +169,15 @@ export function createEventRunner(options: EventRunnerOptions): RunEvent {
 			);
 		});
 	}
+	return { name, bounded, storeFailure };
+}
+
+/** Makes the function that runs claimed events with `options`. */
+export function createEventRunner(options: EventRunnerOptions): RunEvent {
+	const { store, leaseMs, callbackTimeoutMs, startTimer } = options;
+	const waitMs = Math.min(callbackTimeoutMs, leaseMs);
+	const { name, bounded, storeFailure } = storeCalls(options);
+	const failures = keepsFailedEvents(store) ? store : undefined;
 
 	/** A claim granted after its time limit: nobody runs the event, so the claim is given back at once. */
 	function releaseLateClaim(eventId: string, token: string, onLate: (outcome: RunOutcome) => void) {
