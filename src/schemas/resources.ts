@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { isPlainObject } from "../internal/plain-object.js";
 import type { RefundStatus, TransactionStatus } from "../statuses/catalogue.js";
 import { type LazyOutput, lazySchema } from "./lazy.js";
 import type { Assert, SameShape } from "./type-equality.js";
@@ -55,8 +56,7 @@ const paymentMethodDetailsObject = () =>
  * record copies key by key and skips a `__proto__` key, which is a member like any other here. The
  * object is the verifier's own (parsed from the signed text or trimmed into a copy), never the caller's.
  */
-const metadataRecord = () =>
-	absentOrNull(z.custom<Record<string, unknown>>((value) => z.util.isPlainObject(value), "must be a JSON object"));
+const metadataRecord = () => absentOrNull(z.custom<Record<string, unknown>>(isPlainObject, "must be a JSON object"));
 
 /** The Transaction resource: transaction query response and transaction IPN. */
 export const transactionSchema = lazySchema(() =>
