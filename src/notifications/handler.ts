@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { ConfigurationError } from "../errors/configuration-error.js";
 import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
 import { callHook } from "../internal/hooks.js";
@@ -13,7 +14,10 @@ import {
 	type EventOutcome,
 	type RunOutcome,
 	realTimer,
+	storeCalls,
 } from "./claimed-event.js";
+import { eventMessage } from "./failed-event-record.js";
+import { createFailedEvents } from "./failed-events.js";
 import type {
 	NotificationDelivery,
 	NotificationErrorInfo,
@@ -32,7 +36,7 @@ import {
 } from "./http-rules.js";
 import { createMemoryStore } from "./memory-store.js";
 import { warnIfMemoryStoreInProduction } from "./production-warning.js";
-import { storeOption } from "./store.js";
+import { keepsFailedEvents, storeOption } from "./store.js";
 import { type NotificationEvent, verifyNotification } from "./verify.js";
 import { deliveryOf, toResponse } from "./web-request.js";
 
@@ -49,6 +53,11 @@ const handlerOptions = lazySchema(() =>
 		...claimOptionsShape(),
 		callbackTimeoutMs: duration(25_000),
 		bodyTimeoutMs: duration(10_000),
+		acknowledgeAfterAttempts: z.optional(
+			z
+				.number({ error: "must be a positive integer" })
+				.check(z.refine((value) => Number.isSafeInteger(value) && value > 0, "must be a positive integer")),
+		),
 		onError: optionalFunction<NonNullable<Options["onError"]>>(),
 	}),
 );
@@ -80,6 +89,10 @@ function refusalStatus(error: unknown): number {
  * - 503 + a non-100 code when your callback has not settled after
  *   `callbackTimeoutMs` (or its lease ended first): the gateway retries, and
  *   the callback's `signal` aborts;
+ * - a callback that threw or timed out is kept as a failed event (on a store
+ *   that keeps them: see `failedEvents`); with `acknowledgeAfterAttempts: n`,
+ *   its n-th failed run across the fleet gets 200 + "100" instead, so the
+ *   gateway stops retrying and the event waits for a replay;
  * - 401 for a bad or missing signature, 400 for a malformed body, 413 for a body
  *   over `maxBodyBytes` (not read to the end), 408 for a body slower than
  *   `bodyTimeoutMs`, 405 for a method other than POST, 415 for a Content-Type
@@ -116,16 +129,23 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 	};
 	const store = config.store ?? createMemoryStore();
 	warnIfMemoryStoreInProduction(store);
+	const { acknowledgeAfterAttempts } = config;
+	if (acknowledgeAfterAttempts !== undefined && !keepsFailedEvents(store)) {
+		const message =
+			"needs a store that keeps failed events (recordFailure...), as the memory, Redis and PostgreSQL stores do";
+		throw new ConfigurationError([{ field: "acknowledgeAfterAttempts", message }], "notification handler options");
+	}
 	const { maxBodyBytes, onTransaction, onRefund, onError } = config;
 	const startTimer = config.startTimer ?? realTimer;
 	const bodyTimeout: BodyTimeout = { ms: config.bodyTimeoutMs, start: startTimer };
-	const runEvent = createEventRunner({
+	const runnerOptions = {
 		store,
 		leaseMs: config.leaseMs,
 		callbackTimeoutMs: config.callbackTimeoutMs,
 		storeTimeoutMs: config.storeTimeoutMs,
 		startTimer,
-	});
+	};
+	const runEvent = createEventRunner(runnerOptions);
 	// Made here, not at module load: acknowledge() runs the redaction patterns, and importing the SDK should not.
 	const processed: NotificationResponse = { status: 200, body: JSON.stringify(acknowledge("Processed.")) };
 	const duplicate: NotificationResponse = { status: 200, body: JSON.stringify(acknowledge("Already processed.")) };
@@ -137,6 +157,25 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 
 	function report(error: unknown, status: number, eventId: string | undefined): void {
 		callHook<[unknown, NotificationErrorInfo]>(onError, error, { status, eventId });
+	}
+
+	/**
+	 * A failed run's response: 200 + "100" once its failed runs reach `acknowledgeAfterAttempts` (the event
+	 * is kept for a replay and the gateway stops), else `retry`. What went wrong is reported either way.
+	 */
+	function failedRun(
+		outcome: Extract<EventOutcome, { kind: "callback_failed" | "timed_out" }>,
+		retry: NotificationResponse,
+	) {
+		const { eventId, attempts } = outcome;
+		const parked =
+			acknowledgeAfterAttempts !== undefined && attempts !== undefined && attempts >= acknowledgeAfterAttempts;
+		const status = parked ? 200 : retry.status;
+		if (outcome.problem !== undefined) report(outcome.problem, status, eventId);
+		report(outcome.error, status, eventId);
+		if (!parked) return retry;
+		const description = `The callback failed ${attempts} times; the event is kept as failed for a replay.`;
+		return { status: 200, body: JSON.stringify(acknowledge(description)) };
 	}
 
 	/** Every delivery's outcome becomes its response here, and what went wrong is reported here. */
@@ -158,12 +197,9 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 				);
 				return held;
 			case "timed_out":
-				report(outcome.error, 503, eventId);
-				return stillRunning;
+				return failedRun(outcome, stillRunning);
 			case "callback_failed":
-				if (outcome.problem !== undefined) report(outcome.problem, 500, eventId);
-				report(outcome.error, 500, eventId);
-				return notProcessed;
+				return failedRun(outcome, notProcessed);
 			case "store_unavailable":
 				report(outcome.error, 500, eventId);
 				return notProcessed;
@@ -201,13 +237,17 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		return verifyNotification(body, verifyOptions);
 	}
 
-	async function run(event: NotificationEvent): Promise<NotificationResponse> {
+	/** The callback a run of `event` calls: a delivery's, or a replay's of the recorded event. */
+	function callbackFor(event: NotificationEvent) {
 		const { eventId, signVersion } = event;
-		const callback = (signal: AbortSignal) => {
+		return (signal: AbortSignal) => {
 			const context = { eventId, signVersion, signal };
 			return event.type === "transaction" ? onTransaction(event.transaction, context) : onRefund(event.refund, context);
 		};
-		const outcome = await runEvent(eventId, callback, onLate);
+	}
+
+	async function run(event: NotificationEvent): Promise<NotificationResponse> {
+		const outcome = await runEvent(event.eventId, callbackFor(event), onLate, () => eventMessage(event));
 		return respond(outcome);
 	}
 
@@ -236,6 +276,13 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		}
 	}
 
+	const failedEvents = createFailedEvents({
+		store,
+		runEvent,
+		calls: storeCalls(runnerOptions),
+		callbackFor,
+		onLate,
+	});
 	const handler = async (request: Request) => toResponse(await handle(deliveryOf(request)));
-	return Object.assign(handler, { handle });
+	return Object.assign(handler, { handle, failedEvents });
 }

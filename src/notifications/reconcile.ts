@@ -17,6 +17,7 @@ import type { Refund, Transaction } from "../schemas/resources.js";
 import type { KnownTransactionStatus } from "../statuses/catalogue.js";
 import { claimOptionsShape, createEventRunner, type RunOutcome, realTimer } from "./claimed-event.js";
 import { refundEventId, transactionEventId } from "./event-id.js";
+import { eventMessage } from "./failed-event-record.js";
 import type { NotificationContext } from "./handler-types.js";
 import type {
 	ReconcileErrorInfo,
@@ -221,7 +222,14 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 				? onTransaction(resource as Transaction, context)
 				: onRefund(resource as Refund, context);
 		};
-		const outcome = await runEvent(eventId, callback, (late) => onLate(late, info));
+		// A failed run is kept as a failed event, as a delivery's is: the resource is the verified message.
+		const message = () =>
+			eventMessage(
+				kind === "transaction"
+					? { type: kind, transaction: resource as Transaction, eventId, signVersion }
+					: { type: kind, refund: resource as Refund, eventId, signVersion },
+			);
+		const outcome = await runEvent(eventId, callback, (late) => onLate(late, info), message);
 		return settle(outcome, result, info);
 	}
 
