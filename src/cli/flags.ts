@@ -12,6 +12,7 @@ export const FLAGS = {
 	merchantId: { type: "string", short: "m" },
 	signVersion: { type: "string", short: "v" },
 	keysDir: { type: "string" },
+	stateDir: { type: "string" },
 	json: { type: "boolean" },
 } as const;
 

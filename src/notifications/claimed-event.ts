@@ -6,7 +6,8 @@ import { LeaseExpiredError } from "../errors/lease-expired-error.js";
 import { NotificationStoreError } from "../errors/notification-store-error.js";
 import { duration, optionalFunction } from "../internal/options.js";
 import { isThenable } from "../internal/thenable.js";
-import type { NotificationStore } from "./store.js";
+import { describeFailure } from "./failed-event-record.js";
+import { keepsFailedEvents, type NotificationStore } from "./store.js";
 
 /** How long a claim protects an event being processed, when the handler or reconciler is not told. */
 export const DEFAULT_LEASE_MS = 60_000;
@@ -45,8 +46,15 @@ export function realTimer(onExpiry: () => void, delayMs: number): () => void {
  * - `refused`: the delivery was refused before any event existed (a bad signature, a malformed body);
  * - `store_unavailable`: the store failed, gave an answer outside its contract, or did not answer in
  *   time: nothing ran;
- * - `callback_failed`: the callback threw; its claim was released (`problem`: the release failed);
- * - `timed_out`: the callback did not settle in time; its signal was aborted.
+ * - `callback_failed`: the callback threw; its claim was released (`problem`: the release or the
+ *   failure's record failed);
+ * - `timed_out`: the callback did not settle in time; its signal was aborted (`problem`: the failure's
+ *   record failed).
+ *
+ * A failed or timed-out run of an event whose message was given is recorded in a store that keeps failed
+ * events: `attempts` is then the count of failed runs across every process, this one included (absent
+ * when nothing was recorded: the store keeps no failed events, its record failed, or the event was
+ * processed meanwhile).
  */
 export type EventOutcome =
 	| { readonly kind: "processed"; readonly eventId: string; readonly problem?: unknown }
@@ -54,8 +62,16 @@ export type EventOutcome =
 	| { readonly kind: "held"; readonly eventId: string }
 	| { readonly kind: "refused"; readonly eventId: string | undefined; readonly error: unknown }
 	| { readonly kind: "store_unavailable"; readonly eventId: string; readonly error: unknown }
-	| { readonly kind: "callback_failed"; readonly eventId: string; readonly error: unknown; readonly problem?: unknown }
-	| { readonly kind: "timed_out"; readonly eventId: string; readonly error: unknown };
+	| ({ readonly kind: "callback_failed" } & FailedRun)
+	| ({ readonly kind: "timed_out" } & FailedRun);
+
+/** What a failed or timed-out run tells. */
+interface FailedRun {
+	readonly eventId: string;
+	readonly error: unknown;
+	readonly problem?: unknown;
+	readonly attempts?: number;
+}
 
 /** What a run can end in: every outcome but a refusal, which comes before any event. */
 export type RunOutcome = Exclude<EventOutcome, { kind: "refused" }>;
@@ -84,12 +100,14 @@ export interface EventRunnerOptions {
  * Runs `callback` for `eventId` once claimed; `callback` gets the signal that aborts when the run stops
  * waiting. `onLate` is told how the run ended after its caller stopped waiting: a callback that settled
  * after `timed_out` (`processed` or `callback_failed`), or a claim granted after its time limit that could
- * not be given back (`store_unavailable`).
+ * not be given back (`store_unavailable`). `message`, when given, makes the event's verified message for
+ * the record of a failed run; it is called only then.
  */
 export type RunEvent = (
 	eventId: string,
 	callback: (signal: AbortSignal) => unknown,
 	onLate: (outcome: RunOutcome) => void,
+	message?: () => string,
 	watch?: StepWatcher,
 ) => Promise<RunOutcome>;
 
@@ -124,21 +142,21 @@ function describeAnswer(answer: unknown): string {
 	return String(answer);
 }
 
-/** Makes the function that runs claimed events with `options`. */
-export function createEventRunner(options: EventRunnerOptions): RunEvent {
-	const { store, leaseMs, callbackTimeoutMs, storeTimeoutMs, startTimer } = options;
-	const waitMs = Math.min(callbackTimeoutMs, leaseMs);
+/** What a store call is made with: the store, its time limit and the timer. */
+type StoreCallOptions = Pick<EventRunnerOptions, "store" | "storeTimeoutMs" | "startTimer">;
+
+/**
+ * Makes the functions that call the store within `storeTimeoutMs`: `bounded` returns a synchronous answer
+ * (the memory store's) as it is, with no timer, and races a promise against the timer, handing an answer
+ * that comes after it to `late`; `storeFailure` names a failure (a thrown nothing still names what failed).
+ */
+export function storeCalls(options: StoreCallOptions) {
+	const { store, storeTimeoutMs, startTimer } = options;
 	const name = storeName(store);
 
-	/** A thrown nothing still names what failed. */
 	const storeFailure = (error: unknown, step: string, eventId: string) =>
 		error ?? new NotificationStoreError(`${name}'s ${step} of ${eventId} failed.`);
 
-	/**
-	 * A store call's answer, within `storeTimeoutMs`. A synchronous answer (the memory store's) is
-	 * returned as it is, with no timer; a promise is raced against the timer, and an answer that comes
-	 * after it goes to `late`.
-	 */
 	function bounded<T>(step: string, eventId: string, call: () => T | PromiseLike<T>, late?: (value: T) => void) {
 		const answer = call();
 		if (!isThenable(answer)) return answer;
@@ -162,6 +180,15 @@ export function createEventRunner(options: EventRunnerOptions): RunEvent {
 			);
 		});
 	}
+	return { name, bounded, storeFailure };
+}
+
+/** Makes the function that runs claimed events with `options`. */
+export function createEventRunner(options: EventRunnerOptions): RunEvent {
+	const { store, leaseMs, callbackTimeoutMs, startTimer } = options;
+	const waitMs = Math.min(callbackTimeoutMs, leaseMs);
+	const { name, bounded, storeFailure } = storeCalls(options);
+	const failures = keepsFailedEvents(store) ? store : undefined;
 
 	/** A claim granted after its time limit: nobody runs the event, so the claim is given back at once. */
 	function releaseLateClaim(eventId: string, token: string, onLate: (outcome: RunOutcome) => void) {
@@ -201,12 +228,56 @@ export function createEventRunner(options: EventRunnerOptions): RunEvent {
 		return problem === undefined ? { kind: "processed", eventId } : { kind: "processed", eventId, problem };
 	}
 
-	/** Forgets the claim so the next delivery runs the callback again. */
-	async function failed(eventId: string, token: string, error: unknown, watch?: StepWatcher): Promise<RunOutcome> {
-		const problem = await release(eventId, token, watch);
-		return problem === undefined
-			? { kind: "callback_failed", eventId, error }
-			: { kind: "callback_failed", eventId, error, problem };
+	/**
+	 * Records the failed run (releasing the claim in the same step when `releasing`); never throws. The
+	 * attempts counted, or the store's error; neither when there is nothing to record.
+	 */
+	async function record(
+		eventId: string,
+		token: string,
+		error: unknown,
+		message: (() => string) | undefined,
+		releasing: boolean,
+	): Promise<{ attempts?: number; problem?: unknown }> {
+		if (failures === undefined || message === undefined) return {};
+		try {
+			const failure = { message: message(), error: describeFailure(error), release: releasing };
+			const attempts: unknown = await bounded("failure record", eventId, () =>
+				failures.recordFailure(eventId, token, failure),
+			);
+			if (typeof attempts !== "number" || !Number.isSafeInteger(attempts) || attempts < 0) {
+				const shown = describeAnswer(attempts);
+				return { problem: new NotificationStoreError(`${name}'s failure record of ${eventId} answered ${shown}.`) };
+			}
+			return attempts === 0 ? {} : { attempts };
+		} catch (problem) {
+			return { problem: storeFailure(problem, "failure record", eventId) };
+		}
+	}
+
+	/** Records the failure and forgets the claim, so the next delivery runs the callback again. */
+	async function failed(
+		eventId: string,
+		token: string,
+		error: unknown,
+		message: (() => string) | undefined,
+		watch?: StepWatcher,
+	): Promise<RunOutcome> {
+		// One step for telemetry, whether the store releases the claim with the record or on its own.
+		const ended = watch?.("release");
+		const recorded = await record(eventId, token, error, message, true);
+		// Recorded means released with it; otherwise the claim is released on its own, as without a record.
+		const released = recorded.attempts === undefined ? await release(eventId, token) : undefined;
+		const problem = recorded.problem ?? released;
+		ended?.(problem === undefined ? {} : { error: problem });
+		const attempts = recorded.attempts;
+		return {
+			kind: "callback_failed",
+			eventId,
+			error,
+			...(attempts === undefined ? {} : { attempts }),
+			...(problem === undefined ? {} : { problem }),
+		};
 	}
 
 	function runCallback(
@@ -214,6 +285,7 @@ export function createEventRunner(options: EventRunnerOptions): RunEvent {
 		token: string,
 		callback: (signal: AbortSignal) => unknown,
 		onLate: (outcome: RunOutcome) => void,
+		message: (() => string) | undefined,
 		watch: StepWatcher | undefined,
 	) {
 		const controller = new AbortController();
@@ -223,7 +295,7 @@ export function createEventRunner(options: EventRunnerOptions): RunEvent {
 			result = callback(controller.signal);
 		} catch (error) {
 			ended?.({ error });
-			return failed(eventId, token, error, watch);
+			return failed(eventId, token, error, message, watch);
 		}
 		if (!isThenable(result)) {
 			ended?.({});
@@ -234,11 +306,19 @@ export function createEventRunner(options: EventRunnerOptions): RunEvent {
 			const cancel = startTimer(() => {
 				waiting = false;
 				const limit = waitMs === leaseMs ? `its ${leaseMs} ms lease` : `${waitMs} ms`;
-				const message = `The callback did not settle within ${limit}; the event will be run again on a later delivery.`;
-				const reason = new DOMException(message, "TimeoutError");
+				const text = `The callback did not settle within ${limit}; the event will be run again on a later delivery.`;
+				const reason = new DOMException(text, "TimeoutError");
 				controller.abort(reason);
 				ended?.({ error: reason });
-				resolve({ kind: "timed_out", eventId, error: reason });
+				// The claim stays: the callback may still be running. A late success clears the record.
+				resolve(
+					record(eventId, token, reason, message, false).then((recorded) => ({
+						kind: "timed_out",
+						eventId,
+						error: reason,
+						...recorded,
+					})),
+				);
 			}, waitMs);
 			result.then(
 				() => {
@@ -253,16 +333,17 @@ export function createEventRunner(options: EventRunnerOptions): RunEvent {
 					cancel();
 					if (waiting) {
 						ended?.({ error });
-						resolve(failed(eventId, token, error, watch));
+						resolve(failed(eventId, token, error, message, watch));
 					}
-					// Too late to release: the claim may be another delivery's by now. It lapses by itself.
+					// Too late to release: the claim may be another delivery's by now. It lapses by itself. The
+					// failure was recorded when the run timed out.
 					else onLate({ kind: "callback_failed", eventId, error });
 				},
 			);
 		});
 	}
 
-	return async (eventId, callback, onLate, watch) => {
+	return async (eventId, callback, onLate, message, watch) => {
 		const token = newClaimToken();
 		const claimed = watch?.("claim");
 		let answer: unknown;
@@ -288,6 +369,6 @@ export function createEventRunner(options: EventRunnerOptions): RunEvent {
 			const message = `${name}'s claim of ${eventId} answered ${shown}, not ${expected}; nothing was run.`;
 			return { kind: "store_unavailable", eventId, error: new NotificationStoreError(message) };
 		}
-		return runCallback(eventId, token, callback, onLate, watch);
+		return runCallback(eventId, token, callback, onLate, message, watch);
 	};
 }

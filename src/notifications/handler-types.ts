@@ -6,6 +6,7 @@ import type { MeterProviderLike, TracerProviderLike } from "../telemetry/options
 import type { Logger } from "../transport/observer.js";
 import type { BodyTimeout } from "./http-rules.js";
 import type { NotificationStore } from "./store.js";
+import type { NotificationEvent } from "./verify.js";
 
 // The IPN handler's public shapes: its options, what your callbacks receive, and the delivery and
 // response it exchanges with a server adapter. The handler itself is in handler.ts.
@@ -86,6 +87,15 @@ export interface NotificationHandlerOptions {
 	 */
 	bodyTimeoutMs?: number | undefined;
 	/**
+	 * After this many failed runs of one event's callback, counted across every instance (thrown or timed
+	 * out, gateway deliveries and replays alike), the delivery is acknowledged with "100" so the gateway
+	 * stops retrying; the event stays in `failedEvents` for a replay. Unset, a failed callback is never
+	 * acknowledged: the gateway retries until its schedule ends (the event is kept all the same). Needs a
+	 * store that keeps failed events (the memory, Redis and PostgreSQL stores do).
+	 * @default undefined (never acknowledge a failed callback)
+	 */
+	acknowledgeAfterAttempts?: number | undefined;
+	/**
 	 * Starts the timers behind `callbackTimeoutMs`, `bodyTimeoutMs` and `storeTimeoutMs`; returns the function
 	 * that cancels one.
 	 * Tests pass one driven by their own clock (with the store's `now`) to move time instead of waiting.
@@ -93,7 +103,8 @@ export interface NotificationHandlerOptions {
 	 */
 	startTimer?: ((onExpiry: () => void, delayMs: number) => () => void) | undefined;
 	/**
-	 * Told about every request that did not end in "100": typed SDK errors
+	 * Told about every request that did not end in "100", and about a failed callback acknowledged after
+	 * `acknowledgeAfterAttempts` (status 200): typed SDK errors
 	 * (`SignatureVerificationError`, `InvalidNotificationError`), whatever your
 	 * callback or store threw, or a `TimeoutError` DOMException when your callback
 	 * outlived `callbackTimeoutMs`. Plug your logger here; the SDK logs nothing itself (but for one
@@ -131,6 +142,90 @@ export interface NotificationHandler {
 	 * Both the Web form above and `toNodeListener` come down to this call.
 	 */
 	handle(delivery: NotificationDelivery): Promise<NotificationResponse>;
+	/**
+	 * The events whose callback failed (threw or timed out) and has not succeeded since, as the store keeps
+	 * them: list them, look at one, replay it, or discard it.
+	 */
+	readonly failedEvents: FailedEvents;
+}
+
+/**
+ * Failed events, kept by the store for every instance: an event whose callback threw or timed out is
+ * recorded with the verified message the callback received, the attempts across instances and the last
+ * error; a successful run (a replay, a later gateway delivery, a reconciliation) deletes the record.
+ * On a store without the failed-event methods (a custom store) each call rejects with a
+ * `ConfigurationError` naming the store; deliveries work as before.
+ */
+export interface FailedEvents {
+	/** One page of failed events, in the order they first failed. */
+	list(options?: FailedEventListOptions): Promise<FailedEventPage>;
+	/** The event's record, or undefined when it is not kept as failed. */
+	get(eventId: string): Promise<FailedEvent | undefined>;
+	/**
+	 * Runs the callback again with the recorded message, through the same claim as a delivery: a replay
+	 * racing a gateway delivery of the event, or another replay, still runs it once (the other gets
+	 * `in_progress`, or `already_processed` once it is done). A success deletes the record; a failure
+	 * counts one more attempt. The callback's time limit is `callbackTimeoutMs`, as for a delivery.
+	 */
+	retry(eventId: string): Promise<FailedEventRetry>;
+	/** Deletes the event's record without running it; true when there was one. */
+	discard(eventId: string): Promise<boolean>;
+}
+
+/** Which page `failedEvents.list` returns. */
+export interface FailedEventListOptions {
+	/** The most events on the page, from 1 to 1000. @default 100 */
+	limit?: number | undefined;
+	/** The `next` of the page before; absent for the first page. @default undefined */
+	after?: string | undefined;
+}
+
+/** One page of failed events. */
+export interface FailedEventPage {
+	/** The events, in the order they first failed. */
+	events: FailedEvent[];
+	/** Pass it as `after` for the next page; undefined on the last page. */
+	next: string | undefined;
+}
+
+/** An event whose callback failed and has not succeeded since. */
+export interface FailedEvent {
+	/** The event's identity, as the callback's context had it. */
+	eventId: string;
+	/**
+	 * The verified event the callback received (checked again against its schema when read); undefined
+	 * when the store holds a message that does not read as one (`retry` then fails, saying why).
+	 */
+	event: NotificationEvent | undefined;
+	/** Failed runs across every instance: gateway deliveries, reconciliations and replays. */
+	attempts: number;
+	/** The last failure's error: its class name and message, redacted (never a stack). */
+	lastError: string;
+	/** When it first failed, by the store's clock. */
+	firstFailedAt: Date;
+	/** When it last failed, by the store's clock. */
+	lastFailedAt: Date;
+}
+
+/** How a replay (`failedEvents.retry`) ended. */
+export interface FailedEventRetry {
+	/** The event replayed. */
+	eventId: string;
+	/**
+	 * - `processed`: the callback resolved; the record is deleted;
+	 * - `already_processed`: the event was processed meanwhile (a gateway delivery): nothing ran;
+	 * - `in_progress`: another run holds the event's claim right now: nothing ran;
+	 * - `failed`: the callback threw or timed out (one more attempt), or the store failed;
+	 * - `not_found`: no failed event of this id is kept: nothing ran.
+	 */
+	result: "processed" | "already_processed" | "in_progress" | "failed" | "not_found";
+	/** Failed runs so far, this one included, when it failed and was recorded. */
+	attempts?: number;
+	/**
+	 * Why it failed; for `processed`, the store's failure to mark the event done (then a later delivery
+	 * could run it again).
+	 */
+	error?: unknown;
 }
 
 /** One IPN delivery as the handler needs it, whatever the server. */

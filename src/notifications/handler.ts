@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { ConfigurationError } from "../errors/configuration-error.js";
 import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
 import { callHook } from "../internal/hooks.js";
@@ -16,7 +17,10 @@ import {
 	type EventOutcome,
 	type RunOutcome,
 	realTimer,
+	storeCalls,
 } from "./claimed-event.js";
+import { eventMessage } from "./failed-event-record.js";
+import { createFailedEvents } from "./failed-events.js";
 import type {
 	NotificationDelivery,
 	NotificationErrorInfo,
@@ -35,8 +39,8 @@ import {
 } from "./http-rules.js";
 import { createMemoryStore } from "./memory-store.js";
 import { warnIfMemoryStoreInProduction } from "./production-warning.js";
-import { storeOption } from "./store.js";
-import { type OpenedNotification, openNotification } from "./verify.js";
+import { keepsFailedEvents, storeOption } from "./store.js";
+import { type NotificationEvent, type OpenedNotification, openNotification } from "./verify.js";
 import { deliveryOf, toResponse } from "./web-request.js";
 
 type Options = NotificationHandlerOptions;
@@ -52,6 +56,11 @@ const handlerOptions = lazySchema(() =>
 		...claimOptionsShape(),
 		callbackTimeoutMs: duration(25_000),
 		bodyTimeoutMs: duration(10_000),
+		acknowledgeAfterAttempts: z.optional(
+			z
+				.number({ error: "must be a positive integer" })
+				.check(z.refine((value) => Number.isSafeInteger(value) && value > 0, "must be a positive integer")),
+		),
 		onError: optionalFunction<NonNullable<Options["onError"]>>(),
 		logger: z.optional(
 			z.custom<Logger>((value) => typeof value === "object" && value !== null, "must be an object with a warn method"),
@@ -93,6 +102,10 @@ function refusalStatus(error: unknown): number {
  * - 503 + a non-100 code when your callback has not settled after
  *   `callbackTimeoutMs` (or its lease ended first): the gateway retries, and
  *   the callback's `signal` aborts;
+ * - a callback that threw or timed out is kept as a failed event (on a store
+ *   that keeps them: see `failedEvents`); with `acknowledgeAfterAttempts: n`,
+ *   its n-th failed run across the fleet gets 200 + "100" instead, so the
+ *   gateway stops retrying and the event waits for a replay;
  * - 401 for a bad or missing signature, 400 for a malformed body, 413 for a body
  *   over `maxBodyBytes` (not read to the end), 408 for a body slower than
  *   `bodyTimeoutMs`, 405 for a method other than POST, 415 for a Content-Type
@@ -129,6 +142,12 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 	};
 	const store = config.store ?? createMemoryStore();
 	warnIfMemoryStoreInProduction(store);
+	const { acknowledgeAfterAttempts } = config;
+	if (acknowledgeAfterAttempts !== undefined && !keepsFailedEvents(store)) {
+		const message =
+			"needs a store that keeps failed events (recordFailure...), as the memory, Redis and PostgreSQL stores do";
+		throw new ConfigurationError([{ field: "acknowledgeAfterAttempts", message }], "notification handler options");
+	}
 	const { maxBodyBytes, onTransaction, onRefund, onError } = config;
 	const telemetry = new HandlerTelemetry(
 		{ tracerProvider: config.tracerProvider, meterProvider: config.meterProvider },
@@ -136,13 +155,14 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 	);
 	const startTimer = config.startTimer ?? realTimer;
 	const bodyTimeout: BodyTimeout = { ms: config.bodyTimeoutMs, start: startTimer };
-	const runEvent = createEventRunner({
+	const runnerOptions = {
 		store,
 		leaseMs: config.leaseMs,
 		callbackTimeoutMs: config.callbackTimeoutMs,
 		storeTimeoutMs: config.storeTimeoutMs,
 		startTimer,
-	});
+	};
+	const runEvent = createEventRunner(runnerOptions);
 	// Made here, not at module load: acknowledge() runs the redaction patterns, and importing the SDK should not.
 	const processed: NotificationResponse = { status: 200, body: JSON.stringify(acknowledge("Processed.")) };
 	const duplicate: NotificationResponse = { status: 200, body: JSON.stringify(acknowledge("Already processed.")) };
@@ -154,6 +174,25 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 
 	function report(error: unknown, status: number, eventId: string | undefined): void {
 		callHook<[unknown, NotificationErrorInfo]>(onError, error, { status, eventId });
+	}
+
+	/**
+	 * A failed run's response: 200 + "100" once its failed runs reach `acknowledgeAfterAttempts` (the event
+	 * is kept for a replay and the gateway stops), else `retry`. What went wrong is reported either way.
+	 */
+	function failedRun(
+		outcome: Extract<EventOutcome, { kind: "callback_failed" | "timed_out" }>,
+		retry: NotificationResponse,
+	) {
+		const { eventId, attempts } = outcome;
+		const parked =
+			acknowledgeAfterAttempts !== undefined && attempts !== undefined && attempts >= acknowledgeAfterAttempts;
+		const status = parked ? 200 : retry.status;
+		if (outcome.problem !== undefined) report(outcome.problem, status, eventId);
+		report(outcome.error, status, eventId);
+		if (!parked) return retry;
+		const description = `The callback failed ${attempts} times; the event is kept as failed for a replay.`;
+		return { status: 200, body: JSON.stringify(acknowledge(description)) };
 	}
 
 	/** Every delivery's outcome becomes its response here, and what went wrong is reported here. */
@@ -175,12 +214,9 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 				);
 				return held;
 			case "timed_out":
-				report(outcome.error, 503, eventId);
-				return stillRunning;
+				return failedRun(outcome, stillRunning);
 			case "callback_failed":
-				if (outcome.problem !== undefined) report(outcome.problem, 500, eventId);
-				report(outcome.error, 500, eventId);
-				return notProcessed;
+				return failedRun(outcome, notProcessed);
 			case "store_unavailable":
 				report(outcome.error, 500, eventId);
 				return notProcessed;
@@ -218,15 +254,23 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		return openNotification(body, verifyOptions);
 	}
 
-	async function run({ event }: OpenedNotification, record: DeliveryRecord): Promise<Settled> {
+	/**
+	 * The callback a run of `event` calls: a delivery's (inside its record, so that the callback's spans
+	 * nest under the delivery's), or a replay's of the recorded event.
+	 */
+	function callbackFor(event: NotificationEvent, record?: DeliveryRecord) {
 		const { eventId, signVersion } = event;
-		const callback = (signal: AbortSignal) => {
+		return (signal: AbortSignal) => {
 			const context = { eventId, signVersion, signal };
-			return record.inCallback(() =>
-				event.type === "transaction" ? onTransaction(event.transaction, context) : onRefund(event.refund, context),
-			);
+			const call = () =>
+				event.type === "transaction" ? onTransaction(event.transaction, context) : onRefund(event.refund, context);
+			return record === undefined ? call() : record.inCallback(call);
 		};
-		const outcome = await runEvent(eventId, callback, onLate, record.watch);
+	}
+
+	async function run(event: NotificationEvent, record: DeliveryRecord): Promise<Settled> {
+		const message = () => eventMessage(event);
+		const outcome = await runEvent(event.eventId, callbackFor(event, record), onLate, message, record.watch);
 		return { outcome, response: respond(outcome) };
 	}
 
@@ -247,7 +291,8 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		}
 		record.verified(opened);
 		telemetry.drift(opened, record);
-		const { eventId } = opened.event;
+		const { event } = opened;
+		const { eventId } = event;
 		const running = inFlight.get(eventId);
 		if (running) {
 			const joined = await running;
@@ -255,7 +300,7 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 			return joined.response;
 		}
 		// Registered before any await, so a concurrent delivery of this event joins this run instead of claiming again.
-		const settled = run(opened, record);
+		const settled = run(event, record);
 		inFlight.set(eventId, settled);
 		try {
 			const { outcome, response } = await settled;
@@ -266,6 +311,13 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		}
 	}
 
+	const failedEvents = createFailedEvents({
+		store,
+		runEvent,
+		calls: storeCalls(runnerOptions),
+		callbackFor,
+		onLate,
+	});
 	const handler = async (request: Request) => toResponse(await handle(deliveryOf(request)));
-	return Object.assign(handler, { handle });
+	return Object.assign(handler, { handle, failedEvents });
 }

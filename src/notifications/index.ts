@@ -3,6 +3,11 @@ export { type Acknowledgement, acknowledge, acknowledgeFailure } from "./acknowl
 export { type DecodeCallbackOptions, decodeCallback } from "./callback.js";
 export { createNotificationHandler } from "./handler.js";
 export type {
+	FailedEvent,
+	FailedEventListOptions,
+	FailedEventPage,
+	FailedEventRetry,
+	FailedEvents,
 	NotificationContext,
 	NotificationDelivery,
 	NotificationErrorInfo,
@@ -25,7 +30,16 @@ export type {
 	ReconcilerGateway,
 	ReconcilerOptions,
 } from "./reconcile-types.js";
-export type { ClaimResult, ConfirmResult, NotificationStore } from "./store.js";
+export type {
+	ClaimResult,
+	ConfirmResult,
+	EventFailure,
+	FailedEventListing,
+	FailedEventRecord,
+	FailedEventRecordPage,
+	FailedEventStore,
+	NotificationStore,
+} from "./store.js";
 export {
 	type NotificationEvent,
 	type RefundNotification,

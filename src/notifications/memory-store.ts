@@ -1,15 +1,21 @@
 import * as z from "zod/mini";
 import { duration, optionalFunction, parseOptions, positiveInteger } from "../internal/options.js";
 import { lazySchema } from "../schemas/lazy.js";
-import { DEFAULT_TTL_MS, type NotificationStore } from "./store.js";
+import {
+	DEFAULT_TTL_MS,
+	type FailedEventRecord,
+	type FailedEventStore,
+	invalidCursor,
+	type NotificationStore,
+} from "./store.js";
 
 /** Limits of the in-memory store. */
 export interface MemoryStoreOptions {
 	/** How long a processed event is remembered, in milliseconds. @default 604_800_000 (7 days) */
 	ttlMs?: number | undefined;
 	/**
-	 * Most events kept; once it is reached the oldest, by the time they were claimed, are forgotten first. @default
-	 * 100_000
+	 * Most events kept; once it is reached the oldest, by the time they were claimed, are forgotten first. The
+	 * same bound applies to failed events, the oldest failure forgotten first. @default 100_000
 	 */
 	maxEntries?: number | undefined;
 	/** Clock, for tests. @default Date.now */
@@ -47,11 +53,23 @@ export function isMemoryStore(store: NotificationStore): boolean {
  * (and, as a crash can always come between your write and the confirm, keep your
  * own writes idempotent too).
  */
-export function createMemoryStore(options: MemoryStoreOptions = {}): NotificationStore {
+export function createMemoryStore(options: MemoryStoreOptions = {}): FailedEventStore {
 	const { ttlMs, maxEntries, now = Date.now } = parseOptions(memoryStoreOptions, options, "memory store options");
 	// Insertion order is age order, the age of an event counting from its claim: a claim
 	// deletes and re-inserts its id, a confirm updates the claimed entry where it stands.
 	const entries = new Map<string, Entry>();
+	// Insertion order is the order of first failure: a later failure updates its record where it stands.
+	const failed = new Map<string, FailedEventRecord & { sequence: number }>();
+	let sequence = 0;
+
+	function forget(eventId: string, token: string | undefined): void {
+		const entry = entries.get(eventId);
+		if (entry && !entry.processed && entry.token === token) entries.delete(eventId);
+	}
+
+	const copy = ({ sequence: _, ...record }: FailedEventRecord & { sequence: number }): FailedEventRecord => ({
+		...record,
+	});
 
 	function put(eventId: string, entry: Entry): void {
 		entries.delete(eventId);
@@ -62,7 +80,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Notificatio
 		entries.set(eventId, entry);
 	}
 
-	const store: NotificationStore = {
+	const store: FailedEventStore = {
 		claim(eventId, leaseMs, token) {
 			const time = now();
 			const entry = entries.get(eventId);
@@ -83,14 +101,58 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Notificatio
 				const held = !entry.processed && entry.token === token && entry.until > time;
 				entry.processed = true;
 				entry.until = time + ttlMs;
+				failed.delete(eventId);
 				return held ? "confirmed" : "lease_lost";
 			}
 			put(eventId, { processed: true, until: time + ttlMs, token });
+			failed.delete(eventId);
 			return "lease_lost";
 		},
-		release(eventId, token) {
+		release: forget,
+		recordFailure(eventId, token, failure) {
+			const time = now();
 			const entry = entries.get(eventId);
-			if (entry && !entry.processed && entry.token === token) entries.delete(eventId);
+			if (entry?.processed && entry.until > time) return 0;
+			if (failure.release) forget(eventId, token);
+			const { message, error } = failure;
+			const known = failed.get(eventId);
+			if (known) {
+				Object.assign(known, { message, error, attempts: known.attempts + 1, lastFailedAt: time });
+				return known.attempts;
+			}
+			while (failed.size >= maxEntries) failed.delete(failed.keys().next().value as string);
+			failed.set(eventId, {
+				eventId,
+				message,
+				error,
+				attempts: 1,
+				firstFailedAt: time,
+				lastFailedAt: time,
+				sequence: ++sequence,
+			});
+			return 1;
+		},
+		failedEvent(eventId) {
+			const record = failed.get(eventId);
+			return record && copy(record);
+		},
+		listFailedEvents({ limit, after }) {
+			const from = after === undefined ? 0 : Number(after);
+			if (!Number.isSafeInteger(from) || from < 0 || (after !== undefined && after !== String(from))) {
+				throw invalidCursor();
+			}
+			const records: FailedEventRecord[] = [];
+			let last = 0;
+			for (const record of failed.values()) {
+				if (record.sequence <= from) continue;
+				if (records.length === limit) return { records, next: String(last) };
+				records.push(copy(record));
+				last = record.sequence;
+			}
+			return { records, next: undefined };
+		},
+		discardFailedEvent(eventId) {
+			return failed.delete(eventId);
 		},
 	};
 	memoryStores.add(store);

@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { ConfigurationError } from "../errors/configuration-error.js";
 import { requiredOr } from "../internal/options.js";
 
 /**
@@ -52,6 +53,81 @@ export interface NotificationStore {
 	confirm(eventId: string, token?: string): void | ConfirmResult | Promise<void | ConfirmResult>;
 	/** Forgets the caller's claim, so the next delivery processes the event again. */
 	release(eventId: string, token?: string): void | Promise<void>;
+	/**
+	 * Records a failed run of the event (optional, with the three below: a store that has them keeps
+	 * failed events): one more attempt, this run's message and error. When `failure.release` is true it
+	 * also forgets the caller's claim (as `release`), in the same atomic step. Answers the attempts counted
+	 * so far across every process, or 0 when the event is processed (then nothing is recorded). `release`
+	 * keeps the record; `confirm` deletes it: a successful run clears it.
+	 */
+	recordFailure?(eventId: string, token: string | undefined, failure: EventFailure): number | Promise<number>;
+	/** The failed event's record, or undefined when none is kept. */
+	failedEvent?(eventId: string): FailedEventRecord | undefined | Promise<FailedEventRecord | undefined>;
+	/** Up to `limit` records in the order the events first failed, from after the cursor `after`. */
+	listFailedEvents?(options: FailedEventListing): FailedEventRecordPage | Promise<FailedEventRecordPage>;
+	/** Deletes the event's record without running it; true when there was one. */
+	discardFailedEvent?(eventId: string): boolean | Promise<boolean>;
+}
+
+/** A failed run, as `recordFailure` receives it. */
+export interface EventFailure {
+	/** The verified event as text: what the callback received, so a replay needs no gateway. */
+	message: string;
+	/** The error the run ended with: its class name and redacted message. */
+	error: string;
+	/** Whether to forget the caller's claim in the same step (false while the callback may still run). */
+	release: boolean;
+}
+
+/** A failed event as a store keeps it. */
+export interface FailedEventRecord {
+	/** The event's id, exactly as recorded. */
+	eventId: string;
+	/** The verified event as text, as its last failed run recorded it. */
+	message: string;
+	/** The last run's error: its class name and redacted message. */
+	error: string;
+	/** Failed runs counted across every process (gateway deliveries, reconciliations, replays). */
+	attempts: number;
+	/** When the first failure was recorded, in ms since the epoch, by the store's clock. */
+	firstFailedAt: number;
+	/** When the last failure was recorded, in ms since the epoch, by the store's clock. */
+	lastFailedAt: number;
+}
+
+/** What `listFailedEvents` is asked for. */
+export interface FailedEventListing {
+	/** The most records to return (at least 1). */
+	limit: number;
+	/** The `next` of the page before; absent for the first page. */
+	after?: string | undefined;
+}
+
+/** One page of failed-event records. */
+export interface FailedEventRecordPage {
+	/** The records, in the order their events first failed. */
+	records: FailedEventRecord[];
+	/** The cursor of the page after this one; undefined when this is the last. */
+	next: string | undefined;
+}
+
+/** A store that keeps failed events: the memory, Redis and PostgreSQL stores are. */
+export interface FailedEventStore extends NotificationStore {
+	/** Records a failed run (releasing the claim with it when asked); answers the attempts so far, 0 if processed. */
+	recordFailure(eventId: string, token: string | undefined, failure: EventFailure): number | Promise<number>;
+	/** The failed event's record, or undefined when none is kept. */
+	failedEvent(eventId: string): FailedEventRecord | undefined | Promise<FailedEventRecord | undefined>;
+	/** Up to `limit` records in the order the events first failed, from after the cursor `after`. */
+	listFailedEvents(options: FailedEventListing): FailedEventRecordPage | Promise<FailedEventRecordPage>;
+	/** Deletes the event's record without running it; true when there was one. */
+	discardFailedEvent(eventId: string): boolean | Promise<boolean>;
+}
+
+const FAILED_EVENT_METHODS = ["recordFailure", "failedEvent", "listFailedEvents", "discardFailedEvent"] as const;
+
+/** Whether `store` keeps failed events: it has all four methods. */
+export function keepsFailedEvents(store: NotificationStore): store is FailedEventStore {
+	return FAILED_EVENT_METHODS.every((method) => typeof store[method] === "function");
 }
 
 /** How long a processed event is remembered when a store is not told: 7 days, far longer than the gateway retries. */
@@ -64,6 +140,21 @@ function isNotificationStore(value: unknown): value is NotificationStore {
 	);
 }
 
+/** Has none or all of the failed-event methods: some of them only is a store written by mistake. */
+function failedEventMethodsComplete(store: NotificationStore): boolean {
+	return keepsFailedEvents(store) || FAILED_EVENT_METHODS.every((method) => store[method] === undefined);
+}
+
+const FAILED_EVENT_RULE = `must have all or none of ${FAILED_EVENT_METHODS.join(", ")}`;
+
 /** The option rule for a store (the handler's, the reconciler's). */
 export const storeOption = () =>
-	z.custom<NotificationStore>(isNotificationStore, requiredOr("must have claim, confirm and release methods"));
+	z
+		.custom<NotificationStore>(isNotificationStore, requiredOr("must have claim, confirm and release methods"))
+		.check(z.refine(failedEventMethodsComplete, FAILED_EVENT_RULE));
+
+/** What a store throws for an `after` it did not make. */
+export function invalidCursor(): ConfigurationError {
+	const message = "must be the next of a page this store returned";
+	return new ConfigurationError([{ field: "after", message }], "failed-event list options");
+}

@@ -1,9 +1,12 @@
+import * as z from "zod/mini";
 import { AuthenticationError } from "../errors/authentication-error.js";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { ConnectionError } from "../errors/connection-error.js";
 import { InvalidResponseError } from "../errors/invalid-response-error.js";
 import type { FieldIssue } from "../errors/request-validation-error.js";
+import { parseOptions } from "../internal/options.js";
 import { isLoopbackHost } from "../schemas/fields.js";
+import { lazySchema } from "../schemas/lazy.js";
 import { readControlToken, readRunningSandbox } from "./control/control-files.js";
 import {
 	type ClockMove,
@@ -70,15 +73,10 @@ const CONTROL_TIMEOUT_MS = 120_000;
  * @throws ConfigurationError when the options or the state directory's files are wrong.
  */
 export async function connectSandbox(options: ConnectSandboxOptions): Promise<SandboxControl> {
-	const { stateDir } = options;
-	if (stateDir === undefined && (options.url === undefined || options.token === undefined)) {
-		throw new ConfigurationError(
-			[{ field: "stateDir", message: "is required unless url and token are given" }],
-			SUBJECT,
-		);
-	}
-	const token = options.token ?? (await readControlToken(stateDir ?? ""));
-	const url = controlOrigin(options.url ?? (await readRunningSandbox(stateDir ?? "")).url);
+	const { stateDir, url: givenUrl, token: givenToken } = parseOptions(connectOptions, options, SUBJECT);
+	const token = givenToken ?? (await readControlToken(stateDir ?? ""));
+	const url =
+		givenUrl === undefined ? recordedOrigin(await readRunningSandbox(stateDir ?? "")) : new URL(givenUrl).origin;
 	const call = <T>(method: "GET" | "POST", path: string, body?: Record<string, unknown>) =>
 		controlCall<T>({ url, token, method, path, body });
 	return {
@@ -96,24 +94,48 @@ export async function connectSandbox(options: ConnectSandboxOptions): Promise<Sa
 	};
 }
 
-function controlOrigin(value: string): string {
+/** The rule a control origin follows: an absolute http(s) URL on loopback (the control API serves this machine). */
+function controlOriginRule(value: string): string | undefined {
 	let url: URL;
 	try {
 		url = new URL(value);
 	} catch {
-		throw new ConfigurationError(
-			[{ field: "url", message: "must be an absolute URL such as http://127.0.0.1:8080" }],
-			SUBJECT,
-		);
+		return "must be an absolute URL such as http://127.0.0.1:8080";
 	}
-	if (url.protocol !== "http:" && url.protocol !== "https:")
-		throw new ConfigurationError([{ field: "url", message: "must be an http(s) URL" }], SUBJECT);
-	if (!isLoopbackHost(url.hostname)) {
-		const rule = "must be the sandbox's loopback address (the control API serves this machine only)";
-		throw new ConfigurationError([{ field: "url", message: `${url.hostname} ${rule}` }], SUBJECT);
-	}
-	return url.origin;
+	if (url.protocol !== "http:" && url.protocol !== "https:") return "must be an http(s) URL";
+	if (!isLoopbackHost(url.hostname))
+		return `${url.hostname} must be the sandbox's loopback address (the control API serves this machine only)`;
+	return undefined;
 }
+
+/** The origin a running sandbox recorded in its state directory, held to the same rule as a given `url`. */
+function recordedOrigin(running: { url: string }): string {
+	const rule = controlOriginRule(running.url);
+	if (rule !== undefined) throw new ConfigurationError([{ field: "url", message: rule }], SUBJECT);
+	return new URL(running.url).origin;
+}
+
+const connectOptions = lazySchema(() =>
+	z
+		.object({
+			stateDir: z.optional(z.string({ error: "must be a directory path" })),
+			url: z.optional(
+				z.string({ error: "must be a string" }).check(
+					z.superRefine((value, context) => {
+						const rule = controlOriginRule(value);
+						if (rule !== undefined) context.issues.push({ code: "custom", message: rule, input: value });
+					}),
+				),
+			),
+			token: z.optional(z.string({ error: "must be a string" })),
+		})
+		.check(
+			z.refine((given) => given.stateDir !== undefined || (given.url !== undefined && given.token !== undefined), {
+				message: "is required unless url and token are given",
+				path: ["stateDir"],
+			}),
+		),
+);
 
 function milliseconds(by: number | string): number {
 	const ms = typeof by === "number" ? by : parseDuration(by);

@@ -1,12 +1,13 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
 import type { Refund } from "../schemas/resources.js";
-import { generateKeyPair } from "../signing/generate.js";
 import type { SandboxClock } from "./books/clock.js";
 import type { SandboxMerchantOptions } from "./books/merchant-options.js";
-import { SandboxCore } from "./core/sandbox-core.js";
+import { coreOnStateDir, openSandboxCore } from "./core/open-core.js";
+import type { SandboxCore } from "./core/sandbox-core.js";
 import type { SandboxOptions } from "./core/sandbox-options.js";
 import { decideRefund, refundView, type SandboxTransaction, transactionView } from "./core/views.js";
 import type { DeliveryAttempt } from "./ipn/notifier.js";
+import type { StateDir } from "./persistence/state-dir.js";
 import { handleRequest } from "./router/handle-request.js";
 import type { SandboxFaults } from "./wire/fault-queue.js";
 import type { ReceivedLog } from "./wire/received-log.js";
@@ -56,18 +57,29 @@ export interface Sandbox {
 	redeliver(deliveryId: string): void;
 	/** Resolves when no IPN attempt is running or waiting for a retry. */
 	whenIdle(): Promise<void>;
-	/** Stops timers and retries. */
-	close(): void;
+	/**
+	 * Stops timers and retries. With `stateDir`, resolves once the last changes are on disk and the
+	 * directory is released for the next sandbox.
+	 */
+	close(): Promise<void>;
 }
 
 /**
  * Creates a sandbox. Without `gatewayKeys` it generates a 2048-bit gateway key
  * pair (a few hundred milliseconds); pass a fixed pair to make tests faster.
- * @throws ConfigurationError naming each wrong option and its rule.
+ * With `stateDir` it resumes the state saved there (see {@link SandboxOptions.stateDir}).
+ * @throws ConfigurationError naming each wrong option and its rule, or the state file that cannot be used.
  */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-	const keys = options.gatewayKeys ?? (await generateKeyPair());
-	const core = new SandboxCore(options, keys);
+	return facadeOf(await openSandboxCore(options));
+}
+
+/** A sandbox on a state directory its caller opened (the CLI, which reads the directory's keys first). */
+export async function sandboxOnStateDir(options: SandboxOptions, state: StateDir): Promise<Sandbox> {
+	return facadeOf(await coreOnStateDir(options, state));
+}
+
+function facadeOf(core: SandboxCore): Sandbox {
 	const sandbox = sandboxFacade(core);
 	cores.set(sandbox, core);
 	return sandbox;

@@ -38,7 +38,7 @@ export interface SandboxServer {
 	readonly port: number;
 	/** The sandbox it serves: inspect transactions and deliveries, move its clock. */
 	readonly sandbox: Sandbox;
-	/** Stops the server (and the sandbox, when the server created it). */
+	/** Stops the server (and the sandbox, when the server created it: its state directory is then released). */
 	close(): Promise<void>;
 }
 
@@ -63,13 +63,19 @@ export async function startSandboxServer(options: SandboxServerOptions = {}): Pr
 	const server = createServer((req, res) => {
 		void serve(sandbox, control, req, res, () => origin ?? "");
 	});
-	await new Promise<void>((resolve, reject) => {
-		server.once("error", reject);
-		server.listen(options.port ?? 0, bare, () => {
-			server.off("error", reject);
-			resolve();
+	try {
+		await new Promise<void>((resolve, reject) => {
+			server.once("error", reject);
+			server.listen(options.port ?? 0, bare, () => {
+				server.off("error", reject);
+				resolve();
+			});
 		});
-	});
+	} catch (error) {
+		// A sandbox made here would otherwise keep its timers, and its state directory locked.
+		if (owned) await sandbox.close();
+		throw error;
+	}
 	const port = (server.address() as AddressInfo).port;
 	const shownHost = bare.includes(":") ? `[${bare}]` : bare;
 	origin ??= `http://${shownHost === "0.0.0.0" ? "127.0.0.1" : shownHost}:${port}`;
@@ -78,12 +84,13 @@ export async function startSandboxServer(options: SandboxServerOptions = {}): Pr
 		url,
 		port,
 		sandbox,
-		close: () =>
-			new Promise<void>((resolve) => {
-				if (owned) sandbox.close();
-				server.closeAllConnections();
-				server.close(() => resolve());
-			}),
+		close: async () => {
+			// The sandbox first: an IPN in flight to this very server is abandoned, not failed by the closing.
+			const sandboxClosed = owned ? sandbox.close() : undefined;
+			const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+			server.closeAllConnections();
+			await Promise.all([serverClosed, sandboxClosed]);
+		},
 	};
 }
 

@@ -6,6 +6,7 @@ import {
 	type ParsedKey,
 	resolveBackend,
 } from "./backend.js";
+import { base64Encode } from "./encoding.js";
 import { type KeyTextShape, readKeyText, withShape } from "./key-text.js";
 
 /** Key material as merchants receive it: PEM text, bare base64 DER, or DER bytes. */
@@ -273,4 +274,15 @@ export function toPublicKeys(keys: PublicKeyLike | readonly PublicKeyLike[]): Pu
 				? remember(publicCache, key, () => loadPublicKey(key))
 				: loadPublicKey(key),
 	);
+}
+
+/**
+ * @internal A public key argument as text `loadPublicKey` reads back: PEM as given, DER bytes and
+ * loaded keys as base64 SPKI DER (what a saved sandbox state keeps of a merchant's key).
+ */
+export function publicKeyText(key: PublicKeyLike): string {
+	if (typeof key === "string") return key;
+	if (!PublicKey.isPublicKey(key)) return base64Encode(key);
+	const backend = resolveBackend();
+	return base64Encode(backend.exportPublicKey(key.handleFor(backend.name)));
 }

@@ -12,6 +12,11 @@ import {
 	type ClaimResult,
 	type ConfirmResult,
 	DEFAULT_TTL_MS,
+	type EventFailure,
+	type FailedEventListing,
+	type FailedEventRecord,
+	type FailedEventRecordPage,
+	invalidCursor,
 	type NotificationStore,
 } from "../notifications/store.js";
 import { lazySchema } from "../schemas/lazy.js";
@@ -83,12 +88,21 @@ export interface PostgresStore extends NotificationStore {
 	confirm(eventId: string, token?: string): Promise<ConfirmResult>;
 	/** Forgets the caller's claim, so the next delivery processes the event again. */
 	release(eventId: string, token?: string): Promise<void>;
+	/** Records a failed run (releasing the claim with it when asked); answers the attempts so far, 0 if processed. */
+	recordFailure(eventId: string, token: string | undefined, failure: EventFailure): Promise<number>;
+	/** The failed event's record, or undefined. */
+	failedEvent(eventId: string): Promise<FailedEventRecord | undefined>;
+	/** Up to `limit` records in the order the events first failed, from after the cursor `after`. */
+	listFailedEvents(options: FailedEventListing): Promise<FailedEventRecordPage>;
+	/** Deletes the event's record without running it; true when there was one. */
+	discardFailedEvent(eventId: string): Promise<boolean>;
 	/** Creates the table and its index if absent (`postgresStoreSchema`'s SQL); safe from every instance at once. */
 	migrate(): Promise<void>;
 	/**
 	 * Deletes rows whose lease or retention has ended: done markers older than
 	 * `ttlMs` and claims of processes that died. Such rows already count as absent,
-	 * so this changes no answer; run it daily (cron, pg_cron). Returns the rows deleted.
+	 * so this changes no answer; run it daily (cron, pg_cron). Rows of failed events
+	 * stay until a run succeeds or they are discarded. Returns the rows deleted.
 	 */
 	cleanup(options?: CleanupOptions): Promise<number>;
 }
@@ -116,6 +130,7 @@ function names(table: string) {
 		// The table's own name, cut to fit PostgreSQL's 63 bytes, and a digest of all of it: two tables of
 		// one schema (where index names must differ) never share an index name, whatever prefix they share.
 		indexName: `"${relation.slice(0, 32)}_${digestHex(relation).slice(0, 16)}_expires_at"`,
+		failedIndexName: `"${relation.slice(0, 32)}_${digestHex(relation).slice(0, 16)}_failed"`,
 	};
 }
 
@@ -125,19 +140,48 @@ function names(table: string) {
  * the event id: a fixed 32 bytes, so any id can be stored, however long or whatever it holds (a
  * NUL, which `text` refuses). `event_id` keeps the id for people reading the table (a NUL shown as
  * U+FFFD). `state` is `processing` while claimed (until the lease's end in `expires_at`) and `done`
- * once confirmed (until the retention's end).
+ * once confirmed (until the retention's end). The `failed_` columns hold a failed event's record (NULL
+ * otherwise): the exact id as UTF-8, the attempts, the verified message and the last error.
  */
 export function postgresStoreSchema(table: string = DEFAULT_TABLE): string {
 	if (!validTable(table)) throw new ConfigurationError([{ field: "table", message: TABLE_RULE }], "table name");
-	const { qualified, indexName } = names(table);
+	const { qualified, indexName, failedIndexName } = names(table);
 	return `CREATE TABLE IF NOT EXISTS ${qualified} (
-  event_key  bytea       PRIMARY KEY,
-  event_id   text        NOT NULL,
-  state      text        NOT NULL CHECK (state IN ('processing', 'done')),
-  token      text        NOT NULL,
-  expires_at timestamptz NOT NULL
+  event_key       bytea       PRIMARY KEY,
+  event_id        text        NOT NULL,
+  state           text        NOT NULL CHECK (state IN ('processing', 'done')),
+  token           text        NOT NULL,
+  expires_at      timestamptz NOT NULL,
+  failed_event_id bytea,
+  failed_attempts integer,
+  failed_message  text,
+  failed_error    text,
+  first_failed_at timestamptz,
+  last_failed_at  timestamptz
 );
-CREATE INDEX IF NOT EXISTS ${indexName} ON ${qualified} (expires_at);`;
+CREATE INDEX IF NOT EXISTS ${indexName} ON ${qualified} (expires_at);
+CREATE INDEX IF NOT EXISTS ${failedIndexName} ON ${qualified} (first_failed_at, event_key)
+  WHERE failed_attempts IS NOT NULL;`;
+}
+
+/** The failed-event columns, added to a table made before they existed (before its index is made). */
+function failedColumnsSql(table: string): string {
+	const { qualified } = names(table);
+	const columns = [
+		"failed_event_id bytea",
+		"failed_attempts integer",
+		"failed_message text",
+		"failed_error text",
+		"first_failed_at timestamptz",
+		"last_failed_at timestamptz",
+	];
+	return `DO $failed$
+BEGIN
+  IF to_regclass(${names(table).literal}) IS NOT NULL THEN
+    ALTER TABLE ${qualified} ${columns.map((column) => `ADD COLUMN IF NOT EXISTS ${column}`).join(", ")};
+  END IF;
+END
+$failed$;`;
 }
 
 /**
@@ -187,6 +231,17 @@ function statements(table: string, synchronousCommit: boolean) {
 	const asyncCommit = "async_commit AS (SELECT set_config('synchronous_commit', 'off', true))";
 	const withAsync = synchronousCommit ? "" : `WITH ${asyncCommit}\n`;
 	const joinAsync = (keyword: string) => (synchronousCommit ? "" : ` ${keyword} async_commit`);
+	const withAlso = (cte: string) => `WITH ${synchronousCommit ? "" : `${asyncCommit},\n`}${cte}`;
+	const noFailure =
+		"failed_event_id = NULL, failed_attempts = NULL, failed_message = NULL, failed_error = NULL, " +
+		"first_failed_at = NULL, last_failed_at = NULL";
+	const failedColumns =
+		"failed_event_id AS id, failed_message AS message, failed_error AS error, failed_attempts AS attempts, " +
+		"floor(extract(epoch FROM first_failed_at) * 1000)::float8 AS first, " +
+		"floor(extract(epoch FROM last_failed_at) * 1000)::float8 AS last";
+	const listed = `SELECT ${failedColumns},
+  to_char(first_failed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '/' || encode(event_key, 'hex') AS cursor
+FROM ${t} WHERE failed_attempts IS NOT NULL`;
 	return {
 		// Takes the row when absent, when its lease or retention ended, or when it is this token's own claim
 		// (a retried statement). ON CONFLICT makes concurrent claims of one id wait for each other: one wins.
@@ -204,9 +259,10 @@ SELECT CASE WHEN EXISTS (SELECT 1 FROM claimed) THEN 'claimed'
   WHEN (SELECT state FROM ${t} WHERE event_key = $1) = 'done' THEN 'processed'
   ELSE 'in_progress' END AS result${joinAsync("FROM")}`,
 		),
+		// A confirm clears the event's failed record: a successful run ends it.
 		confirmOwn: prepared(
 			"confirm",
-			`${withAsync}UPDATE ${t} SET state = 'done', expires_at = ${until("$3")}${joinAsync("FROM")}
+			`${withAsync}UPDATE ${t} SET state = 'done', expires_at = ${until("$3")}, ${noFailure}${joinAsync("FROM")}
 WHERE event_key = $1 AND state = 'processing' AND token = $2 AND expires_at > now()`,
 		),
 		confirmLost: prepared(
@@ -214,19 +270,70 @@ WHERE event_key = $1 AND state = 'processing' AND token = $2 AND expires_at > no
 			`${withAsync}INSERT INTO ${t} AS e (event_key, event_id, state, token, expires_at)
 SELECT $1::bytea, $2::text, 'done', $3::text, ${until("$4")}${joinAsync("FROM")}
 ON CONFLICT (event_key) DO UPDATE
-SET state = 'done', event_id = excluded.event_id, token = excluded.token, expires_at = excluded.expires_at`,
+SET state = 'done', event_id = excluded.event_id, token = excluded.token, expires_at = excluded.expires_at, ${noFailure}`,
 		),
+		// A row with a failed record is not deleted: its lease is ended instead, so the record stays.
 		release: prepared(
 			"release",
-			`${withAsync}DELETE FROM ${t}${joinAsync("USING")} WHERE event_key = $1 AND state = 'processing' AND token = $2`,
+			`${withAlso(`forgotten AS (
+  DELETE FROM ${t} WHERE event_key = $1 AND state = 'processing' AND token = $2 AND failed_attempts IS NULL
+), ended AS (
+  UPDATE ${t} SET expires_at = least(expires_at, now())
+  WHERE event_key = $1 AND state = 'processing' AND token = $2 AND failed_attempts IS NOT NULL
+)`)}
+SELECT 1${joinAsync("FROM")}`,
 		),
+		// One more attempt in the row's record (a done row whose retention ended counts as absent); the claim's
+		// lease ends with it when $6 and the token is the caller's. A processed event gets no record: no row.
+		recordFailure: prepared(
+			"record_failure",
+			`${withAsync}INSERT INTO ${t} AS e (event_key, event_id, state, token, expires_at, failed_event_id,
+  failed_attempts, failed_message, failed_error, first_failed_at, last_failed_at)
+SELECT $1::bytea, $2::text, 'processing', '', now(), $3::bytea, 1, $4::text, $5::text, now(), now()${joinAsync("FROM")}
+ON CONFLICT (event_key) DO UPDATE SET
+  state = 'processing',
+  token = CASE WHEN e.state = 'done' THEN '' ELSE e.token END,
+  expires_at = CASE WHEN e.state = 'done' OR ($6::boolean AND e.token = $7::text)
+    THEN least(e.expires_at, now()) ELSE e.expires_at END,
+  failed_event_id = excluded.failed_event_id,
+  failed_attempts = coalesce(e.failed_attempts, 0) + 1,
+  failed_message = excluded.failed_message,
+  failed_error = excluded.failed_error,
+  first_failed_at = coalesce(e.first_failed_at, now()),
+  last_failed_at = now()
+WHERE e.state = 'processing' OR e.expires_at <= now()
+RETURNING e.failed_attempts AS attempts`,
+		),
+		failedEvent: prepared(
+			"failed_event",
+			`SELECT ${failedColumns} FROM ${t} WHERE event_key = $1 AND failed_attempts IS NOT NULL`,
+		),
+		listFailedFirst: prepared("list_failed_first", `${listed}\nORDER BY first_failed_at, event_key LIMIT $1`),
+		listFailedAfter: prepared(
+			"list_failed_after",
+			`${listed} AND (first_failed_at, event_key) > ($2::timestamptz, decode($3, 'hex'))
+ORDER BY first_failed_at, event_key LIMIT $1`,
+		),
+		discardFailed: prepared(
+			"discard_failed",
+			`${withAlso(`forgotten AS (
+  DELETE FROM ${t} WHERE event_key = $1 AND failed_attempts IS NOT NULL AND expires_at <= now() RETURNING 1
+), kept AS (
+  UPDATE ${t} SET ${noFailure} WHERE event_key = $1 AND failed_attempts IS NOT NULL AND expires_at > now() RETURNING 1
+)`)}
+SELECT (SELECT count(*) FROM forgotten) + (SELECT count(*) FROM kept) AS discarded${joinAsync("FROM")}`,
+		),
+		// Failed records stay until a run succeeds or they are discarded.
 		cleanup: prepared(
 			"cleanup",
-			`DELETE FROM ${t} WHERE event_key IN (SELECT event_key FROM ${t} WHERE expires_at <= now() LIMIT $1)`,
+			`DELETE FROM ${t} WHERE event_key IN (
+  SELECT event_key FROM ${t} WHERE expires_at <= now() AND failed_attempts IS NULL LIMIT $1
+)`,
 		),
 		// One simple-protocol query is one transaction: the advisory lock keeps concurrent migrations apart.
 		migrate: `SELECT pg_advisory_xact_lock(hashtext('merchant-gateway:migrate'));
 ${upgradeSql(table)}
+${failedColumnsSql(table)}
 ${postgresStoreSchema(table)}`,
 	};
 }
@@ -235,6 +342,31 @@ ${postgresStoreSchema(table)}`,
 function keyOf(eventId: string): [Buffer, string] {
 	const key = createHash("sha256").update(eventId, "utf8").digest();
 	return [key, eventId.includes("\0") ? eventId.replaceAll("\0", "\uFFFD") : eventId];
+}
+
+/** A failed event's row as the store's statements select it. */
+interface FailedRow {
+	id: Buffer;
+	message: string;
+	error: string;
+	attempts: number;
+	first: number;
+	last: number;
+	cursor?: string;
+}
+
+/** A list cursor: the first failure's time (UTC, microseconds) and the event key, as the statements write them. */
+const CURSOR = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z)\/([0-9a-f]{64})$/;
+
+function toRecord(row: FailedRow): FailedEventRecord {
+	return {
+		eventId: Buffer.from(row.id).toString("utf8"),
+		message: row.message,
+		error: row.error,
+		attempts: Number(row.attempts),
+		firstFailedAt: Number(row.first),
+		lastFailedAt: Number(row.last),
+	};
 }
 
 const postgresStoreOptions = lazySchema(() =>
@@ -313,6 +445,34 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 		},
 		async release(eventId, token) {
 			await query(sql.release, [keyOf(eventId)[0], token ?? ""]);
+		},
+		async recordFailure(eventId, token, failure) {
+			const [key, id] = keyOf(eventId);
+			const exact = Buffer.from(eventId, "utf8");
+			const values = [key, id, exact, failure.message, failure.error, failure.release, token ?? ""];
+			const { rows } = await query(sql.recordFailure, values);
+			return rows.length === 0 ? 0 : Number((rows[0] as { attempts: unknown }).attempts);
+		},
+		async failedEvent(eventId) {
+			const { rows } = await query(sql.failedEvent, [keyOf(eventId)[0]]);
+			return rows.length === 0 ? undefined : toRecord(rows[0] as FailedRow);
+		},
+		async listFailedEvents({ limit, after }) {
+			let rows: unknown[];
+			if (after === undefined) {
+				rows = (await query(sql.listFailedFirst, [limit + 1])).rows;
+			} else {
+				const cursor = CURSOR.exec(after);
+				if (!cursor) throw invalidCursor();
+				rows = (await query(sql.listFailedAfter, [limit + 1, cursor[1], cursor[2]])).rows;
+			}
+			const records = (rows.slice(0, limit) as FailedRow[]).map(toRecord);
+			const next = rows.length > limit ? (rows[limit - 1] as FailedRow).cursor : undefined;
+			return { records, next };
+		},
+		async discardFailedEvent(eventId) {
+			const { rows } = await query(sql.discardFailed, [keyOf(eventId)[0]]);
+			return Number((rows[0] as { discarded: unknown }).discarded) > 0;
 		},
 		async migrate() {
 			await query(sql.migrate);

@@ -5,12 +5,18 @@
  */
 import { createHash } from "node:crypto";
 import * as z from "zod/mini";
+import { ConfigurationError } from "../errors/configuration-error.js";
 import { NotificationStoreError } from "../errors/notification-store-error.js";
 import { duration, parseOptions } from "../internal/options.js";
 import {
 	type ClaimResult,
 	type ConfirmResult,
 	DEFAULT_TTL_MS,
+	type EventFailure,
+	type FailedEventListing,
+	type FailedEventRecord,
+	type FailedEventRecordPage,
+	invalidCursor,
 	type NotificationStore,
 } from "../notifications/store.js";
 import { lazySchema } from "../schemas/lazy.js";
@@ -24,6 +30,14 @@ export interface RedisStore extends NotificationStore {
 	confirm(eventId: string, token?: string): Promise<ConfirmResult>;
 	/** Forgets the caller's claim, so the next delivery processes the event again. */
 	release(eventId: string, token?: string): Promise<void>;
+	/** Records a failed run (releasing the claim with it when asked); answers the attempts so far, 0 if processed. */
+	recordFailure(eventId: string, token: string | undefined, failure: EventFailure): Promise<number>;
+	/** The failed event's record, or undefined. */
+	failedEvent(eventId: string): Promise<FailedEventRecord | undefined>;
+	/** Up to `limit` records in the order the events first failed, from after the cursor `after`. */
+	listFailedEvents(options: FailedEventListing): Promise<FailedEventRecordPage>;
+	/** Deletes the event's record without running it; true when there was one. */
+	discardFailedEvent(eventId: string): Promise<boolean>;
 }
 
 /** What the store calls on a node-redis client (`createClient()` of the `redis` package, v5 or later). */
@@ -57,6 +71,14 @@ export interface RedisStoreOptions {
 	 * @default 604_800_000 (7 days)
 	 */
 	ttlMs?: number | undefined;
+	/**
+	 * Prepended to the names of the keys that keep failed events (`records`, a hash of them by event id;
+	 * `index`, a sorted set in the order of first failure; `sequence`, its counter). They must not start
+	 * with `keyPrefix`, where they could be an event's key. Failed events are kept until a run succeeds
+	 * or they are discarded: they have no TTL.
+	 * @default "failed:" followed by keyPrefix ("failed:merchant-gateway:event:")
+	 */
+	failedKeyPrefix?: string | undefined;
 }
 
 // One Lua script per step, so each is a single atomic step on the server, whatever else runs.
@@ -72,8 +94,11 @@ if ARGV[3] == '1' and v == ARGV[1] then
 	return 1
 end
 return 3`;
+// KEYS[2..4] are the failed events' records, index and sequence: a confirm deletes the event's record.
 const CONFIRM = `local v = redis.call('GET', KEYS[1])
 redis.call('SET', KEYS[1], 'done', 'PX', ARGV[2])
+redis.call('HDEL', KEYS[2], ARGV[3])
+redis.call('ZREM', KEYS[3], ARGV[3])
 if v == ARGV[1] then return 1 end
 return 0`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -81,6 +106,37 @@ const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then
 	return 1
 end
 return 0`;
+
+// A failed run: one more attempt in the event's record (made, and indexed, on the first), the claim
+// released with it when ARGV[2] is '1'. Nothing is recorded for a processed event: 0. Times are the server's.
+const RECORD_FAILURE = `if redis.call('GET', KEYS[1]) == 'done' then return 0 end
+if ARGV[2] == '1' and redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local old = redis.call('HGET', KEYS[2], ARGV[3])
+local attempts, first = 1, now
+if old then
+	local record = cjson.decode(old)
+	attempts = record.attempts + 1
+	first = record.firstFailedAt
+else
+	redis.call('ZADD', KEYS[3], redis.call('INCR', KEYS[4]), ARGV[3])
+end
+local record = {message = ARGV[4], error = ARGV[5], attempts = attempts, firstFailedAt = first, lastFailedAt = now}
+redis.call('HSET', KEYS[2], ARGV[3], cjson.encode(record))
+return attempts`;
+const FAILED_EVENT = `return redis.call('HGET', KEYS[1], ARGV[1])`;
+// Up to ARGV[2] + 1 records after the sequence number ARGV[1]: id, sequence, record for each.
+const LIST_FAILED = `local ids = redis.call('ZRANGE', KEYS[1], '(' .. ARGV[1], '+inf', 'BYSCORE', 'LIMIT', 0, ARGV[2] + 1, 'WITHSCORES')
+local out = {}
+for i = 1, #ids, 2 do
+	out[#out + 1] = ids[i]
+	out[#out + 1] = ids[i + 1]
+	out[#out + 1] = redis.call('HGET', KEYS[2], ids[i]) or ''
+end
+return out`;
+const DISCARD_FAILED = `redis.call('ZREM', KEYS[2], ARGV[1])
+return redis.call('HDEL', KEYS[1], ARGV[1])`;
 
 interface Script {
 	source: string;
@@ -91,7 +147,7 @@ const script = (source: string): Script => ({ source, sha1: createHash("sha1").u
 const CLAIM_RESULTS: readonly (ClaimResult | undefined)[] = [undefined, "claimed", "processed", "in_progress"];
 const NOT_CONNECTED = "Redis: the client is not connected";
 
-type Evaluate = (script: Script, key: string, args: string[]) => Promise<unknown>;
+type Evaluate = (script: Script, keys: string[], args: string[]) => Promise<unknown>;
 
 function isNoScript(error: unknown): boolean {
 	return error instanceof Error && error.message.startsWith("NOSCRIPT");
@@ -101,9 +157,9 @@ function isNoScript(error: unknown): boolean {
 function evaluator(client: NodeRedisClientLike | IoRedisClientLike): Evaluate | undefined {
 	if (typeof (client as NodeRedisClientLike).evalSha === "function") {
 		const redis = client as NodeRedisClientLike;
-		return async (s, key, args) => {
+		return async (s, keys, args) => {
 			if (redis.isReady === false) throw new NotificationStoreError(`${NOT_CONNECTED} (isReady is false).`);
-			const options = { keys: [key], arguments: args };
+			const options = { keys, arguments: args };
 			try {
 				return await redis.evalSha(s.sha1, options);
 			} catch (error) {
@@ -114,15 +170,15 @@ function evaluator(client: NodeRedisClientLike | IoRedisClientLike): Evaluate | 
 	}
 	if (typeof (client as IoRedisClientLike).evalsha === "function") {
 		const redis = client as IoRedisClientLike;
-		return async (s, key, args) => {
+		return async (s, keys, args) => {
 			if (redis.status !== undefined && redis.status !== "ready") {
 				throw new NotificationStoreError(`${NOT_CONNECTED} (status "${redis.status}").`);
 			}
 			try {
-				return await redis.evalsha(s.sha1, 1, key, ...args);
+				return await redis.evalsha(s.sha1, keys.length, ...keys, ...args);
 			} catch (error) {
 				if (!isNoScript(error)) throw error;
-				return await redis.eval(s.source, 1, key, ...args);
+				return await redis.eval(s.source, keys.length, ...keys, ...args);
 			}
 		};
 	}
@@ -137,8 +193,23 @@ const redisStoreOptions = lazySchema(() =>
 		),
 		keyPrefix: z._default(z.string({ error: "must be a string" }), "merchant-gateway:event:"),
 		ttlMs: duration(DEFAULT_TTL_MS),
+		failedKeyPrefix: z.optional(z.string({ error: "must be a string" })),
 	}),
 );
+
+/** The failed events' keys, or the error saying why they could be an event's key. */
+function failedKeys(keyPrefix: string, failedKeyPrefix: string = `failed:${keyPrefix}`) {
+	const keys = {
+		records: `${failedKeyPrefix}records`,
+		index: `${failedKeyPrefix}index`,
+		sequence: `${failedKeyPrefix}sequence`,
+	};
+	if (Object.values(keys).some((key) => key.startsWith(keyPrefix))) {
+		const message = `must not make keys that start with keyPrefix ("${keyPrefix}"), where an event's key could be`;
+		throw new ConfigurationError([{ field: "failedKeyPrefix", message }], "Redis store options");
+	}
+	return keys;
+}
 
 /**
  * A `NotificationStore` on Redis, shared by every process that uses the same
@@ -162,24 +233,46 @@ const redisStoreOptions = lazySchema(() =>
  * stops answering is bounded by the handler's `storeTimeoutMs`. Done markers
  * survive a Redis restart only with persistence on (`appendonly yes`).
  *
+ * Failed events (see the handler's `failedEvents`) are kept under `failedKeyPrefix`: a confirm deletes
+ * the event's record in the same script.
+ *
  * @throws ConfigurationError for a missing client or bad options.
  */
 export function createRedisStore(options: RedisStoreOptions): RedisStore {
 	const config = parseOptions(redisStoreOptions, options, "Redis store options");
 	const run = evaluator(config.client) as Evaluate;
 	const { keyPrefix } = config;
+	const failed = failedKeys(keyPrefix, config.failedKeyPrefix);
 	const ttl = String(config.ttlMs);
 	const claim = script(CLAIM);
 	const confirm = script(CONFIRM);
 	const release = script(RELEASE);
+	const recordFailure = script(RECORD_FAILURE);
+	const failedEvent = script(FAILED_EVENT);
+	const listFailed = script(LIST_FAILED);
+	const discardFailed = script(DISCARD_FAILED);
 
-	async function call(s: Script, eventId: string, args: string[]): Promise<unknown> {
+	async function callKeys(s: Script, keys: string[], args: string[]): Promise<unknown> {
 		try {
-			return await run(s, keyPrefix + eventId, args);
+			return await run(s, keys, args);
 		} catch (error) {
 			if (error instanceof NotificationStoreError) throw error;
 			throw new NotificationStoreError(`Redis: ${driverMessage(error)}`, { cause: error });
 		}
+	}
+
+	const call = (s: Script, eventId: string, args: string[]) => callKeys(s, [keyPrefix + eventId], args);
+
+	/** A record as the scripts keep it (JSON by Lua's cjson), or a NotificationStoreError for anything else. */
+	function parseRecord(eventId: string, stored: unknown): FailedEventRecord {
+		try {
+			const { message, error, attempts, firstFailedAt, lastFailedAt } = JSON.parse(String(stored));
+			const fields = [message, error, attempts, firstFailedAt, lastFailedAt];
+			if (fields.every((field, i) => typeof field === (i < 2 ? "string" : "number"))) {
+				return { eventId, message, error, attempts, firstFailedAt, lastFailedAt };
+			}
+		} catch {}
+		throw new NotificationStoreError(`Redis: the failed-event record of ${eventId} is not one this store wrote.`);
 	}
 
 	return {
@@ -191,10 +284,43 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 			return result;
 		},
 		async confirm(eventId, token) {
-			return Number(await call(confirm, eventId, [`claim:${token ?? ""}`, ttl])) === 1 ? "confirmed" : "lease_lost";
+			const keys = [keyPrefix + eventId, failed.records, failed.index];
+			const answer = await callKeys(confirm, keys, [`claim:${token ?? ""}`, ttl, eventId]);
+			return Number(answer) === 1 ? "confirmed" : "lease_lost";
 		},
 		async release(eventId, token) {
 			await call(release, eventId, [`claim:${token ?? ""}`]);
+		},
+		async recordFailure(eventId, token, failure) {
+			const keys = [keyPrefix + eventId, failed.records, failed.index, failed.sequence];
+			const releasing = failure.release ? "1" : "0";
+			const args = [`claim:${token ?? ""}`, releasing, eventId, failure.message, failure.error];
+			return Number(await callKeys(recordFailure, keys, args));
+		},
+		async failedEvent(eventId) {
+			const stored = await callKeys(failedEvent, [failed.records], [eventId]);
+			return stored === null || stored === undefined ? undefined : parseRecord(eventId, stored);
+		},
+		async listFailedEvents({ limit, after }) {
+			if (after !== undefined && !/^[1-9][0-9]{0,15}$/.test(after)) throw invalidCursor();
+			const answer = (await callKeys(listFailed, [failed.index, failed.records], [after ?? "0", String(limit)])) as
+				| unknown[]
+				| null;
+			const records: FailedEventRecord[] = [];
+			let next: string | undefined;
+			const rows = answer ?? [];
+			for (let i = 0; i < rows.length; i += 3) {
+				if (records.length === limit) {
+					next = String(rows[i - 2]);
+					break;
+				}
+				// An index entry whose record a concurrent confirm just deleted is skipped.
+				if (rows[i + 2] !== "") records.push(parseRecord(String(rows[i]), rows[i + 2]));
+			}
+			return { records, next };
+		},
+		async discardFailedEvent(eventId) {
+			return Number(await callKeys(discardFailed, [failed.records, failed.index], [eventId])) === 1;
 		},
 	};
 }

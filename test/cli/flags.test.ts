@@ -196,13 +196,16 @@ describe("errors name the flag and the path at fault", () => {
 	});
 
 	// The key files were once written after the server started: a refusal left the sandbox running.
-	test("sandbox --keys-dir with keys already there names the file and exits 1 without starting", async () => {
+	test("sandbox --keys-dir with a key file it cannot use names it, exits 1 without starting, keeps it", async () => {
 		const keysDir = join(dir, "taken");
 		mkdirSync(keysDir);
 		writeFileSync(join(keysDir, "gateway-public.pem"), "kept");
 		const result = await runCliProcess(["sandbox", "--port", "0", "--keys-dir", keysDir]);
 		expect(result.code).toBe(1);
-		expect(result.err).toContain(`cannot write ${join(keysDir, "gateway-public.pem")}: it already exists (EEXIST)`);
+		expect(result.err).toContain(
+			`${join(keysDir, "gateway-public.pem")} has no gateway-private.pem beside it, so the sandbox cannot sign as ` +
+				"that gateway: delete it to have a new gateway key pair saved, or give the gateway's private key with --key",
+		);
 		expect(result.out).not.toContain("listening");
 		expect(readFileSync(join(keysDir, "gateway-public.pem"), "utf8")).toBe("kept");
 	});

@@ -303,12 +303,12 @@ describe("createReconciler", () => {
 		expect(calls.onTransaction).not.toHaveBeenCalled();
 	});
 
-	it("a callback that throws: failed, its claim released, and the next run processes it", async () => {
+	it("a callback that throws: failed, kept as a failed event, its claim released, and the next run processes it", async () => {
 		shop.serve(undefined);
 		const id = await paid();
 		await sandbox.sandbox.whenIdle();
 		const store = createMemoryStore();
-		const release = vi.spyOn(store, "release");
+		const recordFailure = vi.spyOn(store, "recordFailure");
 		const onError = vi.fn();
 		let fail = true;
 		const onTransaction = vi.fn(async () => {
@@ -327,10 +327,17 @@ describe("createReconciler", () => {
 			id,
 			eventId: `transaction:${id}:successful`,
 		});
-		expect(release).toHaveBeenCalledWith(`transaction:${id}:successful`, expect.any(String));
+		// Recorded and released in one step, with the verified resource as the message for a replay.
+		expect(recordFailure).toHaveBeenCalledWith(`transaction:${id}:successful`, expect.any(String), {
+			message: expect.stringContaining(`"transactionId":"${id}"`),
+			error: "Error: warehouse offline",
+			release: true,
+		});
+		expect(store.failedEvent(`transaction:${id}:successful`)).toMatchObject({ attempts: 1 });
 		fail = false;
 		expect(await reconciler.reconcile({ transactions: [id] })).toMatchObject({ processed: 1, failed: 0 });
 		expect(onTransaction).toHaveBeenCalledTimes(2);
+		expect(store.failedEvent(`transaction:${id}:successful`)).toBeUndefined();
 	});
 
 	it("a callback outliving its lease: its signal aborts, it failed, and a late success still confirms", async () => {

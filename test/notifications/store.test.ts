@@ -26,6 +26,13 @@ describe("createMemoryStore", () => {
 		expect(store.claim("e1", 1000)).toBe("processed");
 	});
 
+	it("keeps at most maxEntries failed events, forgetting the one that failed first", async () => {
+		const store = createMemoryStore({ maxEntries: 2 });
+		for (const id of ["f1", "f2", "f3"]) store.recordFailure(id, undefined, { message: id, error: "e", release: true });
+		const { records } = await store.listFailedEvents({ limit: 10 });
+		expect(records.map((record) => record.eventId)).toEqual(["f2", "f3"]);
+	});
+
 	it("an expired lease (a crash mid-processing) can be claimed again", () => {
 		const time = clock();
 		const store = createMemoryStore({ now: time.now });

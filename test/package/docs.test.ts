@@ -96,6 +96,8 @@ describe("the TypeScript snippets of the README, the guides and CONTRIBUTING", (
 			target: "es2023",
 			module: "nodenext",
 			moduleResolution: "nodenext",
+			// Snippets import each other as `./gateway.ts`, as Node runs them without a build step.
+			allowImportingTsExtensions: true,
 			lib: ["es2023", "dom", "dom.iterable"],
 			types: ["node"],
 			exactOptionalPropertyTypes: true,

@@ -139,3 +139,33 @@ describe("startSandboxServer({ controlToken })", () => {
 		);
 	});
 });
+
+describe("connectSandbox's options: each wrong one named with its rule, before anything is read or sent", () => {
+	const refused = async (options: unknown) => {
+		const error = await connectSandbox(options as never).catch((caught: unknown) => caught);
+		expect(error).toBeInstanceOf(ConfigurationError);
+		return (error as ConfigurationError).issues.map((issue) => `${issue.field}: ${issue.message}`);
+	};
+
+	test("neither a state directory nor both url and token", async () => {
+		expect(await refused({})).toEqual(["stateDir: is required unless url and token are given"]);
+		expect(await refused({ url: "http://127.0.0.1:8080" })).toEqual([
+			"stateDir: is required unless url and token are given",
+		]);
+	});
+
+	test("a url that is not an absolute loopback http(s) URL, and values of the wrong kind", async () => {
+		const token = "0123456789abcdef";
+		expect(await refused({ url: "/control", token })).toEqual([
+			"url: must be an absolute URL such as http://127.0.0.1:8080",
+		]);
+		expect(await refused({ url: "ftp://127.0.0.1/", token })).toEqual(["url: must be an http(s) URL"]);
+		expect(await refused({ url: "http://sandbox.example.test", token })).toEqual([
+			"url: sandbox.example.test must be the sandbox's loopback address (the control API serves this machine only)",
+		]);
+		expect(await refused({ stateDir: 42, token: 7 })).toEqual([
+			"stateDir: must be a directory path",
+			"token: must be a string",
+		]);
+	});
+});

@@ -8,7 +8,8 @@ import { Redis as IoRedis } from "ioredis";
 import pg from "pg";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMemoryStore, type NotificationStore } from "../../src/index.js";
+import { ConfigurationError, createMemoryStore, type NotificationStore } from "../../src/index.js";
+import type { FailedEventStore } from "../../src/notifications/store.js";
 import { createPostgresStore } from "../../src/stores/postgres.js";
 import { createRedisStore } from "../../src/stores/redis.js";
 import type { PostgresServer, RedisServer } from "../support/real-servers.js";
@@ -19,6 +20,8 @@ interface Harness {
 	make(options?: { ttlMs?: number }): NotificationStore;
 	/** Lets `ms` of the store's time pass. */
 	pass(ms: number): Promise<void>;
+	/** Two store objects on one fresh namespace (two processes of one fleet), failed events kept. */
+	failing(): Promise<[FailedEventStore, FailedEventStore]>;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -148,6 +151,129 @@ function contract(name: string, setup: () => Harness) {
 			expect(await store.claim("a\u0000d", 60_000, "c")).toBe("claimed");
 		});
 
+		it("a failed run is recorded with its message, error and attempts across processes, released in the same step", async () => {
+			const [a, b] = await harness.failing();
+			expect(await a.claim("e", 60_000, "a")).toBe("claimed");
+			expect(await a.recordFailure("e", "a", { message: '{"m":1}', error: "Error: one", release: true })).toBe(1);
+			expect(await b.claim("e", 60_000, "b")).toBe("claimed");
+			expect(await b.recordFailure("e", "b", { message: '{"m":2}', error: "TypeError: two", release: true })).toBe(2);
+			const record = await a.failedEvent("e");
+			expect(record).toEqual({
+				eventId: "e",
+				message: '{"m":2}',
+				error: "TypeError: two",
+				attempts: 2,
+				firstFailedAt: expect.any(Number),
+				lastFailedAt: expect.any(Number),
+			});
+			expect(record?.lastFailedAt).toBeGreaterThanOrEqual(record?.firstFailedAt ?? Number.POSITIVE_INFINITY);
+			expect(await b.claim("e", 60_000, "c")).toBe("claimed");
+		});
+
+		it("release: false keeps the claim (the callback may still run); a confirm clears the record", async () => {
+			const [a, b] = await harness.failing();
+			expect(await a.claim("e", 60_000, "a")).toBe("claimed");
+			expect(await a.recordFailure("e", "a", { message: "m", error: "timed out", release: false })).toBe(1);
+			expect(await b.claim("e", 60_000, "b")).toBe("in_progress");
+			expect((await b.failedEvent("e"))?.attempts).toBe(1);
+			expect(await a.confirm("e", "a")).toBe("confirmed");
+			expect(await b.failedEvent("e")).toBeUndefined();
+			expect((await b.listFailedEvents({ limit: 10 })).records).toEqual([]);
+			expect(await b.claim("e", 60_000, "b")).toBe("processed");
+		});
+
+		it("a plain release keeps the record; a later successful run (a lost lease's confirm too) clears it", async () => {
+			const [a, b] = await harness.failing();
+			for (const id of ["own", "lost"]) {
+				expect(await a.claim(id, 60_000, "a")).toBe("claimed");
+				expect(await a.recordFailure(id, "a", { message: "m", error: "e", release: true })).toBe(1);
+				expect(await b.claim(id, 60_000, "b")).toBe("claimed");
+				await b.release(id, "b");
+				expect((await a.failedEvent(id))?.attempts).toBe(1);
+				expect(await b.claim(id, 60_000, "c")).toBe("claimed");
+			}
+			expect(await a.confirm("own", "c")).toBe("confirmed");
+			expect(await a.confirm("lost", "someone-else")).toBe("lease_lost");
+			expect(await b.failedEvent("own")).toBeUndefined();
+			expect(await b.failedEvent("lost")).toBeUndefined();
+		});
+
+		it("a processed event gets no record: recordFailure answers 0", async () => {
+			const [a] = await harness.failing();
+			expect(await a.claim("e", 60_000, "a")).toBe("claimed");
+			expect(await a.confirm("e", "a")).toBe("confirmed");
+			expect(await a.recordFailure("e", "late", { message: "m", error: "e", release: true })).toBe(0);
+			expect(await a.failedEvent("e")).toBeUndefined();
+			expect(await a.claim("e", 60_000, "b")).toBe("processed");
+		});
+
+		it("lists in the order of first failure, page by page, each event once; a later failure does not move it", async () => {
+			const [a, b] = await harness.failing();
+			const ids = ["e1", "e2", "e3", "e4", "e5"];
+			for (const id of ids) await a.recordFailure(id, undefined, { message: id, error: "x", release: true });
+			expect(await b.recordFailure("e2", undefined, { message: "e2 again", error: "y", release: true })).toBe(2);
+			const pages: string[][] = [];
+			let after: string | undefined;
+			do {
+				const page = await b.listFailedEvents({ limit: 2, after });
+				pages.push(page.records.map((record) => record.eventId));
+				after = page.next;
+			} while (after !== undefined);
+			expect(pages).toEqual([["e1", "e2"], ["e3", "e4"], ["e5"]]);
+			const all = await a.listFailedEvents({ limit: 5 });
+			expect(all.next).toBeUndefined();
+			expect(all.records.map((record) => [record.eventId, record.attempts, record.message])).toEqual([
+				["e1", 1, "e1"],
+				["e2", 2, "e2 again"],
+				["e3", 1, "e3"],
+				["e4", 1, "e4"],
+				["e5", 1, "e5"],
+			]);
+			// A page's cursor stays good when its last event is cleared meanwhile.
+			const first = await a.listFailedEvents({ limit: 2 });
+			expect(await a.discardFailedEvent("e2")).toBe(true);
+			const rest = await a.listFailedEvents({ limit: 10, after: first.next });
+			expect(rest.records.map((record) => record.eventId)).toEqual(["e3", "e4", "e5"]);
+			await expect(async () => await a.listFailedEvents({ limit: 1, after: "not-a-cursor" })).rejects.toThrow(
+				ConfigurationError,
+			);
+		});
+
+		it("discard deletes the record without running the event; a held claim stays held", async () => {
+			const [a, b] = await harness.failing();
+			await a.recordFailure("idle", undefined, { message: "m", error: "e", release: true });
+			expect(await a.claim("held", 60_000, "a")).toBe("claimed");
+			await a.recordFailure("held", "a", { message: "m", error: "e", release: false });
+			expect(await b.discardFailedEvent("idle")).toBe(true);
+			expect(await b.discardFailedEvent("idle")).toBe(false);
+			expect(await b.discardFailedEvent("held")).toBe(true);
+			expect(await b.discardFailedEvent("never")).toBe(false);
+			expect((await a.listFailedEvents({ limit: 10 })).records).toEqual([]);
+			expect(await b.claim("held", 60_000, "b")).toBe("in_progress");
+			expect(await b.claim("idle", 60_000, "b")).toBe("claimed");
+		});
+
+		it("failed events keep any id exactly: a NUL, 4,000 characters, other scripts", async () => {
+			const [a, b] = await harness.failing();
+			const ids = ["a\u0000b", "x".repeat(4000), "transaction:ünïcødé-支付:failed"];
+			for (const id of ids) await a.recordFailure(id, undefined, { message: "m", error: "e", release: true });
+			const listed = (await b.listFailedEvents({ limit: 10 })).records.map((record) => record.eventId);
+			expect(listed).toEqual(ids);
+			for (const id of ids) expect((await b.failedEvent(id))?.eventId).toBe(id);
+			expect(await b.failedEvent("a\u0000c")).toBeUndefined();
+		});
+
+		it("20 concurrent failures of one event count 20 attempts", async () => {
+			const [a, b] = await harness.failing();
+			const counts = await Promise.all(
+				Array.from({ length: 20 }, (_, i) =>
+					(i % 2 ? a : b).recordFailure("e", `t${i}`, { message: "m", error: `e${i}`, release: false }),
+				),
+			);
+			expect([...counts].sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+			expect((await a.failedEvent("e"))?.attempts).toBe(20);
+		});
+
 		it("100 concurrent claims of one event: exactly one wins", async () => {
 			const store = harness.make();
 			const results = await Promise.all(Array.from({ length: 100 }, (_, i) => store.claim("e", 60_000, `token-${i}`)));
@@ -167,6 +293,10 @@ contract("memory", () => {
 		make: (options = {}) => isolated(createMemoryStore({ now: () => now, ...options })),
 		pass: async (ms) => {
 			now += ms;
+		},
+		failing: async () => {
+			const store = createMemoryStore({ now: () => now });
+			return [store, store];
 		},
 	};
 });
@@ -191,6 +321,10 @@ describe.skipIf(!redisOk.ok)(`Redis stores${redisOk.reason ? ` (${redisOk.reason
 	const onClient = (client: Parameters<typeof createRedisStore>[0]["client"]): Harness => ({
 		...real,
 		make: (options) => isolated(createRedisStore({ client, ...options })),
+		failing: async () => {
+			const keyPrefix = `f${++sequence}:event:`;
+			return [createRedisStore({ client, keyPrefix }), createRedisStore({ client, keyPrefix })];
+		},
 	});
 	contract("Redis (node-redis)", () => onClient(nodeRedis));
 	contract("Redis (ioredis)", () => onClient(ioredis));
@@ -210,5 +344,10 @@ describe.skipIf(!postgresOk.ok)(`PostgreSQL store${postgresOk.reason ? ` (${post
 		await server?.close();
 	});
 	const make: Harness["make"] = (options) => isolated(createPostgresStore({ pool, ...options }));
-	contract("PostgreSQL (pg)", () => ({ pass: sleep, make }));
+	const failing: Harness["failing"] = async () => {
+		const table = `failing_${++sequence}`;
+		await createPostgresStore({ pool, table }).migrate();
+		return [createPostgresStore({ pool, table }), createPostgresStore({ pool, table, synchronousCommit: false })];
+	};
+	contract("PostgreSQL (pg)", () => ({ pass: sleep, make, failing }));
 });

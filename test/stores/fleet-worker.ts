@@ -33,6 +33,8 @@ export interface WorkerConfig {
 	blockFirstCallback: boolean;
 	/** Each callback takes up to this long (random), so deliveries overlap. */
 	maxCallbackMs: number;
+	/** Callbacks throw (after logging that they started) until a "fix" request. @default false */
+	failing?: boolean;
 }
 
 type Counted = "processed" | "alreadyProcessed" | "inProgress" | "failed";
@@ -41,7 +43,14 @@ type Counted = "processed" | "alreadyProcessed" | "inProgress" | "failed";
 export type WorkerMessage =
 	| { type: "ready"; port: number }
 	| { type: "blocked"; eventId: string }
-	| ({ type: "reconciled"; requestId: number; errors: string[] } & Pick<ReconcileReport, Counted>);
+	| ({ type: "reconciled"; requestId: number; errors: string[] } & Pick<ReconcileReport, Counted>)
+	| { type: "answer"; requestId: number; answer: unknown };
+
+/** What the test asks of the worker besides a reconciliation: answered with an "answer". */
+export type WorkerRequest =
+	| { type: "fix"; requestId: number }
+	| { type: "retry"; requestId: number; eventId: string }
+	| { type: "failed"; requestId: number };
 
 /** What the test asks of the worker. */
 export interface ReconcileRequest {
@@ -106,6 +115,7 @@ async function connect(): Promise<{ store: NotificationStore; effects: EffectLog
 
 const { store, effects } = await connect();
 let blocked = false;
+let broken = config.failing === true;
 
 async function callback(context: NotificationContext): Promise<void> {
 	const startedAt = await effects.now();
@@ -117,6 +127,10 @@ async function callback(context: NotificationContext): Promise<void> {
 		if (!blocked) send({ type: "blocked", eventId: context.eventId });
 		blocked = true;
 		await new Promise(() => {});
+	}
+	if (broken) {
+		await new Promise((resolve) => setTimeout(resolve, Math.random() * config.maxCallbackMs));
+		throw new Error(`the order database is down (card 4111 1111 1111 1111, in ${process.pid})`);
 	}
 	await new Promise((resolve) => setTimeout(resolve, Math.random() * config.maxCallbackMs));
 	const source = context.reconciled ? "reconciliation" : "ipn";
@@ -146,8 +160,29 @@ const gateway = new GatewayClient({
 });
 const reconciler = createReconciler({ gateway, ...options, concurrency: 4 });
 
-process.on("message", async (message: ReconcileRequest) => {
-	if (message?.type !== "reconcile") return;
+/** The answers to the test's other requests. */
+async function answer(request: WorkerRequest): Promise<unknown> {
+	switch (request.type) {
+		case "fix":
+			broken = false;
+			return true;
+		case "retry": {
+			const { error, ...rest } = await handler.failedEvents.retry(request.eventId);
+			return { ...rest, error: error === undefined ? undefined : String((error as Error).message ?? error) };
+		}
+		case "failed":
+			return (await handler.failedEvents.list({ limit: 1000 })).events.map(({ event, ...record }) => ({
+				...record,
+				type: event?.type,
+			}));
+	}
+}
+
+process.on("message", async (message: ReconcileRequest | WorkerRequest) => {
+	if (message?.type !== "reconcile") {
+		send({ type: "answer", requestId: message.requestId, answer: await answer(message) });
+		return;
+	}
 	const report = await reconciler.reconcile({ transactions: message.transactions });
 	const failures = report.outcomes.filter((o) => o.result === "failed");
 	const errors = failures.map((o) => String((o.error as Error)?.message ?? o.error));

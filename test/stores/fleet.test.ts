@@ -8,11 +8,12 @@ import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GatewayClient } from "../../src/index.js";
 import { createPostgresStore } from "../../src/stores/postgres.js";
+import { transactionIpn } from "../notifications/fixtures.js";
 import { cardFields, MERCHANT_ID, type SandboxServer, startSandbox } from "../sandbox/helpers.js";
 import type { PostgresServer, RedisServer } from "../support/real-servers.js";
 import { postgresAvailability, redisAvailability, startPostgres, startRedis } from "../support/real-servers.js";
 import { keys } from "../support/vectors.js";
-import { type Fleet, loadBalancer, startFleet, workerBundle } from "./fleet.js";
+import { type Fleet, loadBalancer, startFleet, type Worker, workerBundle } from "./fleet.js";
 
 type CardParams = Parameters<GatewayClient["card"]["charge"]>[0];
 
@@ -276,6 +277,102 @@ function fleetSuite(kind: "redis" | "postgres", open: Open) {
 		// Both ways in did win some events, in more than one process.
 		expect(new Set(effects.map((effect) => effect.source))).toEqual(new Set(["ipn", "reconciliation"]));
 		expect(new Set(effects.map((effect) => effect.pid)).size).toBeGreaterThan(1);
+	});
+
+	it("failed on instance A, replayed from instance B while the gateway retries: kept, then run once", async () => {
+		const namespace = `fleet_${kind}_${++namespaceCount}`;
+		await database.prepare(namespace);
+		const fleet = await startFleet(2, {
+			store: kind,
+			url: database.url,
+			namespace,
+			leaseMs: 30_000,
+			gatewayUrl: "http://127.0.0.1:9",
+			gatewayPublicKey: keys.gatewayPublic,
+			merchantId: MERCHANT_ID,
+			merchantPrivateKey: keys.merchantPrivate,
+			maxCallbackMs: 20,
+			failing: true,
+		});
+		running.push({ fleet });
+		const [a, b] = fleet.workers as [Worker, Worker];
+		const deliver = async (worker: Worker, body: string) => {
+			const response = await fetch(`http://127.0.0.1:${worker.port}/ipn`, {
+				method: "POST",
+				headers: { "content-type": "application/json" },
+				body,
+			});
+			return { status: response.status, body: (await response.json()) as { returnCode: string } };
+		};
+		const ids = Array.from({ length: 12 }, (_, i) => `t-${namespace.replaceAll("_", "-")}-${i}`);
+		const bodies = new Map(ids.map((id) => [id, transactionIpn(id)]));
+		// Every event fails on A, twice (a gateway retry), and is kept with both attempts.
+		for (const id of ids) {
+			for (let attempt = 0; attempt < 2; attempt++) {
+				const response = await deliver(a, bodies.get(id) as string);
+				expect(response.status).toBe(500);
+				expect(response.body.returnCode).not.toBe("100");
+			}
+		}
+		const kept = (await fleet.ask(b, { type: "failed" })) as { eventId: string; attempts: number; lastError: string }[];
+		expect(kept.map((record) => record.eventId)).toEqual(ids.map(eventOf));
+		expect(new Set(kept.map((record) => record.attempts))).toEqual(new Set([2]));
+		expect(kept[0]?.lastError).toMatch(/^Error: the order database is down \(card 411111\*{6}1111, in \d+\)$/);
+		await Promise.all(fleet.workers.map((worker) => fleet.ask(worker, { type: "fix" })));
+
+		// The first three are replayed from B alone: each runs there, once.
+		const alone = ids.slice(0, 3);
+		for (const id of alone) {
+			expect(await fleet.ask(b, { type: "retry", eventId: eventOf(id) })).toEqual({
+				eventId: eventOf(id),
+				result: "processed",
+			});
+		}
+		// Each other replay from B races a gateway retry to A and one to B, and a second replay from A.
+		const results = await Promise.all(
+			ids.slice(3).map(async (id) => {
+				const body = bodies.get(id) as string;
+				const [replayB, toA, toB, replayA] = await Promise.all([
+					fleet.ask(b, { type: "retry", eventId: eventOf(id) }),
+					deliver(a, body),
+					deliver(b, body),
+					fleet.ask(a, { type: "retry", eventId: eventOf(id) }),
+				]);
+				return { id, replays: [replayB, replayA] as { result: string }[], deliveries: [toA, toB] };
+			}),
+		);
+		const effects = await database.effects(namespace);
+		const runs = new Map<string, number>();
+		for (const effect of effects) runs.set(effect.eventId, (runs.get(effect.eventId) ?? 0) + 1);
+		expect([...runs.keys()].sort()).toEqual(ids.map(eventOf).sort());
+		expect([...runs.entries()].filter(([, n]) => n !== 1)).toEqual([]);
+		for (const { replays, deliveries } of results) {
+			// Exactly one of the four ran the callback; a replay that did not run says why.
+			const ranByReplay = replays.filter((replay) => replay.result === "processed").length;
+			const ranByDelivery = deliveries.filter((d) => d.status === 200 && d.body.returnCode === "100").length;
+			expect(ranByReplay).toBeLessThanOrEqual(1);
+			expect(ranByReplay + ranByDelivery).toBeGreaterThanOrEqual(1);
+			for (const replay of replays) {
+				expect(["processed", "in_progress", "already_processed", "not_found"]).toContain(replay.result);
+			}
+		}
+		// Every callback entry, failed ones included: two failed runs on A and one run that succeeded.
+		const started = await database.started(namespace);
+		for (const id of ids) {
+			const entries = started.filter((entry) => entry.eventId === eventOf(id));
+			expect(entries).toHaveLength(3);
+			expect(entries.filter((entry) => entry.pid === a.child.pid).length).toBeGreaterThanOrEqual(2);
+		}
+		for (const id of alone) {
+			expect(effects.find((effect) => effect.eventId === eventOf(id))?.pid).toBe(b.child.pid);
+		}
+		expect((await fleet.ask(a, { type: "failed" })) as unknown[]).toEqual([]);
+		expect((await fleet.ask(b, { type: "failed" })) as unknown[]).toEqual([]);
+		// Later deliveries and replays find the event done.
+		expect((await deliver(b, bodies.get(ids[0] as string) as string)).body.returnCode).toBe("100");
+		expect(await fleet.ask(a, { type: "retry", eventId: eventOf(ids[0] as string) })).toMatchObject({
+			result: "not_found",
+		});
 	});
 }
 

@@ -5,7 +5,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import type { ReconcileRequest, WorkerConfig, WorkerMessage } from "./fleet-worker.js";
+import type { ReconcileRequest, WorkerConfig, WorkerMessage, WorkerRequest } from "./fleet-worker.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 let bundled: Promise<string> | undefined;
@@ -47,12 +47,15 @@ export interface Fleet {
 	/** Resolves with the first "blocked" report (a worker stuck in its first callback). */
 	readonly blocked: Promise<{ worker: Worker; eventId: string }>;
 	reconcile(worker: Worker, transactions: string[]): Promise<Extract<WorkerMessage, { type: "reconciled" }>>;
+	/** Sends the worker a request (its requestId filled in here); resolves with its answer. */
+	ask(worker: Worker, request: DistributiveOmit<WorkerRequest, "requestId">): Promise<unknown>;
 	/** SIGKILL: the process dies where it stands, mid-callback. */
 	kill(worker: Worker): Promise<void>;
 	close(): Promise<void>;
 }
 
 type FleetConfig = Omit<WorkerConfig, "blockFirstCallback">;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 export async function startFleet(size: number, config: FleetConfig, blockIn?: number): Promise<Fleet> {
 	const bundle = await workerBundle();
@@ -61,6 +64,7 @@ export async function startFleet(size: number, config: FleetConfig, blockIn?: nu
 		reportBlocked = resolve;
 	});
 	const pending = new Map<number, (message: Extract<WorkerMessage, { type: "reconciled" }>) => void>();
+	const asked = new Map<number, (answer: unknown) => void>();
 	let requestId = 0;
 	const workers = await Promise.all(
 		Array.from({ length: size }, (_, index) => {
@@ -79,6 +83,7 @@ export async function startFleet(size: number, config: FleetConfig, blockIn?: nu
 					else if (message.type === "blocked")
 						reportBlocked({ worker: workers[index] as Worker, eventId: message.eventId });
 					else if (message.type === "reconciled") pending.get(message.requestId)?.(message);
+					else if (message.type === "answer") asked.get(message.requestId)?.(message.answer);
 				});
 			});
 		}),
@@ -91,6 +96,13 @@ export async function startFleet(size: number, config: FleetConfig, blockIn?: nu
 			return new Promise((resolve) => {
 				pending.set(id, resolve);
 				worker.child.send({ type: "reconcile", requestId: id, transactions } satisfies ReconcileRequest);
+			});
+		},
+		ask(worker, request) {
+			const id = ++requestId;
+			return new Promise((resolve) => {
+				asked.set(id, resolve);
+				worker.child.send({ ...request, requestId: id } as WorkerRequest);
 			});
 		},
 		async kill(worker) {

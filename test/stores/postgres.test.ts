@@ -75,7 +75,7 @@ describe.skipIf(!available.ok)(`createPostgresStore on a real PostgreSQL${skipRe
 		await stores[0]?.migrate();
 		const indexes = "SELECT count(*)::int AS n FROM pg_indexes WHERE tablename = $1";
 		const { rows } = await pool.query(indexes, ["concurrent_migration"]);
-		expect(rows[0].n).toBe(2);
+		expect(rows[0].n).toBe(3);
 		expect(await stores[1]?.claim("e", 60_000, "x")).toBe("claimed");
 	});
 
@@ -126,6 +126,7 @@ INSERT INTO first_layout VALUES
 		const { rows } = await pool.query("SELECT indexname FROM pg_indexes WHERE tablename = 'first_layout'");
 		expect(rows.map((row) => row.indexname).sort()).toEqual([
 			expect.stringMatching(/^first_layout_[0-9a-f]{16}_expires_at$/),
+			expect.stringMatching(/^first_layout_[0-9a-f]{16}_failed$/),
 			"first_layout_pkey",
 		]);
 	});
@@ -177,6 +178,39 @@ INSERT INTO first_layout VALUES
 		expect(await store.claim("crashed", 60_000, "z")).toBe("claimed");
 		expect(await store.cleanup()).toBe(0);
 		await expect(store.cleanup({ batchSize: 0 })).rejects.toThrow(ConfigurationError);
+	});
+
+	it("cleanup() keeps a failed event's row, whose lease ended, until a run succeeds", async () => {
+		const store = createPostgresStore({ pool, table: "cleanup_failed" });
+		await store.migrate();
+		expect(await store.claim("failed", 60_000, "a")).toBe("claimed");
+		expect(await store.recordFailure("failed", "a", { message: "m", error: "e", release: true })).toBe(1);
+		expect(await store.cleanup()).toBe(0);
+		expect((await store.failedEvent("failed"))?.attempts).toBe(1);
+		expect(await store.claim("failed", 60_000, "b")).toBe("claimed");
+		expect(await store.confirm("failed", "b")).toBe("confirmed");
+		const { rows } = await pool.query("SELECT failed_attempts, failed_message FROM cleanup_failed");
+		expect(rows).toEqual([{ failed_attempts: null, failed_message: null }]);
+	});
+
+	it("migrate() adds the failed-event columns to a table made before them, keeping its rows", async () => {
+		await pool.query(`CREATE TABLE before_failed (
+  event_key  bytea       PRIMARY KEY,
+  event_id   text        NOT NULL,
+  state      text        NOT NULL CHECK (state IN ('processing', 'done')),
+  token      text        NOT NULL,
+  expires_at timestamptz NOT NULL
+);
+INSERT INTO before_failed VALUES
+  (sha256('transaction:01k0done:successful'), 'transaction:01k0done:successful', 'done', 'a', now() + interval '1 day');`);
+		const store = createPostgresStore({ pool, table: "before_failed" });
+		const before = await store.recordFailure("e", "x", { message: "m", error: "e", release: true }).catch((e) => e);
+		expect(before).toBeInstanceOf(NotificationStoreError);
+		expect((before as Error).message).toContain("await store.migrate()");
+		await store.migrate();
+		expect(await store.claim("transaction:01k0done:successful", 60_000, "x")).toBe("processed");
+		expect(await store.recordFailure("e", "x", { message: "m", error: "e", release: true })).toBe(1);
+		expect((await store.listFailedEvents({ limit: 5 })).records.map((record) => record.eventId)).toEqual(["e"]);
 	});
 });
 

@@ -45,6 +45,34 @@ describe.skipIf(!available.ok)(`createRedisStore on a real redis-server${skipRea
 		expect(left).toBeLessThanOrEqual(7 * DAY);
 	});
 
+	it("failed events live under failedKeyPrefix (default failed: + keyPrefix), with no TTL; a confirm deletes them", async () => {
+		const store = createRedisStore({ client: redis, keyPrefix: "shop:" });
+		expect(await store.claim("e", 60_000, "tok")).toBe("claimed");
+		expect(await store.recordFailure("e", "tok", { message: "m", error: "Error: x", release: true })).toBe(1);
+		expect(await redis.exists("shop:e")).toBe(0);
+		expect(await redis.hKeys("failed:shop:records")).toEqual(["e"]);
+		expect(await redis.zRange("failed:shop:index", 0, -1)).toEqual(["e"]);
+		expect(await redis.pTTL("failed:shop:records")).toBe(-1);
+		const other = createRedisStore({ client: redis, keyPrefix: "shop:", failedKeyPrefix: "kept:" });
+		expect(await other.failedEvent("e")).toBeUndefined();
+		expect(await store.claim("e", 60_000, "tok2")).toBe("claimed");
+		expect(await store.confirm("e", "tok2")).toBe("confirmed");
+		expect(await redis.hLen("failed:shop:records")).toBe(0);
+		expect(await redis.zCard("failed:shop:index")).toBe(0);
+	});
+
+	it("refuses failed-event keys that could be an event's key (under keyPrefix)", () => {
+		for (const options of [
+			{ keyPrefix: "" },
+			{ keyPrefix: "failed:" },
+			{ failedKeyPrefix: "merchant-gateway:event:f" },
+		]) {
+			expect(() => createRedisStore({ client: redis, ...options })).toThrow(
+				/failedKeyPrefix: must not make keys that start with keyPrefix/,
+			);
+		}
+	});
+
 	it("stores with different key prefixes do not see each other's events", async () => {
 		const a = createRedisStore({ client: redis, keyPrefix: "a:" });
 		const b = createRedisStore({ client: redis, keyPrefix: "b:" });

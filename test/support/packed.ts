@@ -90,7 +90,7 @@ async function packInto(dir: string): Promise<PackedPackage> {
 
 /**
  * A fresh folder (under the system's temp folder) whose node_modules holds the tarball unpacked as
- * `merchant-gateway`, as `npm install <tarball>` would, and the named packages linked from this
+ * `merchant-gateway` with its bin linked, as `npm install <tarball>` would, and the named packages linked from this
  * repository's node_modules (no network: the machine reaches only the registry, and tests do not).
  */
 export function consumerProject(
@@ -105,6 +105,13 @@ export function consumerProject(
 		mkdirSync(dirname(join(modules, name)), { recursive: true });
 		symlinkSync(join(root, "node_modules", name), join(modules, name), "dir");
 	}
+	// Its bins in node_modules/.bin, as npm install links them: what `npx merchant-gateway` runs.
+	const installed = JSON.parse(readFileSync(join(modules, "merchant-gateway", "package.json"), "utf8")) as {
+		bin: Record<string, string>;
+	};
+	mkdirSync(join(modules, ".bin"));
+	for (const [name, path] of Object.entries(installed.bin))
+		symlinkSync(join("..", "merchant-gateway", path), join(modules, ".bin", name));
 	const packageJson = { name: "consumer", private: true, ...options.packageJson };
 	writeFileSync(join(dir, "package.json"), JSON.stringify(packageJson, null, 2));
 	return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };

@@ -21,16 +21,39 @@ interface Scheduled {
 	timer: ReturnType<typeof setTimeout> | undefined;
 }
 
+/** Where a clock stands: frozen at a time, or real time moved ahead by an offset. What a saved state keeps. */
+export interface ClockReading {
+	/** Epoch milliseconds the clock stands still at, when frozen. */
+	frozenAt: number | undefined;
+	/** Milliseconds a real-time clock was moved ahead by `advance`/`set`. */
+	offsetMs: number;
+}
+
 /** The clock with the scheduler the core uses; the package does not export it. */
 export class ControllableClock implements SandboxClock {
 	#frozenAt: number | undefined;
-	#offset = 0;
+	#offset: number;
 	#tasks = new Set<Scheduled>();
 	#closed = false;
+	#onMove: (() => void) | undefined;
 
-	/** @param frozenAt when given (epoch ms), the clock stands still at this time and only moves with `advance`/`set`. */
-	constructor(frozenAt: number | undefined) {
+	/**
+	 * @param frozenAt when given (epoch ms), the clock stands still at this time and only moves with `advance`/`set`.
+	 * @param offsetMs how far ahead of real time a clock that is not frozen starts (a resumed clock).
+	 */
+	constructor(frozenAt: number | undefined, offsetMs = 0) {
 		this.#frozenAt = frozenAt;
+		this.#offset = offsetMs;
+	}
+
+	/** Where the clock stands now, to resume it later. */
+	reading(): ClockReading {
+		return { frozenAt: this.#frozenAt, offsetMs: this.#offset };
+	}
+
+	/** Calls `listener` after every move made by `advance` or `set`, once the tasks that became due have run. */
+	onMove(listener: () => void): void {
+		this.#onMove = listener;
 	}
 
 	/** True when the clock stands still and moves only with `advance`/`set`. */
@@ -52,6 +75,7 @@ export class ControllableClock implements SandboxClock {
 		if (this.#frozenAt !== undefined) this.#frozenAt += ms;
 		else this.#offset += ms;
 		this.#moved();
+		this.#onMove?.();
 	}
 
 	set(time: Date | string | number): void {

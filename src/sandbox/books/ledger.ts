@@ -8,6 +8,7 @@ import {
 	awaitsThreeDs,
 	type Channel,
 	type RefundRecord,
+	type RefundState,
 	type TransactionRecord,
 	type TransactionState,
 } from "./records.js";
@@ -158,6 +159,32 @@ export class Ledger {
 		return this.#refunds.decide(refundId, approve, message);
 	}
 
+	/** Every record as it stands, without running what the clock made due: what a snapshot of the books holds. */
+	records(): { transactions: TransactionRecord[]; refunds: RefundRecord[] } {
+		return { transactions: [...this.#transactions.values()], refunds: this.#refunds.all() };
+	}
+
+	/**
+	 * Takes back records saved earlier, oldest first, into an empty ledger, and re-arms what
+	 * waits on the clock: session expiry and pending settlements (those already due run now,
+	 * and report their change as any other). Restoring reports no change of its own.
+	 */
+	restore(transactions: readonly TransactionState[], refunds: readonly RefundState[]): void {
+		for (const state of transactions) {
+			this.#transactions.set(state.transactionId, state);
+			const refs = this.#orderRefs.get(state.merchantId) ?? new Set<string>();
+			refs.add(state.orderRef);
+			this.#orderRefs.set(state.merchantId, refs);
+		}
+		this.#refunds.restore(refunds);
+		const { clock } = this.#options;
+		for (const state of transactions) {
+			if (state.status === "incomplete" && state.expiresAt)
+				clock.schedule(state.expiresAt.getTime(), () => this.#expireIfDue(state));
+			else if (state.status === "pending" && state.pendingOn === "provider") this.#scheduleSettlement(state);
+		}
+	}
+
 	#admit(input: NewTransaction): RuleResult<undefined> {
 		if (this.#orderRefs.get(input.merchant.merchantId)?.has(input.orderRef))
 			return refused({ rule: "order_ref_taken" });
@@ -183,6 +210,7 @@ export class Ledger {
 			request: input.request,
 			status: "incomplete",
 			pendingOn: undefined,
+			settlement: undefined,
 			message: null,
 			createdAt: now,
 			providerCreatedAt: undefined,
@@ -233,18 +261,24 @@ export class Ledger {
 				break;
 			case "pending": {
 				state.pendingOn = "provider";
+				const at = new Date(clock.nowMs() + this.#options.pendingDelayMs);
+				state.settlement = { at, outcome: decision.eventually };
 				this.#setStatus(state, "pending", "pending");
-				const settle = () => this.#settlePending(state, decision.eventually);
-				clock.schedule(clock.nowMs() + this.#options.pendingDelayMs, settle);
+				this.#scheduleSettlement(state);
 				break;
 			}
 		}
 		return decision;
 	}
 
+	#scheduleSettlement(state: TransactionState): void {
+		if (state.settlement) this.#options.clock.schedule(state.settlement.at.getTime(), () => this.#settlePending(state));
+	}
+
 	/** The provider's later answer to a pending charge. */
-	#settlePending(state: TransactionState, outcome: "approved" | "declined"): void {
-		if (state.status !== "pending" || state.pendingOn !== "provider") return;
+	#settlePending(state: TransactionState): void {
+		const outcome = state.settlement?.outcome;
+		if (state.status !== "pending" || state.pendingOn !== "provider" || !outcome) return;
 		const provider = state.provider?.name ?? "provider";
 		const message = outcome === "approved" ? null : "Declined after review.";
 		state.attempts.push({ provider, outcome, message });
@@ -266,6 +300,7 @@ export class Ledger {
 			state.fees = computeFees(state.amountMinor, state.request.feeBySeller, fees, this.#options.clock.now());
 		}
 		state.pendingOn = undefined;
+		state.settlement = undefined;
 		state.status = status;
 		state.message = message;
 		this.#options.onChange({ kind: "transaction", transaction: state, final: true });

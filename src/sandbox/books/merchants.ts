@@ -45,40 +45,42 @@ const merchantOptions = lazySchema(() =>
 	}),
 );
 
-/** The merchant accounts a sandbox knows: registered with their options checked, looked up by id. */
+/**
+ * The merchant accounts a sandbox knows: registered with their options checked, looked up by id.
+ * Accounts restored from a saved state may be registered again once, with new options, which replace them.
+ */
 export class MerchantRegistry {
 	readonly #accounts = new Map<string, MerchantAccount>();
+	readonly #options = new Map<string, SandboxMerchantOptions>();
+	readonly #restored = new Set<string>();
+	#onAdd: ((options: SandboxMerchantOptions) => void) | undefined;
 
 	/** Registers an account. @throws ConfigurationError naming the option and its rule. */
 	add(options: SandboxMerchantOptions): MerchantAccount {
-		const checked = parseOptions(merchantOptions, options, SUBJECT);
-		const id = checked.merchantId;
-		if (this.#accounts.has(id)) {
+		const id = options.merchantId;
+		if (this.#accounts.has(id) && !this.#restored.has(id)) {
 			throw new ConfigurationError([{ field: "merchantId", message: `${id} is already registered` }], SUBJECT);
 		}
-		const providers = (checked.providers ?? DEFAULT_PROVIDERS).map((p) => ({
-			name: p.name,
-			kind: p.kind ?? "s2s",
-			fullRefundOnly: p.fullRefundOnly ?? false,
-		}));
-		const { feeBySeller } = checked;
-		const brandName = options.brandName ?? "Sandbox Merchant";
-		const account: MerchantAccount = {
-			merchantId: id,
-			publicKeys: toPublicKeys(options.publicKey),
-			signVersion: options.signVersion ?? "2.0",
-			refundApproval: options.refundApproval ?? "auto",
-			providers,
-			autoCascade: options.autoCascade ?? true,
-			feeBySeller,
-			fees: toFeeModel(checked.fees),
-			brandName,
-			logoSource: options.logoSource,
-			allowedDomains: options.allowedDomains,
-			descriptor: (options.descriptor ?? `SANDBOX*${brandName}`).slice(0, 22),
-		};
+		const account = merchantAccount(options);
+		this.#restored.delete(id);
 		this.#accounts.set(id, account);
+		this.#options.set(id, options);
+		this.#onAdd?.(options);
 		return account;
+	}
+
+	/** Registers accounts saved earlier, without reporting them; each may be registered again once. */
+	restore(saved: readonly SandboxMerchantOptions[]): void {
+		for (const options of saved) {
+			this.#accounts.set(options.merchantId, merchantAccount(options));
+			this.#options.set(options.merchantId, options);
+			this.#restored.add(options.merchantId);
+		}
+	}
+
+	/** Calls `listener` with the options of every account registered from now on. */
+	onAdd(listener: (options: SandboxMerchantOptions) => void): void {
+		this.#onAdd = listener;
 	}
 
 	/** Every registered merchant id, in the order they were registered. */
@@ -90,6 +92,31 @@ export class MerchantRegistry {
 	get(merchantId: string): MerchantAccount | undefined {
 		return this.#accounts.get(merchantId);
 	}
+}
+
+/** An account's options checked and completed. @throws ConfigurationError naming the option and its rule. */
+export function merchantAccount(options: SandboxMerchantOptions): MerchantAccount {
+	const checked = parseOptions(merchantOptions, options, SUBJECT);
+	const providers = (checked.providers ?? DEFAULT_PROVIDERS).map((p) => ({
+		name: p.name,
+		kind: p.kind ?? "s2s",
+		fullRefundOnly: p.fullRefundOnly ?? false,
+	}));
+	const brandName = options.brandName ?? "Sandbox Merchant";
+	return {
+		merchantId: checked.merchantId,
+		publicKeys: toPublicKeys(options.publicKey),
+		signVersion: options.signVersion ?? "2.0",
+		refundApproval: options.refundApproval ?? "auto",
+		providers,
+		autoCascade: options.autoCascade ?? true,
+		feeBySeller: checked.feeBySeller,
+		fees: toFeeModel(checked.fees),
+		brandName,
+		logoSource: options.logoSource,
+		allowedDomains: options.allowedDomains,
+		descriptor: (options.descriptor ?? `SANDBOX*${brandName}`).slice(0, 22),
+	};
 }
 
 /** True when the host of `url` is one of the merchant's allowed domains (or a subdomain of one). */

@@ -43,6 +43,12 @@ export interface SessionRequest {
 	readonly logoSource?: string | undefined;
 }
 
+/** The provider's later answer to a pending charge, decided when it was charged. */
+export interface PendingSettlement {
+	readonly at: Date;
+	readonly outcome: "approved" | "declined";
+}
+
 /** How a transaction came to be: a hosted checkout session, or a server-to-server card charge. */
 export type Channel = "checkout" | "s2s";
 
@@ -59,6 +65,8 @@ export interface TransactionState {
 	status: SandboxTransactionStatus;
 	/** What a `pending` transaction waits for: the buyer's 3-D Secure, or the provider's later answer. */
 	pendingOn: "three_ds" | "provider" | undefined;
+	/** A charge pending on the provider: when its answer comes (sandbox clock) and what it will be. */
+	settlement: PendingSettlement | undefined;
 	message: string | null;
 	createdAt: Date;
 	/** When a provider first handled the charge (originalTransactionCreatedAt). */

@@ -31,6 +31,16 @@ export class RefundBook {
 		return this.#refunds.get(refundId.toLowerCase());
 	}
 
+	/** Every refund, oldest first. */
+	all(): RefundRecord[] {
+		return [...this.#refunds.values()];
+	}
+
+	/** Takes back refunds saved earlier (their transactions list them already). */
+	restore(refunds: readonly RefundState[]): void {
+		for (const refund of refunds) this.#refunds.set(refund.refundId, refund);
+	}
+
 	/** paidAmount minus every refund not rejected (refund_failed); held ones reserve their amount. */
 	refundableMinor(transaction: TransactionRecord): number {
 		let reserved = 0;

@@ -163,6 +163,8 @@ export async function handleControl(
 		if (typeof body === "string") return failure(400, body);
 		const captures = route.path.exec(path)?.slice(1) ?? [];
 		const result = await route.run({ core, captures, body, query: request.url.searchParams });
+		// An approval or a clock move is on disk before it is reported, as the API's changes are.
+		await core.saved();
 		if ("field" in result) {
 			const issues = [{ field: result.field, message: result.message }];
 			return json(result.status, { status: "error", message: `${result.field} ${result.message}`, issues });

@@ -78,7 +78,19 @@ export type SandboxEvent =
 export interface SandboxOptions {
 	/** Merchant accounts. More can be added with `sandbox.addMerchant`. @default none */
 	merchants?: readonly SandboxMerchantOptions[] | undefined;
-	/** The gateway's own key pair (PEM). @default a fresh 2048-bit pair generated at creation */
+	/**
+	 * A directory that keeps the sandbox's state across restarts (Node.js only): the gateway's keys, the
+	 * merchant accounts, transactions, refunds, pending IPN deliveries and the clock. Created on first use;
+	 * a later sandbox on the same directory resumes where the last one stopped. One sandbox at a time per
+	 * directory: the second fails naming the pid that holds it. Every change a response reports is on
+	 * disk before the response is sent. `merchants` given here replace saved accounts with the same id.
+	 * @default none: the state lives in memory and ends with the sandbox
+	 */
+	stateDir?: string | undefined;
+	/**
+	 * The gateway's own key pair (PEM). With `stateDir`, it is saved on first use and must match the saved
+	 * pair afterwards. @default a fresh 2048-bit pair generated at creation, or the one saved in `stateDir`
+	 */
 	gatewayKeys?:
 		| {
 				/** The gateway's private key (PEM): the sandbox signs with it. */
@@ -89,6 +101,7 @@ export interface SandboxOptions {
 		| undefined;
 	/**
 	 * Freeze the sandbox clock at this time; it then moves only with `sandbox.clock.advance`/`set`.
+	 * With `stateDir`, it applies when the directory is new: afterwards the clock resumes where it stood.
 	 * @default follows real time
 	 */
 	now?: Date | string | number | undefined;

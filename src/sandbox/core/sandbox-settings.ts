@@ -21,12 +21,14 @@ export interface SandboxSettings {
 	/** Epoch milliseconds the clock stands still at, when frozen. */
 	frozenAt: number | undefined;
 	ipn: IpnSettings;
+	stateDir: string | undefined;
 }
 
 const TIME_RULE = "must be a valid date, ISO 8601 string or epoch milliseconds";
 const BASE_URL_RULE =
 	"must be an absolute http(s) URL without query or fragment, such as https://sandbox.merchant-gateway.test";
 const DELAY_RULE = `must be a number of milliseconds from 0 to ${MAX_DURATION_MS}`;
+const STATE_DIR_RULE = "must be a directory path: a non-empty string";
 
 function isBaseUrl(value: string): boolean {
 	let url: URL;
@@ -48,6 +50,11 @@ const sandboxOptions = lazySchema(() =>
 		allowLoopbackHttp: flag(true),
 		pendingDelayMs: z._default(finiteNumber(0, MAX_DURATION_MS, DELAY_RULE), 5_000),
 		now: z.optional(z.custom<Date | string | number>(isTime, TIME_RULE)),
+		stateDir: z.optional(
+			z
+				.string({ error: STATE_DIR_RULE })
+				.check(z.refine((dir) => dir.length > 0 && !dir.includes("\0"), STATE_DIR_RULE)),
+		),
 		ipn: z.prefault(
 			z.object({
 				retryDelaysMs: z.optional(
@@ -78,5 +85,6 @@ export function sandboxSettings(options: SandboxOptions): SandboxSettings {
 			duplicates: settings.ipn.duplicates,
 			fetch: settings.ipn.fetch,
 		},
+		stateDir: settings.stateDir,
 	};
 }

@@ -56,13 +56,25 @@ export interface Notification {
 	startedAt: Date;
 }
 
-interface Delivery extends Notification {
+/** A notification with where its delivery stands: what a saved state keeps of it. */
+export interface DeliveryState extends Notification {
 	deliveryId: string;
+	/** Attempts made so far, duplicates and resends included (each attempt's number). */
 	attempts: number;
 	/** When the last retry was due (sandbox-clock epoch ms), for "then every 5 minutes". */
 	lastDueAt: number | undefined;
 	/** The merchant acknowledged it: later attempts are duplicates. */
 	acknowledged: boolean;
+	/** The attempt of the schedule due next: 0 for the first try, then the retry's number. */
+	nextRetry: number;
+	/**
+	 * When that attempt is due (sandbox-clock epoch ms), a past time while it runs; undefined once the
+	 * merchant acknowledged it or the schedule ran out.
+	 */
+	nextDueAt: number | undefined;
+}
+
+interface Delivery extends DeliveryState {
 	/** The retry waiting on the clock: when it is due (epoch ms) and how to call it off. */
 	scheduled: { dueAt: number; cancel: () => void } | undefined;
 	/** The attempts running now, each resolving with its record (undefined when the notifier closed meanwhile). */
@@ -88,6 +100,7 @@ export class Notifier {
 	readonly #onAttempt: (attempt: DeliveryAttempt) => void;
 	readonly #log: DeliveryAttempt[] = [];
 	readonly #deliveries = new Map<string, Delivery>();
+	#onDelivery: ((delivery: DeliveryState) => void) | undefined;
 	/** Attempts running now. */
 	#active = 0;
 	/** Retries scheduled on the clock and not yet started. */
@@ -109,8 +122,11 @@ export class Notifier {
 		this.#onAttempt = onAttempt;
 	}
 
-	/** Queues a notification; the first attempt starts at once. */
-	send(notification: Notification): string {
+	/**
+	 * Queues a notification; the first attempt starts at once, or once `after` settles (the change it
+	 * reports is on disk: a merchant never hears of a change the sandbox could still lose).
+	 */
+	send(notification: Notification, after?: Promise<unknown>): string {
 		const deliveryId = `dlv_${String(++this.#sequence).padStart(6, "0")}`;
 		const delivery: Delivery = {
 			...notification,
@@ -118,12 +134,34 @@ export class Notifier {
 			attempts: 0,
 			lastDueAt: undefined,
 			acknowledged: false,
+			nextRetry: 0,
+			nextDueAt: this.#clock.nowMs(),
 			scheduled: undefined,
 			running: new Set(),
 		};
 		this.#deliveries.set(deliveryId, delivery);
-		this.#run(delivery, 0, "first");
+		this.#saved(delivery);
+		this.#run(delivery, 0, "first", after);
 		return deliveryId;
+	}
+
+	/** Calls `listener` with where a delivery stands whenever it is queued or an attempt of it ends. */
+	onDelivery(listener: (delivery: DeliveryState) => void): void {
+		this.#onDelivery = listener;
+	}
+
+	/**
+	 * Takes back deliveries and attempts saved earlier. The attempt due next on each schedule runs when
+	 * it is due; one that was running when the state was saved is due at once.
+	 */
+	restore(deliveries: readonly DeliveryState[], attempts: readonly DeliveryAttempt[]): void {
+		this.#log.push(...attempts);
+		for (const saved of deliveries) {
+			const delivery: Delivery = { ...saved, scheduled: undefined, running: new Set() };
+			this.#deliveries.set(delivery.deliveryId, delivery);
+			this.#sequence = Math.max(this.#sequence, Number(delivery.deliveryId.replace(/^dlv_/, "")) || 0);
+			if (delivery.nextDueAt !== undefined) this.#schedule(delivery, delivery.nextRetry, delivery.nextDueAt);
+		}
 	}
 
 	/** Sends a notification again, unchanged, as a duplicate. */
@@ -196,10 +234,16 @@ export class Notifier {
 	}
 
 	/** Runs attempt number `retry` (0 = first try) now, counting it as work in progress until it settles. */
-	#run(delivery: Delivery, retry: number, kind: AttemptKind): Promise<DeliveryAttempt | undefined> {
+	#run(
+		delivery: Delivery,
+		retry: number,
+		kind: AttemptKind,
+		after?: Promise<unknown>,
+	): Promise<DeliveryAttempt | undefined> {
 		if (this.#closed) return Promise.resolve(undefined);
 		this.#active++;
-		const running = this.#attempt(delivery, retry, kind).finally(() => {
+		const attempt = () => this.#attempt(delivery, retry, kind);
+		const running = (after ? after.then(attempt, attempt) : attempt()).finally(() => {
 			delivery.running.delete(running);
 			this.#active = Math.max(0, this.#active - 1);
 			this.#settle();
@@ -209,6 +253,7 @@ export class Notifier {
 	}
 
 	async #attempt(delivery: Delivery, retry: number, kind: AttemptKind): Promise<DeliveryAttempt | undefined> {
+		if (this.#closed) return undefined;
 		const startedAt = this.#clock.now().toISOString();
 		const result = await this.#post(delivery);
 		if (this.#closed) return undefined;
@@ -239,26 +284,42 @@ export class Notifier {
 		this.#onAttempt(record);
 		if (acknowledged && kind !== "duplicate")
 			for (let i = 0; i < this.#duplicates; i++) this.#run(delivery, 0, "duplicate");
-		if (onSchedule && dueAt !== undefined) this.#schedule(delivery, retry + 1, dueAt);
+		if (onSchedule) {
+			delivery.nextRetry = retry + 1;
+			delivery.nextDueAt = dueAt;
+			if (dueAt !== undefined) {
+				delivery.lastDueAt = dueAt;
+				this.#schedule(delivery, retry + 1, dueAt);
+			}
+		}
+		this.#saved(delivery);
 		return record;
 	}
 
-	/** Puts retry number `retry` on the clock. */
+	/** Reports where a delivery stands, without what only this process needs (timers, running attempts). */
+	#saved(delivery: Delivery): void {
+		if (!this.#onDelivery) return;
+		const { scheduled: _scheduled, running: _running, ...state } = delivery;
+		this.#onDelivery(state);
+	}
+
+	/** Puts retry number `retry` on the clock (one already due, as a restored one may be, runs at once). */
 	#schedule(delivery: Delivery, retry: number, dueAt: number): void {
-		delivery.lastDueAt = dueAt;
 		this.#waiting++;
-		const cancel = this.#clock.schedule(dueAt, () => {
-			delivery.scheduled = undefined;
+		const scheduled = { dueAt, cancel: () => {} };
+		delivery.scheduled = scheduled;
+		scheduled.cancel = this.#clock.schedule(dueAt, () => {
+			if (delivery.scheduled === scheduled) delivery.scheduled = undefined;
 			this.#waiting = Math.max(0, this.#waiting - 1);
 			this.#run(delivery, retry, "retry");
 		});
-		delivery.scheduled = { dueAt, cancel };
 	}
 
 	#callOffRetry(delivery: Delivery): void {
 		if (!delivery.scheduled) return;
 		delivery.scheduled.cancel();
 		delivery.scheduled = undefined;
+		delivery.nextDueAt = undefined;
 		this.#waiting = Math.max(0, this.#waiting - 1);
 		this.#settle();
 	}

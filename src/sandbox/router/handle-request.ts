@@ -79,6 +79,8 @@ export async function handleRequest(
 		const respond = async (arrived: Arrived | ApiResponse) =>
 			isApiResponse(arrived) ? jsonResponse(arrived) : dispatch(core, arrived);
 		routed = fault ? await runFault(core, fault, received, read, respond, request.signal) : await respond(await read());
+		// With a state directory, nothing leaves before the changes it reports are on disk.
+		await core.saved();
 	} catch (error) {
 		// Details stay out of the response; the event gets a redacted message.
 		core.emit({ type: "error", message: redactText(error instanceof Error ? error.message : String(error)) });

@@ -21,6 +21,8 @@ export interface Banner {
 	temporary: boolean;
 	/** Key files this start wrote into --keys-dir or --state-dir. */
 	written: string[];
+	/** How many transactions the --state-dir resumed (undefined without one). */
+	resumed: number | undefined;
 }
 
 /** An argument as a POSIX shell reads it back unchanged: quoted when it holds anything but safe characters. */
@@ -52,9 +54,11 @@ export function printBanner(io: CliIo, banner: Banner): void {
 	const { url, controlDir } = banner;
 	const lines = [`Merchant Gateway sandbox listening on ${banner.listening}`];
 	if (url !== banner.listening) lines.push(`  public URL:       ${url}   (every link uses it)`);
+	const resumed =
+		banner.resumed === undefined ? "" : `; ${banner.resumed} transaction${banner.resumed === 1 ? "" : "s"} resumed`;
 	const where = banner.temporary
 		? "(temporary: removed when the sandbox stops; --state-dir <dir> keeps one)"
-		: "(keys, control credential)";
+		: `(keys, control credential, state${resumed})`;
 	lines.push(
 		`  API base URL:     ${url}   (POST ${url}/v2/checkout ...)`,
 		`  merchant id:      ${banner.merchantId}`,
@@ -66,7 +70,8 @@ export function printBanner(io: CliIo, banner: Banner): void {
 	);
 	const keysIn = join(controlDir, STATE_KEYS.dir);
 	if (banner.written.length > 0) lines.push(`  keys written: ${banner.written.join(", ")}`, "");
-	else if (!banner.temporary) lines.push(`  keys in:          ${keysIn}`, "");
+	else if (banner.keysDir) lines.push(`  keys in:          ${banner.keysDir}   (reused)`, "");
+	else if (!banner.temporary) lines.push(`  keys in:          ${keysIn}   (reused)`, "");
 	if (banner.temporary && !banner.keysDir) {
 		lines.push(
 			"Gateway public key (verify responses, IPNs and callbacks with it):",

@@ -1,0 +1,249 @@
+import { createPublicKey } from "node:crypto";
+import { join } from "node:path";
+import { ConfigurationError } from "../../../errors/configuration-error.js";
+import { CONTROL_FILES } from "../../../sandbox/control/control-files.js";
+import type { SandboxOptions } from "../../../sandbox/core/sandbox-options.js";
+import { type Sandbox, sandboxOnStateDir } from "../../../sandbox/create-sandbox.js";
+import { type SandboxServer, startSandboxServer } from "../../../sandbox/http-server.js";
+import { KEYS_FOLDER, type KeyFolder, type KeyPair, openKeyFolder } from "../../../sandbox/persistence/key-files.js";
+import { openStateDir, type StateDir } from "../../../sandbox/persistence/state-dir.js";
+import { generateKeyPair } from "../../../signing/generate.js";
+import { type DeprecatedFlag, parse } from "../../command.js";
+import { FLAGS, signVersionFlag } from "../../flags.js";
+import { CliError, type CliIo, EXIT, fileProblem, usageError } from "../../io.js";
+import { readKeyPairFile, readPublicKeyFile } from "../../keys.js";
+import { printBanner } from "./banner.js";
+import { type ControlDir, openControlDir } from "./control-dir.js";
+import { formatEvent } from "./live-log.js";
+import { watchStarter } from "./starter-watch.js";
+
+const OLD_GATEWAY_PRIVATE_KEY: Record<string, DeprecatedFlag> = {
+	"--gateway-private-key": {
+		use: "key",
+		why: "--key names the private key a command signs with; the sandbox signs as the gateway",
+	},
+};
+
+/** `merchant-gateway sandbox [options]`: starts the sandbox server and runs until stopped. */
+export async function startSandbox(args: string[], io: CliIo, help: string): Promise<number> {
+	const { values, positionals } = parse(
+		args,
+		{
+			port: { type: "string", short: "p" },
+			host: { type: "string" },
+			"allow-non-loopback": { type: "boolean" },
+			"public-url": { type: "string" },
+			"merchant-id": FLAGS.merchantId,
+			"merchant-key": { type: "string" },
+			key: FLAGS.key,
+			passphrase: FLAGS.passphrase,
+			"gateway-public-key": { type: "string" },
+			"sign-version": FLAGS.signVersion,
+			"refund-approval": { type: "string" },
+			"hpp-only": { type: "boolean" },
+			"keys-dir": FLAGS.keysDir,
+			"state-dir": FLAGS.stateDir,
+			"keep-running": { type: "boolean" },
+			"ipn-time-scale": { type: "string" },
+			quiet: { type: "boolean", short: "q" },
+		},
+		{ command: "sandbox", io, deprecated: OLD_GATEWAY_PRIVATE_KEY },
+	);
+	if (values.help) {
+		io.stdout(`${help}\n`);
+		return EXIT.ok;
+	}
+	if (positionals.length > 0) throw usageError(`unexpected argument ${positionals[0]}`);
+	const port = values.port === undefined ? 8080 : Number(values.port);
+	if (!Number.isInteger(port) || port < 0 || port > 65535)
+		throw usageError("--port must be an integer from 0 to 65535");
+	const host = values.host ?? "127.0.0.1";
+	const publicUrl = values["public-url"] === undefined ? undefined : publicUrlFlag(values["public-url"]);
+	const signVersion = signVersionFlag(values["sign-version"]);
+	const refundApproval = values["refund-approval"] ?? "auto";
+	if (refundApproval !== "auto" && refundApproval !== "manual")
+		throw usageError("--refund-approval must be auto or manual");
+	const timeScale = values["ipn-time-scale"] === undefined ? 1 : Number(values["ipn-time-scale"]);
+	if (!Number.isFinite(timeScale) || timeScale < 0) throw usageError("--ipn-time-scale must be a number, 0 or more");
+	if (values["gateway-public-key"] !== undefined) {
+		io.stderr("merchant-gateway sandbox: --gateway-public-key is deprecated; the public key is derived from --key\n");
+		if (values.key === undefined) throw usageError("--gateway-public-key needs --key, the private key it belongs to");
+	}
+	const stateDir = values["state-dir"];
+	if (stateDir !== undefined && values["keys-dir"] !== undefined)
+		throw usageError(
+			"--keys-dir and --state-dir do not go together: the state directory keeps its keys in " +
+				join(stateDir, KEYS_FOLDER),
+		);
+	const merchantId = values["merchant-id"] ?? "sandbox-merchant";
+	const givenGatewayKeys = values.key ? await readKeyPairFile("--key", values.key, values.passphrase) : undefined;
+	if (values["gateway-public-key"] !== undefined && givenGatewayKeys)
+		await checkSamePublicKey(values["gateway-public-key"], givenGatewayKeys.publicKey, values.key ?? "");
+	const givenMerchantKey = values["merchant-key"]
+		? { publicKey: await readPublicKeyFile("--merchant-key", values["merchant-key"]) }
+		: undefined;
+	const keys = await openKeys(values["keys-dir"], stateDir, givenGatewayKeys, givenMerchantKey);
+	const quiet = values.quiet === true;
+	const sandboxOptions: SandboxOptions = {
+		gatewayKeys: keys.gateway,
+		merchants: [
+			{
+				merchantId,
+				publicKey: keys.merchant.publicKey,
+				signVersion,
+				refundApproval,
+				...(values["hpp-only"] ? { providers: [{ name: "Sandbox Hosted Processor", kind: "hpp" as const }] } : {}),
+			},
+		],
+		ipn: { timeScale },
+		onEvent: quiet ? undefined : (event) => io.stdout(`${formatEvent(event)}\n`),
+	};
+	const listen = { port, host, publicUrl, allowNonLoopback: values["allow-non-loopback"] === true };
+	// The directory the other commands reach this sandbox through: the state directory, or a temporary one.
+	let controlDir: ControlDir;
+	try {
+		controlDir = await openControlDir(stateDir, {
+			gatewayPublicKey: keys.gateway.publicKey,
+			merchantKeys: keys.merchant,
+		});
+	} catch (error) {
+		await keys.state?.close();
+		throw error;
+	}
+	let sandbox: Sandbox | undefined;
+	let server: SandboxServer;
+	try {
+		// On a state directory the sandbox is made here, on the directory opened above; otherwise the server makes it.
+		sandbox = keys.state ? await sandboxOnStateDir(sandboxOptions, keys.state) : undefined;
+		const served = sandbox ? { sandbox } : sandboxOptions;
+		server = await startSandboxServer({ ...listen, ...served, controlToken: controlDir.token });
+	} catch (error) {
+		await (sandbox ? sandbox.close() : keys.state?.close());
+		await controlDir.close();
+		throw new CliError(startFailure(error, host, port));
+	}
+	const stop = async () => {
+		await server.close();
+		await sandbox?.close();
+		await controlDir.close();
+	};
+	const shownHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+	// The address this machine reaches: what the other commands use.
+	const anyAddress: Record<string, string> = { "0.0.0.0": "127.0.0.1", "[::]": "[::1]" };
+	const listening = `http://${anyAddress[shownHost] ?? shownHost}:${server.port}`;
+	const stopped = io.untilStopped().then(() => undefined);
+	const linksAt = server.url === listening ? undefined : server.url;
+	try {
+		await controlDir.announce({ url: listening, publicUrl: linksAt, pid: process.pid, merchantId, signVersion });
+	} catch (error) {
+		await stop();
+		throw new CliError(`cannot write ${join(controlDir.dir, CONTROL_FILES.running)}: ${fileProblem(error)}`);
+	}
+	// Through npx or a script, the starter's end (SIGTERM to npx, a parent killed) must end the sandbox too.
+	const starter = values["keep-running"] ? undefined : watchStarter();
+	printBanner(io, {
+		listening,
+		url: server.url,
+		merchantId,
+		signVersion,
+		refundApproval,
+		gatewayPublicKey: keys.gateway.publicKey,
+		merchantKeys: keys.merchant,
+		keysDir: values["keys-dir"],
+		controlDir: controlDir.dir,
+		temporary: controlDir.temporary,
+		written: keys.written,
+		resumed: keys.state?.loaded.transactions.size,
+	});
+	const starterGone = await Promise.race([stopped, starter?.gone ?? stopped]);
+	starter?.stop();
+	if (starterGone) io.stderr(`merchant-gateway sandbox: ${starterGone}; stopping\n`);
+	await stop();
+	io.stdout("sandbox stopped\n");
+	return EXIT.ok;
+}
+
+/** The keys the sandbox starts with, and where they live. */
+interface StartKeys {
+	gateway: KeyPair;
+	merchant: { publicKey: string; privateKey?: string | undefined };
+	/** The key files written by this start. */
+	written: string[];
+	/** The state directory, opened (and locked) for this sandbox. */
+	state: StateDir | undefined;
+}
+
+/**
+ * The gateway and merchant keys: read from --key and --merchant-key, reused from a folder of key
+ * files (a state directory's, or --keys-dir), and generated when neither has them (then saved
+ * to the folder). Opening a state directory also takes its lock, before any key is written.
+ */
+async function openKeys(
+	keysDir: string | undefined,
+	stateDir: string | undefined,
+	gatewayKeys: KeyPair | undefined,
+	merchantKey: { publicKey: string } | undefined,
+): Promise<StartKeys> {
+	const merchant = merchantKey ?? "generate";
+	try {
+		if (stateDir !== undefined) {
+			const state = await openStateDir(stateDir, { gatewayKeys, merchant });
+			return { ...keyFolderKeys(state.keys), written: state.keys.written, state };
+		}
+		if (keysDir !== undefined) {
+			const opened = await openKeyFolder(keysDir, { field: "keysDir", gatewayKeys, merchant, generate });
+			return { ...keyFolderKeys(opened), written: opened.written, state: undefined };
+		}
+	} catch (error) {
+		if (error instanceof ConfigurationError) throw new CliError(error.issues.map((issue) => issue.message).join("; "));
+		throw error;
+	}
+	return {
+		gateway: gatewayKeys ?? (await generate()),
+		merchant: merchantKey ?? (await generate()),
+		written: [],
+		state: undefined,
+	};
+}
+
+const generate = () => generateKeyPair();
+
+function keyFolderKeys(folder: KeyFolder): Pick<StartKeys, "gateway" | "merchant"> {
+	// Asked for ("generate" or --merchant-key), so the folder always yields a merchant key.
+	if (!folder.merchant) throw new Error("the key folder gave no merchant key");
+	return { gateway: folder.gateway, merchant: folder.merchant };
+}
+
+/** --public-url: an http(s) origin. Links are made by resolving paths against it, so a path would be lost. */
+function publicUrlFlag(value: string): string {
+	let url: URL;
+	try {
+		url = new URL(value);
+	} catch {
+		throw usageError("--public-url must be an absolute URL such as https://sandbox.example.test");
+	}
+	if (url.protocol !== "https:" && url.protocol !== "http:") throw usageError("--public-url must be an http(s) URL");
+	if (url.username || url.password) throw usageError("--public-url must not carry credentials");
+	if (url.pathname !== "/" || url.search || url.hash)
+		throw usageError("--public-url must be an origin only, without a path, query or fragment");
+	return url.origin;
+}
+
+async function checkSamePublicKey(path: string, derived: string, keyPath: string): Promise<void> {
+	const given = await readPublicKeyFile("--gateway-public-key", path);
+	const der = (pem: string) => createPublicKey(pem).export({ format: "der", type: "spki" });
+	if (!der(given).equals(der(derived)))
+		throw new CliError(`the --gateway-public-key file ${path} is not the public key of the --key file ${keyPath}`);
+}
+
+function startFailure(error: unknown, host: string, port: number): string {
+	const code = (error as NodeJS.ErrnoException).code;
+	if (code === "EADDRINUSE")
+		return `port ${port} on ${host} is in use (EADDRINUSE): pick another --port, or --port 0 for a free one`;
+	if (code === "EACCES") return `cannot listen on port ${port} (EACCES): pick another --port`;
+	if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
+		return `--host ${host} is not an address of this machine (${code})`;
+	if (error instanceof ConfigurationError && error.issues.some((issue) => issue.field === "host"))
+		return `--host ${host} is not a loopback address: add --allow-non-loopback to listen there`;
+	return `cannot start the sandbox: ${code ?? (error as Error).message}`;
+}

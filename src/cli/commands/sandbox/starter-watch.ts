@@ -1,0 +1,127 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+
+/**
+ * How often the sandbox looks for its starter. Node.js has no event for a parent's exit, so it polls:
+ * a system call or two every half second costs nothing measurable, and leaves most of the 3 seconds
+ * a CI script may wait for the port to close the server.
+ */
+export const STARTER_POLL_MS = 500;
+
+/** What the watch looks at; the real process by default, a test's own in tests. */
+export interface StarterProbe {
+	/** This process's parent pid now. */
+	parentPid(): number;
+	/** The parent of another process, or undefined when it cannot be told. */
+	parentOf(pid: number): number | undefined;
+	/** Whether a process exists (whoever owns it). */
+	isAlive(pid: number): boolean;
+	/** A process's command name (Linux), such as `sh`. */
+	commandOf(pid: number): string | undefined;
+	/** How many times a process went to sleep (Linux), or undefined when it cannot be told. */
+	sleepCount(pid: number): number | undefined;
+	/** Whether any of the standard streams is a terminal. */
+	interactive: boolean;
+	/** The environment: npm marks the processes it starts. */
+	env: NodeJS.ProcessEnv;
+}
+
+/** A watch on the process that started the sandbox. */
+export interface StarterWatch {
+	/** Resolves, with a sentence saying which process ended, once the starter is gone. */
+	readonly gone: Promise<string>;
+	/** Stops watching. */
+	stop(): void;
+}
+
+/**
+ * Watches the process that started the sandbox, so that the sandbox ends with it. Run directly, that is
+ * the parent: when it ends the sandbox is handed to another parent (init, a subreaper). Run by npm
+ * (`npx`, `npm exec`, `npm run`), the parent is a `sh -c` that npm started, so npm is watched too:
+ * SIGKILL to npm leaves that shell waiting on the sandbox.
+ *
+ * npm passes SIGINT and SIGTERM on to that shell. SIGTERM ends it; SIGINT does not: a `sh -c` (dash,
+ * the /bin/sh of Debian and Ubuntu) holds SIGINT back until its command ends, so npm, the shell and the
+ * sandbox would all stay. The only trace is the shell itself: blocked waiting for the sandbox, it wakes
+ * for nothing else than a signal it catches (SIGINT) or a change in the sandbox's own state. So outside a
+ * terminal (where Ctrl+C reaches the sandbox directly and Ctrl+Z wakes the shell too), a wake of that
+ * shell ends the sandbox; the shell then dies of the SIGINT and npm with it.
+ * @returns undefined when there is no starter to outlive (the parent is init, as in a container).
+ */
+export function watchStarter(
+	probe: StarterProbe = processProbe(),
+	intervalMs = STARTER_POLL_MS,
+): StarterWatch | undefined {
+	const parent = probe.parentPid();
+	if (parent <= 1) return undefined;
+	const npm = probe.env.npm_lifecycle_event === undefined ? undefined : probe.parentOf(parent);
+	const shell = npm !== undefined && !probe.interactive && SHELLS.has(probe.commandOf(parent) ?? "");
+	const sleeps = shell ? probe.sleepCount(parent) : undefined;
+	let timer: ReturnType<typeof setInterval> | undefined;
+	const gone = new Promise<string>((resolve) => {
+		timer = setInterval(() => {
+			if (probe.parentPid() !== parent) resolve(`the process that started it (pid ${parent}) ended`);
+			else if (npm !== undefined && npm > 1 && !probe.isAlive(npm))
+				resolve(`npm (pid ${npm}), which started it, ended`);
+			else if (sleeps !== undefined && probe.sleepCount(parent) !== sleeps)
+				resolve(`npm (pid ${npm}) passed a signal to the shell that runs it (pid ${parent})`);
+			else return;
+			clearInterval(timer);
+		}, intervalMs);
+		// Never what keeps the process alive: the server does that.
+		timer.unref?.();
+	});
+	return { gone, stop: () => clearInterval(timer) };
+}
+
+/** The shells that hold SIGINT back while their `-c` command runs. */
+const SHELLS = new Set(["sh", "dash"]);
+
+function processProbe(): StarterProbe {
+	const interactive = [process.stdin, process.stdout, process.stderr].some((stream) => stream.isTTY === true);
+	return { parentPid: () => process.ppid, parentOf, isAlive, commandOf, sleepCount, interactive, env: process.env };
+}
+
+function commandOf(pid: number): string | undefined {
+	try {
+		return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+	} catch {
+		return undefined;
+	}
+}
+
+/** Linux: the voluntary context switches in /proc/<pid>/status, one for each time it blocked. */
+function sleepCount(pid: number): number | undefined {
+	try {
+		const count = /^voluntary_ctxt_switches:\s*(\d+)$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+		return count === undefined ? undefined : Number(count);
+	} catch {
+		return undefined;
+	}
+}
+
+/** Linux: the fourth field of /proc/<pid>/stat; elsewhere, `ps`. */
+function parentOf(pid: number): number | undefined {
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+		// The command name, in parentheses, may hold spaces: the fields after its last ")" are plain.
+		const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+		return Number.isInteger(ppid) ? ppid : undefined;
+	} catch {
+		try {
+			const ppid = Number(execFileSync("ps", ["-o", "ppid=", "-p", String(pid)], { encoding: "utf8" }).trim());
+			return Number.isInteger(ppid) && ppid > 0 ? ppid : undefined;
+		} catch {
+			return undefined;
+		}
+	}
+}
+
+function isAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === "EPERM";
+	}
+}

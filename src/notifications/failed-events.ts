@@ -1,0 +1,126 @@
+// The handler's `failedEvents`: the store's failed-event records as events, and a replay through the
+// same claim as a delivery.
+import * as z from "zod/mini";
+import { ConfigurationError } from "../errors/configuration-error.js";
+import { integer, parseOptions } from "../internal/options.js";
+import { lazySchema } from "../schemas/lazy.js";
+import type { RunEvent, RunOutcome, storeCalls } from "./claimed-event.js";
+import { eventFromMessage } from "./failed-event-record.js";
+import type { FailedEvent, FailedEventRetry, FailedEvents } from "./handler-types.js";
+import { type FailedEventRecord, keepsFailedEvents, type NotificationStore } from "./store.js";
+import type { NotificationEvent } from "./verify.js";
+
+const listOptions = lazySchema(() =>
+	z.object({
+		limit: integer(1, 1000, 100),
+		after: z.optional(z.string({ error: "must be the next of a page before" })),
+	}),
+);
+
+const eventIdRule = z.string({ error: "must be a string" });
+
+/** What `failedEvents` works with: the handler's store, its runner and how an event becomes a callback. */
+export interface FailedEventsContext {
+	store: NotificationStore;
+	runEvent: RunEvent;
+	calls: ReturnType<typeof storeCalls>;
+	/** The callback for `event`, as a delivery runs it. */
+	callbackFor(event: NotificationEvent): (signal: AbortSignal) => unknown;
+	/** Told how a replay ended after `retry` stopped waiting. */
+	onLate(outcome: RunOutcome): void;
+}
+
+function checkedEventId(eventId: unknown): string {
+	const parsed = eventIdRule.safeParse(eventId);
+	if (!parsed.success) throw new ConfigurationError([{ field: "eventId", message: "must be a string" }], "arguments");
+	return parsed.data;
+}
+
+function toEvent(record: FailedEventRecord): FailedEvent {
+	let event: NotificationEvent | undefined;
+	try {
+		event = eventFromMessage(record.eventId, record.message);
+	} catch {
+		event = undefined;
+	}
+	return {
+		eventId: record.eventId,
+		event,
+		attempts: record.attempts,
+		lastError: record.error,
+		firstFailedAt: new Date(record.firstFailedAt),
+		lastFailedAt: new Date(record.lastFailedAt),
+	};
+}
+
+/** A replay's result from its run's outcome. */
+function retried(outcome: RunOutcome): FailedEventRetry {
+	const { eventId } = outcome;
+	switch (outcome.kind) {
+		case "processed":
+			return outcome.problem === undefined
+				? { eventId, result: "processed" }
+				: { eventId, result: "processed", error: outcome.problem };
+		case "duplicate":
+			return { eventId, result: "already_processed" };
+		case "held":
+			return { eventId, result: "in_progress" };
+		case "store_unavailable":
+			return { eventId, result: "failed", error: outcome.error };
+		case "callback_failed":
+		case "timed_out":
+			return outcome.attempts === undefined
+				? { eventId, result: "failed", error: outcome.error }
+				: { eventId, result: "failed", error: outcome.error, attempts: outcome.attempts };
+	}
+}
+
+/** The handler's `failedEvents` over its store. */
+export function createFailedEvents(context: FailedEventsContext): FailedEvents {
+	const { store, runEvent, calls, callbackFor, onLate } = context;
+	const { bounded } = calls;
+	const failures = keepsFailedEvents(store) ? store : undefined;
+
+	function kept() {
+		if (failures !== undefined) return failures;
+		const message =
+			`keeps no failed events: ${calls.name.replace(/^The /, "the ")} has no recordFailure, failedEvent, ` +
+			"listFailedEvents and discardFailedEvent (createMemoryStore, createRedisStore and createPostgresStore have them)";
+		throw new ConfigurationError([{ field: "store", message }], "notification handler options");
+	}
+
+	return {
+		async list(options = {}) {
+			const store = kept();
+			const { limit, after } = parseOptions(listOptions, options, "failed-event list options");
+			const page = await bounded("list", "failed events", () => store.listFailedEvents({ limit, after }));
+			return { events: page.records.map(toEvent), next: page.next };
+		},
+		async get(eventId) {
+			const store = kept();
+			const id = checkedEventId(eventId);
+			const record = await bounded("failed-event read", id, () => store.failedEvent(id));
+			return record === undefined ? undefined : toEvent(record);
+		},
+		async retry(eventId) {
+			const store = kept();
+			const id = checkedEventId(eventId);
+			let record: FailedEventRecord | undefined;
+			let event: NotificationEvent;
+			try {
+				record = await bounded("failed-event read", id, () => store.failedEvent(id));
+				if (record === undefined) return { eventId: id, result: "not_found" };
+				event = eventFromMessage(id, record.message);
+			} catch (error) {
+				return { eventId: id, result: "failed", error };
+			}
+			const { message } = record;
+			return retried(await runEvent(id, callbackFor(event), onLate, () => message));
+		},
+		async discard(eventId) {
+			const store = kept();
+			const id = checkedEventId(eventId);
+			return await bounded("failed-event discard", id, () => store.discardFailedEvent(id));
+		},
+	};
+}

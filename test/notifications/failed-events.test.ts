@@ -1,0 +1,250 @@
+// Failed events through the handler: kept with the verified message, the attempts and the redacted
+// error; listed, replayed through the same claim, discarded; acknowledged after n attempts only when
+// the merchant opts in. The memory store on a clock the test drives; the real stores run the same
+// contract in test/stores (contract.test.ts) and the fleet test (fleet.test.ts).
+import { describe, expect, it } from "vitest";
+import {
+	ConfigurationError,
+	createMemoryStore,
+	createNotificationHandler,
+	type NotificationErrorInfo,
+	type NotificationHandlerOptions,
+	type NotificationStore,
+	type Transaction,
+} from "../../src/index.js";
+import { verifyNotification } from "../../src/notifications/verify.js";
+import { ControllableClock } from "../../src/sandbox/books/clock.js";
+import { deferred, gatewayPublicKey, ipnRequest, tick, transactionIpn } from "./fixtures.js";
+
+const CARD = "4111 1111 1111 1111";
+
+function drivenTime() {
+	const clock = new ControllableClock(Date.UTC(2030, 0, 1));
+	return {
+		clock,
+		store: () => createMemoryStore({ now: () => clock.nowMs() }),
+		startTimer: (onExpiry: () => void, delayMs: number) => clock.schedule(clock.nowMs() + delayMs, onExpiry),
+	};
+}
+
+async function settle() {
+	for (let i = 0; i < 10; i++) await tick();
+}
+
+/** A handler whose transaction callback throws while `broken.now` is true; every run's transaction is kept. */
+function setUp(options: Partial<NotificationHandlerOptions> = {}) {
+	const time = drivenTime();
+	const broken = { now: true };
+	const received: Transaction[] = [];
+	const errors: [unknown, NotificationErrorInfo][] = [];
+	const handler = createNotificationHandler({
+		gatewayPublicKey,
+		store: time.store(),
+		startTimer: time.startTimer,
+		onTransaction: (transaction) => {
+			received.push(transaction);
+			if (broken.now) throw new TypeError(`orders table locked while saving card ${CARD}`);
+		},
+		onRefund: () => {},
+		onError: (error, info) => void errors.push([error, info]),
+		...options,
+	});
+	const deliver = async (body: string) => {
+		const response = await handler(ipnRequest(body));
+		return { status: response.status, body: (await response.json()) as { returnCode: string; description?: string } };
+	};
+	return { handler, time, broken, received, errors, deliver };
+}
+
+describe("failed events are kept, not lost", () => {
+	it("a thrown callback: 500, kept with the verified message, attempts and the redacted error; a replay clears it", async () => {
+		const { handler, broken, received, deliver } = setUp();
+		const body = transactionIpn("T-FAIL-1");
+		const eventId = "transaction:t-fail-1:successful";
+		for (let attempt = 1; attempt <= 2; attempt++) {
+			const response = await deliver(body);
+			expect(response.status).toBe(500);
+			expect(response.body.returnCode).not.toBe("100");
+		}
+		const page = await handler.failedEvents.list();
+		expect(page.next).toBeUndefined();
+		expect(page.events).toHaveLength(1);
+		const [failed] = page.events;
+		expect(failed).toMatchObject({ eventId, attempts: 2 });
+		expect(failed?.lastError).toBe("TypeError: orders table locked while saving card 411111******1111");
+		expect(failed?.firstFailedAt).toEqual(new Date(Date.UTC(2030, 0, 1)));
+		// What the callback received, as verified: the replay needs no gateway.
+		const verified = verifyNotification(body, { gatewayPublicKey });
+		expect(failed?.event).toEqual(verified);
+		expect(await handler.failedEvents.get(eventId)).toEqual(failed);
+
+		broken.now = false;
+		expect(await handler.failedEvents.retry(eventId)).toEqual({ eventId, result: "processed" });
+		expect(received).toHaveLength(3);
+		expect(received[2]).toEqual(verified.type === "transaction" ? verified.transaction : undefined);
+		expect((await handler.failedEvents.list()).events).toEqual([]);
+		expect(await handler.failedEvents.get(eventId)).toBeUndefined();
+		// The gateway's next retry finds it processed; a second replay finds nothing to replay.
+		expect((await deliver(body)).body).toEqual({ returnCode: "100", description: "Already processed." });
+		expect(await handler.failedEvents.retry(eventId)).toEqual({ eventId, result: "not_found" });
+		expect(received).toHaveLength(3);
+	});
+
+	it("a later gateway delivery that succeeds clears the record; a failed replay counts one more attempt", async () => {
+		const { handler, broken, deliver } = setUp();
+		const [first, second] = [transactionIpn("T-FAIL-2"), transactionIpn("T-FAIL-3")];
+		await deliver(first);
+		await deliver(second);
+		const retry = await handler.failedEvents.retry("transaction:t-fail-3:successful");
+		expect(retry).toMatchObject({ result: "failed", attempts: 2 });
+		expect(retry.error).toBeInstanceOf(TypeError);
+		broken.now = false;
+		expect((await deliver(first)).body.returnCode).toBe("100");
+		const listed = (await handler.failedEvents.list()).events.map((event) => [event.eventId, event.attempts]);
+		expect(listed).toEqual([["transaction:t-fail-3:successful", 2]]);
+	});
+
+	it("a timed-out callback is kept (the claim stays while it runs); its late success clears the record", async () => {
+		const gate = deferred();
+		const { handler, time, deliver } = setUp({
+			callbackTimeoutMs: 1000,
+			onTransaction: () => gate.promise,
+		});
+		const response = deliver(transactionIpn("T-SLOW"));
+		await settle();
+		time.clock.advance(1000);
+		expect((await response).status).toBe(503);
+		const [kept] = (await handler.failedEvents.list()).events;
+		expect(kept).toMatchObject({ eventId: "transaction:t-slow:successful", attempts: 1 });
+		expect(kept?.lastError).toMatch(/^DOMException \(TimeoutError\): The callback did not settle within 1000 ms/);
+		// A replay now finds the first run's claim still held: nothing runs twice.
+		expect(await handler.failedEvents.retry("transaction:t-slow:successful")).toMatchObject({
+			result: "in_progress",
+		});
+		gate.resolve();
+		await settle();
+		expect((await handler.failedEvents.list()).events).toEqual([]);
+	});
+
+	it("a replay and a gateway delivery at the same moment: the callback runs once", async () => {
+		let runs = 0;
+		const gate = deferred();
+		const broken = { now: true };
+		const { handler, deliver } = setUp({
+			onTransaction: async () => {
+				runs++;
+				if (broken.now) throw new Error("down");
+				await gate.promise;
+			},
+		});
+		const body = transactionIpn("T-RACE");
+		const eventId = "transaction:t-race:successful";
+		await deliver(body);
+		broken.now = false;
+		runs = 0;
+		const replay = handler.failedEvents.retry(eventId);
+		const delivery = deliver(body);
+		const secondReplay = handler.failedEvents.retry(eventId);
+		await settle();
+		gate.resolve();
+		const results = [await replay, await delivery, await secondReplay];
+		expect(runs).toBe(1);
+		expect(results[0]).toEqual({ eventId, result: "processed" });
+		expect(results[1]).toMatchObject({ status: 409 });
+		expect(results[2]).toEqual({ eventId, result: "in_progress" });
+	});
+
+	it("acknowledgeAfterAttempts: 3: two failed deliveries get 500, the third 200 + 100; the event stays kept", async () => {
+		const { handler, errors, deliver } = setUp({ acknowledgeAfterAttempts: 3 });
+		const body = transactionIpn("T-PARK");
+		expect((await deliver(body)).status).toBe(500);
+		expect((await deliver(body)).status).toBe(500);
+		const third = await deliver(body);
+		expect(third).toEqual({
+			status: 200,
+			body: {
+				returnCode: "100",
+				description: "The callback failed 3 times; the event is kept as failed for a replay.",
+			},
+		});
+		expect(errors.map(([, info]) => info.status)).toEqual([500, 500, 200]);
+		expect(errors[2]?.[0]).toBeInstanceOf(TypeError);
+		expect((await handler.failedEvents.list()).events).toMatchObject([{ attempts: 3 }]);
+	});
+
+	it("by default a failed callback is never acknowledged: ten failed deliveries, ten 500s", async () => {
+		const { handler, deliver } = setUp();
+		const body = transactionIpn("T-NEVER");
+		for (let attempt = 0; attempt < 10; attempt++) {
+			const response = await deliver(body);
+			expect(response.status).toBe(500);
+			expect(response.body.returnCode).not.toBe("100");
+		}
+		expect((await handler.failedEvents.list()).events).toMatchObject([{ attempts: 10 }]);
+	});
+
+	it("lists page by page in the order the events first failed; discard drops one without running it", async () => {
+		const { handler, received, deliver } = setUp();
+		for (const id of ["T-P1", "T-P2", "T-P3"]) await deliver(transactionIpn(id));
+		const first = await handler.failedEvents.list({ limit: 2 });
+		expect(first.events.map((event) => event.eventId)).toEqual([
+			"transaction:t-p1:successful",
+			"transaction:t-p2:successful",
+		]);
+		const second = await handler.failedEvents.list({ limit: 2, after: first.next });
+		expect(second).toMatchObject({ events: [{ eventId: "transaction:t-p3:successful" }], next: undefined });
+		expect(await handler.failedEvents.discard("transaction:t-p2:successful")).toBe(true);
+		expect(await handler.failedEvents.discard("transaction:t-p2:successful")).toBe(false);
+		expect((await handler.failedEvents.list()).events).toHaveLength(2);
+		expect(received).toHaveLength(3);
+		await expect(handler.failedEvents.list({ limit: 0 })).rejects.toThrow(/limit: must be an integer from 1 to 1000/);
+		await expect(handler.failedEvents.list({ after: "x" })).rejects.toThrow(ConfigurationError);
+		await expect(handler.failedEvents.get(5 as never)).rejects.toThrow(/eventId: must be a string/);
+	});
+});
+
+describe("stores that keep no failed events", () => {
+	/** A store written before failed events existed: claim, confirm and release only. */
+	function customStore(): NotificationStore {
+		const inner = createMemoryStore();
+		return {
+			claim: (id, lease, token) => inner.claim(id, lease, token),
+			confirm: (id, token) => inner.confirm(id, token),
+			release: (id, token) => inner.release(id, token),
+		};
+	}
+
+	it("deliveries work as before (a failure is released and the next delivery runs it); failedEvents says why it cannot", async () => {
+		let runs = 0;
+		const handler = createNotificationHandler({
+			gatewayPublicKey,
+			store: customStore(),
+			onTransaction: () => {
+				if (++runs === 1) throw new Error("once");
+			},
+			onRefund: () => {},
+		});
+		const body = transactionIpn("T-CUSTOM");
+		expect((await handler(ipnRequest(body))).status).toBe(500);
+		expect((await handler(ipnRequest(body))).status).toBe(200);
+		expect(runs).toBe(2);
+		await expect(handler.failedEvents.list()).rejects.toThrow(
+			/store: keeps no failed events: the notification store has no recordFailure/,
+		);
+		await expect(handler.failedEvents.retry("x")).rejects.toThrow(ConfigurationError);
+	});
+
+	it("acknowledgeAfterAttempts needs a store that keeps failed events; a store with some of the methods is refused", () => {
+		const base = { gatewayPublicKey, onTransaction: () => {}, onRefund: () => {} };
+		expect(() => createNotificationHandler({ ...base, store: customStore(), acknowledgeAfterAttempts: 3 })).toThrow(
+			/acknowledgeAfterAttempts: needs a store that keeps failed events/,
+		);
+		expect(() => createNotificationHandler({ ...base, acknowledgeAfterAttempts: 0 })).toThrow(
+			/acknowledgeAfterAttempts: must be a positive integer/,
+		);
+		const partial = { ...customStore(), failedEvent: () => undefined };
+		expect(() => createNotificationHandler({ ...base, store: partial })).toThrow(
+			/store: must have all or none of recordFailure, failedEvent, listFailedEvents, discardFailedEvent/,
+		);
+	});
+});

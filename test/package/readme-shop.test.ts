@@ -1,0 +1,230 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { codeBlocks, readDoc } from "../support/markdown.js";
+import { consumerProject, DEPENDENCIES, packedPackage } from "../support/packed.js";
+
+// The README's quick start, run as a newcomer runs it: its `// file:` blocks in a fresh project that installs
+// the packed package and express, the sandbox started by the README's command, the shop by the README's
+// shell lines (environment included), then a buyer who pays on the hosted page and a merchant who refunds.
+
+const README = readDoc("README.md");
+const blocks = codeBlocks(README);
+const FILE_NAME = /^\/\/ file: ([\w./-]+\.ts)\s*$/;
+const files = blocks.flatMap((block) => {
+	const name = FILE_NAME.exec(block.code.split("\n")[0] ?? "")?.[1];
+	return block.language === "ts" && name !== undefined ? [{ name, code: block.code }] : [];
+});
+const shell = blocks.filter((block) => block.language === "sh").map((block) => block.code);
+const sandboxBlock = shell.find((code) => code.includes("merchant-gateway sandbox --"));
+const shopBlock = shell.find((code) => /^node server\.ts$/m.test(code));
+
+/** A test-only route beside the README's server: what the shop's IPN callbacks stored. */
+const INSPECT = `import "./server.ts";
+import { app } from "./checkout.ts";
+import { paidOrders, refunds } from "./ipn.ts";
+
+app.get("/__inspect", (_req, res) => {
+	res.json({ paidOrders: Object.fromEntries(paidOrders), refunds: Object.fromEntries(refunds) });
+});
+`;
+
+interface ShopState {
+	paidOrders: Record<string, string>;
+	refunds: Record<string, string>;
+}
+
+function freePort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const server = createServer();
+		server.once("error", reject);
+		server.listen(0, "127.0.0.1", () => {
+			const address = server.address();
+			server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+		});
+	});
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls until `probe` returns a value (not undefined), or fails with what it last saw. */
+async function until<T>(what: string, probe: () => Promise<T | undefined>, seconds = 30): Promise<T> {
+	const deadline = Date.now() + seconds * 1000;
+	let last: unknown;
+	while (Date.now() < deadline) {
+		try {
+			const value = await probe();
+			if (value !== undefined) return value;
+		} catch (error) {
+			last = error;
+		}
+		await sleep(100);
+	}
+	throw new Error(`Timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
+}
+
+/** The first form of a hosted page, posted as a browser posts it: its hidden fields plus `fields`. */
+async function submitForm(pageUrl: string, fields: Record<string, string>): Promise<Response> {
+	const page = await fetch(pageUrl);
+	expect(page.status).toBe(200);
+	const html = await page.text();
+	const form = /<form method="post" action="([^"]+)">([\s\S]*?)<\/form>/.exec(html);
+	if (!form) throw new Error(`No form on ${pageUrl}: ${html.slice(0, 500)}`);
+	const body = new URLSearchParams();
+	for (const hidden of (form[2] ?? "").matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+		body.set(hidden[1] ?? "", hidden[2] ?? "");
+	}
+	for (const [name, value] of Object.entries(fields)) body.set(name, value);
+	return fetch(new URL(form[1] ?? "", pageUrl), { method: "POST", body, redirect: "manual" });
+}
+
+function locationOf(response: Response): string {
+	expect(response.status, `a redirect, not ${response.status}`).toBeGreaterThanOrEqual(300);
+	expect(response.status).toBeLessThan(400);
+	return response.headers.get("location") ?? "";
+}
+
+describe("the README's quick start, run against the sandbox as the README says", () => {
+	const children: ChildProcess[] = [];
+	const output = { sandbox: "", shop: "" };
+	let cleanup = () => {};
+	let shopUrl = "";
+	let sandboxUrl = "";
+
+	const run = (name: keyof typeof output, script: string, cwd: string) => {
+		const binDir = join(cwd, "node_modules", ".bin");
+		const env = { ...process.env, PATH: `${binDir}:${dirname(process.execPath)}:${process.env.PATH ?? ""}` };
+		const child = spawn("bash", ["-euc", script], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+		child.stdout?.on("data", (chunk: Buffer) => {
+			output[name] += chunk.toString();
+		});
+		child.stderr?.on("data", (chunk: Buffer) => {
+			output[name] += chunk.toString();
+		});
+		children.push(child);
+		return child;
+	};
+	const state = async (): Promise<ShopState> => (await fetch(`${shopUrl}/__inspect`)).json() as Promise<ShopState>;
+
+	beforeAll(async () => {
+		expect(sandboxBlock, "the README's command that starts the sandbox").toBeDefined();
+		expect(shopBlock, "the README's shell lines that start the shop with `node server.ts`").toBeDefined();
+		const packed = await packedPackage();
+		const made = consumerProject(packed.tarball, {
+			packages: [...DEPENDENCIES, "express"],
+			packageJson: { type: "module" },
+		});
+		cleanup = made.cleanup;
+		const project = made.dir;
+		for (const file of files) writeFileSync(join(project, file.name), `${file.code}\n`);
+		writeFileSync(join(project, "inspect.ts"), INSPECT);
+
+		// The README's ports, swapped for free ones; every other word of its lines runs as written.
+		const [sandboxPort, shopPort] = [await freePort(), await freePort()];
+		const ports = (code: string) =>
+			code.replace(/\b8080\b/g, String(sandboxPort)).replace(/\b3000\b/g, String(shopPort));
+		sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
+		shopUrl = `http://127.0.0.1:${shopPort}`;
+		const sandboxLine = ports(sandboxBlock ?? "")
+			.split("\n")
+			.find((line) => line.includes("merchant-gateway sandbox"));
+		// `npx` finds the package's bin in node_modules/.bin; run it straight from there (no registry).
+		const command = (sandboxLine ?? "").replace(/\s+#.*$/, "").replace(/^npx /, "exec ");
+		run("sandbox", command, project);
+		// The key files the README's shop lines read (`$(cat <file>)`) exist once the sandbox has started.
+		const keyFiles = [...(shopBlock ?? "").matchAll(/\$\(cat (\S+)\)/g)].map((match) => match[1] ?? "");
+		expect(keyFiles.length, "the README's shop lines read the sandbox's key files").toBeGreaterThan(0);
+		await until("the sandbox's keys and port", async () => {
+			if (!keyFiles.every((file) => existsSync(join(project, file)))) return undefined;
+			return (await fetch(sandboxUrl)).status > 0 ? true : undefined;
+		});
+		// The README's shell lines for the shop; only the entry point changes, to one that also serves /__inspect.
+		run("shop", ports(shopBlock ?? "").replace(/^node server\.ts$/m, "exec node inspect.ts"), project);
+		await until("the shop to listen", async () => ((await fetch(`${shopUrl}/__inspect`)).ok ? true : undefined));
+	}, 300_000);
+
+	afterAll(() => {
+		for (const child of children) child.kill("SIGTERM");
+		cleanup();
+	});
+
+	it("checkout, IPN, return page and a refund after the IPN", { timeout: 60_000 }, async () => {
+		try {
+			// 1. The shop creates a checkout and sends the buyer to the hosted page.
+			const pay = await fetch(`${shopUrl}/pay`, { method: "POST", redirect: "manual" });
+			expect(pay.status).toBe(303);
+			const paymentLink = locationOf(pay);
+			expect(paymentLink.startsWith(sandboxUrl)).toBe(true);
+
+			// The buyer pays with the README's test card; the page sends them back to the shop's return page.
+			const paid = await submitForm(paymentLink, {
+				cardName: "Ada Lovelace",
+				cardNumber: "4242 4242 4242 4242",
+				cardExpiry: "12/30",
+				cardSecurityCode: "123",
+				action: "pay",
+			});
+			const returnUrl = locationOf(paid);
+			expect(returnUrl.startsWith(`${shopUrl}/pay/return?`)).toBe(true);
+
+			// 2. The IPN reaches /pay/ipn; the shop's onTransaction stores the order, once.
+			const paidOrders = await until("the transaction IPN", async () => {
+				const orders = (await state()).paidOrders;
+				return Object.keys(orders).length > 0 ? orders : undefined;
+			});
+			expect(Object.keys(paidOrders)).toHaveLength(1);
+			const [[orderRef, transactionId]] = Object.entries(paidOrders) as [[string, string]];
+			const deliveries = output.sandbox.split("\n").filter((line) => line.includes(`/pay/ipn`));
+			expect(deliveries.filter((line) => line.includes(transactionId))).toHaveLength(1);
+
+			// 3. The return page resolves the signed callback.
+			const page = await fetch(returnUrl);
+			expect(page.status).toBe(200);
+			expect(await page.text()).toBe(`Thank you! Order ${orderRef} is paid.`);
+
+			// 4. The refund after the IPN; its own IPN follows.
+			const refund = await fetch(`${shopUrl}/orders/${orderRef}/refund`, { method: "POST" });
+			const refundText = await refund.text();
+			expect(refund.status, refundText).toBe(200);
+			const refundId = /^Refund (\S+): processed$/.exec(refundText)?.[1];
+			expect(refundId, refundText).toBeDefined();
+			const refundStatus = await until("the refund IPN", async () => (await state()).refunds[refundId ?? ""]);
+			expect(refundStatus).toBe("refund_successful");
+		} catch (error) {
+			throw new Error(`${String(error)}\n--- sandbox\n${output.sandbox}\n--- shop\n${output.shop}`);
+		}
+	});
+
+	it("the S2S card charge with 3-D Secure", { timeout: 60_000 }, async () => {
+		try {
+			const before = Object.keys((await state()).paidOrders);
+			const charge = await fetch(`${shopUrl}/pay/card`, {
+				method: "POST",
+				headers: { "content-type": "application/json", accept: "text/html", "user-agent": "Mozilla/5.0" },
+				body: JSON.stringify({
+					cardNumber: "4000000000000036",
+					cardMonth: "12",
+					cardYear: "30",
+					cardSecurityCode: "123",
+				}),
+				redirect: "manual",
+			});
+			const challenge = locationOf(charge);
+			expect(challenge.startsWith(`${sandboxUrl}/3ds/`)).toBe(true);
+			const authenticated = await submitForm(challenge, { password: "123456" });
+			const returnUrl = locationOf(authenticated);
+			expect(returnUrl.startsWith(`${shopUrl}/pay/return?`)).toBe(true);
+
+			const orderRef = await until("the card charge's IPN", async () => {
+				const added = Object.keys((await state()).paidOrders).filter((ref) => !before.includes(ref));
+				return added[0];
+			});
+			const page = await fetch(returnUrl);
+			expect(await page.text()).toBe(`Thank you! Order ${orderRef} is paid.`);
+		} catch (error) {
+			throw new Error(`${String(error)}\n--- sandbox\n${output.sandbox}\n--- shop\n${output.shop}`);
+		}
+	});
+});
