@@ -132,7 +132,8 @@ async function main() {
 	await load(off, 1);
 	const warm = await load(recording, 1);
 	// Sanity: the recording server records a span per delivery.
-	if (warm.recorded !== warm.served) throw new Error(`bench setup: ${warm.recorded} spans for ${warm.served} deliveries`);
+	if (warm.recorded !== warm.served)
+		throw new Error(`bench setup: ${warm.recorded} spans for ${warm.served} deliveries`);
 	const rounds = [];
 	for (let round = 0; round < 10; round++) {
 		const first = round % 2 === 0 ? off : recording;

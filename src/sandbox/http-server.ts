@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ConfigurationError } from "../errors/configuration-error.js";
+import * as z from "zod/mini";
+import { flag, parseOptions } from "../internal/options.js";
 import { isLoopbackHost } from "../schemas/fields.js";
+import { lazySchema } from "../schemas/lazy.js";
 import { handleControl, isControlPath } from "./control/control-api.js";
 import type { SandboxCore } from "./core/sandbox-core.js";
 import type { SandboxOptions } from "./core/sandbox-options.js";
@@ -42,19 +44,37 @@ export interface SandboxServer {
 	close(): Promise<void>;
 }
 
+const LOOPBACK_RULE =
+	"must be a loopback address (the sandbox listens on loopback only), or set allowNonLoopback: true";
+const TOKEN_RULE = "must be at least 16 characters: it is all that stands between other local users and the controls";
+
+/** The server's own option rules (the sandbox's are checked where the sandbox is made). */
+const serverOptions = lazySchema(() =>
+	z
+		.looseObject({
+			host: z._default(z.string({ error: "must be a string" }), "127.0.0.1"),
+			allowNonLoopback: flag(false),
+			controlToken: z.optional(z.string({ error: TOKEN_RULE }).check(z.minLength(16, TOKEN_RULE))),
+		})
+		.check(
+			z.superRefine((given, context) => {
+				if (typeof given.host !== "string") return;
+				const bare = given.host.replace(/^\[|\]$/g, "");
+				if (given.allowNonLoopback || isLoopbackHost(given.host) || bare === "::1") return;
+				context.issues.push({
+					code: "custom",
+					message: `${given.host} ${LOOPBACK_RULE}`,
+					path: ["host"],
+					input: given,
+				});
+			}),
+		),
+);
+
 /** The sandbox over real HTTP: /v2 API, hosted checkout page, 3DS page. */
 export async function startSandboxServer(options: SandboxServerOptions = {}): Promise<SandboxServer> {
-	const host = options.host ?? "127.0.0.1";
+	const { host, controlToken } = parseOptions(serverOptions, options, "sandbox server options");
 	const bare = host.replace(/^\[|\]$/g, "");
-	if (!options.allowNonLoopback && !(isLoopbackHost(host) || bare === "::1")) {
-		const rule = `must be a loopback address (the sandbox listens on loopback only), or set allowNonLoopback: true`;
-		throw new ConfigurationError([{ field: "host", message: `${host} ${rule}` }], "sandbox server options");
-	}
-	const { controlToken } = options;
-	if (controlToken !== undefined && (typeof controlToken !== "string" || controlToken.length < 16)) {
-		const rule = "must be at least 16 characters: it is all that stands between other local users and the controls";
-		throw new ConfigurationError([{ field: "controlToken", message: rule }], "sandbox server options");
-	}
 	const owned = options.sandbox === undefined;
 	const sandbox = options.sandbox ?? (await createSandbox(options));
 	const core = coreOf(sandbox);

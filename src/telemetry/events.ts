@@ -66,11 +66,9 @@ export class RunSteps {
 	readonly #recording: boolean;
 	readonly #attributes: Attributes;
 	readonly #redaction: TelemetryRedaction;
-	readonly #personal: () => object | undefined;
 
 	/**
 	 * @param attributes the event's, on every histogram point (its kind).
-	 * @param personal the resource whose personal data stays out of exception messages.
 	 */
 	constructor(
 		active: ActiveTelemetry<EventInstruments>,
@@ -78,7 +76,6 @@ export class RunSteps {
 		span: Span,
 		attributes: Attributes,
 		redaction: TelemetryRedaction,
-		personal: () => object | undefined,
 	) {
 		this.#active = active;
 		this.#source = source;
@@ -86,7 +83,6 @@ export class RunSteps {
 		this.#recording = span.isRecording();
 		this.#attributes = attributes;
 		this.#redaction = redaction;
-		this.#personal = personal;
 	}
 
 	/** The watcher the event runner tells of each step. */

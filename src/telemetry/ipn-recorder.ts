@@ -80,14 +80,7 @@ class ActiveDeliveryRecord implements DeliveryRecord {
 		const { event, fields } = opened;
 		this.#fields = fields;
 		this.#event[ATTRIBUTES.eventKind] = event.type;
-		const steps = new RunSteps(
-			this.#active,
-			"ipn",
-			this.#span,
-			{ ...this.#event },
-			this.#redaction,
-			() => this.#fields,
-		);
+		const steps = new RunSteps(this.#active, "ipn", this.#span, { ...this.#event }, this.#redaction);
 		this.#steps = steps;
 		if (!this.#recording) return;
 		const resource = event.type === "transaction" ? event.transaction : event.refund;

@@ -99,14 +99,7 @@ class ActiveItem implements ReconcileItemRecord {
 	resolved(resource: object, status: string, eventId: string): void {
 		this.#resource = resource;
 		const attributes: Attributes = { [ATTRIBUTES.eventKind]: this.#kind };
-		this.#steps = new RunSteps(
-			this.#active,
-			"reconcile",
-			this.#span,
-			attributes,
-			this.#redaction,
-			() => this.#resource,
-		);
+		this.#steps = new RunSteps(this.#active, "reconcile", this.#span, attributes, this.#redaction);
 		this.#span.setAttributes({ [ATTRIBUTES.status]: status, [ATTRIBUTES.eventId]: eventId });
 	}
 

@@ -1,4 +1,6 @@
 import { expect, test } from "vitest";
+import { ConfigurationError } from "../../src/errors/configuration-error.js";
+import { startSandboxServer } from "../../src/sandbox/http-server.js";
 import { keys } from "../support/vectors.js";
 import { startSandbox } from "./helpers.js";
 
@@ -75,4 +77,22 @@ test("sandbox durations stop at 2147483647 ms, what a timer honours, naming the 
 	} finally {
 		sandbox.close();
 	}
+});
+
+test("startSandboxServer names each wrong server option and its rule, before the sandbox is made", async () => {
+	const refused = async (options: unknown) => {
+		const error = await startSandboxServer(options as never).catch((caught: unknown) => caught);
+		expect(error).toBeInstanceOf(ConfigurationError);
+		return (error as ConfigurationError).issues.map((issue) => `${issue.field}: ${issue.message}`);
+	};
+	const token = "must be at least 16 characters: it is all that stands between other local users and the controls";
+	expect(await refused({ controlToken: "short" })).toEqual([`controlToken: ${token}`]);
+	expect(await refused({ controlToken: 1234567890123456 })).toEqual([`controlToken: ${token}`]);
+	expect(await refused({ host: 42 })).toEqual(["host: must be a string"]);
+	expect(await refused({ host: "192.0.2.1", allowNonLoopback: "yes" })).toEqual([
+		"allowNonLoopback: must be a boolean",
+	]);
+	expect(await refused({ host: "192.0.2.1" })).toEqual([
+		"host: 192.0.2.1 must be a loopback address (the sandbox listens on loopback only), or set allowNonLoopback: true",
+	]);
 });
