@@ -9,7 +9,7 @@ import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 import { createMemoryStore, createNotificationHandler, toNodeListener } from "../dist/index.js";
 import { sealMessage } from "../dist/signing/index.js";
-import { median, pinLoadAndServers, report } from "./lib.mjs";
+import { loadIpnRoute, median, pinLoadAndServers, report } from "./lib.mjs";
 import { vector } from "./vectors.mjs";
 
 const keysDir = new URL("../test/vectors/keys/", import.meta.url);
@@ -102,24 +102,9 @@ async function startServer(role, serverPrefix) {
 }
 
 async function load(server, seconds) {
-	const { default: autocannon } = await import("autocannon");
-	let next = 0;
 	const before = await server.usage();
-	const result = await autocannon({
-		url: `http://127.0.0.1:${server.port}/ipn`,
-		connections: 10,
-		duration: seconds,
-		requests: [
-			{
-				method: "POST",
-				headers: { "content-type": "application/json" },
-				setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length] }),
-			},
-		],
-	});
+	await loadIpnRoute(server.port, bodies, seconds);
 	const after = await server.usage();
-	if (result.non2xx > 0 || result.errors > 0)
-		throw new Error(`${result.non2xx} non-2xx responses, ${result.errors} errors`);
 	const served = after.served - before.served;
 	if (after.processed - before.processed !== served) throw new Error("bench setup: deliveries skipped the callback");
 	return { rps: served / seconds, served, recorded: after.recorded - before.recorded };

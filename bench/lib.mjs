@@ -162,3 +162,26 @@ export async function pinLoadAndServers() {
 		return unpinned;
 	}
 }
+
+/**
+ * POSTs the IPN bodies in turn to a server's /ipn for `seconds` (autocannon, 10 connections); throws when any
+ * response is not 2xx, so a figure never counts refusals as throughput.
+ */
+export async function loadIpnRoute(port, bodies, seconds) {
+	const { default: autocannon } = await import("autocannon");
+	let next = 0;
+	const result = await autocannon({
+		url: `http://127.0.0.1:${port}/ipn`,
+		connections: 10,
+		duration: seconds,
+		requests: [
+			{
+				method: "POST",
+				headers: { "content-type": "application/json" },
+				setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length] }),
+			},
+		],
+	});
+	if (result.non2xx > 0 || result.errors > 0)
+		throw new Error(`${result.non2xx} non-2xx responses, ${result.errors} errors`);
+}

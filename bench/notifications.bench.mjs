@@ -22,7 +22,7 @@ import {
 	verifyNotification,
 } from "../dist/index.js";
 import { canonicalString, sealMessage } from "../dist/signing/index.js";
-import { compareFastest, handWritten21, median, pinLoadAndServers, report } from "./lib.mjs";
+import { compareFastest, handWritten21, loadIpnRoute, median, pinLoadAndServers, report } from "./lib.mjs";
 import { vector } from "./vectors.mjs";
 
 const keysDir = new URL("../test/vectors/keys/", import.meta.url);
@@ -133,24 +133,9 @@ async function startServer(role, serverPrefix) {
 
 /** Loads a server for `seconds`; returns requests/second and server CPU microseconds per request. */
 async function load(server, bodies, seconds) {
-	const { default: autocannon } = await import("autocannon");
-	let next = 0;
 	const before = await server.usage();
-	const result = await autocannon({
-		url: `http://127.0.0.1:${server.port}/ipn`,
-		connections: 10,
-		duration: seconds,
-		requests: [
-			{
-				method: "POST",
-				headers: { "content-type": "application/json" },
-				setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length] }),
-			},
-		],
-	});
+	await loadIpnRoute(server.port, bodies, seconds);
 	const after = await server.usage();
-	if (result.non2xx > 0 || result.errors > 0)
-		throw new Error(`${result.non2xx} non-2xx responses, ${result.errors} errors`);
 	const served = after.served - before.served;
 	// The handler must have run its callback for every delivery (none acknowledged as a duplicate).
 	if (after.processed !== undefined)

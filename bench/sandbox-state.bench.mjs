@@ -9,40 +9,13 @@ import { closeSync, fsyncSync, mkdtempSync, openSync, readFileSync, renameSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { sealMessage } from "../dist/signing/index.js";
+import { checkoutBodies, MERCHANT_ID, pem } from "./checkout-bodies.mjs";
 import { median, pinLoadAndServers, report } from "./lib.mjs";
 
-const keysDir = new URL("../test/vectors/keys/", import.meta.url);
-const pem = (name) => readFileSync(new URL(`${name}.pem`, keysDir), "utf8");
 const ROLE = process.env.SANDBOX_STATE_BENCH_SERVER;
 const REQUESTS = 600;
 const ROUNDS = 7;
 const CONNECTIONS = 8;
-const MERCHANT_ID = "bench-shop";
-
-function checkoutBodies(count, prefix) {
-	const privateKey = pem("merchant-private");
-	return Array.from({ length: count }, (_, i) =>
-		JSON.stringify(
-			sealMessage(
-				{
-					merchantId: MERCHANT_ID,
-					orderRef: `${prefix}-${i}`,
-					amount: 49.99,
-					currency: "EUR",
-					paymentMethod: "checkout",
-					orderDescription: "Benchmark order",
-					callbackUrl: "https://shop.example/return",
-					notificationUrl: "https://shop.example/ipn",
-					cancelUrl: "https://shop.example/cancel",
-					errorUrl: "https://shop.example/error",
-					metadata: { cart: i },
-				},
-				{ privateKey, signVersion: "2.1" },
-			),
-		),
-	);
-}
 
 async function serve(role) {
 	const { startSandboxServer } = await import("../dist/testing.js");

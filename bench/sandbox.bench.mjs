@@ -6,41 +6,12 @@
 // not share their event loop. Bounded: a fixed number of requests per round.
 import { fork } from "node:child_process";
 import * as crypto from "node:crypto";
-import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { sealMessage } from "../dist/signing/index.js";
+import { checkoutBodies, MERCHANT_ID, pem } from "./checkout-bodies.mjs";
 import { median, report } from "./lib.mjs";
 
-const keysDir = new URL("../test/vectors/keys/", import.meta.url);
-const pem = (name) => readFileSync(new URL(`${name}.pem`, keysDir), "utf8");
 const ROLE = process.env.SANDBOX_BENCH_SERVER;
 const REQUESTS = 1200;
-const MERCHANT_ID = "bench-shop";
-
-/** Distinct checkout requests (orderRef is unique per merchant), signed once up front, in the 2.1 form. */
-function checkoutBodies(count, prefix) {
-	const privateKey = pem("merchant-private");
-	return Array.from({ length: count }, (_, i) =>
-		JSON.stringify(
-			sealMessage(
-				{
-					merchantId: MERCHANT_ID,
-					orderRef: `${prefix}-${i}`,
-					amount: 49.99,
-					currency: "EUR",
-					paymentMethod: "checkout",
-					orderDescription: "Benchmark order",
-					callbackUrl: "https://shop.example/return",
-					notificationUrl: "https://shop.example/ipn",
-					cancelUrl: "https://shop.example/cancel",
-					errorUrl: "https://shop.example/error",
-					metadata: { cart: i },
-				},
-				{ privateKey, signVersion: "2.1" },
-			),
-		),
-	);
-}
 
 async function serve(role) {
 	let listener;

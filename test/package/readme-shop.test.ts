@@ -176,8 +176,11 @@ describe("the README's quick start, run against the sandbox as the README says",
 			});
 			expect(Object.keys(paidOrders)).toHaveLength(1);
 			const [[orderRef, transactionId]] = Object.entries(paidOrders) as [[string, string]];
-			const deliveries = output.sandbox.split("\n").filter((line) => line.includes(`/pay/ipn`));
-			expect(deliveries.filter((line) => line.includes(transactionId))).toHaveLength(1);
+			// The sandbox logs a delivery once the shop has responded, which can be after the callback stored the order.
+			const deliveryLines = () =>
+				output.sandbox.split("\n").filter((line) => line.includes("/pay/ipn") && line.includes(transactionId));
+			await until("the sandbox's log of the delivery", async () => (deliveryLines().length > 0 ? true : undefined));
+			expect(deliveryLines()).toHaveLength(1);
 
 			// 3. The return page resolves the signed callback.
 			const page = await fetch(returnUrl);
