@@ -56,7 +56,8 @@ export async function measure(imports: Imports, distDir = join(root, "dist")): P
 		logLevel: "error",
 	});
 	const outputs = result.metafile.outputs;
-	const entry = Object.keys(outputs).find((path) => outputs[path]?.entryPoint !== undefined) ?? "";
+	// Each dynamic import is an entry point of its own: the imports' entry is the one made from stdin.
+	const entry = Object.keys(outputs).find((path) => outputs[path]?.entryPoint === "<stdin>") ?? "";
 	const eager = closure(entry, outputs, ["import-statement"]);
 	const lazy = [...closure(entry, outputs, ["import-statement", "dynamic-import"])].filter((path) => !eager.has(path));
 	const files = new Map(result.outputFiles.map((file) => [relative(process.cwd(), file.path), file.contents]));
