@@ -33,11 +33,16 @@ export class ActiveDeliveryRecorder implements DeliveryRecorder {
 	}
 }
 
+/**
+ * A delivery recorded while telemetry is on. Attributes learnt along the way are kept and set once, as the span
+ * ends (one call into the SDK instead of one per step); the steps' events are added as they happen.
+ */
 class ActiveDeliveryRecord implements DeliveryRecord {
 	readonly #active: ActiveTelemetry<EventInstruments>;
 	readonly #span: Span;
 	readonly #recording: boolean;
 	readonly #event: Attributes = {};
+	#verified: Attributes | undefined;
 	readonly #operation: string;
 	readonly #redaction: TelemetryRedaction;
 	#fields: Record<string, unknown> | undefined;
@@ -92,7 +97,7 @@ class ActiveDeliveryRecord implements DeliveryRecord {
 			[ATTRIBUTES.transactionId]: resource.transactionId,
 		};
 		if (event.type === "refund") attributes[ATTRIBUTES.refundId] = event.refund.refundId;
-		this.#span.setAttributes(attributes);
+		this.#verified = attributes;
 	}
 
 	inCallback<T>(run: () => T): T {
@@ -125,12 +130,14 @@ class ActiveDeliveryRecord implements DeliveryRecord {
 		if (refusal !== undefined) point[ATTRIBUTES.refusal] = refusal;
 		if (described !== undefined) point[ATTRIBUTES.errorType] = described.type;
 		if (this.#recording) {
-			this.#span.setAttributes({
+			const attributes: Attributes = {
+				...this.#verified,
 				...point,
 				[ATTRIBUTES.statusCode]: response.status,
 				[ATTRIBUTES.returnCode]: response.status === 200 ? "100" : String(response.status),
-			});
-			if (joined) this.#span.setAttribute(ATTRIBUTES.joined, true);
+			};
+			if (joined) attributes[ATTRIBUTES.joined] = true;
+			this.#span.setAttributes(attributes);
 			// A server span is an error for its own failures (5xx), not for the requests it refuses.
 			if (described !== undefined && response.status >= 500) recordError(api, this.#span, described);
 		}
