@@ -8,6 +8,13 @@ import {
 	PeriodicExportingMetricReader,
 } from "@opentelemetry/sdk-metrics";
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
+import * as traceBase from "@opentelemetry/sdk-trace-base";
+
+/**
+ * The tracing SDK a test records with: `@opentelemetry/sdk-trace` 3, or `@opentelemetry/sdk-trace-base` 2, the
+ * generation most applications still run.
+ */
+export type TracingSdk = "sdk-trace" | "sdk-trace-base";
 
 /**
  * A real OpenTelemetry SDK that keeps what it records in memory: spans through a SimpleSpanProcessor into
@@ -15,7 +22,7 @@ import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerPro
  * the test asks, never on a timer).
  */
 export interface RecordedTelemetry {
-	tracerProvider: TracerProvider;
+	tracerProvider: TracerProvider | traceBase.BasicTracerProvider;
 	meterProvider: MeterProvider;
 	/** The spans ended so far. */
 	spans(): ReadableSpan[];
@@ -24,16 +31,27 @@ export interface RecordedTelemetry {
 	shutdown(): Promise<void>;
 }
 
-export function recordTelemetry(): RecordedTelemetry {
-	const spanExporter = new InMemorySpanExporter();
-	const tracerProvider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: spanExporter })] });
+export function recordTelemetry(sdk: TracingSdk = "sdk-trace"): RecordedTelemetry {
+	let spans: () => ReadableSpan[];
+	let tracerProvider: RecordedTelemetry["tracerProvider"];
+	if (sdk === "sdk-trace") {
+		const spanExporter = new InMemorySpanExporter();
+		tracerProvider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: spanExporter })] });
+		spans = () => spanExporter.getFinishedSpans();
+	} else {
+		const spanExporter = new traceBase.InMemorySpanExporter();
+		const spanProcessors = [new traceBase.SimpleSpanProcessor(spanExporter)];
+		tracerProvider = new traceBase.BasicTracerProvider({ spanProcessors });
+		// The same fields under the previous generation's type.
+		spans = () => spanExporter.getFinishedSpans() as unknown as ReadableSpan[];
+	}
 	const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
 	const reader = new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 3_600_000 });
 	const meterProvider = new MeterProvider({ readers: [reader] });
 	return {
 		tracerProvider,
 		meterProvider,
-		spans: () => spanExporter.getFinishedSpans(),
+		spans,
 		metrics: async () => {
 			await reader.forceFlush();
 			const latest = metricExporter.getMetrics().at(-1);

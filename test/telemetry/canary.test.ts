@@ -1,5 +1,5 @@
 import type { Attributes } from "@opentelemetry/api";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createMemoryStore, createNotificationHandler, createReconciler } from "../../src/index.js";
 import { loadOpenTelemetry } from "../../src/telemetry/api.js";
 import { useGateway } from "../client/gateway.js";
@@ -12,7 +12,7 @@ import {
 	transactionFields,
 } from "../notifications/fixtures.js";
 import { ids } from "../support/gateway-messages.js";
-import { type RecordedTelemetry, recordTelemetry } from "../support/otel.js";
+import { type RecordedTelemetry, recordTelemetry, type TracingSdk } from "../support/otel.js";
 
 /**
  * The telemetry canary: a card number, its security code and the customer's personal data (email,
@@ -36,13 +36,8 @@ const PERSONAL = {
 const SECRETS = [CARD, CVV, ...Object.values(PERSONAL), "5550199", "zelphine"];
 
 const gateway = useGateway();
+/** The SDK recording the current group of tests (each group records with its own). */
 let otel: RecordedTelemetry;
-beforeAll(async () => {
-	otel = recordTelemetry();
-	await loadOpenTelemetry();
-	await import("../../src/telemetry/ipn-recorder.js");
-});
-afterAll(() => otel.shutdown());
 
 const echo = [
 	`cardNumber=${CARD} cvv=${CVV}`,
@@ -119,124 +114,136 @@ const failingCallback = () => {
 	);
 };
 
-test("no card number, security code, email, name, address, phone or IP in any span or metric", async () => {
-	const client = gateway.client({
-		tracerProvider: otel.tracerProvider,
-		meterProvider: otel.meterProvider,
-		maxRetries: 2,
+// Both generations of the tracing SDK: what the SDK hands to the API is recorded the same by each.
+const SDKS: TracingSdk[] = ["sdk-trace", "sdk-trace-base"];
+
+describe.each(SDKS)("recorded by @opentelemetry/%s", (sdk) => {
+	beforeAll(async () => {
+		otel = recordTelemetry(sdk);
+		await loadOpenTelemetry();
+		await import("../../src/telemetry/ipn-recorder.js");
 	});
-	const card = cardParams({ cardNumber: CARD, cardSecurityCode: CVV, ...PERSONAL });
-	const checkout = checkoutParams(PERSONAL);
-	const calls: Array<() => Promise<unknown>> = [
-		// successes: every endpoint
-		() => client.checkout.create(checkout),
-		async () => {
-			const charged = await client.card.charge(card);
-			await client.transactions.retrieve(charged.transactionId);
-			const refund = await client.refunds.create({
-				transactionId: charged.transactionId,
-				amount: 1,
-				reason: `refund for ${PERSONAL.billingEmail}`,
-			});
-			return client.refunds.retrieve(refund.refundId);
-		},
-		// refused before sending, with the card data in the refused values
-		() => client.card.charge({ ...card, amount: 0 }),
-		() => client.card.charge({ ...card, cardNumber: `${CARD.slice(0, 15)}1`, cardSecurityCode: "12345" }),
-		() => client.checkout.create({ ...checkout, billingEmail: `${"x".repeat(300)}${PERSONAL.billingEmail}` }),
-		// the forms no span covers: a DIRECT_POST form, an unsigned callback resolved by a query
-		async () => client.checkout.directPost(checkout),
-		() => client.callbacks.resolve(`https://shop.example/cb?status=successful&transactionId=${ids.transaction}`),
-	];
-	for (const responder of ECHOES) {
-		for (const path of ["/v2/checkout", "/v2/card/api", "/v2/refund"]) {
-			calls.push(() => {
-				gateway.next(path, responder);
-				if (path === "/v2/checkout") return client.checkout.create(checkout);
-				if (path === "/v2/card/api") return client.card.charge(card);
-				return client.refunds.create({ transactionId: ids.transaction, amount: 1, reason: echo.slice(0, 900) });
-			});
+	afterAll(() => otel.shutdown());
+
+	test("no card number, security code, email, name, address, phone or IP in any span or metric", async () => {
+		const client = gateway.client({
+			tracerProvider: otel.tracerProvider,
+			meterProvider: otel.meterProvider,
+			maxRetries: 2,
+		});
+		const card = cardParams({ cardNumber: CARD, cardSecurityCode: CVV, ...PERSONAL });
+		const checkout = checkoutParams(PERSONAL);
+		const calls: Array<() => Promise<unknown>> = [
+			// successes: every endpoint
+			() => client.checkout.create(checkout),
+			async () => {
+				const charged = await client.card.charge(card);
+				await client.transactions.retrieve(charged.transactionId);
+				const refund = await client.refunds.create({
+					transactionId: charged.transactionId,
+					amount: 1,
+					reason: `refund for ${PERSONAL.billingEmail}`,
+				});
+				return client.refunds.retrieve(refund.refundId);
+			},
+			// refused before sending, with the card data in the refused values
+			() => client.card.charge({ ...card, amount: 0 }),
+			() => client.card.charge({ ...card, cardNumber: `${CARD.slice(0, 15)}1`, cardSecurityCode: "12345" }),
+			() => client.checkout.create({ ...checkout, billingEmail: `${"x".repeat(300)}${PERSONAL.billingEmail}` }),
+			// the forms no span covers: a DIRECT_POST form, an unsigned callback resolved by a query
+			async () => client.checkout.directPost(checkout),
+			() => client.callbacks.resolve(`https://shop.example/cb?status=successful&transactionId=${ids.transaction}`),
+		];
+		for (const responder of ECHOES) {
+			for (const path of ["/v2/checkout", "/v2/card/api", "/v2/refund"]) {
+				calls.push(() => {
+					gateway.next(path, responder);
+					if (path === "/v2/checkout") return client.checkout.create(checkout);
+					if (path === "/v2/card/api") return client.card.charge(card);
+					return client.refunds.create({ transactionId: ids.transaction, amount: 1, reason: echo.slice(0, 900) });
+				});
+			}
+			// queries are retried: three echoes each (those left over go with the next reset)
+			for (const path of ["/v2/checkout/query", "/v2/refund/query"]) {
+				calls.push(() => {
+					gateway.next(path, responder, responder, responder);
+					return path === "/v2/refund/query"
+						? client.refunds.retrieve(ids.refund)
+						: client.transactions.retrieve(ids.transaction);
+				});
+			}
 		}
-		// queries are retried: three echoes each (those left over go with the next reset)
-		for (const path of ["/v2/checkout/query", "/v2/refund/query"]) {
-			calls.push(() => {
-				gateway.next(path, responder, responder, responder);
-				return path === "/v2/refund/query"
-					? client.refunds.retrieve(ids.refund)
-					: client.transactions.retrieve(ids.transaction);
-			});
+		let failures = 0;
+		for (const call of calls) {
+			await call().catch(() => failures++);
+			gateway.reset();
 		}
-	}
-	let failures = 0;
-	for (const call of calls) {
-		await call().catch(() => failures++);
-		gateway.reset();
-	}
-	expect(failures).toBeGreaterThan(ECHOES.length * 4);
+		expect(failures).toBeGreaterThan(ECHOES.length * 4);
 
-	// the paths really were recorded: a span per call, the gateway's refusals, retries and exceptions
-	expect(otel.spans().length).toBeGreaterThan(ECHOES.length * 5);
-	const everything = await expectNoSecrets();
-	for (const expected of ["GatewayValidationError", "OutcomeUnknownError", "RequestValidationError", "exception"]) {
-		expect(everything).toContain(expected);
-	}
-	expect(everything).toContain("merchant_gateway.retry");
-	expect(everything).toContain("[redacted]");
-	expect(everything).not.toContain('"orderDescription"');
-});
-
-test("the IPN handler and the reconciler: the same data in IPNs, queries and failing callbacks, nowhere", async () => {
-	const providers = { tracerProvider: otel.tracerProvider, meterProvider: otel.meterProvider };
-	const before = otel.spans().length;
-	// An IPN whose resource carries the cardholder's name and the merchant's metadata about the customer.
-	const fields = {
-		...transactionFields(),
-		transactionId: ids.transaction,
-		metadata: {
-			customerEmail: PERSONAL.billingEmail,
-			shippingAddress: PERSONAL.billingStreet1,
-			customerPhone: PERSONAL.billingPhoneNumber,
-		},
-		paymentMethodDetails: {
-			displayName: "Visa",
-			card: { name: `${PERSONAL.billingFirstName} ${PERSONAL.billingLastName}`, lastFourDigits: "4242" },
-		},
-	};
-	const ipn = createNotificationHandler({
-		gatewayPublicKey,
-		store: createMemoryStore(),
-		onTransaction: failingCallback,
-		onRefund: () => {},
-		...providers,
+		// the paths really were recorded: a span per call, the gateway's refusals, retries and exceptions
+		expect(otel.spans().length).toBeGreaterThan(ECHOES.length * 5);
+		const everything = await expectNoSecrets();
+		for (const expected of ["GatewayValidationError", "OutcomeUnknownError", "RequestValidationError", "exception"]) {
+			expect(everything).toContain(expected);
+		}
+		expect(everything).toContain("merchant_gateway.retry");
+		expect(everything).toContain("[redacted]");
+		expect(everything).not.toContain('"orderDescription"');
 	});
-	// Deliveries do not wait for telemetry to load: this one settles within a turn of the event loop.
-	await new Promise((resolve) => setImmediate(resolve));
-	expect((await ipn(ipnRequest(signedBody(fields)))).status).toBe(500);
-	// Refused: a forgery carrying the same data, and a body that is no JSON but holds it.
-	expect((await ipn(ipnRequest(signedBody(fields, "2.0", merchantPrivateKey)))).status).toBe(401);
-	expect((await ipn(ipnRequest(`${echo}`))).status).toBe(400);
 
-	// The reconciler: a transaction charged with the customer's data, its callback failing with it.
-	const client = gateway.client({ ...providers });
-	const charged = await client.card.charge(cardParams({ cardNumber: CARD, cardSecurityCode: CVV, ...PERSONAL }));
-	const reconciler = createReconciler({
-		gateway: client,
-		store: createMemoryStore(),
-		onTransaction: failingCallback,
-		onRefund: () => {},
-		...providers,
+	test("the IPN handler and the reconciler: the same data in IPNs, queries and failing callbacks, nowhere", async () => {
+		const providers = { tracerProvider: otel.tracerProvider, meterProvider: otel.meterProvider };
+		const before = otel.spans().length;
+		// An IPN whose resource carries the cardholder's name and the merchant's metadata about the customer.
+		const fields = {
+			...transactionFields(),
+			transactionId: ids.transaction,
+			metadata: {
+				customerEmail: PERSONAL.billingEmail,
+				shippingAddress: PERSONAL.billingStreet1,
+				customerPhone: PERSONAL.billingPhoneNumber,
+			},
+			paymentMethodDetails: {
+				displayName: "Visa",
+				card: { name: `${PERSONAL.billingFirstName} ${PERSONAL.billingLastName}`, lastFourDigits: "4242" },
+			},
+		};
+		const ipn = createNotificationHandler({
+			gatewayPublicKey,
+			store: createMemoryStore(),
+			onTransaction: failingCallback,
+			onRefund: () => {},
+			...providers,
+		});
+		// Deliveries do not wait for telemetry to load: this one settles within a turn of the event loop.
+		await new Promise((resolve) => setImmediate(resolve));
+		expect((await ipn(ipnRequest(signedBody(fields)))).status).toBe(500);
+		// Refused: a forgery carrying the same data, and a body that is no JSON but holds it.
+		expect((await ipn(ipnRequest(signedBody(fields, "2.0", merchantPrivateKey)))).status).toBe(401);
+		expect((await ipn(ipnRequest(`${echo}`))).status).toBe(400);
+
+		// The reconciler: a transaction charged with the customer's data, its callback failing with it.
+		const client = gateway.client({ ...providers });
+		const charged = await client.card.charge(cardParams({ cardNumber: CARD, cardSecurityCode: CVV, ...PERSONAL }));
+		const reconciler = createReconciler({
+			gateway: client,
+			store: createMemoryStore(),
+			onTransaction: failingCallback,
+			onRefund: () => {},
+			...providers,
+		});
+		const report = await reconciler.reconcile({ transactions: [charged.transactionId] });
+		expect(report.failed).toBe(1);
+
+		const names = otel
+			.spans()
+			.slice(before)
+			.map((span) => span.name);
+		for (const name of ["ipn.handle", "reconcile", "reconcile.transaction", "transactions.retrieve"]) {
+			expect(names).toContain(name);
+		}
+		const everything = await expectNoSecrets();
+		// The callback's error is the merchant's own text: only its class name is recorded.
+		expect(everything).toContain("(not recorded: the message of an error thrown outside the SDK)");
 	});
-	const report = await reconciler.reconcile({ transactions: [charged.transactionId] });
-	expect(report.failed).toBe(1);
-
-	const names = otel
-		.spans()
-		.slice(before)
-		.map((span) => span.name);
-	for (const name of ["ipn.handle", "reconcile", "reconcile.transaction", "transactions.retrieve"]) {
-		expect(names).toContain(name);
-	}
-	const everything = await expectNoSecrets();
-	// The callback's error is the merchant's own text: only its class name is recorded.
-	expect(everything).toContain("(not recorded: the message of an error thrown outside the SDK)");
 });
