@@ -21,13 +21,29 @@ const shell = blocks.filter((block) => block.language === "sh").map((block) => b
 const sandboxBlock = shell.find((code) => code.includes("merchant-gateway sandbox --"));
 const shopBlock = shell.find((code) => /^node server\.ts$/m.test(code));
 
-/** A test-only route beside the README's server: what the shop's IPN callbacks stored. */
+/**
+ * Test-only routes beside the README's server: what the shop's IPN callbacks stored, and its database taken
+ * down and back up (writes to its tables throw while it is down, as a database outage does).
+ */
 const INSPECT = `import "./server.ts";
 import { app } from "./checkout.ts";
 import { paidOrders, refunds } from "./ipn.ts";
 
 app.get("/__inspect", (_req, res) => {
 	res.json({ paidOrders: Object.fromEntries(paidOrders), refunds: Object.fromEntries(refunds) });
+});
+
+let databaseDown = false;
+for (const table of [paidOrders, refunds]) {
+	const save = table.set.bind(table);
+	table.set = (key, value) => {
+		if (databaseDown) throw new Error("database unavailable");
+		return save(key, value);
+	};
+}
+app.post("/__database/:state", (req, res) => {
+	databaseDown = req.params.state === "down";
+	res.end();
 });
 `;
 
@@ -197,6 +213,48 @@ describe("the README's quick start, run against the sandbox as the README says",
 			expect(refundStatus).toBe("refund_successful");
 		} catch (error) {
 			throw new Error(`${String(error)}\n--- sandbox\n${output.sandbox}\n--- shop\n${output.shop}`);
+		}
+	});
+
+	it("a callback that failed is listed and replayed through the README's admin routes", {
+		timeout: 60_000,
+	}, async () => {
+		try {
+			// A second partial refund of the order paid above, while the shop's database is down.
+			const [orderRef] = Object.keys((await state()).paidOrders);
+			expect(orderRef, "an order paid by the test above").toBeDefined();
+			await fetch(`${shopUrl}/__database/down`, { method: "POST" });
+			const refund = await fetch(`${shopUrl}/orders/${orderRef}/refund`, { method: "POST" });
+			const refundText = await refund.text();
+			expect(refund.status, refundText).toBe(200);
+			const refundId = /^Refund (\S+): processed$/.exec(refundText)?.[1] ?? "";
+
+			// The callback throws: the route answers with an error and the store keeps the event as failed.
+			type Listed = Array<{ eventId: string; attempts: number; lastError: string }>;
+			const listed = await until("the failed event in the admin list", async () => {
+				const events = (await (await fetch(`${shopUrl}/admin/failed-events`)).json()) as Listed;
+				return events.length > 0 ? events : undefined;
+			});
+			expect(listed).toEqual([
+				{
+					eventId: `refund:${refundId.toLowerCase()}:refund_successful`,
+					attempts: 1,
+					lastError: "Error: database unavailable",
+				},
+			]);
+			expect((await state()).refunds[refundId]).toBeUndefined();
+
+			// Fixed, then replayed: the callback stores the refund, and the list is empty.
+			await fetch(`${shopUrl}/__database/up`, { method: "POST" });
+			const replayUrl = `${shopUrl}/admin/failed-events/${listed[0]?.eventId}/replay`;
+			expect(await (await fetch(replayUrl, { method: "POST" })).json()).toEqual({ result: "processed" });
+			expect((await state()).refunds[refundId]).toBe("refund_successful");
+			expect(await (await fetch(`${shopUrl}/admin/failed-events`)).json()).toEqual([]);
+			expect(await (await fetch(replayUrl, { method: "POST" })).json()).toEqual({ result: "not_found" });
+		} catch (error) {
+			throw new Error(`${String(error)}\n--- sandbox\n${output.sandbox}\n--- shop\n${output.shop}`);
+		} finally {
+			await fetch(`${shopUrl}/__database/up`, { method: "POST" });
 		}
 	});
 
