@@ -33,6 +33,8 @@ export interface BundleSize {
 	eagerGzip: number;
 	/** Gzipped bytes only a dynamic `import()` loads. */
 	lazyGzip: number;
+	/** How many files load up front: the entry, and the chunks it shares with code loaded later. */
+	eagerFiles: number;
 	/** The inputs of each part, named by package (`ky`, `node-forge`) or by their path in dist (`client.js`). */
 	eagerInputs: Set<string>;
 	lazyInputs: Set<string>;
@@ -70,7 +72,13 @@ export async function measure(imports: Imports, distDir = join(root, "dist")): P
 	};
 	const inputsOf = (paths: Iterable<string>) =>
 		new Set([...paths].flatMap((path) => Object.keys(outputs[path]?.inputs ?? {}).map(name)));
-	return { eagerGzip: gzip(eager), lazyGzip: gzip(lazy), eagerInputs: inputsOf(eager), lazyInputs: inputsOf(lazy) };
+	return {
+		eagerGzip: gzip(eager),
+		lazyGzip: gzip(lazy),
+		eagerFiles: eager.size,
+		eagerInputs: inputsOf(eager),
+		lazyInputs: inputsOf(lazy),
+	};
 }
 
 function closure(entry: string, outputs: Metafile["outputs"], kinds: string[]): Set<string> {

@@ -37,11 +37,14 @@ export const finiteNumber = (min: number, max: number, rule: string) => {
 };
 
 /** A count with no upper bound but the safe integers (a size in bytes, a number of entries). */
-export const positiveInteger = (fallback: number) => {
+export const positiveCount = () => {
 	const rule = "must be a positive integer";
 	const valid = (value: number) => Number.isSafeInteger(value) && value > 0;
-	return z._default(z.number({ error: rule }).check(z.refine(valid, rule)), fallback);
+	return z.number({ error: rule }).check(z.refine(valid, rule));
 };
+
+/** A {@link positiveCount}, `fallback` when absent. */
+export const positiveInteger = (fallback: number) => z._default(positiveCount(), fallback);
 
 /** A function the caller must give (a callback). */
 export const requiredFunction = <F>() => z.custom<F>(isFunction, requiredOr("must be a function"));

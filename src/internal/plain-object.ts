@@ -4,3 +4,10 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 	const proto = Object.getPrototypeOf(value);
 	return proto === Object.prototype || proto === null;
 }
+
+/** Sets `name` as an own data member, also when it is `__proto__` (assigning that would set the prototype). */
+export function setMember(object: Record<string, unknown>, name: string, value: unknown): void {
+	if (name === "__proto__")
+		Object.defineProperty(object, name, { value, enumerable: true, writable: true, configurable: true });
+	else object[name] = value;
+}

@@ -2,9 +2,7 @@
 // (so a replay needs no gateway) and the error as its class name and redacted message.
 import { NotificationStoreError } from "../errors/notification-store-error.js";
 import { redactText } from "../internal/redact.js";
-import { refundSchema, transactionSchema } from "../schemas/resources.js";
-import { refundEventId, transactionEventId } from "./event-id.js";
-import type { NotificationEvent } from "./verify.js";
+import { type NotificationEvent, readEvent } from "./verify.js";
 
 /** The longest error text kept: a message, not a dump. */
 const MAX_ERROR_LENGTH = 1000;
@@ -50,20 +48,9 @@ export function eventFromMessage(eventId: string, message: string): Notification
 	}
 	const { signVersion } = stored ?? {};
 	if (signVersion !== "2.0" && signVersion !== "2.1") throw fail('has no signVersion "2.0" or "2.1"');
-	let event: NotificationEvent;
-	if (stored.type === "transaction") {
-		const parsed = transactionSchema.safeParse(stored.transaction);
-		if (!parsed.success) throw fail("holds no valid transaction");
-		const id = transactionEventId(parsed.data.transactionId, parsed.data.status);
-		event = { type: "transaction", transaction: parsed.data, eventId: id, signVersion };
-	} else if (stored.type === "refund") {
-		const parsed = refundSchema.safeParse(stored.refund);
-		if (!parsed.success) throw fail("holds no valid refund");
-		const id = refundEventId(parsed.data.refundId, parsed.data.status);
-		event = { type: "refund", refund: parsed.data, eventId: id, signVersion };
-	} else {
-		throw fail('has no type "transaction" or "refund"');
-	}
+	if (stored.type !== "transaction" && stored.type !== "refund") throw fail('has no type "transaction" or "refund"');
+	const { event } = readEvent(stored.type, stored[stored.type], signVersion);
+	if (event === undefined) throw fail(`holds no valid ${stored.type}`);
 	if (event.eventId !== eventId) throw fail(`is the event ${event.eventId}`);
 	return event;
 }

@@ -3,7 +3,14 @@ import { ConfigurationError } from "../errors/configuration-error.js";
 import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
 import { callHook } from "../internal/hooks.js";
-import { duration, optionalFunction, parseOptions, positiveInteger, requiredFunction } from "../internal/options.js";
+import {
+	duration,
+	optionalFunction,
+	parseOptions,
+	positiveCount,
+	positiveInteger,
+	requiredFunction,
+} from "../internal/options.js";
 import { lazySchema } from "../schemas/lazy.js";
 import type { SignedStringForm } from "../signing/canonical.js";
 import { toPublicKeys } from "../signing/keys.js";
@@ -56,11 +63,7 @@ const handlerOptions = lazySchema(() =>
 		...claimOptionsShape(),
 		callbackTimeoutMs: duration(25_000),
 		bodyTimeoutMs: duration(10_000),
-		acknowledgeAfterAttempts: z.optional(
-			z
-				.number({ error: "must be a positive integer" })
-				.check(z.refine((value) => Number.isSafeInteger(value) && value > 0, "must be a positive integer")),
-		),
+		acknowledgeAfterAttempts: z.optional(positiveCount()),
 		onError: optionalFunction<NonNullable<Options["onError"]>>(),
 		logger: z.optional(
 			z.custom<Logger>((value) => typeof value === "object" && value !== null, "must be an object with a warn method"),

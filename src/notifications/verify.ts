@@ -108,26 +108,30 @@ export function openNotification(body: unknown, options: VerifyNotificationOptio
 		);
 	}
 	const { fields, signVersion } = opened;
-	if (Object.hasOwn(fields, "refundId")) {
+	const type = Object.hasOwn(fields, "refundId") ? "refund" : "transaction";
+	const { event, error } = readEvent(type, fields, signVersion);
+	if (error) throw notificationIssues(`${type} IPN`, error);
+	return { event, fields, schema: type === "refund" ? refundSchema : transactionSchema };
+}
+
+/**
+ * @internal The event of a transaction's or a refund's fields, checked with its schema: a delivery's, and a
+ * replay's (failed-event-record.ts). The schema's error when the fields break it.
+ */
+export function readEvent(
+	type: NotificationEvent["type"],
+	fields: unknown,
+	signVersion: SignVersion,
+): { event: NotificationEvent; error?: undefined } | { event?: undefined; error: z.core.$ZodError } {
+	if (type === "refund") {
 		const parsed = refundSchema.safeParse(fields);
-		if (!parsed.success) throw notificationIssues("refund IPN", parsed.error);
+		if (!parsed.success) return { error: parsed.error };
 		const refund = parsed.data;
-		const event: NotificationEvent = {
-			type: "refund",
-			refund,
-			eventId: refundEventId(refund.refundId, refund.status),
-			signVersion,
-		};
-		return { event, fields, schema: refundSchema };
+		return { event: { type, refund, eventId: refundEventId(refund.refundId, refund.status), signVersion } };
 	}
 	const parsed = transactionSchema.safeParse(fields);
-	if (!parsed.success) throw notificationIssues("transaction IPN", parsed.error);
+	if (!parsed.success) return { error: parsed.error };
 	const transaction = parsed.data;
-	const event: NotificationEvent = {
-		type: "transaction",
-		transaction,
-		eventId: transactionEventId(transaction.transactionId, transaction.status),
-		signVersion,
-	};
-	return { event, fields, schema: transactionSchema };
+	const eventId = transactionEventId(transaction.transactionId, transaction.status);
+	return { event: { type, transaction, eventId, signVersion } };
 }

@@ -47,38 +47,31 @@ export function hasNodeCrypto(): boolean {
 	return nodeCryptoAvailable;
 }
 
-function defaultName(): CryptoBackendName {
+/** The backend of calls that name none: the one `useCryptoBackend` chose, else the runtime's own. */
+export function defaultBackendName(): CryptoBackendName {
 	return preferred ?? (hasNodeCrypto() ? "node" : "forge");
 }
 
-/**
- * Loads a backend (node-forge is imported only here, on first use) without
- * changing the default.
- */
-export async function loadCryptoBackend(name: CryptoBackendName = defaultName()): Promise<CryptoBackend> {
-	if (name === "node" || loaded.has(name)) return resolveBackend(name);
-	const backend = (await import("./forge-backend.js")).createForgeBackend();
-	loaded.set(name, backend);
-	return backend;
+/** Whether a backend that needs loading (node-forge) was loaded: load-backend.ts loads it. */
+export function isBackendLoaded(name: CryptoBackendName): boolean {
+	return loaded.has(name);
 }
 
-/**
- * Loads a backend and makes it the default for every later call that does not
- * name one. `"auto"`, what the SDK does by itself, picks `node:crypto` where it
- * exists and node-forge elsewhere. On runtimes without `node:crypto`, await this
- * once at start-up before using the synchronous signing functions.
- */
-export async function useCryptoBackend(name: CryptoBackendName | "auto" = "auto"): Promise<void> {
-	const resolved = name === "auto" ? (hasNodeCrypto() ? "node" : "forge") : name;
-	await loadCryptoBackend(resolved);
-	preferred = resolved;
+/** Keeps a backend load-backend.ts loaded, under its name. */
+export function addBackend(name: CryptoBackendName, backend: CryptoBackend): void {
+	loaded.set(name, backend);
+}
+
+/** Makes `name` the backend of calls that name none. */
+export function setDefaultBackend(name: CryptoBackendName): void {
+	preferred = name;
 }
 
 /**
  * The backend to use now, synchronously. The node backend needs no loading;
- * node-forge must have been loaded first (async callers in the SDK do that).
+ * node-forge must have been loaded first (`loadCryptoBackend`, in load-backend.ts).
  */
-export function resolveBackend(name: CryptoBackendName = defaultName()): CryptoBackend {
+export function resolveBackend(name: CryptoBackendName = defaultBackendName()): CryptoBackend {
 	const ready = loaded.get(name);
 	if (ready) return ready;
 	if (name === "node") {

@@ -78,11 +78,19 @@ export function isListKeys(keys: readonly string[]): boolean {
 
 function serializeMembers(keys: readonly string[], values: readonly unknown[], path: PathStack): string {
 	if (isListKeys(keys)) return serializeList(values, path);
+	return writeObject(keys, (i) => serialize(values[i], path), path);
+}
+
+/**
+ * @internal An object as `json_encode` writes it: each key quoted, then `value(i)` written with the key on
+ * `path`; shared by the signed-string forms.
+ */
+export function writeObject(keys: readonly string[], value: (index: number) => string, path: PathStack): string {
 	let out = "{";
 	for (let i = 0; i < keys.length; i++) {
 		const key = keys[i] as string;
 		path.push(key);
-		out += `${i > 0 ? "," : ""}${quoted(key, path)}:${serialize(values[i], path)}`;
+		out += `${i > 0 ? "," : ""}${quoted(key, path)}:${value(i)}`;
 		path.pop();
 	}
 	return `${out}}`;

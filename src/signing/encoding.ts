@@ -37,28 +37,13 @@ export function base64Encode(bytes: Uint8Array): string {
 	return btoa(binary);
 }
 
-/** Standard base64 with padding, nothing else. */
-function isStrictBase64(text: string): boolean {
-	const length = text.length;
-	if (length % 4 !== 0) return false;
-	let end = length;
-	if (end > 0 && text.charCodeAt(end - 1) === 0x3d) end--;
-	if (end > 0 && text.charCodeAt(end - 1) === 0x3d) end--;
-	for (let i = 0; i < end; i++) {
-		const unit = text.charCodeAt(i);
-		const alphanumeric =
-			(unit >= 0x41 && unit <= 0x5a) || (unit >= 0x61 && unit <= 0x7a) || (unit >= 0x30 && unit <= 0x39);
-		if (!alphanumeric && unit !== 0x2b && unit !== 0x2f) return false;
-	}
-	return true;
-}
-
-const LOOSE_BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/** Standard base64 with padding, nothing else (when its length is a multiple of 4). */
+const STANDARD_BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** Base64url, missing padding, `+` read as a space, line breaks -> standard padded base64, or undefined. */
 function normalizeLoose(text: string): string | undefined {
 	const normalized = text.replace(/[\r\n]/g, "").replace(/[ _-]/g, (unit) => (unit === "_" ? "/" : "+"));
-	if (!LOOSE_BASE64.test(normalized)) return undefined;
+	if (!STANDARD_BASE64.test(normalized)) return undefined;
 	const unpadded = normalized.replace(/=+$/, "");
 	if (unpadded.length % 4 === 1) return undefined;
 	return unpadded + "=".repeat((4 - (unpadded.length % 4)) % 4);
@@ -93,7 +78,7 @@ function decodeStandard(normalized: string): Uint8Array {
  * for anything that is not base64, so callers raise their own typed error.
  */
 export function base64Decode(text: string, loose = false): Uint8Array | undefined {
-	if (!loose) return isStrictBase64(text) ? decodeStandard(text) : undefined;
+	if (!loose) return text.length % 4 === 0 && STANDARD_BASE64.test(text) ? decodeStandard(text) : undefined;
 	const clean = NodeBuffer ? decodeCleanWithBuffer(NodeBuffer, text) : undefined;
 	if (clean) return clean;
 	const normalized = normalizeLoose(text);

@@ -1,6 +1,7 @@
 import { InvalidKeyError } from "../errors/invalid-key-error.js";
-import { type CryptoBackendName, loadCryptoBackend } from "./backend.js";
+import type { CryptoBackendName } from "./backend.js";
 import { MAX_SIGNING_BITS, MIN_BITS } from "./keys.js";
+import { loadCryptoBackend } from "./load-backend.js";
 
 /** Options of `generateKeyPair`. */
 export interface GenerateKeyPairOptions {

@@ -4,9 +4,10 @@
  * URLs is the gateway's job: see `merchant-gateway/testing`.
  * @module merchant-gateway/signing
  */
-import { type CryptoBackendName, loadCryptoBackend as loadBackend } from "./backend.js";
+import type { CryptoBackendName } from "./backend.js";
+import { loadCryptoBackend as loadBackend } from "./load-backend.js";
 
-export { type CryptoBackendName, useCryptoBackend } from "./backend.js";
+export type { CryptoBackendName } from "./backend.js";
 export { openCallbackUrl } from "./callback-url.js";
 export { canonicalString, type SignedStringForm } from "./canonical.js";
 export type { SignatureFormName } from "./doctor/candidates.js";
@@ -30,6 +31,7 @@ export {
 	PublicKey,
 	type PublicKeyLike,
 } from "./keys.js";
+export { useCryptoBackend } from "./load-backend.js";
 export { type OpenOptions, openMessage } from "./open.js";
 export { type SealedFlat, type SealedPayload, type SealOptions, type SignVersion, sealMessage } from "./seal.js";
 

@@ -136,6 +136,9 @@ abstract class ParsedKeyCache {
 	/** @internal */
 	protected abstract convert(from: CryptoBackend, handle: unknown, to: CryptoBackend): unknown;
 
+	/** @internal The class's name as `inspect` shows it (a bundler may rename the class itself). */
+	protected abstract get kind(): string;
+
 	/** `"[redacted key]"`: key material never reaches JSON. */
 	toJSON(): string {
 		return REDACTED;
@@ -145,7 +148,7 @@ abstract class ParsedKeyCache {
 		return REDACTED;
 	}
 	[Symbol.for("nodejs.util.inspect.custom")](): string {
-		return `${PrivateKey.isPrivateKey(this) ? "PrivateKey" : "PublicKey"} { bits: ${this.bits}, ${REDACTED} }`;
+		return `${this.kind} { bits: ${this.bits}, ${REDACTED} }`;
 	}
 }
 
@@ -156,6 +159,11 @@ export class PrivateKey extends ParsedKeyCache {
 	/** @internal use `loadPrivateKey` */
 	constructor(backend: CryptoBackendName, parsed: ParsedKey) {
 		super(backend, parsed);
+	}
+
+	/** @internal */
+	protected get kind(): string {
+		return "PrivateKey";
 	}
 
 	/** @internal */
@@ -176,6 +184,11 @@ export class PublicKey extends ParsedKeyCache {
 	/** @internal use `loadPublicKey` */
 	constructor(backend: CryptoBackendName, parsed: ParsedKey) {
 		super(backend, parsed);
+	}
+
+	/** @internal */
+	protected get kind(): string {
+		return "PublicKey";
 	}
 
 	/** @internal */

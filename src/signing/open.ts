@@ -1,6 +1,6 @@
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { isPlainObject, setMember } from "../internal/plain-object.js";
 import { type CryptoBackendName, resolveBackend } from "./backend.js";
 import { referenceForm, type SignedStringForm } from "./canonical.js";
 import { base64Decode, utf8Decode, utf8Encode } from "./encoding.js";
@@ -72,11 +72,7 @@ function trimmedCopy(value: unknown): unknown {
 	if (Array.isArray(value)) return value.map(trimmedCopy);
 	const out: Record<string, unknown> = {};
 	for (const key of Object.keys(value)) {
-		const item = trimmedCopy((value as Record<string, unknown>)[key]);
-		// Assigning "__proto__" would set the prototype: define it as the data it is.
-		if (key === "__proto__")
-			Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
-		else out[key] = item;
+		setMember(out, key, trimmedCopy((value as Record<string, unknown>)[key]));
 	}
 	return out;
 }

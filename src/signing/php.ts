@@ -19,40 +19,30 @@ export function phpTrim(value: string): string {
 	return start === 0 && end === value.length ? value : value.slice(start, end);
 }
 
-const SHORT_ESCAPES: Record<number, string> = {
-	8: "\\b",
-	9: "\\t",
-	10: "\\n",
-	12: "\\f",
-	13: "\\r",
-	34: '\\"',
-	47: "\\/",
-	92: "\\\\",
-};
-
 function unicodeEscape(unit: number): string {
 	return `\\u${unit.toString(16).padStart(4, "0")}`;
 }
 
-/** `json_encode`'s escape for each ASCII code unit; undefined means written as is (DEL included). */
-const ASCII_ESCAPES: ReadonlyArray<string | undefined> = Array.from(
-	{ length: 0x80 },
-	(_, unit) => SHORT_ESCAPES[unit] ?? (unit < 0x20 ? unicodeEscape(unit) : undefined),
-);
-
 const NON_ASCII = /[\u0080-\uffff]/g;
 
 /**
- * A `JSON.stringify` text as `json_encode` writes it. The two escape `"`, `\\` and control characters
- * alike; `json_encode` also escapes `/` and every code unit above U+007F. Returns `undefined` when the
- * text has an escaped lone surrogate, which `json_encode` refuses (or a string holding the characters
- * `\\ud`, which is only told apart by reading the strings themselves).
+ * A `JSON.stringify` text of well-formed strings as `json_encode` writes it. The two escape `"`, `\\` and
+ * control characters alike; `json_encode` also escapes `/` and every code unit above U+007F (astral
+ * characters as their two surrogates). `json_encode`'s string escaping is this, written once.
  */
-export function phpJsonFromStringified(json: string): string | undefined {
-	if (json.includes("\\ud")) return undefined;
+function phpJsonFromWellFormed(json: string): string {
 	// Escaped first, the text is ASCII again, and ASCII text is the faster kind to search for "/".
 	const ascii = isAscii(json) ? json : json.replace(NON_ASCII, (unit) => unicodeEscape(unit.charCodeAt(0)));
 	return ascii.includes("/") ? ascii.replaceAll("/", "\\/") : ascii;
+}
+
+/**
+ * A `JSON.stringify` text as `json_encode` writes it. Returns `undefined` when the text has an escaped
+ * lone surrogate, which `json_encode` refuses (or a string holding the characters `\\ud`, which is only
+ * told apart by reading the strings themselves).
+ */
+export function phpJsonFromStringified(json: string): string | undefined {
+	return json.includes("\\ud") ? undefined : phpJsonFromWellFormed(json);
 }
 
 /** A character `json_encode` escapes: controls, `"`, `\\`, `/` and everything above U+007F. */
@@ -67,29 +57,7 @@ const NEEDS_ESCAPE = /[\u0000-\u001f"\\/\u0080-\uffff]/;
  */
 export function phpJsonString(value: string): string | undefined {
 	if (!NEEDS_ESCAPE.test(value)) return `"${value}"`;
-	let out = '"';
-	let from = 0;
-	for (let i = 0; i < value.length; i++) {
-		const unit = value.charCodeAt(i);
-		let escaped: string | undefined;
-		if (unit < 0x80) escaped = ASCII_ESCAPES[unit];
-		else if (unit >= 0xd800 && unit <= 0xdfff && !isPairedSurrogate(value, i)) return undefined;
-		else escaped = unicodeEscape(unit);
-		if (escaped === undefined) continue;
-		out += value.slice(from, i) + escaped;
-		from = i + 1;
-	}
-	return `${out}${value.slice(from)}"`;
-}
-
-function isPairedSurrogate(value: string, index: number): boolean {
-	const unit = value.charCodeAt(index);
-	if (unit <= 0xdbff) {
-		const next = value.charCodeAt(index + 1);
-		return next >= 0xdc00 && next <= 0xdfff;
-	}
-	const previous = value.charCodeAt(index - 1);
-	return previous >= 0xd800 && previous <= 0xdbff;
+	return value.isWellFormed() ? phpJsonFromWellFormed(JSON.stringify(value)) : undefined;
 }
 
 const INT64_DIGITS = "9223372036854775808";

@@ -1,3 +1,4 @@
+import { setMember } from "../internal/plain-object.js";
 import { phpJsonFromStringified, phpNaturalSort, phpStringOfNumber, phpStringOfParsedNumber, phpTrim } from "./php.js";
 
 /**
@@ -27,13 +28,6 @@ export type TreeOwner =
 function startsWithDigit(name: string): boolean {
 	const unit = name.charCodeAt(0);
 	return unit >= 0x30 && unit <= 0x39;
-}
-
-/** Sets `name` as an own data property, also when it is `__proto__` (assigning that would set the prototype). */
-function define(object: Record<string, unknown>, name: string, value: unknown): void {
-	if (name === "__proto__")
-		Object.defineProperty(object, name, { value, enumerable: true, writable: true, configurable: true });
-	else object[name] = value;
 }
 
 /** One message's walk: create one per message (it counts the keys it sees). */
@@ -100,13 +94,13 @@ export class StringifiedFormWriter {
 			const written = this.value(item, depth);
 			if (written === undefined) return undefined;
 			if (written !== item) {
-				if (typeof item === "string" && this.#owner === "parsed") define(object, name, written);
+				if (typeof item === "string" && this.#owner === "parsed") setMember(object, name, written);
 				else if (copy === undefined) {
 					copy = {};
-					for (let j = 0; j < i; j++) define(copy, names[j] as string, object[names[j] as string]);
+					for (let j = 0; j < i; j++) setMember(copy, names[j] as string, object[names[j] as string]);
 				}
 			}
-			if (copy !== undefined) define(copy, name, written);
+			if (copy !== undefined) setMember(copy, name, written);
 		}
 		return copy ?? object;
 	}
@@ -131,8 +125,8 @@ export class StringifiedFormWriter {
 			if (item === undefined && this.#owner === "caller") continue;
 			const value = this.value(item, 0);
 			if (value === undefined) return undefined;
-			if (typeof item === "string" && value !== item && this.#owner === "parsed") define(message, name, value);
-			define(form, name, value);
+			if (typeof item === "string" && value !== item && this.#owner === "parsed") setMember(message, name, value);
+			setMember(form, name, value);
 			written++;
 		}
 		return written === 0 ? "[]" : phpJsonFromStringified(JSON.stringify(form));

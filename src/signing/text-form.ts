@@ -1,5 +1,5 @@
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
-import { fail, isListKeys, MAX_DEPTH, type PathStack, quoted } from "./canonical.js";
+import { fail, isListKeys, MAX_DEPTH, type PathStack, quoted, writeObject } from "./canonical.js";
 import { closingQuote, parsedReferenceForm, parsedWrappedReferenceForm } from "./parsed-form.js";
 import { naturalCompare, phpNumberString, phpTrim } from "./php.js";
 
@@ -186,15 +186,13 @@ class TextFormWriter {
 
 	object(object: Record<string, unknown> | undefined, depth: number): string {
 		const [names, written] = this.members(object, depth);
+		return this.writeMembers(names, written);
+	}
+
+	/** Members with their written values, as `json_encode` writes them: names `0..n-1` (or none) as a list. */
+	writeMembers(names: string[], written: string[]): string {
 		if (isListKeys(names)) return `[${written.join(",")}]`;
-		let out = "{";
-		for (let i = 0; i < names.length; i++) {
-			const name = names[i] as string;
-			this.path.push(name);
-			out += `${i > 0 ? "," : ""}${quoted(name, this.path)}:${written[i]}`;
-			this.path.pop();
-		}
-		return `${out}}`;
+		return writeObject(names, (i) => written[i] as string, this.path);
 	}
 
 	/** The signed string of the message object that starts here: its top level in PHP's natural order. */
@@ -203,18 +201,10 @@ class TextFormWriter {
 		const order = names.map((_, i) => i);
 		order.sort((a, b) => naturalCompare(names[a] as string, names[b] as string));
 		// No names, or names 0..n-1, make a list, as for nested objects (never so in a real message).
-		const first = order.length === 0 ? "0" : names[order[0] as number];
-		if (first === "0" && isListKeys(order.map((i) => names[i] as string))) {
-			return `[${order.map((i) => written[i]).join(",")}]`;
-		}
-		let out = "{";
-		for (const i of order) {
-			const name = names[i] as string;
-			this.path.push(name);
-			out += `${out.length > 1 ? "," : ""}${quoted(name, this.path)}:${written[i]}`;
-			this.path.pop();
-		}
-		return `${out}}`;
+		return this.writeMembers(
+			order.map((i) => names[i] as string),
+			order.map((i) => written[i] as string),
+		);
 	}
 }
 
