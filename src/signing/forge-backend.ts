@@ -1,5 +1,5 @@
 import forge from "node-forge";
-import { InvalidKeyError } from "../errors/invalid-key-error.js";
+import type { InvalidKeyError, InvalidKeyReason } from "../errors/invalid-key-error.js";
 import type { CryptoBackend, KeySource, ParsedKey } from "./backend.js";
 
 /**
@@ -24,8 +24,20 @@ const fromBinary = (binary: string): Uint8Array => {
 
 const RSA_OID = forge.pki.oids.rsaEncryption;
 
+/**
+ * A key this backend refuses: the reason and message of the `InvalidKeyError` it becomes as it leaves the
+ * backend. The error class is handed in by the loader, so that this chunk shares no module with the code
+ * that loads it (a bundler would split a shared module into a file of its own, loaded up front).
+ */
+class KeyRefusal {
+	constructor(
+		readonly reason: InvalidKeyReason,
+		readonly message: string,
+	) {}
+}
+
 function rsa(key: ForgePrivate | ForgePublic | undefined | null): ParsedKey {
-	if (!key || !("n" in key) || !key.n) throw new InvalidKeyError("not_rsa", "The key is not an RSA key.");
+	if (!key || !("n" in key) || !key.n) throw new KeyRefusal("not_rsa", "The key is not an RSA key.");
 	return { handle: key, type: "rsa", bits: key.n.bitLength() };
 }
 
@@ -58,7 +70,7 @@ function certificateKeyOid(asn1: forge.asn1.Asn1): string | undefined {
 function certificateKey(asn1: forge.asn1.Asn1): ParsedKey {
 	const oid = certificateKeyOid(asn1);
 	if (oid !== undefined && oid !== RSA_OID)
-		throw new InvalidKeyError("not_rsa", "The certificate's public key is not an RSA key.");
+		throw new KeyRefusal("not_rsa", "The certificate's public key is not an RSA key.");
 	return rsa(forge.pki.certificateFromAsn1(asn1).publicKey as ForgePublic);
 }
 
@@ -83,14 +95,14 @@ function privateFromAsn1(asn1: forge.asn1.Asn1): ParsedKey {
 	// Only a PrivateKeyInfo (version INTEGER, then the algorithm) names its algorithm; PKCS#1 has no OID.
 	const first = (asn1.value as forge.asn1.Asn1[])[0];
 	const oid = first?.type === forge.asn1.Type.INTEGER ? algorithmOid(asn1, 1) : undefined;
-	if (oid !== undefined && oid !== RSA_OID) throw new InvalidKeyError("not_rsa", "The private key is not an RSA key.");
+	if (oid !== undefined && oid !== RSA_OID) throw new KeyRefusal("not_rsa", "The private key is not an RSA key.");
 	return rsa(forge.pki.privateKeyFromAsn1(asn1) as ForgePrivate);
 }
 
 const passphraseRequired = () =>
-	new InvalidKeyError("passphrase_required", "The private key is encrypted: pass its passphrase.");
+	new KeyRefusal("passphrase_required", "The private key is encrypted: pass its passphrase.");
 const wrongPassphrase = () =>
-	new InvalidKeyError("wrong_passphrase", "The private key could not be decrypted: the passphrase is wrong.");
+	new KeyRefusal("wrong_passphrase", "The private key could not be decrypted: the passphrase is wrong.");
 
 /** OpenSSL's legacy encrypted PKCS#1 PEM (`Proc-Type: 4,ENCRYPTED` headers), which node:crypto also reads. */
 const LEGACY_ENCRYPTED = /^Proc-Type:\s*4,\s*ENCRYPTED/m;
@@ -107,74 +119,90 @@ function legacyEncrypted(pem: string, passphrase: string | undefined): ParsedKey
 	return rsa(key);
 }
 
-export function createForgeBackend(): CryptoBackend {
-	const unrecognizedPrivate = () =>
-		new InvalidKeyError(
-			"unrecognized_format",
-			"The private key is not a PKCS#1, PKCS#8 or encrypted PKCS#8 key in PEM or base64 DER.",
-		);
-	const unrecognizedPublic = () =>
-		new InvalidKeyError(
-			"unrecognized_format",
-			"The public key is not an SPKI or PKCS#1 public key or an X.509 certificate in PEM or base64 DER.",
-		);
+const unrecognizedPrivate = () =>
+	new KeyRefusal(
+		"unrecognized_format",
+		"The private key is not a PKCS#1, PKCS#8 or encrypted PKCS#8 key in PEM or base64 DER.",
+	);
+const unrecognizedPublic = () =>
+	new KeyRefusal(
+		"unrecognized_format",
+		"The public key is not an SPKI or PKCS#1 public key or an X.509 certificate in PEM or base64 DER.",
+	);
+
+function importPrivate(source: KeySource, passphrase: string | undefined): ParsedKey {
+	if (source.encoding === "pem" && LEGACY_ENCRYPTED.test(source.text)) return legacyEncrypted(source.text, passphrase);
+	const der = source.encoding === "der" ? source.bytes : pemToDer(source.text);
+	const asn1 = der && parseDer(der);
+	if (!asn1) throw unrecognizedPrivate();
+	const encrypted =
+		source.encoding === "pem"
+			? source.label === "ENCRYPTED PRIVATE KEY"
+			: algorithmOid(asn1, 0)?.startsWith("1.2.840.113549.1.5") === true;
+	if (encrypted) {
+		if (passphrase === undefined) throw passphraseRequired();
+		let decrypted: forge.asn1.Asn1 | null = null;
+		try {
+			decrypted = forge.pki.decryptPrivateKeyInfo(asn1, passphrase);
+		} catch {
+			decrypted = null;
+		}
+		if (!decrypted) throw wrongPassphrase();
+		try {
+			return privateFromAsn1(decrypted);
+		} catch (error) {
+			// Bytes that decrypt but are no key: a wrong passphrase whose padding happened to check out.
+			if (error instanceof KeyRefusal && error.reason === "not_rsa") throw error;
+			throw wrongPassphrase();
+		}
+	}
+	try {
+		return privateFromAsn1(asn1);
+	} catch (error) {
+		if (error instanceof KeyRefusal) throw error;
+		throw unrecognizedPrivate();
+	}
+}
+
+function importPublic(source: KeySource): ParsedKey {
+	const der = source.encoding === "der" ? source.bytes : pemToDer(source.text);
+	const asn1 = der && parseDer(der);
+	if (!asn1) throw unrecognizedPublic();
+	try {
+		if (source.encoding === "pem" && source.label === "CERTIFICATE") return certificateKey(asn1);
+		const oid = algorithmOid(asn1, 0);
+		if (oid !== undefined && oid !== RSA_OID && !oid.startsWith("1.2.840.113549.1.1.")) {
+			throw new KeyRefusal("not_rsa", "The public key is not an RSA key.");
+		}
+		try {
+			return rsa(forge.pki.publicKeyFromAsn1(asn1) as ForgePublic);
+		} catch (error) {
+			if (source.encoding === "der") return certificateKey(asn1);
+			throw error;
+		}
+	} catch (error) {
+		if (error instanceof KeyRefusal) throw error;
+		throw unrecognizedPublic();
+	}
+}
+
+/** The backend; `InvalidKey` is the SDK's `InvalidKeyError`, which key imports throw. */
+export function createForgeBackend(InvalidKey: typeof InvalidKeyError): CryptoBackend {
+	const asInvalidKey = <T>(read: () => T): T => {
+		try {
+			return read();
+		} catch (error) {
+			throw error instanceof KeyRefusal ? new InvalidKey(error.reason, error.message) : error;
+		}
+	};
 
 	return {
 		name: "forge",
 		importPrivateKey(source: KeySource, passphrase: string | undefined): ParsedKey {
-			if (source.encoding === "pem" && LEGACY_ENCRYPTED.test(source.text))
-				return legacyEncrypted(source.text, passphrase);
-			const der = source.encoding === "der" ? source.bytes : pemToDer(source.text);
-			const asn1 = der && parseDer(der);
-			if (!asn1) throw unrecognizedPrivate();
-			const encrypted =
-				source.encoding === "pem"
-					? source.label === "ENCRYPTED PRIVATE KEY"
-					: algorithmOid(asn1, 0)?.startsWith("1.2.840.113549.1.5") === true;
-			if (encrypted) {
-				if (passphrase === undefined) throw passphraseRequired();
-				let decrypted: forge.asn1.Asn1 | null = null;
-				try {
-					decrypted = forge.pki.decryptPrivateKeyInfo(asn1, passphrase);
-				} catch {
-					decrypted = null;
-				}
-				if (!decrypted) throw wrongPassphrase();
-				try {
-					return privateFromAsn1(decrypted);
-				} catch (error) {
-					// Bytes that decrypt but are no key: a wrong passphrase whose padding happened to check out.
-					if (error instanceof InvalidKeyError && error.reason === "not_rsa") throw error;
-					throw wrongPassphrase();
-				}
-			}
-			try {
-				return privateFromAsn1(asn1);
-			} catch (error) {
-				if (error instanceof InvalidKeyError) throw error;
-				throw unrecognizedPrivate();
-			}
+			return asInvalidKey(() => importPrivate(source, passphrase));
 		},
 		importPublicKey(source: KeySource): ParsedKey {
-			const der = source.encoding === "der" ? source.bytes : pemToDer(source.text);
-			const asn1 = der && parseDer(der);
-			if (!asn1) throw unrecognizedPublic();
-			try {
-				if (source.encoding === "pem" && source.label === "CERTIFICATE") return certificateKey(asn1);
-				const oid = algorithmOid(asn1, 0);
-				if (oid !== undefined && oid !== RSA_OID && !oid.startsWith("1.2.840.113549.1.1.")) {
-					throw new InvalidKeyError("not_rsa", "The public key is not an RSA key.");
-				}
-				try {
-					return rsa(forge.pki.publicKeyFromAsn1(asn1) as ForgePublic);
-				} catch (error) {
-					if (source.encoding === "der") return certificateKey(asn1);
-					throw error;
-				}
-			} catch (error) {
-				if (error instanceof InvalidKeyError) throw error;
-				throw unrecognizedPublic();
-			}
+			return asInvalidKey(() => importPublic(source));
 		},
 		exportPrivateKey(handle: unknown): Uint8Array {
 			const info = forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(handle as ForgePrivate));

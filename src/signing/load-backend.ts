@@ -1,6 +1,7 @@
 // Loading a crypto backend, apart from backend.ts: verifying and signing reach backend.ts, and only code
 // that loads a backend should hold the `import()` of node-forge. A bundler that splits code makes a chunk of
 // every `import()` it finds, and the code a route shares with that chunk then loads as a file of its own.
+import { InvalidKeyError } from "../errors/invalid-key-error.js";
 import {
 	addBackend,
 	type CryptoBackend,
@@ -18,7 +19,7 @@ import {
  */
 export async function loadCryptoBackend(name: CryptoBackendName = defaultBackendName()): Promise<CryptoBackend> {
 	if (name === "node" || isBackendLoaded(name)) return resolveBackend(name);
-	const backend = (await import("./forge-backend.js")).createForgeBackend();
+	const backend = (await import("./forge-backend.js")).createForgeBackend(InvalidKeyError);
 	addBackend(name, backend);
 	return backend;
 }

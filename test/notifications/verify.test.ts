@@ -279,4 +279,21 @@ describe("verifyNotification: hostile and malformed input", () => {
 		const missing = rejection(signedBody({ ...refundFields(), refundCreatedAt: undefined }, "2.1"));
 		expect(missing).toMatchObject({ field: "refundCreatedAt" });
 	});
+
+	it("says each rule as the SDK's request errors do: is required, must be a number", () => {
+		const fields = {
+			...transactionFields(),
+			amount: "10.50",
+			status: "",
+			fees: { buyer: true },
+			transactionDocuments: [{ type: "invoice" }],
+		};
+		const error = rejection(signedBody(fields, "2.1"));
+		expect(error).toBeInstanceOf(InvalidNotificationError);
+		expect((error as Error).message).toBe(
+			"The transaction IPN is not of the documented shape: amount: must be a number; " +
+				"fees.buyer: must be a number; status: must have at least 1 character; " +
+				"transactionDocuments[0].url: is required.",
+		);
+	});
 });
