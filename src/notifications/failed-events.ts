@@ -17,7 +17,7 @@ const listOptions = lazySchema(() =>
 	}),
 );
 
-const eventIdRule = z.string({ error: "must be a string" });
+const eventIdRule = lazySchema(() => z.string({ error: "must be a string" }));
 
 /** What `failedEvents` works with: the handler's store, its runner and how an event becomes a callback. */
 export interface FailedEventsContext {
