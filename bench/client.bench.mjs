@@ -3,14 +3,12 @@
 // this same process with a hand-written baseline doing the same JSON + sign
 // (node:crypto, parsed KeyObject) + fetch + verify. Goal: at most 1.15x.
 import crypto from "node:crypto";
-import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { GatewayClient, loadPrivateKey, loadPublicKey } from "../dist/index.js";
 import { canonicalString, sealMessage } from "../dist/signing/index.js";
+import { CHECKOUT_PARAMS, pem } from "./checkout-bodies.mjs";
 import { pairedCompare } from "./lib.mjs";
 
-const keysUrl = new URL("../test/vectors/keys/", import.meta.url);
-const pem = (name) => readFileSync(new URL(`${name}.pem`, keysUrl), "utf8");
 const merchantKeyObject = crypto.createPrivateKey(pem("merchant-private"));
 const gatewayKeyObject = crypto.createPublicKey(pem("gateway-public"));
 
@@ -38,18 +36,7 @@ const server = createServer((request, response) => {
 await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
 const baseUrl = `http://127.0.0.1:${server.address().port}`;
 
-const params = {
-	orderRef: "ORD-2026-0001",
-	amount: 10.5,
-	currency: "EUR",
-	paymentMethod: "checkout",
-	callbackUrl: "https://shop.example/pay/callback",
-	notificationUrl: "https://shop.example/pay/ipn",
-	cancelUrl: "https://shop.example/pay/cancel",
-	errorUrl: "https://shop.example/pay/error",
-	orderDescription: "Two coffees",
-	metadata: { cartId: 42 },
-};
+const params = { ...CHECKOUT_PARAMS, metadata: { cartId: 42 } };
 const headers = { "content-type": "application/json", accept: "application/json", "user-agent": "bench" };
 
 /** Hand-written: the message signed with a parsed KeyObject, POSTed with fetch, the response verified and read. */

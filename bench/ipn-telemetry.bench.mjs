@@ -14,13 +14,11 @@
 //
 // The servers run in child processes (this file again), pinned to one CPU where the machine allows, the load
 // generator on the other.
-import { fork, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { fileURLToPath } from "node:url";
 import { createMemoryStore, createNotificationHandler, toNodeListener } from "../dist/index.js";
 import { sealMessage } from "../dist/signing/index.js";
-import { loadIpnRoute, median, pinLoadAndServers, report } from "./lib.mjs";
+import { loadIpnRoute, median, pinLoadAndServers, report, startChildServer } from "./lib.mjs";
 import { vector } from "./vectors.mjs";
 
 const keysDir = new URL("../test/vectors/keys/", import.meta.url);
@@ -156,21 +154,12 @@ async function serve(role) {
 }
 
 async function startServer(role, serverPrefix) {
-	const options = {
-		env: { ...process.env, IPN_TELEMETRY_BENCH_SERVER: role },
-		stdio: ["ignore", "inherit", "inherit", "ipc"],
-	};
-	const [command, ...prefixArgs] = serverPrefix;
-	const child = command
-		? spawn(command, [...prefixArgs, process.execPath, fileURLToPath(import.meta.url)], options)
-		: fork(new URL(import.meta.url), options);
-	const { port } = await new Promise((resolve) => child.once("message", resolve));
-	const usage = () =>
-		new Promise((resolve) => {
-			child.once("message", resolve);
-			child.send("usage");
-		});
-	return { port, usage, stop: () => child.disconnect() };
+	const { hello, ask, stop } = await startChildServer(
+		import.meta.url,
+		{ IPN_TELEMETRY_BENCH_SERVER: role },
+		serverPrefix,
+	);
+	return { port: hello.port, usage: ask, stop };
 }
 
 async function load(server, seconds) {
@@ -205,7 +194,7 @@ async function main() {
 		for (const role of order) figures[role] = await load(servers[role], 1.5);
 		rounds.push(figures);
 	}
-	for (const role of ROLES) servers[role].stop();
+	await Promise.all(ROLES.map((role) => servers[role].stop()));
 	pin.release();
 	const rps = (role) => median(rounds.map((round) => round[role].rps));
 	const share = (role) => median(rounds.map((round) => round[role].rps / round.off.rps));

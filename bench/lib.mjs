@@ -1,6 +1,8 @@
 // Tiny benchmark harness: runs a baseline and a candidate in the same process,
 // interleaved in rounds so drift affects both, and reports the median ratio.
+import { fork, spawn } from "node:child_process";
 import crypto from "node:crypto";
+import { fileURLToPath } from "node:url";
 
 /**
  * The 2.1 protocol floor, hand-written: parse the envelope, base64-decode, verify the payload with
@@ -184,4 +186,36 @@ export async function loadIpnRoute(port, bodies, seconds) {
 	});
 	if (result.non2xx > 0 || result.errors > 0)
 		throw new Error(`${result.non2xx} non-2xx responses, ${result.errors} errors`);
+}
+
+/**
+ * Runs the bench file at `url` again in a child process, as the server `env` names, through `serverPrefix`
+ * (taskset) when given. The child sends one message once it listens (its port, ...) and answers every message
+ * of the parent: `ask()` sends one and resolves with the answer (its CPU time, its counts).
+ */
+export async function startChildServer(url, env, serverPrefix = []) {
+	const options = { env: { ...process.env, ...env }, stdio: ["ignore", "inherit", "inherit", "ipc"] };
+	const [command, ...prefixArgs] = serverPrefix;
+	const file = fileURLToPath(url);
+	const child = command ? spawn(command, [...prefixArgs, process.execPath, file], options) : fork(file, options);
+	const exited = new Promise((resolve) => child.once("exit", resolve));
+	const hello = await Promise.race([
+		new Promise((resolve) => child.once("message", resolve)),
+		exited.then((code) => {
+			throw new Error(`bench setup: the ${JSON.stringify(env)} server exited (${code}) before it listened`);
+		}),
+	]);
+	const ask = () =>
+		new Promise((resolve) => {
+			child.once("message", resolve);
+			child.send("ask");
+		});
+	return {
+		hello,
+		ask,
+		stop: async () => {
+			child.disconnect();
+			await exited;
+		},
+	};
 }

@@ -9,11 +9,9 @@
 // side's fastest round. On a shared 2-core machine long rounds mostly measure who else
 // is running (the median of long rounds swung from 1.0x to 1.7x between runs); the
 // median ratio is printed below each figure for comparison.
-import { fork, spawn } from "node:child_process";
 import * as crypto from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { fileURLToPath } from "node:url";
 import {
 	createMemoryStore,
 	createNotificationHandler,
@@ -22,7 +20,15 @@ import {
 	verifyNotification,
 } from "../dist/index.js";
 import { canonicalString, sealMessage } from "../dist/signing/index.js";
-import { compareFastest, handWritten21, loadIpnRoute, median, pinLoadAndServers, report } from "./lib.mjs";
+import {
+	compareFastest,
+	handWritten21,
+	loadIpnRoute,
+	median,
+	pinLoadAndServers,
+	report,
+	startChildServer,
+} from "./lib.mjs";
 import { vector } from "./vectors.mjs";
 
 const keysDir = new URL("../test/vectors/keys/", import.meta.url);
@@ -107,28 +113,18 @@ async function serve(role) {
 	process.on("disconnect", () => process.exit(0));
 }
 
-/**
- * A server in a child process (started through `serverPrefix`, such as taskset, when given),
- * and a way to ask it how much CPU it used.
- */
+/** A server in a child process (through `serverPrefix`, such as taskset), and a way to ask its CPU time. */
 async function startServer(role, serverPrefix) {
-	const options = {
-		env: { ...process.env, NOTIFICATIONS_BENCH_SERVER: role },
-		stdio: ["ignore", "inherit", "inherit", "ipc"],
+	const { hello, ask, stop } = await startChildServer(
+		import.meta.url,
+		{ NOTIFICATIONS_BENCH_SERVER: role },
+		serverPrefix,
+	);
+	const usage = async () => {
+		const { cpu, served, processed } = await ask();
+		return { cpuUs: cpu.user + cpu.system, served, processed };
 	};
-	const [command, ...prefixArgs] = serverPrefix;
-	const child = command
-		? spawn(command, [...prefixArgs, process.execPath, fileURLToPath(import.meta.url)], options)
-		: fork(new URL(import.meta.url), options);
-	const { port } = await new Promise((resolve) => child.once("message", resolve));
-	const usage = () =>
-		new Promise((resolve) => {
-			child.once("message", ({ cpu, served, processed }) =>
-				resolve({ cpuUs: cpu.user + cpu.system, served, processed }),
-			);
-			child.send("usage");
-		});
-	return { port, usage, stop: () => child.disconnect() };
+	return { port: hello.port, usage, stop };
 }
 
 /** Loads a server for `seconds`; returns requests/second and server CPU microseconds per request. */
@@ -234,7 +230,7 @@ async function main() {
 		}
 		rounds.push(result);
 	}
-	for (const server of Object.values(servers)) server.stop();
+	await Promise.all(Object.values(servers).map((server) => server.stop()));
 	pin.release();
 	const share = median(rounds.map((p) => p.handler.rps / p.bare.rps));
 	const cpuRatio = median(rounds.map((p) => p.handler.cpuPerRequest / p.bare.cpuPerRequest));

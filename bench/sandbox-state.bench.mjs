@@ -4,13 +4,11 @@
 // per checkout. Then, to explain the journal: what one save costs as an appended line, and as a
 // rewritten snapshot (temporary file, fsync, rename) of a ledger of growing size.
 // Servers run in child processes (this file, forked), as in sandbox.bench.mjs.
-import { fork, spawn } from "node:child_process";
 import { closeSync, fsyncSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { checkoutBodies, MERCHANT_ID, pem } from "./checkout-bodies.mjs";
-import { median, pinLoadAndServers, report } from "./lib.mjs";
+import { checkoutBodies, fireCheckouts, MERCHANT_ID, pem } from "./checkout-bodies.mjs";
+import { median, pinLoadAndServers, report, startChildServer } from "./lib.mjs";
 
 const ROLE = process.env.SANDBOX_STATE_BENCH_SERVER;
 const REQUESTS = 600;
@@ -36,62 +34,22 @@ async function serve(role) {
 
 /** A server in a child process, through `serverPrefix` (taskset) when given; it reports its CPU time. */
 async function startServer(role, serverPrefix) {
-	const options = {
-		env: { ...process.env, SANDBOX_STATE_BENCH_SERVER: role },
-		stdio: ["ignore", "inherit", "inherit", "ipc"],
+	const { hello, ask, stop } = await startChildServer(
+		import.meta.url,
+		{ SANDBOX_STATE_BENCH_SERVER: role },
+		serverPrefix,
+	);
+	const cpuUs = async () => {
+		const { cpu } = await ask();
+		return cpu.user + cpu.system;
 	};
-	const [command, ...prefixArgs] = serverPrefix;
-	const child = command
-		? spawn(command, [...prefixArgs, process.execPath, fileURLToPath(import.meta.url)], options)
-		: fork(new URL(import.meta.url), options);
-	const hello = await new Promise((resolve) => child.once("message", resolve));
-	const exited = new Promise((resolve) => child.once("exit", resolve));
-	const cpuUs = () =>
-		new Promise((resolve) => {
-			child.once("message", ({ cpu }) => resolve(cpu.user + cpu.system));
-			child.send("usage");
-		});
-	return {
-		...hello,
-		cpuUs,
-		stop: async () => {
-			child.disconnect();
-			await exited;
-		},
-	};
-}
-
-/** Fires every body once; returns the wall seconds from the first request to the last response. */
-async function fire(port, bodies) {
-	const { default: autocannon } = await import("autocannon");
-	let next = 0;
-	const started = performance.now();
-	let lastResponse = started;
-	const tracker = autocannon({
-		url: `http://127.0.0.1:${port}/v2/checkout`,
-		connections: CONNECTIONS,
-		amount: bodies.length,
-		requests: [
-			{
-				method: "POST",
-				headers: { "content-type": "application/json" },
-				setupRequest: (request) => ({ ...request, body: bodies[next++] }),
-			},
-		],
-	});
-	tracker.on("response", () => {
-		lastResponse = performance.now();
-	});
-	const result = await tracker;
-	if (result.non2xx > 0 || result.errors > 0)
-		throw new Error(`${result.non2xx} non-2xx responses, ${result.errors} errors`);
-	return (lastResponse - started) / 1000;
+	return { ...hello, cpuUs, stop };
 }
 
 /** Checkouts per second and server CPU microseconds per checkout, for one set of bodies. */
 async function load(server, bodies) {
 	const before = await server.cpuUs();
-	const seconds = await fire(server.port, bodies);
+	const { seconds } = await fireCheckouts(server.port, bodies, CONNECTIONS);
 	const after = await server.cpuUs();
 	return { rps: bodies.length / seconds, cpuUs: (after - before) / bodies.length };
 }
@@ -138,8 +96,8 @@ async function main() {
 	const state = await startServer("state", pin.serverPrefix);
 	try {
 		const warm = checkoutBodies(300, "warm");
-		await fire(memory.port, warm);
-		await fire(state.port, warm);
+		await fireCheckouts(memory.port, warm, CONNECTIONS);
+		await fireCheckouts(state.port, warm, CONNECTIONS);
 		// Each round sends the same new bodies to both servers, in alternating order; the ratio is taken within a round.
 		const rounds = [];
 		for (let round = 0; round < ROUNDS; round++) {

@@ -4,11 +4,10 @@
 // that parses the same 2.1 request, verifies it, signs a response and sends it.
 // Servers run in child processes (this file, forked) so the load generator does
 // not share their event loop. Bounded: a fixed number of requests per round.
-import { fork } from "node:child_process";
 import * as crypto from "node:crypto";
 import { createServer } from "node:http";
-import { checkoutBodies, MERCHANT_ID, pem } from "./checkout-bodies.mjs";
-import { median, report } from "./lib.mjs";
+import { checkoutBodies, fireCheckouts, MERCHANT_ID, pem } from "./checkout-bodies.mjs";
+import { median, report, startChildServer } from "./lib.mjs";
 
 const ROLE = process.env.SANDBOX_BENCH_SERVER;
 const REQUESTS = 1200;
@@ -74,45 +73,12 @@ function rsaCostUs() {
 
 /** A fresh server in a child process (fresh state, so orderRefs are unique again). */
 async function startServer(role) {
-	const child = fork(new URL(import.meta.url), {
-		env: { ...process.env, SANDBOX_BENCH_SERVER: role },
-		stdio: ["ignore", "inherit", "inherit", "ipc"],
-	});
-	const hello = await new Promise((resolve) => child.once("message", resolve));
-	const usage = () =>
-		new Promise((resolve) => {
-			child.once("message", ({ cpu }) => resolve(cpu.user + cpu.system));
-			child.send("usage");
-		});
-	return { ...hello, usage, stop: () => child.disconnect() };
-}
-
-/** Fires every body once at `server`; returns wall seconds and the responses' count. */
-async function fire(server, bodies) {
-	const { default: autocannon } = await import("autocannon");
-	let next = 0;
-	const started = performance.now();
-	let lastResponse = started;
-	const tracker = autocannon({
-		url: `http://127.0.0.1:${server.port}/v2/checkout`,
-		connections: 8,
-		amount: bodies.length,
-		requests: [
-			{
-				method: "POST",
-				headers: { "content-type": "application/json" },
-				setupRequest: (request) => ({ ...request, body: bodies[next++] }),
-			},
-		],
-	});
-	// autocannon reports on whole-second ticks; the last response's time is the real end.
-	tracker.on("response", () => {
-		lastResponse = performance.now();
-	});
-	const result = await tracker;
-	if (result.non2xx > 0 || result.errors > 0)
-		throw new Error(`${result.non2xx} non-2xx responses, ${result.errors} errors`);
-	return { seconds: (lastResponse - started) / 1000, total: result.requests.total };
+	const { hello, ask, stop } = await startChildServer(import.meta.url, { SANDBOX_BENCH_SERVER: role });
+	const usage = async () => {
+		const { cpu } = await ask();
+		return cpu.user + cpu.system;
+	};
+	return { ...hello, usage, stop };
 }
 
 /**
@@ -121,11 +87,11 @@ async function fire(server, bodies) {
  */
 async function load(role, warmBodies, bodies) {
 	const server = await startServer(role);
-	await fire(server, warmBodies);
+	await fireCheckouts(server.port, warmBodies);
 	const before = await server.usage();
-	const { seconds, total } = await fire(server, bodies);
+	const { seconds, total } = await fireCheckouts(server.port, bodies);
 	const after = await server.usage();
-	server.stop();
+	await server.stop();
 	return { rps: total / seconds, cpuPerRequest: (after - before) / total, rsa: server.rsaUs };
 }
 

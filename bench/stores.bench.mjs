@@ -19,15 +19,13 @@
 // that it did). Before each PostgreSQL round, store.cleanup() deletes the rows of the
 // rounds before (all past their 1 ms retention), so its claims are inserts of new
 // rows, as for new events, not updates of old ones.
-import { fork, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { fileURLToPath } from "node:url";
 import { createMemoryStore, createNotificationHandler, toNodeListener } from "../dist/index.js";
 import { sealMessage } from "../dist/signing/index.js";
 import { createPostgresStore } from "../dist/stores/postgres.js";
 import { createRedisStore } from "../dist/stores/redis.js";
-import { median, pinLoadAndServers, report } from "./lib.mjs";
+import { median, pinLoadAndServers, report, startChildServer } from "./lib.mjs";
 import { vector } from "./vectors.mjs";
 
 const keysDir = new URL("../test/vectors/keys/", import.meta.url);
@@ -85,20 +83,9 @@ async function serve(kind) {
 }
 
 async function startServer(kind, serverPrefix, urls) {
-	const options = {
-		env: { ...process.env, STORES_BENCH_SERVER: kind, STORES_BENCH_URLS: JSON.stringify(urls) },
-		stdio: ["ignore", "inherit", "inherit", "ipc"],
-	};
-	const [command, ...prefixArgs] = serverPrefix;
-	const self = fileURLToPath(import.meta.url);
-	const child = command ? spawn(command, [...prefixArgs, process.execPath, self], options) : fork(self, options);
-	const { port } = await new Promise((resolve) => child.once("message", resolve));
-	const counts = () =>
-		new Promise((resolve) => {
-			child.once("message", resolve);
-			child.send("counts");
-		});
-	return { kind, port, counts, stop: () => child.disconnect() };
+	const env = { STORES_BENCH_SERVER: kind, STORES_BENCH_URLS: JSON.stringify(urls) };
+	const { hello, ask, stop } = await startChildServer(import.meta.url, env, serverPrefix);
+	return { kind, port: hello.port, counts: ask, stop };
 }
 
 function ipnBodies(count) {
@@ -228,7 +215,7 @@ async function main() {
 			}
 			rounds.push(rps);
 		}
-		for (const server of handlers) server.stop();
+		await Promise.all(handlers.map((server) => server.stop()));
 		await upkeep.close();
 		pin.release();
 		const memoryRps = median(rounds.map((r) => r.memory));

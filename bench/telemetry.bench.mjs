@@ -5,7 +5,6 @@
 // telemetry off (@opentelemetry/api loaded, no provider registered: the API's no-op). Goal: at most 1.05x the
 // time. A third line shows the floor: the client with telemetry off, wrapped in the records it makes of a call
 // (one span with its attributes, two metric points) made directly with the same SDK.
-import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import {
 	AggregationTemporality,
@@ -16,10 +15,9 @@ import {
 import { BatchSpanProcessor, InMemorySpanExporter, TracerProvider } from "@opentelemetry/sdk-trace";
 import { GatewayClient, loadPrivateKey, loadPublicKey } from "../dist/index.js";
 import { sealMessage } from "../dist/signing/index.js";
+import { CHECKOUT_PARAMS, pem } from "./checkout-bodies.mjs";
 import { pairedCompare } from "./lib.mjs";
 
-const keysUrl = new URL("../test/vectors/keys/", import.meta.url);
-const pem = (name) => readFileSync(new URL(`${name}.pem`, keysUrl), "utf8");
 const gatewayKey = loadPrivateKey(pem("gateway-private"));
 const transactionId = "01JD5Z8Q4V7M1X2C3B4N5P6R7S";
 
@@ -81,17 +79,7 @@ const client = (telemetry) =>
 const off = client({});
 const recorded = client({ tracerProvider, meterProvider });
 
-const params = {
-	orderRef: "ORD-2026-0001",
-	amount: 10.5,
-	currency: "EUR",
-	paymentMethod: "checkout",
-	callbackUrl: "https://shop.example/pay/callback",
-	notificationUrl: "https://shop.example/pay/ipn",
-	cancelUrl: "https://shop.example/pay/cancel",
-	errorUrl: "https://shop.example/pay/error",
-	orderDescription: "Two coffees",
-};
+const params = CHECKOUT_PARAMS;
 
 /** The records the client makes of a call, made directly with the SDK around a call of the client that is off. */
 const tracer = tracerProvider.getTracer("bench-floor");

@@ -7,7 +7,7 @@ import { ActiveTelemetry } from "./active.js";
 import type { OpenTelemetry } from "./api.js";
 import type { CallRecord, ClientOutcome, ClientRecorder, RecorderContext, Server } from "./client.js";
 import type { DriftReport } from "./drift.js";
-import { driftAttributes, driftCounter } from "./drift-record.js";
+import { driftCounter, recordDrift } from "./drift-record.js";
 import { ATTRIBUTES, DURATION_BUCKETS, EVENTS, METRICS } from "./names.js";
 import type { TelemetryProviders } from "./options.js";
 import { recordError } from "./span-error.js";
@@ -147,13 +147,7 @@ class ActiveCallRecord implements CallRecord {
 	}
 
 	drift(report: DriftReport): void {
-		const attributes = driftAttributes(report);
-		try {
-			if (this.#recording) this.#span.addEvent(EVENTS.drift, attributes);
-			this.#active.instruments().drift.add(1, attributes);
-		} catch {
-			// A tracer or meter that throws must not fail a payment.
-		}
+		recordDrift(this.#span, () => this.#active.instruments().drift, report);
 	}
 
 	succeeded(result: unknown): void {

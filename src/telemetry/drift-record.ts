@@ -1,7 +1,7 @@
-import type { Counter, Meter } from "@opentelemetry/api";
+import type { Counter, Meter, Span } from "@opentelemetry/api";
 import type { OpenTelemetry } from "./api.js";
 import type { DriftReport } from "./drift.js";
-import { ATTRIBUTES, METRICS } from "./names.js";
+import { ATTRIBUTES, EVENTS, METRICS } from "./names.js";
 
 /** The drift counter, shared by every component that receives signed messages. */
 export function driftCounter(meter: Meter, api: OpenTelemetry): Counter {
@@ -19,4 +19,19 @@ export function driftAttributes(report: DriftReport): Record<string, string> {
 		[ATTRIBUTES.driftSource]: report.source,
 		[ATTRIBUTES.driftValue]: report.value,
 	};
+}
+
+/**
+ * A drift report as an event on the span of the message that carried it (when the span records) and a point on
+ * the drift counter, read when needed (`counter` may throw, as the SDK's calls may: the report is then lost,
+ * never the call or the delivery that carried it).
+ */
+export function recordDrift(span: Span, counter: () => Counter, report: DriftReport): void {
+	const attributes = driftAttributes(report);
+	try {
+		if (span.isRecording()) span.addEvent(EVENTS.drift, attributes);
+		counter().add(1, attributes);
+	} catch {
+		// A tracer or meter that throws must not change what the SDK does.
+	}
 }

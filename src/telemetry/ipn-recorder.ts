@@ -6,10 +6,10 @@ import { ActiveTelemetry } from "./active.js";
 import type { OpenTelemetry } from "./api.js";
 import type { TelemetryRedaction } from "./described.js";
 import type { DriftReport } from "./drift.js";
-import { driftAttributes } from "./drift-record.js";
+import { recordDrift } from "./drift-record.js";
 import { defineEventInstruments, type EventInstruments, RunSteps } from "./events.js";
 import type { DeliveryRecord, DeliveryRecorder, RecorderContext } from "./ipn.js";
-import { ATTRIBUTES, EVENTS } from "./names.js";
+import { ATTRIBUTES } from "./names.js";
 import type { TelemetryProviders } from "./options.js";
 import { recordError } from "./span-error.js";
 
@@ -105,13 +105,7 @@ class ActiveDeliveryRecord implements DeliveryRecord {
 	}
 
 	drift(report: DriftReport): void {
-		const attributes = driftAttributes(report);
-		try {
-			if (this.#recording) this.#span.addEvent(EVENTS.drift, attributes);
-			this.#active.instruments().drift.add(1, attributes);
-		} catch {
-			// A tracer or meter that throws must not change what the handler does.
-		}
+		recordDrift(this.#span, () => this.#active.instruments().drift, report);
 	}
 
 	finished(outcome: EventOutcome, response: NotificationResponse, joined: boolean, refusal?: string): void {

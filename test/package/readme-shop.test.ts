@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { codeBlocks, readDoc } from "../support/markdown.js";
 import { consumerProject, DEPENDENCIES, packedPackage } from "../support/packed.js";
+import { freePort } from "../support/real-servers.js";
 
 // The README's quick start, run as a newcomer runs it: its `// file:` blocks in a fresh project that installs
 // the packed package and express, the sandbox started by the README's command, the shop by the README's
@@ -50,17 +50,6 @@ app.post("/__database/:state", (req, res) => {
 interface ShopState {
 	paidOrders: Record<string, string>;
 	refunds: Record<string, string>;
-}
-
-function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const server = createServer();
-		server.once("error", reject);
-		server.listen(0, "127.0.0.1", () => {
-			const address = server.address();
-			server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-		});
-	});
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { link, readFile, unlink, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
+import { isProcessAlive } from "../../internal/process-alive.js";
 import { fileError, stateProblem } from "./state-problem.js";
 
 /** Who holds a state directory: the lock file's content. */
@@ -46,7 +47,7 @@ export async function takeLock(path: string, dir: string): Promise<() => Promise
 						`stop it, or remove ${path} if it is gone`,
 				);
 			}
-			if (isAlive(holder.pid)) {
+			if (isProcessAlive(holder.pid)) {
 				throw stateProblem(
 					`${dir} is in use by the sandbox with pid ${holder.pid} (${path}): ` +
 						"stop that sandbox first, or use another state directory",
@@ -74,14 +75,4 @@ function parseHolder(text: string): Holder | undefined {
 		// not JSON
 	}
 	return undefined;
-}
-
-/** True while a process with this pid exists (this one included), whoever owns it. */
-function isAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === "EPERM";
-	}
 }

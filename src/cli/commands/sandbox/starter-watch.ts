@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { isProcessAlive } from "../../../internal/process-alive.js";
 
 /**
  * How often the sandbox looks for its starter. Node.js has no event for a parent's exit, so it polls:
@@ -79,7 +80,15 @@ const SHELLS = new Set(["sh", "dash"]);
 
 function processProbe(): StarterProbe {
 	const interactive = [process.stdin, process.stdout, process.stderr].some((stream) => stream.isTTY === true);
-	return { parentPid: () => process.ppid, parentOf, isAlive, commandOf, sleepCount, interactive, env: process.env };
+	return {
+		parentPid: () => process.ppid,
+		parentOf,
+		isAlive: isProcessAlive,
+		commandOf,
+		sleepCount,
+		interactive,
+		env: process.env,
+	};
 }
 
 function commandOf(pid: number): string | undefined {
@@ -114,14 +123,5 @@ function parentOf(pid: number): number | undefined {
 		} catch {
 			return undefined;
 		}
-	}
-}
-
-function isAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === "EPERM";
 	}
 }
