@@ -104,6 +104,18 @@ const privateFormats: Case[] = [
 		() => fx.passphrase,
 	],
 	["encrypted PKCS#8 PEM as a JSON string", () => JSON.stringify(fx.encryptedPkcs8Pem), () => fx.passphrase],
+	["legacy encrypted PKCS#1 PEM with CRLF line ends", () => crlf(fx.encryptedPkcs1Pem), () => fx.passphrase],
+	[
+		"legacy encrypted PKCS#1 PEM with CR line ends",
+		() => fx.encryptedPkcs1Pem.replace(/\n/g, "\r"),
+		() => fx.passphrase,
+	],
+	[
+		"legacy encrypted PKCS#1 PEM indented (a YAML block)",
+		() => indented(fx.encryptedPkcs1Pem, "  "),
+		() => fx.passphrase,
+	],
+	["PKCS#8 base64 DER with line breaks, in single quotes", () => `'${wrap(pemBody(fx.pkcs8Pem), "\n")}'`],
 	["base64 of a PKCS#8 PEM", () => base64OfText(fx.pkcs8Pem)],
 	["base64 of a PKCS#1 PEM, wrapped at 76 (base64 -w 76)", () => wrap76(base64OfText(fx.pkcs1Pem))],
 	["base64 of a PKCS#8 PEM, in quotes", () => `"${base64OfText(fx.pkcs8Pem)}"`],
@@ -453,6 +465,30 @@ describe("key text that does not load says what it looked like and what to give 
 			/It was read as base64 \(DER bytes\), whose content is not a valid key/,
 		],
 		["prose", () => "paste the key here", /^The private key is neither PEM text nor base64\./],
+		["an empty secret in quotes", () => '" "', /^The private key is empty: the secret/],
+		["text around a $ sign", () => "key-$HOME", /^The private key is neither PEM text nor base64\./],
+		["a $NAME with text after it", () => "$HOME is unset", /^The private key is neither PEM text nor base64\./],
+		["a bare file name", () => "merchant-private.pem", /looks like a file path, not the key/],
+		["a path in the home directory", () => "~/keys/merchant-private.pem", /looks like a file path, not the key/],
+		["a Windows path", () => "C:\\keys\\merchant-private.pem", /looks like a file path, not the key/],
+		["an assignment of a path", () => "key=./merchant.pem", /^The private key is neither PEM text nor base64\./],
+		["a path with words after it", () => "./merchant.pem, please", /^The private key is neither PEM text nor base64\./],
+		[
+			"a whole env-file line",
+			() => `KEY='${pemBody(fx.pkcs8Pem)}'`,
+			/^The private key is neither PEM text nor base64\./,
+		],
+		["quoted base64 with words after it", () => `'${pemBody(fx.pkcs8Pem)}' # ours`, /^The private key is neither PEM/],
+		[
+			"a PEM with real line breaks whose body was damaged",
+			() => fx.pkcs8Pem.replace(/MII/, "MIX"),
+			/It was read as PEM text, whose content is not a valid key/,
+		],
+		[
+			"base64 of a PEM with \\n whose body was damaged",
+			() => base64OfText(escapedBreaks(fx.pkcs8Pem).replace(/MII/, "MIX")),
+			/It was read as base64 of a PEM text, whose content is not a valid key/,
+		],
 	];
 
 	describe.each(backends)("%s backend", (backend) => {
@@ -462,6 +498,20 @@ describe("key text that does not load says what it looked like and what to give 
 			expect(error.message).toMatch(message);
 			expect(error.message.endsWith(FORMS)).toBe(true);
 		});
+	});
+
+	it("a PEM cut at a line break says how to store it", () => {
+		const error = expectRefused(() => loadPrivateKey("-----BEGIN PRIVATE KEY-----"), "unrecognized_format", "");
+		expect(error.message).toBe(
+			"The private key looks like PEM text but has no matching -----END line: it was cut, as a multi-line " +
+				"secret often is at its first line break (store it with its line breaks written as \\n, or as base64 " +
+				`of the PEM). ${FORMS}`,
+		);
+	});
+
+	it("bytes that are no key are refused without a word on text forms", () => {
+		const error = expectRefused(() => loadPublicKey(new Uint8Array([1, 2, 3])), "unrecognized_format", "");
+		expect(error.message).not.toContain("It was read as");
 	});
 
 	it("a public key says the same, as a public key", () => {
@@ -512,6 +562,24 @@ describe("key text far larger than any key", () => {
 	it("text of exactly the limit is still read", () => {
 		expect(MAX_KEY_TEXT_LENGTH).toBe(65_536);
 		expect(loadPublicKey(padded(MAX_KEY_TEXT_LENGTH)).bits).toBe(2048);
+	});
+
+	it("the refusal says the limit, the size and what to give instead", () => {
+		const { message } = expectRefused(() => loadPublicKey(padded(MAX_KEY_TEXT_LENGTH + 1)), "unrecognized_format", "");
+		expect(message).toBe(
+			"The public key text has 65537 characters, over the 65536 that any key's text fits in (a 4096-bit " +
+				"private key's PEM has about 3,300): it is not a key. Give the PEM text (its line breaks real, or " +
+				"written as \\n), base64 of the DER bytes, or base64 of the PEM text.",
+		);
+	});
+
+	it("a block's label is capital letters, digits and spaces, at most 64, and its -----BEGIN line must be there", () => {
+		for (const label of ["rsa KEY", "KEY rsa", "K".repeat(65)])
+			expect(findPemBlock(`-----BEGIN ${label}-----\nMIIB\n-----END ${label}-----`), label).toBeUndefined();
+		expect(findPemBlock(`-----BEGIN ${"K".repeat(64)}-----\nMIIB\n-----END ${"K".repeat(64)}-----`)?.body).toBe(
+			"\nMIIB\n",
+		);
+		expect(findPemBlock("0123456789PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----")).toBeUndefined();
 	});
 
 	it("only the first -----BEGIN line opens a block: a later block is not looked for", () => {
