@@ -7,9 +7,9 @@ export default {
 	// Each mutant runs only the tests that executed its code in the first (dry) run.
 	coverageAnalysis: "perTest",
 	concurrency: 2,
-	// Results are kept and reused while neither the mutant's code nor its tests change; out of git.
+	// Results are kept and reused while neither the mutant's code nor its tests change, under reports/ (out of git;
+	// scripts/mutation.mjs names the file after the mutated files).
 	incremental: true,
-	incrementalFile: "reports/mutation/incremental.json",
 	reporters: ["clear-text", "progress", "html", "json"],
 	htmlReporter: { fileName: "reports/mutation/mutation.html" },
 	jsonReporter: { fileName: "reports/mutation/mutation.json" },
