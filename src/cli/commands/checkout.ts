@@ -8,13 +8,12 @@ import { type FieldIssue, RequestValidationError } from "../../errors/request-va
 import { redactText } from "../../internal/redact.js";
 import { type RunningSandbox, readRunningSandbox } from "../../sandbox/control/control-files.js";
 import { DEMO_SHOP_PATH } from "../../sandbox/pages/demo-shop.js";
+import { KEY_FILES, STATE_FILES } from "../../sandbox/persistence/state-layout.js";
 import { type Command, parse } from "../command.js";
 import { FLAGS, signVersionFlag } from "../flags.js";
 import { CliError, EXIT, usageError } from "../io.js";
 import { readPrivateKeyFile, readPublicKeyFile } from "../keys.js";
 import { describeFailure } from "./failure.js";
-import { STATE_KEYS } from "./sandbox/state-dir.js";
-import { KEY_FILES } from "./sandbox.js";
 
 /** The flag that sets each request field or client option, so an error names what to change. */
 const FLAG_OF: Record<string, string> = {
@@ -179,7 +178,7 @@ function keyFiles(values: {
 	"state-dir"?: string | undefined;
 }) {
 	const keysDir = values["keys-dir"];
-	const stateKeys = values["state-dir"] === undefined ? undefined : join(values["state-dir"], STATE_KEYS.dir);
+	const stateKeys = values["state-dir"] === undefined ? undefined : join(values["state-dir"], STATE_FILES.keys);
 	const dir = keysDir ?? stateKeys;
 	const dirFlag = keysDir ? "--keys-dir" : "--state-dir";
 	return {
