@@ -112,7 +112,7 @@ async function takeOver(path: string, temp: string, target: string, options: Loc
 	let claimed = target;
 	let claim: string | undefined;
 	while (claim === undefined) {
-		const name = takeoverPath(path, digest(claimed));
+		const name = claimPath(path, claimed);
 		if (await linked(temp, name)) {
 			claim = name;
 			break;
@@ -223,7 +223,10 @@ async function thisProcess(nonce: string) {
 	};
 }
 
-const digest = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 24);
+/** The claim on replacing the lock (or the claim) whose content is `text`. */
+export function claimPath(lockPath: string, text: string): string {
+	return takeoverPath(lockPath, createHash("sha256").update(text).digest("hex").slice(0, 24));
+}
 
 /** When a process started (field 22 of /proc/<pid>/stat, after the command name), or undefined without /proc. */
 async function processStart(pid: number): Promise<string | undefined> {
