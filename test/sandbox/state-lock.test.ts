@@ -156,6 +156,21 @@ describe("taking over a stale lock: one starter only (steps played in a chosen o
 		}
 	});
 
+	test("a starter that judged the lock stale before another took it over leaves the new lock alone", async () => {
+		const dir = fresh();
+		writeFileSync(lockOf(dir), staleLock());
+		const late = stepper("judged-stale");
+		const second = refusal(takeLock(dir, late.options));
+		await late.reachedStep("judged-stale");
+		// Meanwhile another starter takes the lock over, start to end.
+		const release = await takeLock(dir);
+		const taken = readFileSync(lockOf(dir), "utf8");
+		late.release();
+		expect(await second).toContain(`${dir} is in use by the sandbox with pid ${process.pid}`);
+		expect(readFileSync(lockOf(dir), "utf8")).toBe(taken);
+		await release();
+	});
+
 	test("a starter holding the claim: another one waits, then finds the lock taken", async () => {
 		const dir = fresh();
 		writeFileSync(lockOf(dir), staleLock());
@@ -164,7 +179,8 @@ describe("taking over a stale lock: one starter only (steps played in a chosen o
 		const first = takeLock(dir, a.options);
 		await a.reachedStep("claimed");
 		const second = refusal(takeLock(dir, b.options));
-		await b.reachedStep("waiting");
+		// It must wait: settling first (taking the lock too) fails the test at once.
+		await Promise.race([b.reachedStep("waiting"), second.then(() => expect.fail("it did not wait for the claim"))]);
 		a.release();
 		const release = await first;
 		expect(await second).toContain(`${dir} is in use by the sandbox with pid ${process.pid}`);
