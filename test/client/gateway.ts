@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach } from "vitest";
 import type { GatewayClient, GatewayClientOptions } from "../../src/client.js";
 import type { Sandbox } from "../../src/sandbox/create-sandbox.js";
 import { type SandboxServer, startSandboxServer } from "../../src/sandbox/http-server.js";
-import type { FaultResponder, SandboxFault } from "../../src/sandbox/wire/fault-queue.js";
+import type { FaultResponder, SandboxFault } from "../../src/sandbox/wire/faults.js";
 import type { ReceivedRequest } from "../../src/sandbox/wire/received-log.js";
 import type { SignVersion } from "../../src/signing/seal.js";
 import type { FetchLike } from "../../src/transport/http.js";

@@ -3,7 +3,7 @@ import { refundEventId, transactionEventId } from "../../notifications/event-id.
 import type { TransactionRecord } from "../books/records.js";
 import type { SandboxCore } from "../core/sandbox-core.js";
 import { decideRefund, refundView, transactionView } from "../core/views.js";
-import type { DeliveryAttempt } from "../ipn/notifier.js";
+import type { DeliveryAttempt } from "../wire/notifier.js";
 import { readBodyText } from "../wire/request-body.js";
 import { type ControlCaller, refuseAccess } from "./access.js";
 import { CONTROL_PATH, type ControlTransaction } from "./control-types.js";

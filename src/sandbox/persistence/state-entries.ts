@@ -5,7 +5,7 @@ import type { SandboxMerchantOptions } from "../books/merchant-options.js";
 import { merchantAccount } from "../books/merchants.js";
 import type { RefundRecord, RefundState, TransactionRecord, TransactionState } from "../books/records.js";
 import { refundStatuses, transactionStatuses } from "../books/statuses.js";
-import type { DeliveryAttempt, DeliveryState } from "../ipn/notifier.js";
+import type { DeliveryAttempt, DeliveryState } from "../wire/notifier.js";
 
 /**
  * One line of a saved state: the whole of one record as it stands after a change. Every entry

@@ -1,4 +1,4 @@
-import type { DeliveryAttempt } from "../../../sandbox/ipn/notifier.js";
+import type { DeliveryAttempt } from "../../../sandbox/wire/notifier.js";
 import { parse } from "../../command.js";
 import { EXIT, usageError } from "../../io.js";
 import {

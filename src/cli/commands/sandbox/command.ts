@@ -1,7 +1,14 @@
-import { KEY_FILES, STATE_FILES } from "../../sandbox/persistence/state-layout.js";
-import type { Command } from "../command.js";
-import { CONTROL_COMMANDS, CONTROL_COMMANDS_HELP } from "./sandbox/index.js";
-import { startSandbox } from "./sandbox/start.js";
+import { KEY_FILES, STATE_FILES } from "../../../sandbox/persistence/state-layout.js";
+import type { Command } from "../../command.js";
+import { clockCommand } from "./clock.js";
+import type { ControlCommand } from "./control-command.js";
+import { ipnCommand } from "./ipn.js";
+import { refundsCommand } from "./refunds.js";
+import { startSandbox } from "./start.js";
+import { transactionsCommand } from "./transactions.js";
+
+/** `merchant-gateway sandbox <name>`: the commands that drive a running sandbox. */
+const CONTROL_COMMANDS: readonly ControlCommand[] = [transactionsCommand, refundsCommand, ipnCommand, clockCommand];
 
 export const sandbox: Command = {
 	name: "sandbox",
@@ -56,7 +63,7 @@ Deprecated: --gateway-private-key (use --key); --gateway-public-key (derived fro
 
 Commands that drive a running sandbox (each takes --state-dir <dir>, and
 --json for JSON; see merchant-gateway sandbox <command> --help):
-${CONTROL_COMMANDS_HELP}
+${CONTROL_COMMANDS.map((command) => `  sandbox ${command.name.padEnd(14)} ${command.summary}`).join("\n")}
 
 Exit codes: 0 stopped (Ctrl+C, SIGTERM, or its starter ended), 1 could not start (the port
 is taken, the state directory is in use or cannot be read), 2 bad usage.`,

@@ -5,7 +5,9 @@ import { finiteNumber, MAX_DURATION_MS } from "../../internal/options.js";
 import { isThenable } from "../../internal/thenable.js";
 import { lazySchema } from "../../schemas/lazy.js";
 import type { SignVersion } from "../../signing/seal.js";
-import { normalPath, type ReceivedRequest } from "./received-log.js";
+import type { ControllableClock } from "../books/clock.js";
+import type { GatewaySigner } from "./gateway-signer.js";
+import { normalPath, type ReceivedEntry, type ReceivedRequest, receivedView } from "./received-log.js";
 import type { SandboxResponse } from "./request-response.js";
 
 /** A response a fault gives instead of the sandbox's. */
@@ -126,6 +128,14 @@ function checkedFault(fault: SandboxFault | FaultResponder, index: number): Sand
 	return fault;
 }
 
+/** What running a fault takes from the sandbox: its clock, its signer, and the signing version of an account. */
+export interface FaultSetting {
+	clock: ControllableClock;
+	signer: GatewaySigner;
+	/** The signing version of the account a request's fields name, when they name a known one. */
+	accountVersion(claimed: Readonly<Record<string, unknown>>): SignVersion | undefined;
+}
+
 /** The queue behind `sandbox.faults`, and the requests it holds back right now. */
 export class FaultQueue implements SandboxFaults {
 	readonly #queues = new Map<string, SandboxFault[]>();
@@ -176,6 +186,41 @@ export class FaultQueue implements SandboxFaults {
 	}
 
 	/**
+	 * Handles a request a fault was queued for: holds it, then drops the connection,
+	 * responds with the fault's response, or lets the sandbox respond (and cuts that response short).
+	 */
+	async run<Read, Handled extends SandboxResponse>(
+		fault: SandboxFault,
+		received: ReceivedEntry,
+		read: () => Promise<Read>,
+		respond: (read: Read) => Promise<Handled>,
+		sandbox: FaultSetting,
+		signal: AbortSignal | undefined,
+	): Promise<Handled | SandboxResponse> {
+		const wait = (ms: number, wake: () => void) => sandbox.clock.schedule(sandbox.clock.nowMs() + ms, wake);
+		if (fault.drop === "before-reading") {
+			await this.hold(fault, received.path, wait, signal);
+			return DROPPED;
+		}
+		const arrived = await read();
+		if (!(await this.hold(fault, received.path, wait, signal)) || fault.drop === "after-reading") return DROPPED;
+		let handled: Promise<Handled> | undefined;
+		const sandboxResponse = () => {
+			handled ??= respond(arrived);
+			return handled;
+		};
+		const response =
+			fault.response === undefined
+				? await sandboxResponse()
+				: await resolveFaultResponse(fault.response, receivedView(received), tools(sandbox, received, sandboxResponse));
+		if (fault.drop === "after-processing") {
+			await sandboxResponse();
+			return DROPPED;
+		}
+		return fault.drop === "mid-response" ? { ...response, drop: "mid-body" } : response;
+	}
+
+	/**
 	 * Holds a request as `fault` says. Resolves true when it may go on, false when it was let go
 	 * (the client went away, the sandbox closed, or `clear()`): its connection is then dropped.
 	 */
@@ -214,6 +259,21 @@ export class FaultQueue implements SandboxFaults {
 
 /** A connection dropped by a fault. */
 export const DROPPED: SandboxResponse = { status: 0, headers: {}, body: "", drop: "before-response" };
+
+function tools(
+	sandbox: FaultSetting,
+	received: ReceivedEntry,
+	sandboxResponse: () => Promise<SandboxResponse>,
+): FaultTools {
+	const signVersion = (received.claimed && sandbox.accountVersion(received.claimed)) || "2.0";
+	return {
+		sandboxResponse,
+		signVersion,
+		sealFlat: (fields, version = signVersion) => sandbox.signer.flat(fields, version),
+		sealWrapped: (status, message, data, version = signVersion) =>
+			sandbox.signer.wrapped(status, message, data, version),
+	};
+}
 
 /** A fault's response (fixed, a Web `Response`, or built by its responder) as a sandbox response. */
 export async function resolveFaultResponse(
