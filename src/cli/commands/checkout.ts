@@ -6,10 +6,15 @@ import { ConnectionError } from "../../errors/connection-error.js";
 import { OutcomeUnknownError } from "../../errors/outcome-unknown-error.js";
 import { type FieldIssue, RequestValidationError } from "../../errors/request-validation-error.js";
 import { redactText } from "../../internal/redact.js";
-import { type RunningSandbox, readRunningSandbox } from "../../sandbox/control/control-files.js";
-import { DEMO_SHOP_PATH } from "../../sandbox/pages/demo-shop.js";
-import { checkPrivateFolder, readPrivateFile } from "../../sandbox/persistence/private-files.js";
-import { KEY_FILES, STATE_FILES } from "../../sandbox/persistence/state-layout.js";
+import {
+	checkPrivateFolder,
+	DEMO_SHOP_PATH,
+	KEY_FILES,
+	type RunningSandbox,
+	readPrivateFile,
+	readRunningSandbox,
+	STATE_FILES,
+} from "../../sandbox/cli-entry.js";
 import { type Command, parse } from "../command.js";
 import { FLAGS, signVersionFlag } from "../flags.js";
 import { CliError, EXIT, usageError } from "../io.js";

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { STATE_FILES } from "../../../sandbox/persistence/state-layout.js";
+import { STATE_FILES } from "../../../sandbox/cli-entry.js";
 import type { CliIo } from "../../io.js";
 
 /** What the banner shows: where the sandbox listens, its account, its keys and how to reach it. */

@@ -1,4 +1,4 @@
-import { KEY_FILES, STATE_FILES } from "../../../sandbox/persistence/state-layout.js";
+import { KEY_FILES, STATE_FILES } from "../../../sandbox/cli-entry.js";
 import type { Command } from "../../command.js";
 import { clockCommand } from "./clock.js";
 import type { ControlCommand } from "./control-command.js";

@@ -3,13 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigurationError } from "../../../errors/configuration-error.js";
 import {
+	createPrivateFile,
 	ensureControlToken,
+	KEY_FILES,
 	type RunningSandbox,
 	removeRunningSandbox,
+	STATE_FILES,
 	writeRunningSandbox,
-} from "../../../sandbox/control/control-files.js";
-import { createPrivateFile } from "../../../sandbox/persistence/private-files.js";
-import { KEY_FILES, STATE_FILES } from "../../../sandbox/persistence/state-layout.js";
+} from "../../../sandbox/cli-entry.js";
 import { CliError, fileProblem } from "../../io.js";
 
 /**

@@ -1,5 +1,4 @@
-import { formatDuration } from "../../../sandbox/control/duration.js";
-import type { DeliveryAttempt } from "../../../sandbox/wire/notifier.js";
+import { type DeliveryAttempt, formatDuration } from "../../../sandbox/cli-entry.js";
 
 /** The merchant's response to one attempt: acknowledged, or the failure with what came back. */
 function responseOf(attempt: DeliveryAttempt): string {

@@ -1,4 +1,4 @@
-import type { DeliveryAttempt } from "../../../sandbox/wire/notifier.js";
+import type { DeliveryAttempt } from "../../../sandbox/cli-entry.js";
 import { parse } from "../../command.js";
 import { EXIT, usageError } from "../../io.js";
 import {

@@ -1,12 +1,19 @@
 import { createPublicKey } from "node:crypto";
 import { join } from "node:path";
 import { ConfigurationError } from "../../../errors/configuration-error.js";
-import type { SandboxOptions } from "../../../sandbox/core/sandbox-options.js";
-import { type Sandbox, sandboxOnStateDir } from "../../../sandbox/create-sandbox.js";
-import { type SandboxServer, startSandboxServer } from "../../../sandbox/http-server.js";
-import { type KeyFolder, type KeyPair, openKeyFolder } from "../../../sandbox/persistence/key-files.js";
-import { openStateDir, type StateDir } from "../../../sandbox/persistence/state-dir.js";
-import { STATE_FILES } from "../../../sandbox/persistence/state-layout.js";
+import {
+	type KeyFolder,
+	type KeyPair,
+	openKeyFolder,
+	openStateDir,
+	type Sandbox,
+	type SandboxOptions,
+	type SandboxServer,
+	STATE_FILES,
+	type StateDir,
+	sandboxOnStateDir,
+	startSandboxServer,
+} from "../../../sandbox/cli-entry.js";
 import { generateKeyPair } from "../../../signing/generate.js";
 import { type DeprecatedFlag, parse } from "../../command.js";
 import { FLAGS, signVersionFlag } from "../../flags.js";
