@@ -6,10 +6,10 @@ import { coreOnStateDir, openSandboxCore } from "./core/open-core.js";
 import type { SandboxCore } from "./core/sandbox-core.js";
 import type { SandboxOptions } from "./core/sandbox-options.js";
 import { decideRefund, refundView, type SandboxTransaction, transactionView } from "./core/views.js";
-import type { DeliveryAttempt } from "./wire/notifier.js";
 import type { StateDir } from "./persistence/state-dir.js";
 import { handleRequest } from "./router/handle-request.js";
 import type { SandboxFaults } from "./wire/faults.js";
+import type { DeliveryAttempt } from "./wire/notifier.js";
 import type { ReceivedLog } from "./wire/received-log.js";
 import { type SandboxRequest, type SandboxResponse, toResponse } from "./wire/request-response.js";
 
