@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { GatewayClient } from "../../src/client.js";
+import { GatewayClient } from "../../src/index.js";
 import { postForm, tokenOf } from "../sandbox/helpers.js";
 import { keys } from "../support/vectors.js";
 import { type CliProcess, runCliProcess, startCliProcess } from "./spawn.js";

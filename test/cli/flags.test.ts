@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { sealCallbackUrl } from "../../src/signing/callback-url.js";
-import { sealMessage } from "../../src/signing/seal.js";
+import { sealMessage } from "../../src/signing/index.js";
+import { sealCallbackUrl } from "../../src/testing.js";
 import { keyPath, keys } from "../support/vectors.js";
 import { runCliProcess, startCliProcess } from "./spawn.js";
 

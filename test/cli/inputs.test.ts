@@ -3,7 +3,7 @@ import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { sealMessage } from "../../src/signing/seal.js";
+import { sealMessage } from "../../src/signing/index.js";
 import { keyPath, keys } from "../support/vectors.js";
 import { type CliProcess, runCliProcess, startCliProcess } from "./spawn.js";
 

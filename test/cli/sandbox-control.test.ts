@@ -4,8 +4,8 @@ import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runCli } from "../../src/cli/run.js";
-import type { DeliveryAttempt } from "../../src/sandbox/wire/notifier.js";
-import { openMessage } from "../../src/signing/open.js";
+import { openMessage } from "../../src/signing/index.js";
+import type { DeliveryAttempt } from "../../src/testing.js";
 import { ack, type Receiver, startReceiver } from "../sandbox/helpers.js";
 import { keys } from "../support/vectors.js";
 import {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, test } from "vitest";
-import { sealMessage } from "../../src/signing/seal.js";
+import { sealMessage } from "../../src/signing/index.js";
 import { postForm } from "../sandbox/helpers.js";
 import { keyPath, keys } from "../support/vectors.js";
 import { type CliProcess, startCliProcess } from "./spawn.js";

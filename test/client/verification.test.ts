@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, test } from "vitest";
-import type { GatewayClient } from "../../src/client.js";
 import {
 	CheckoutError,
+	type GatewayClient,
 	InvalidResponseError,
 	OutcomeUnknownError,
 	SignatureVerificationError,
-} from "../../src/errors/index.js";
+} from "../../src/index.js";
 import { checkoutCreated, ids, refund, signedFlat, signedWrapped, transaction } from "../support/gateway-messages.js";
 import { keys } from "../support/vectors.js";
 import { useGateway } from "./gateway.js";

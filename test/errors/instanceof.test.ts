@@ -7,8 +7,8 @@ import {
 	InvalidNotificationError,
 	isGatewayError,
 	SignatureVerificationError,
-} from "../../src/errors/index.js";
-import { TimeoutError } from "../../src/errors/timeout-error.js";
+	TimeoutError,
+} from "../../src/index.js";
 import { HttpRuleError } from "../../src/notifications/http-rules.js";
 import { buildPackage } from "../support/build.js";
 

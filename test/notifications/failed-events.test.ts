@@ -11,8 +11,8 @@ import {
 	type NotificationHandlerOptions,
 	type NotificationStore,
 	type Transaction,
+	verifyNotification,
 } from "../../src/index.js";
-import { verifyNotification } from "../../src/notifications/verify.js";
 import { ControllableClock } from "../../src/sandbox/books/clock.js";
 import { deferred, gatewayPublicKey, ipnRequest, tick, transactionIpn } from "./fixtures.js";
 

@@ -15,7 +15,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { ConfigurationError } from "../../src/errors/configuration-error.js";
+import { ConfigurationError } from "../../src/index.js";
 import { writeRunningSandbox } from "../../src/sandbox/control/control-files.js";
 import { openKeyFolder } from "../../src/sandbox/persistence/key-files.js";
 import { connectSandbox, createSandbox } from "../../src/testing.js";

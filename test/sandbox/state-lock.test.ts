@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { ConfigurationError } from "../../src/errors/configuration-error.js";
+import { ConfigurationError } from "../../src/index.js";
 import { claimPath, type LockStep, takeLock } from "../../src/sandbox/persistence/lock.js";
 import { createSandbox } from "../../src/testing.js";
 import { keys } from "../support/vectors.js";

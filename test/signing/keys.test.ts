@@ -1,7 +1,12 @@
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { InvalidKeyReason } from "../../src/errors/invalid-key-error.js";
-import { InvalidKeyError, type KeyInput, loadPrivateKey, loadPublicKey } from "../../src/index.js";
+import {
+	InvalidKeyError,
+	type InvalidKeyReason,
+	type KeyInput,
+	loadPrivateKey,
+	loadPublicKey,
+} from "../../src/index.js";
 import {
 	type CryptoBackendName,
 	generateKeyPair,

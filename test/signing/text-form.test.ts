@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MalformedMessageError } from "../../src/index.js";
-import { canonicalString } from "../../src/signing/canonical.js";
+import { canonicalString } from "../../src/signing/index.js";
 import { memberNameCount, parsedReferenceForm } from "../../src/signing/parsed-form.js";
 import {
 	readTextReferenceForm,

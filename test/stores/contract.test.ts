@@ -8,8 +8,12 @@ import { Redis as IoRedis } from "ioredis";
 import pg from "pg";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigurationError, createMemoryStore, type NotificationStore } from "../../src/index.js";
-import type { FailedEventStore } from "../../src/notifications/store.js";
+import {
+	ConfigurationError,
+	createMemoryStore,
+	type FailedEventStore,
+	type NotificationStore,
+} from "../../src/index.js";
 import { createPostgresStore } from "../../src/stores/postgres.js";
 import { createRedisStore } from "../../src/stores/redis.js";
 import type { PostgresServer, RedisServer } from "../support/real-servers.js";

@@ -1,8 +1,8 @@
 import { expect, test } from "vitest";
+import { STATUS_CODES } from "../../src/index.js";
 import { findDrift } from "../../src/schemas/drift.js";
 import { refundSchema, transactionSchema } from "../../src/schemas/resources.js";
 import { checkoutCreatedFieldsSchema } from "../../src/schemas/responses.js";
-import { STATUS_CODES } from "../../src/statuses/catalogue.js";
 import { telemetryRedaction } from "../../src/telemetry/described.js";
 import { firstReports } from "../../src/telemetry/drift.js";
 
