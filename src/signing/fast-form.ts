@@ -155,7 +155,7 @@ class FastFormWriter {
 
 	/**
 	 * The signed string of a message object: its top level in PHP's natural order, without `signature`
-	 * (whose value is only counted) and, in a caller's object, without absent values.
+	 * (a parsed message's is only counted) and, in a caller's object, without absent values.
 	 */
 	message(message: Record<string, unknown>): string | undefined {
 		const caller = this.#owner === "caller";
@@ -172,7 +172,7 @@ class FastFormWriter {
 		for (const name of sorted ? phpNaturalSort(names) : names) {
 			const item = message[name];
 			if (name === "signature") {
-				if (!this.count(item)) return undefined;
+				if (!caller && !this.count(item)) return undefined;
 				continue;
 			}
 			if (item === undefined && caller) continue;

@@ -299,6 +299,9 @@ describe("a message object: the fast route and the text reader over its JSON tex
 		});
 		expect(routedObjectForm({ a: "\\ud800 is text" })).toEqual({ form: '{"a":"\\\\ud800 is text"}', route: "text" });
 		expect(() => routedObjectForm({ a: ["\ud800"] })).toThrow("Cannot canonicalize a[0]: text must be well-formed");
+		// The signature is left out unread, however deep.
+		const signature = JSON.parse(`${"[".repeat(100)}${"]".repeat(100)}`);
+		expect(routedObjectForm({ a: "1", signature })).toEqual({ form: '{"a":"1"}', route: "fast" });
 	});
 
 	it("passes none of the caller's containers to JSON.stringify: a getter is read once", () => {
