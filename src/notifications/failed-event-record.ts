@@ -4,8 +4,8 @@
 import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
 import { ReplayRefusedError } from "../errors/replay-refused-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
-import { redactText } from "../internal/redact.js";
 import { isPlainObject } from "../internal/plain-object.js";
+import { redactText } from "../internal/redact.js";
 import { utf8Decode } from "../signing/encoding.js";
 import { type NotificationEvent, openNotification, type VerifyNotificationOptions } from "./verify.js";
 

@@ -1,3 +1,4 @@
+import type { ReplayRefusedError } from "../errors/replay-refused-error.js";
 import type { Refund, Transaction } from "../schemas/resources.js";
 import type { SignedStringForm } from "../signing/canonical.js";
 import type { PublicKeyLike } from "../signing/keys.js";
@@ -5,7 +6,6 @@ import type { SignVersion } from "../signing/seal.js";
 import type { MeterProviderLike, TracerProviderLike } from "../telemetry/options.js";
 import type { Logger } from "../transport/observer.js";
 import type { BodyTimeout } from "./http-rules.js";
-import type { ReplayRefusedError } from "../errors/replay-refused-error.js";
 import type { NotificationStore } from "./store.js";
 import type { NotificationEvent } from "./verify.js";
 

@@ -176,7 +176,11 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 	const inFlight = new Map<string, Promise<Settled>>();
 
 	function report(error: unknown, status: number, eventId: string | undefined, replay?: true): void {
-		callHook<[unknown, NotificationErrorInfo]>(onError, error, replay ? { status, eventId, replay } : { status, eventId });
+		callHook<[unknown, NotificationErrorInfo]>(
+			onError,
+			error,
+			replay ? { status, eventId, replay } : { status, eventId },
+		);
 	}
 
 	/**

@@ -186,18 +186,20 @@ function scenario(name: string, setup: () => Promise<Tamperable>) {
 }
 
 let sequence = 0;
+const connectNodeRedis = (url: string) => createClient({ url }).connect();
 
 scenario("memory", async () => {
 	const store = createMemoryStore();
 	return {
 		store,
 		async edit(eventId, change) {
-			const record = store.failedEvent(eventId);
+			const record = await store.failedEvent(eventId);
 			if (!record) throw new Error(`no record ${eventId}`);
-			store.recordFailure(eventId, undefined, { message: change(record.message), error: record.error, release: false });
+			const message = change(record.message);
+			await store.recordFailure(eventId, undefined, { message, error: record.error, release: false });
 		},
 		async forge(eventId, message) {
-			store.recordFailure(eventId, undefined, { message, error: "Error: x", release: true });
+			await store.recordFailure(eventId, undefined, { message, error: "Error: x", release: true });
 		},
 	};
 });
@@ -205,10 +207,10 @@ scenario("memory", async () => {
 const redisOk = redisAvailability();
 describe.skipIf(!redisOk.ok)(`Redis${redisOk.reason ? ` (${redisOk.reason})` : ""}`, () => {
 	let server: RedisServer;
-	let client: Awaited<ReturnType<ReturnType<typeof createClient>["connect"]>>;
+	let client: Awaited<ReturnType<typeof connectNodeRedis>>;
 	beforeAll(async () => {
 		server = await startRedis({ appendOnly: false });
-		client = await createClient({ url: server.url }).connect();
+		client = await connectNodeRedis(server.url);
 	});
 	afterAll(async () => {
 		await client?.close();
