@@ -2,7 +2,7 @@
 // exactly as received (a replay verifies it again, as a delivery is verified, and needs no gateway) and
 // the error as its class name and redacted message.
 import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
-import { ReplayRefusedError } from "../errors/replay-refused-error.js";
+import { type ReplayRefusalReason, ReplayRefusedError } from "../errors/replay-refused-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { redactText } from "../internal/redact.js";
@@ -38,6 +38,12 @@ export function signedMessage(body: unknown): string {
 	return JSON.stringify({ signed: body instanceof Uint8Array ? utf8Decode(body) : body });
 }
 
+/** The refusal of a record: what is wrong with it, then the verification's own words (redacted). */
+function refused(reason: ReplayRefusalReason, what: string, cause?: Error): ReplayRefusedError {
+	const message = `The failed event's ${what}; it is not replayed.${cause ? ` ${cause.message}` : ""}`;
+	return new ReplayRefusedError(reason, redactText(message), cause && { cause });
+}
+
 /**
  * The event a record's signed message holds, verified again with `options` exactly as a delivery is,
  * and checked against the id the record is kept under: what the store holds is trusted no further than
@@ -48,31 +54,21 @@ export function replayedEvent(eventId: string, message: string, options: VerifyN
 	let signed: unknown;
 	try {
 		signed = (JSON.parse(message) as { signed?: unknown } | null)?.signed;
-	} catch {
-		signed = undefined;
-	}
+	} catch {}
 	if (typeof signed !== "string" && !isPlainObject(signed)) {
-		const why = "keeps no signed message (a reconciliation's record, or one written before records kept it)";
-		throw new ReplayRefusedError("unsigned", `The failed event's record ${why}; it is not replayed.`);
+		throw refused("unsigned", "record keeps no signed message (a reconciliation's, or one kept before records had it)");
 	}
 	let event: NotificationEvent;
 	try {
 		event = openNotification(signed, options).event;
 	} catch (error) {
-		const because = error instanceof Error ? error.message : "";
-		if (error instanceof SignatureVerificationError) {
-			const message = `The failed event's signed message does not verify; it is not replayed. ${because}`;
-			throw new ReplayRefusedError("signature", redactText(message), { cause: error });
-		}
-		if (error instanceof InvalidNotificationError) {
-			const message = `The failed event's signed message is not a valid IPN; it is not replayed. ${because}`;
-			throw new ReplayRefusedError("invalid", redactText(message), { cause: error });
-		}
+		if (error instanceof SignatureVerificationError)
+			throw refused("signature", "signed message does not verify", error);
+		if (error instanceof InvalidNotificationError) throw refused("invalid", "signed message is not a valid IPN", error);
 		throw error;
 	}
 	if (event.eventId !== eventId) {
-		const why = "verifies, but is another event than the one its record is kept under";
-		throw new ReplayRefusedError("other_event", `The failed event's signed message ${why}; it is not replayed.`);
+		throw refused("other_event", "signed message verifies, but is another event than its record is kept under");
 	}
 	return event;
 }
