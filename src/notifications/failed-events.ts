@@ -3,11 +3,13 @@
 import * as z from "zod/mini";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { integer, parseOptions } from "../internal/options.js";
+import { errorName } from "../internal/seam.js";
 import { lazySchema } from "../schemas/lazy.js";
 import type { RunEvent, RunOutcome, storeCalls } from "./claimed-event.js";
 import { eventFromMessage } from "./failed-event-record.js";
 import type { FailedEvent, FailedEventRetry, FailedEvents } from "./handler-types.js";
-import { type FailedEventRecord, keepsFailedEvents, type NotificationStore } from "./store.js";
+import { type ReplayWatch, replays, UNWATCHED_REPLAY } from "./replay-watch.js";
+import { type FailedEventRecord, type FailedEventStore, keepsFailedEvents, type NotificationStore } from "./store.js";
 import type { NotificationEvent } from "./verify.js";
 
 const listOptions = lazySchema(() =>
@@ -24,10 +26,12 @@ export interface FailedEventsContext {
 	store: NotificationStore;
 	runEvent: RunEvent;
 	calls: ReturnType<typeof storeCalls>;
-	/** The callback for `event`, as a delivery runs it. */
-	callbackFor(event: NotificationEvent): (signal: AbortSignal) => unknown;
+	/** The callback for `event`, as a delivery runs it, inside the replay's `inCallback`. */
+	callbackFor(event: NotificationEvent, watch: Pick<ReplayWatch, "inCallback">): (signal: AbortSignal) => unknown;
 	/** Told how a replay ended after `retry` stopped waiting. */
 	onLate(outcome: RunOutcome): void;
+	/** Where to say that an instrumentation failed to start. */
+	warn(message: string): void;
 }
 
 function checkedEventId(eventId: unknown): string {
@@ -77,7 +81,7 @@ function retried(outcome: RunOutcome): FailedEventRetry {
 
 /** The handler's `failedEvents` over its store. */
 export function createFailedEvents(context: FailedEventsContext): FailedEvents {
-	const { store, runEvent, calls, callbackFor, onLate } = context;
+	const { store, runEvent, calls, callbackFor, onLate, warn } = context;
 	const { bounded } = calls;
 	const failures = keepsFailedEvents(store) ? store : undefined;
 
@@ -87,6 +91,21 @@ export function createFailedEvents(context: FailedEventsContext): FailedEvents {
 			`keeps no failed events: ${calls.name.replace(/^The /, "the ")} has no recordFailure, failedEvent, ` +
 			"listFailedEvents and discardFailedEvent (createMemoryStore, createRedisStore and createPostgresStore have them)";
 		throw new ConfigurationError([{ field: "store", message }], "notification handler options");
+	}
+
+	async function replay(store: FailedEventStore, id: string, watch: ReplayWatch): Promise<FailedEventRetry> {
+		let record: FailedEventRecord | undefined;
+		let event: NotificationEvent;
+		try {
+			record = await bounded("failed-event read", id, () => store.failedEvent(id));
+			if (record === undefined) return { eventId: id, result: "not_found" };
+			event = eventFromMessage(id, record.message);
+		} catch (error) {
+			return { eventId: id, result: "failed", error };
+		}
+		watch.read(event);
+		const { message } = record;
+		return retried(await runEvent(id, callbackFor(event, watch), onLate, () => message, watch.steps));
 	}
 
 	return {
@@ -105,17 +124,12 @@ export function createFailedEvents(context: FailedEventsContext): FailedEvents {
 		async retry(eventId) {
 			const store = kept();
 			const id = checkedEventId(eventId);
-			let record: FailedEventRecord | undefined;
-			let event: NotificationEvent;
-			try {
-				record = await bounded("failed-event read", id, () => store.failedEvent(id));
-				if (record === undefined) return { eventId: id, result: "not_found" };
-				event = eventFromMessage(id, record.message);
-			} catch (error) {
-				return { eventId: id, result: "failed", error };
-			}
-			const { message } = record;
-			return retried(await runEvent(id, callbackFor(event), onLate, () => message));
+			const failed = (error: unknown) =>
+				warn(`An instrumentation failed to start; the replay goes on without it: ${errorName(error)}`);
+			const watch = replays.start({ eventId: id }, failed) ?? UNWATCHED_REPLAY;
+			const result = await replay(store, id, watch);
+			watch.finished(result);
+			return result;
 		},
 		async discard(eventId) {
 			const store = kept();

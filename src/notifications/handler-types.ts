@@ -2,7 +2,6 @@ import type { Refund, Transaction } from "../schemas/resources.js";
 import type { SignedStringForm } from "../signing/canonical.js";
 import type { PublicKeyLike } from "../signing/keys.js";
 import type { SignVersion } from "../signing/seal.js";
-import type { MeterProviderLike, TracerProviderLike } from "../telemetry/options.js";
 import type { Logger } from "../transport/observer.js";
 import type { BodyTimeout } from "./http-rules.js";
 import type { NotificationStore } from "./store.js";
@@ -119,16 +118,6 @@ export interface NotificationHandlerOptions {
 	 * @default none
 	 */
 	logger?: Logger | undefined;
-	/**
-	 * Where the `ipn.handle` spans go, instead of the global tracer provider (needs `@opentelemetry/api`).
-	 * @default the tracer provider registered with `@opentelemetry/api` (none registered: no spans)
-	 */
-	tracerProvider?: TracerProviderLike | undefined;
-	/**
-	 * Where the IPN metrics go, instead of the global meter provider (needs `@opentelemetry/api`).
-	 * @default the meter provider registered with `@opentelemetry/api` (none registered: no metrics)
-	 */
-	meterProvider?: MeterProviderLike | undefined;
 }
 
 /**

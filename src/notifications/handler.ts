@@ -2,7 +2,6 @@ import * as z from "zod/mini";
 import { ConfigurationError } from "../errors/configuration-error.js";
 import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
-import { callHook } from "../internal/hooks.js";
 import {
 	duration,
 	optionalFunction,
@@ -11,11 +10,11 @@ import {
 	positiveInteger,
 	requiredFunction,
 } from "../internal/options.js";
+import { findDrift } from "../schemas/drift.js";
+import { firstReports } from "../schemas/drift-reports.js";
 import { lazySchema } from "../schemas/lazy.js";
 import type { SignedStringForm } from "../signing/canonical.js";
 import { toPublicKeys } from "../signing/keys.js";
-import { type DeliveryRecord, HandlerTelemetry, refusalReason } from "../telemetry/ipn.js";
-import { telemetryOptionsShape } from "../telemetry/options.js";
 import type { Logger } from "../transport/observer.js";
 import { type Acknowledgement, acknowledge, acknowledgeFailure } from "./acknowledge.js";
 import {
@@ -26,11 +25,12 @@ import {
 	realTimer,
 	storeCalls,
 } from "./claimed-event.js";
+import { DeliveryReports } from "./delivery-reports.js";
+import { type DeliveryWatch, refusalReason, UNWATCHED_DELIVERY, watchDelivery } from "./delivery-watch.js";
 import { eventMessage } from "./failed-event-record.js";
 import { createFailedEvents } from "./failed-events.js";
 import type {
 	NotificationDelivery,
-	NotificationErrorInfo,
 	NotificationHandler,
 	NotificationHandlerOptions,
 	NotificationResponse,
@@ -52,6 +52,9 @@ import { deliveryOf, toResponse } from "./web-request.js";
 
 type Options = NotificationHandlerOptions;
 
+/** The operation a delivery's drift reports name as their source. */
+const IPN_OPERATION = "ipn.handle";
+
 /** The handler's option rules and defaults (the keys and versions are checked where they are loaded). */
 const handlerOptions = lazySchema(() =>
 	z.object({
@@ -68,7 +71,6 @@ const handlerOptions = lazySchema(() =>
 		logger: z.optional(
 			z.custom<Logger>((value) => typeof value === "object" && value !== null, "must be an object with a warn method"),
 		),
-		...telemetryOptionsShape(),
 	}),
 );
 
@@ -152,10 +154,7 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		throw new ConfigurationError([{ field: "acknowledgeAfterAttempts", message }], "notification handler options");
 	}
 	const { maxBodyBytes, onTransaction, onRefund, onError } = config;
-	const telemetry = new HandlerTelemetry(
-		{ tracerProvider: config.tracerProvider, meterProvider: config.meterProvider },
-		config.logger,
-	);
+	const reports = new DeliveryReports(onError, config.logger);
 	const startTimer = config.startTimer ?? realTimer;
 	const bodyTimeout: BodyTimeout = { ms: config.bodyTimeoutMs, start: startTimer };
 	const runnerOptions = {
@@ -175,57 +174,41 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 	/** Events being processed in this process: later deliveries join them until the handler stops waiting. */
 	const inFlight = new Map<string, Promise<Settled>>();
 
-	function report(error: unknown, status: number, eventId: string | undefined): void {
-		callHook<[unknown, NotificationErrorInfo]>(onError, error, { status, eventId });
-	}
-
 	/**
 	 * A failed run's response: 200 + "100" once its failed runs reach `acknowledgeAfterAttempts` (the event
-	 * is kept for a replay and the gateway stops), else `retry`. What went wrong is reported either way.
+	 * is kept for a replay and the gateway stops), else `retry`.
 	 */
 	function failedRun(
 		outcome: Extract<EventOutcome, { kind: "callback_failed" | "timed_out" }>,
 		retry: NotificationResponse,
 	) {
-		const { eventId, attempts } = outcome;
+		const { attempts } = outcome;
 		const parked =
 			acknowledgeAfterAttempts !== undefined && attempts !== undefined && attempts >= acknowledgeAfterAttempts;
-		const status = parked ? 200 : retry.status;
-		if (outcome.problem !== undefined) report(outcome.problem, status, eventId);
-		report(outcome.error, status, eventId);
 		if (!parked) return retry;
 		const description = `The callback failed ${attempts} times; the event is kept as failed for a replay.`;
 		return { status: 200, body: JSON.stringify(acknowledge(description)) };
 	}
 
-	/** Every delivery's outcome becomes its response here, and what went wrong is reported here. */
+	/** Every delivery's outcome becomes its response here (what went wrong is reported by its watch). */
 	function respond(outcome: EventOutcome): NotificationResponse {
-		const { eventId } = outcome;
 		switch (outcome.kind) {
 			case "processed":
-				// The work is done: acknowledging avoids a retry that would run it again. A store that failed to
-				// confirm (only a rare delivery after the lease ends could repeat it) or a lost lease is reported.
-				if (outcome.problem !== undefined) report(outcome.problem, 200, eventId);
+				// The work is done: acknowledging avoids a retry that would run it again, even when the store failed
+				// to confirm (only a rare delivery after the lease ends could repeat it) or the lease was lost.
 				return processed;
 			case "duplicate":
 				return duplicate;
 			case "held":
-				report(
-					new InvalidNotificationError("The event is being processed elsewhere (its claim has not expired)."),
-					409,
-					eventId,
-				);
 				return held;
 			case "timed_out":
 				return failedRun(outcome, stillRunning);
 			case "callback_failed":
 				return failedRun(outcome, notProcessed);
 			case "store_unavailable":
-				report(outcome.error, 500, eventId);
 				return notProcessed;
 			case "refused": {
 				const status = refusalStatus(outcome.error);
-				report(outcome.error, status, eventId);
 				// A refusal by a rule says why; an unexpected error is not shown to the gateway.
 				const known = status !== 500 || ruleStatus(outcome.error) !== undefined;
 				return known ? failure(status, (outcome.error as Error).message) : notProcessed;
@@ -234,11 +217,7 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 	}
 
 	/** How a run ended after its response was sent: only reported, with the status that response had. */
-	function onLate(outcome: RunOutcome): void {
-		if (outcome.kind === "processed" && outcome.problem !== undefined) report(outcome.problem, 200, outcome.eventId);
-		else if (outcome.kind === "callback_failed") report(outcome.error, 503, outcome.eventId);
-		else if (outcome.kind === "store_unavailable") report(outcome.error, 500, outcome.eventId);
-	}
+	const onLate = (outcome: RunOutcome): void => reports.late(outcome);
 
 	/** The method, Content-Type and declared length rules: all checked before any byte of the body is read. */
 	function checkHead(delivery: NotificationDelivery): void {
@@ -258,56 +237,60 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 	}
 
 	/**
-	 * The callback a run of `event` calls: a delivery's (inside its record, so that the callback's spans
-	 * nest under the delivery's), or a replay's of the recorded event.
+	 * The callback a run of `event` calls, inside its watch's `inCallback` (a delivery's, or a replay's of the
+	 * recorded event), so that an instrumentation's span is active while it runs.
 	 */
-	function callbackFor(event: NotificationEvent, record?: DeliveryRecord) {
+	function callbackFor(event: NotificationEvent, watch: Pick<DeliveryWatch, "inCallback">) {
 		const { eventId, signVersion } = event;
 		return (signal: AbortSignal) => {
 			const context = { eventId, signVersion, signal };
 			const call = () =>
 				event.type === "transaction" ? onTransaction(event.transaction, context) : onRefund(event.refund, context);
-			return record === undefined ? call() : record.inCallback(call);
+			return watch === UNWATCHED_DELIVERY ? call() : watch.inCallback(call);
 		};
 	}
 
-	async function run(event: NotificationEvent, record: DeliveryRecord): Promise<Settled> {
+	async function run(event: NotificationEvent, watch: DeliveryWatch): Promise<Settled> {
 		const message = () => eventMessage(event);
-		const outcome = await runEvent(event.eventId, callbackFor(event, record), onLate, message, record.watch);
+		const outcome = await runEvent(event.eventId, callbackFor(event, watch), onLate, message, watch.steps);
 		return { outcome, response: respond(outcome) };
 	}
 
 	async function handle(delivery: NotificationDelivery): Promise<NotificationResponse> {
-		const record = telemetry.start(delivery.method);
+		const watch = watchDelivery(reports.watch, delivery.method, (message) => reports.warn(message));
 		let opened: OpenedNotification;
 		try {
 			checkHead(delivery);
-			opened = await record.verifying(async () => verifyBody(await delivery.readBody(maxBodyBytes, bodyTimeout)));
+			opened = await watch.verifying(async () => verifyBody(await delivery.readBody(maxBodyBytes, bodyTimeout)));
 		} catch (error) {
 			const outcome: EventOutcome = { kind: "refused", eventId: undefined, error };
 			const response = respond(outcome);
 			// The rest of the body was not read: the connection cannot carry another request.
 			if (response.status === 413 || response.status === 408) response.closeConnection = true;
 			if (response.status === 405) response.allow = "POST";
-			record.finished(outcome, response, false, refusalReason(error));
+			watch.finished(outcome, response, false, refusalReason(error));
 			return response;
 		}
-		record.verified(opened);
-		telemetry.drift(opened, record);
+		watch.verified(opened);
+		// Drift is looked for only when something watches: the logger, or an instrumentation.
+		if (watch !== UNWATCHED_DELIVERY) {
+			const drifts = findDrift(opened.schema.get(), opened.fields);
+			if (drifts.length > 0) for (const report of firstReports(IPN_OPERATION, drifts)) watch.drift(report);
+		}
 		const { event } = opened;
 		const { eventId } = event;
 		const running = inFlight.get(eventId);
 		if (running) {
 			const joined = await running;
-			record.finished(joined.outcome, joined.response, true);
+			watch.finished(joined.outcome, joined.response, true, undefined);
 			return joined.response;
 		}
 		// Registered before any await, so a concurrent delivery of this event joins this run instead of claiming again.
-		const settled = run(event, record);
+		const settled = run(event, watch);
 		inFlight.set(eventId, settled);
 		try {
 			const { outcome, response } = await settled;
-			record.finished(outcome, response, false);
+			watch.finished(outcome, response, false, undefined);
 			return response;
 		} finally {
 			if (inFlight.get(eventId) === settled) inFlight.delete(eventId);
@@ -320,6 +303,7 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		calls: storeCalls(runnerOptions),
 		callbackFor,
 		onLate,
+		warn: (message) => reports.warn(message),
 	});
 	const handler = async (request: Request) => toResponse(await handle(deliveryOf(request)));
 	return Object.assign(handler, { handle, failedEvents });

@@ -1,6 +1,5 @@
 import type { Refund, Transaction } from "../schemas/resources.js";
 import type { SignVersion } from "../signing/seal.js";
-import type { MeterProviderLike, TracerProviderLike } from "../telemetry/options.js";
 import type { Logger } from "../transport/observer.js";
 import type { NotificationContext } from "./handler-types.js";
 import type { NotificationStore } from "./store.js";
@@ -86,17 +85,6 @@ export interface ReconcilerOptions {
 	 * go to the client's own logger. @default none
 	 */
 	logger?: Logger | undefined;
-	/**
-	 * Where the `reconcile` spans go, instead of the global tracer provider (needs `@opentelemetry/api`).
-	 * The gateway client's calls go where its own options say.
-	 * @default the tracer provider registered with `@opentelemetry/api` (none registered: no spans)
-	 */
-	tracerProvider?: TracerProviderLike | undefined;
-	/**
-	 * Where the reconciler's metrics go, instead of the global meter provider (needs `@opentelemetry/api`).
-	 * @default the meter provider registered with `@opentelemetry/api` (none registered: no metrics)
-	 */
-	meterProvider?: MeterProviderLike | undefined;
 }
 
 /** What to reconcile: transaction ids, refund ids, or both. Duplicates are queried once. */

@@ -12,11 +12,10 @@ import {
 	requiredFunction,
 	requiredOr,
 } from "../internal/options.js";
+import { errorName } from "../internal/seam.js";
 import { lazySchema } from "../schemas/lazy.js";
 import type { Refund, Transaction } from "../schemas/resources.js";
 import type { KnownTransactionStatus } from "../statuses/catalogue.js";
-import { telemetryOptionsShape } from "../telemetry/options.js";
-import { type ReconcileItemRecord, ReconcilerTelemetry } from "../telemetry/reconciler.js";
 import type { Logger } from "../transport/observer.js";
 import { claimOptionsShape, createEventRunner, type RunOutcome, realTimer } from "./claimed-event.js";
 import { refundEventId, transactionEventId } from "./event-id.js";
@@ -32,6 +31,13 @@ import type {
 	ReconcilerGateway,
 	ReconcilerOptions,
 } from "./reconcile-types.js";
+import {
+	type ReconcileItemWatch,
+	type ReconcileWatch,
+	reconciliations,
+	UNWATCHED_ITEM,
+	UNWATCHED_RECONCILIATION,
+} from "./reconcile-watch.js";
 import { storeOption } from "./store.js";
 
 /**
@@ -96,7 +102,6 @@ const reconcilerOptions = lazySchema(() =>
 		logger: z.optional(
 			z.custom<Logger>((value) => typeof value === "object" && value !== null, "must be an object with a warn method"),
 		),
-		...telemetryOptionsShape(),
 	}),
 );
 
@@ -129,10 +134,22 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 		startTimer: config.startTimer ?? realTimer,
 	});
 	const { logger } = config;
-	const telemetry = new ReconcilerTelemetry(
-		{ tracerProvider: config.tracerProvider, meterProvider: config.meterProvider },
-		(message) => callHook(logger?.warn?.bind(logger), message),
-	);
+	const warn = (message: string) => callHook(logger?.warn?.bind(logger), message);
+	/** A run's watch: the seam's subscriber's, or none. */
+	function watchRun(total: number): ReconcileWatch {
+		const failed = (error: unknown) =>
+			warn(`An instrumentation failed to start; the reconciliation goes on without it: ${errorName(error)}`);
+		return reconciliations.start({ total }, failed) ?? UNWATCHED_RECONCILIATION;
+	}
+	/** An id's watch within its run's (a subscriber that throws costs the id's records, never its result). */
+	function watchItem(run: ReconcileWatch, kind: "transaction" | "refund", id: string): ReconcileItemWatch {
+		try {
+			return run.item(kind, id);
+		} catch (error) {
+			warn(`An instrumentation failed to start; the reconciliation goes on without it: ${errorName(error)}`);
+			return UNWATCHED_ITEM;
+		}
+	}
 	/** Until when every worker waits before its next query (set by a RateLimitError). */
 	let pausedUntil = 0;
 
@@ -205,7 +222,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 	async function reconcileOne(
 		kind: "transaction" | "refund",
 		id: string,
-		record: ReconcileItemRecord,
+		record: ReconcileItemWatch,
 	): Promise<ReconcileOutcome> {
 		const result: ReconcileOutcome = {
 			kind,
@@ -231,7 +248,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 				? transactionEventId((resource as Transaction).transactionId, resource.status)
 				: refundEventId((resource as Refund).refundId, resource.status);
 		result.eventId = eventId;
-		record.resolved(resource, resource.status, eventId);
+		record.resolved(resource, eventId);
 		const info = { kind, id, eventId };
 		const callback = (signal: AbortSignal) => {
 			const context: NotificationContext = { eventId, signVersion, signal, reconciled: true };
@@ -248,7 +265,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 					? { type: kind, transaction: resource as Transaction, eventId, signVersion }
 					: { type: kind, refund: resource as Refund, eventId, signVersion },
 			);
-		const outcome = await runEvent(eventId, callback, (late) => onLate(late, info), message, record.watch);
+		const outcome = await runEvent(eventId, callback, (late) => onLate(late, info), message, record.steps);
 		return settle(outcome, result, info);
 	}
 
@@ -277,11 +294,11 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 				pending: "pending",
 				failed: "failed",
 			} as const;
-			const run = await telemetry.start(work.length);
+			const run = watchRun(work.length);
 			let next = 0;
 			async function worker(): Promise<void> {
 				for (let item = work[next++]; item !== undefined; item = work[next++]) {
-					const record = run.item(item[0], item[1]);
+					const record = watchItem(run, item[0], item[1]);
 					const outcome = await reconcileOne(item[0], item[1], record);
 					record.finished(outcome);
 					summary.outcomes.push(outcome);

@@ -1,25 +1,33 @@
-import type { Attributes, Counter, Histogram, Meter, Span } from "@opentelemetry/api";
-// The IPN handler's and the reconciler's recording code: loaded with @opentelemetry/api, never without it.
+import {
+	type Attributes,
+	type Counter,
+	context,
+	type Histogram,
+	type Meter,
+	type Span,
+	trace,
+	ValueType,
+} from "@opentelemetry/api";
 import type { RunStep, StepWatcher } from "../notifications/claimed-event.js";
 import type { ActiveTelemetry } from "./active.js";
-import type { OpenTelemetry } from "./api.js";
-import type { TelemetryRedaction } from "./described.js";
+import { errorType } from "./described.js";
 import { driftCounter } from "./drift-record.js";
 import { ATTRIBUTES, DURATION_BUCKETS, METRICS } from "./names.js";
 
-/** Who runs a claimed event: the IPN handler (`ipn`) or the reconciler (`reconcile`). */
-export type EventSource = "ipn" | "reconcile";
+/** Who runs a claimed event: the IPN handler (`ipn`), a replay (`replay`) or the reconciler (`reconcile`). */
+export type EventSource = "ipn" | "replay" | "reconcile";
 
 /** The metrics of the IPN handler and the reconciler. */
 export interface EventInstruments {
 	deliveries: Counter;
 	reconciled: Counter;
+	replays: Counter;
 	callbackDuration: Histogram;
 	claimDuration: Histogram;
 	drift: Counter;
 }
 
-export function defineEventInstruments(meter: Meter, api: OpenTelemetry): EventInstruments {
+export function defineEventInstruments(meter: Meter): EventInstruments {
 	const seconds = (description: string) => ({
 		unit: "s",
 		description,
@@ -28,13 +36,18 @@ export function defineEventInstruments(meter: Meter, api: OpenTelemetry): EventI
 	return {
 		deliveries: meter.createCounter(METRICS.ipnDeliveries, {
 			unit: "{delivery}",
-			valueType: api.ValueType.INT,
+			valueType: ValueType.INT,
 			description: "IPN deliveries, by outcome.",
 		}),
 		reconciled: meter.createCounter(METRICS.reconciledEvents, {
 			unit: "{event}",
-			valueType: api.ValueType.INT,
+			valueType: ValueType.INT,
 			description: "Transactions and refunds reconciled, by result.",
+		}),
+		replays: meter.createCounter(METRICS.replays, {
+			unit: "{replay}",
+			valueType: ValueType.INT,
+			description: "Replays of failed events (failedEvents.retry), by result.",
 		}),
 		callbackDuration: meter.createHistogram(
 			METRICS.callbackDuration,
@@ -44,7 +57,7 @@ export function defineEventInstruments(meter: Meter, api: OpenTelemetry): EventI
 			METRICS.claimDuration,
 			seconds("How long the notification store took to answer a claim."),
 		),
-		drift: driftCounter(meter, api),
+		drift: driftCounter(meter),
 	};
 }
 
@@ -65,24 +78,16 @@ export class RunSteps {
 	readonly #span: Span;
 	readonly #recording: boolean;
 	readonly #attributes: Attributes;
-	readonly #redaction: TelemetryRedaction;
 
 	/**
 	 * @param attributes the event's, on every histogram point (its kind).
 	 */
-	constructor(
-		active: ActiveTelemetry<EventInstruments>,
-		source: EventSource,
-		span: Span,
-		attributes: Attributes,
-		redaction: TelemetryRedaction,
-	) {
+	constructor(active: ActiveTelemetry<EventInstruments>, source: EventSource, span: Span, attributes: Attributes) {
 		this.#active = active;
 		this.#source = source;
 		this.#span = span;
 		this.#recording = span.isRecording();
 		this.#attributes = attributes;
-		this.#redaction = redaction;
 	}
 
 	/** The watcher the event runner tells of each step. */
@@ -99,8 +104,7 @@ export class RunSteps {
 
 	/** Runs the merchant's callback with the run's span active. */
 	inCallback<T>(run: () => T): T {
-		const { api } = this.#active;
-		return api.context.with(api.trace.setSpan(api.context.active(), this.#span), run);
+		return context.with(trace.setSpan(context.active(), this.#span), run);
 	}
 
 	#ended(step: RunStep, startedAt: number, ended: { error?: unknown; answer?: unknown }): void {
@@ -114,7 +118,7 @@ export class RunSteps {
 			point[ATTRIBUTES.claimResult] = result;
 		}
 		if (error !== undefined) {
-			const type = this.#redaction.type(error);
+			const type = errorType(error);
 			point[ATTRIBUTES.errorType] = type;
 			event[ATTRIBUTES.errorType] = type;
 		}

@@ -1,13 +1,12 @@
-import type { Counter, Meter, Span } from "@opentelemetry/api";
-import type { OpenTelemetry } from "./api.js";
-import type { DriftReport } from "./drift.js";
+import { type Counter, type Meter, type Span, ValueType } from "@opentelemetry/api";
+import type { DriftReport } from "../schemas/drift-reports.js";
 import { ATTRIBUTES, EVENTS, METRICS } from "./names.js";
 
 /** The drift counter, shared by every component that receives signed messages. */
-export function driftCounter(meter: Meter, api: OpenTelemetry): Counter {
+export function driftCounter(meter: Meter): Counter {
 	return meter.createCounter(METRICS.driftReports, {
 		unit: "{report}",
-		valueType: api.ValueType.INT,
+		valueType: ValueType.INT,
 		description: "Signed messages that carry a status, status code or field the SDK does not know (once per kind).",
 	});
 }

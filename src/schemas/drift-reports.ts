@@ -1,4 +1,5 @@
-import type { Drift } from "../schemas/drift.js";
+import { redactForTelemetry } from "../internal/redact.js";
+import type { Drift } from "./drift.js";
 
 /** Every kind of drift this process has reported: each is reported once. */
 const reported = new Set<string>();
@@ -15,17 +16,13 @@ export interface DriftReport extends Drift {
 
 /**
  * The drifts of one message that this process has not reported yet, remembered as reported. A kind is its
- * source, type and value: a new status is reported once however many messages carry it. `redact` is
- * telemetry's redaction of a value (described.ts).
+ * source, type and value: a new status is reported once however many messages carry it. Values are redacted
+ * as telemetry's text is (card numbers masked, emails removed): the logger and every instrumentation see them so.
  */
-export function firstReports(
-	source: string,
-	drifts: readonly Drift[],
-	redact: (value: string) => string,
-): DriftReport[] {
+export function firstReports(source: string, drifts: readonly Drift[]): DriftReport[] {
 	const fresh: DriftReport[] = [];
 	for (const drift of drifts) {
-		const value = redact(drift.value).slice(0, MAX_VALUE_LENGTH);
+		const value = redactForTelemetry(drift.value).slice(0, MAX_VALUE_LENGTH);
 		const kind = `${source}\u0000${drift.type}\u0000${value}`;
 		if (reported.has(kind) || reported.size >= MAX_KINDS) continue;
 		reported.add(kind);

@@ -1,66 +1,50 @@
-import type { Attributes, Span } from "@opentelemetry/api";
+import { type Attributes, type Span, SpanKind } from "@opentelemetry/api";
 import type { EventOutcome, StepWatcher } from "../notifications/claimed-event.js";
+import type { DeliveryStart, DeliveryWatch, RefusalReason } from "../notifications/delivery-watch.js";
 import type { NotificationResponse } from "../notifications/handler-types.js";
 import type { OpenedNotification } from "../notifications/verify.js";
-import { ActiveTelemetry } from "./active.js";
-import type { OpenTelemetry } from "./api.js";
-import type { TelemetryRedaction } from "./described.js";
-import type { DriftReport } from "./drift.js";
+import type { DriftReport } from "../schemas/drift-reports.js";
+import { ActiveTelemetry, type Providers } from "./active.js";
+import { describeError, errorType } from "./described.js";
 import { recordDrift } from "./drift-record.js";
-import { defineEventInstruments, type EventInstruments, RunSteps } from "./events.js";
-import type { DeliveryRecord, DeliveryRecorder, RecorderContext } from "./ipn.js";
 import { ATTRIBUTES } from "./names.js";
-import type { TelemetryProviders } from "./options.js";
 import { recordError } from "./span-error.js";
+import { defineEventInstruments, type EventInstruments, RunSteps } from "./steps.js";
 
-// The IPN handler's recording code: loaded with @opentelemetry/api (ipn.ts), never without it.
-
+/** The IPN handler's span name. */
+const OPERATION = "ipn.handle";
 const HTTP_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]);
 
-/** Makes a span and metric points per delivery, with the handler's tracer and instruments. */
-export class ActiveDeliveryRecorder implements DeliveryRecorder {
-	readonly #active: ActiveTelemetry<EventInstruments>;
-	readonly #context: RecorderContext;
-
-	constructor(api: OpenTelemetry, providers: TelemetryProviders, context: RecorderContext) {
-		this.#active = new ActiveTelemetry(api, providers, defineEventInstruments);
-		this.#context = context;
-	}
-
-	/** @throws what the tracer throws: the handler then records nothing for this delivery. */
-	start(method: string | undefined): DeliveryRecord {
-		return new ActiveDeliveryRecord(this.#active, method, this.#context);
-	}
+/** The deliveries' subscriber: a span, its step events and metric points per delivery. */
+export function recordDeliveries(providers: Providers): (start: DeliveryStart) => DeliveryWatch {
+	const active = new ActiveTelemetry(providers, defineEventInstruments);
+	return (start) => new RecordedDelivery(active, start.method);
 }
 
 /**
- * A delivery recorded while telemetry is on. Attributes learnt along the way are kept and set once, as the span
- * ends (one call into the SDK instead of one per step); the steps' events are added as they happen.
+ * A delivery recorded. Attributes learnt along the way are kept and set once, as the span ends (one call into
+ * the SDK instead of one per step); the steps' events are added as they happen.
  */
-class ActiveDeliveryRecord implements DeliveryRecord {
+class RecordedDelivery implements DeliveryWatch {
 	readonly #active: ActiveTelemetry<EventInstruments>;
 	readonly #span: Span;
 	readonly #recording: boolean;
 	readonly #event: Attributes = {};
 	#verified: Attributes | undefined;
-	readonly #operation: string;
-	readonly #redaction: TelemetryRedaction;
 	#fields: Record<string, unknown> | undefined;
 	#steps: RunSteps | undefined;
 
-	constructor(active: ActiveTelemetry<EventInstruments>, method: string | undefined, context: RecorderContext) {
+	/** @throws what the tracer throws: the handler then records nothing for this delivery. */
+	constructor(active: ActiveTelemetry<EventInstruments>, method: string | undefined) {
 		this.#active = active;
-		this.#operation = context.operation;
-		this.#redaction = context.redaction;
-		const OPERATION = context.operation;
 		// The HTTP conventions' rule: a method outside the standard ones is `_OTHER` (the attribute stays bounded).
 		const known = method !== undefined && HTTP_METHODS.has(method) ? method : "_OTHER";
 		const attributes = { [ATTRIBUTES.httpMethod]: known, [ATTRIBUTES.operation]: OPERATION };
-		this.#span = active.tracer.startSpan(OPERATION, { kind: active.api.SpanKind.SERVER, attributes });
+		this.#span = active.tracer.startSpan(OPERATION, { kind: SpanKind.SERVER, attributes });
 		this.#recording = this.#span.isRecording();
 	}
 
-	get watch(): StepWatcher | undefined {
+	get steps(): StepWatcher | undefined {
 		return this.#steps?.watch;
 	}
 
@@ -75,7 +59,7 @@ class ActiveDeliveryRecord implements DeliveryRecord {
 		} finally {
 			if (this.#recording) {
 				const event: Attributes = { [ATTRIBUTES.duration]: Math.round((performance.now() - startedAt) * 1000) / 1000 };
-				if (error !== undefined) event[ATTRIBUTES.errorType] = this.#redaction.type(error);
+				if (error !== undefined) event[ATTRIBUTES.errorType] = errorType(error);
 				this.#span.addEvent("merchant_gateway.verify", event);
 			}
 		}
@@ -85,8 +69,7 @@ class ActiveDeliveryRecord implements DeliveryRecord {
 		const { event, fields } = opened;
 		this.#fields = fields;
 		this.#event[ATTRIBUTES.eventKind] = event.type;
-		const steps = new RunSteps(this.#active, "ipn", this.#span, { ...this.#event }, this.#redaction);
-		this.#steps = steps;
+		this.#steps = new RunSteps(this.#active, "ipn", this.#span, { ...this.#event });
 		if (!this.#recording) return;
 		const resource = event.type === "transaction" ? event.transaction : event.refund;
 		const attributes: Attributes = {
@@ -108,7 +91,12 @@ class ActiveDeliveryRecord implements DeliveryRecord {
 		recordDrift(this.#span, () => this.#active.instruments().drift, report);
 	}
 
-	finished(outcome: EventOutcome, response: NotificationResponse, joined: boolean, refusal?: string): void {
+	finished(
+		outcome: EventOutcome,
+		response: NotificationResponse,
+		joined: boolean,
+		refusal: RefusalReason | undefined,
+	): void {
 		try {
 			this.#end(outcome, response, joined, refusal);
 		} catch {
@@ -116,10 +104,9 @@ class ActiveDeliveryRecord implements DeliveryRecord {
 		}
 	}
 
-	#end(outcome: EventOutcome, response: NotificationResponse, joined: boolean, refusal: string | undefined): void {
-		const { api } = this.#active;
+	#end(outcome: EventOutcome, response: NotificationResponse, joined: boolean, refusal: RefusalReason | undefined) {
 		const error = "error" in outcome ? outcome.error : undefined;
-		const described = error === undefined ? undefined : this.#redaction.error(error, this.#fields);
+		const described = error === undefined ? undefined : describeError(error, this.#fields);
 		const point: Attributes = { ...this.#event, [ATTRIBUTES.outcome]: outcome.kind };
 		if (refusal !== undefined) point[ATTRIBUTES.refusal] = refusal;
 		if (described !== undefined) point[ATTRIBUTES.errorType] = described.type;
@@ -133,7 +120,7 @@ class ActiveDeliveryRecord implements DeliveryRecord {
 			if (joined) attributes[ATTRIBUTES.joined] = true;
 			this.#span.setAttributes(attributes);
 			// A server span is an error for its own failures (5xx), not for the requests it refuses.
-			if (described !== undefined && response.status >= 500) recordError(api, this.#span, described);
+			if (described !== undefined && response.status >= 500) recordError(this.#span, described);
 		}
 		this.#span.end();
 		this.#active.instruments().deliveries.add(1, point);

@@ -1,5 +1,4 @@
-import type { Span } from "@opentelemetry/api";
-import type { OpenTelemetry } from "./api.js";
+import { type Span, SpanStatusCode } from "@opentelemetry/api";
 import type { DescribedError } from "./described.js";
 import { ATTRIBUTES } from "./names.js";
 
@@ -8,8 +7,8 @@ import { ATTRIBUTES } from "./names.js";
  * message as telemetry shows it (described.ts). Never the stack or the cause: they may hold what the
  * message had removed.
  */
-export function recordError(api: OpenTelemetry, span: Span, error: DescribedError): void {
+export function recordError(span: Span, error: DescribedError): void {
 	span.setAttribute(ATTRIBUTES.errorType, error.type);
 	span.recordException({ name: error.type, message: error.message });
-	span.setStatus({ code: api.SpanStatusCode.ERROR, message: error.message });
+	span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
 }

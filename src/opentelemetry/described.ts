@@ -1,23 +1,12 @@
 import { GatewayError } from "../errors/gateway-error.js";
-import { KnownSecrets, redactForTelemetry, telemetryMessage } from "../internal/redact.js";
+import { KnownSecrets, telemetryMessage } from "../internal/redact.js";
 
-// What telemetry shows of an error or a value, decided here, beside the redaction module; the recorders,
-// loaded later with @opentelemetry/api, only write what they are given.
+// What telemetry shows of an error: its class name, and its message redacted (internal/redact.ts).
 
 /** An error as telemetry records it: its class name and its message, redacted. */
 export interface DescribedError {
 	type: string;
 	message: string;
-}
-
-/** What the recorders are given to redact with. */
-export interface TelemetryRedaction {
-	/** `error` as telemetry records it; `personal` is the request or resource whose personal data must go. */
-	error(error: unknown, personal?: object): DescribedError;
-	/** A value for an attribute (an order reference, a drift's value), redacted. */
-	text(value: string): string;
-	/** An error's class name only ({@link errorType}). */
-	type(error: unknown): string;
 }
 
 /** Longest exception message a span keeps. */
@@ -40,14 +29,11 @@ function messageIsKnown(error: unknown): boolean {
 	return error instanceof GatewayError || (typeof DOMException !== "undefined" && error instanceof DOMException);
 }
 
-export const telemetryRedaction: TelemetryRedaction = {
-	error(error, personal) {
-		const secrets = personal && new KnownSecrets(personal as Record<string, unknown>, { personal: true });
-		const message = messageIsKnown(error)
-			? telemetryMessage(error, secrets).slice(0, MAX_MESSAGE_LENGTH)
-			: MESSAGE_NOT_RECORDED;
-		return { type: errorType(error), message };
-	},
-	text: (value) => redactForTelemetry(value),
-	type: errorType,
-};
+/** `error` as telemetry records it; `personal` is the request or resource whose personal data must go. */
+export function describeError(error: unknown, personal?: object): DescribedError {
+	const secrets = personal && new KnownSecrets(personal as Record<string, unknown>, { personal: true });
+	const message = messageIsKnown(error)
+		? telemetryMessage(error, secrets).slice(0, MAX_MESSAGE_LENGTH)
+		: MESSAGE_NOT_RECORDED;
+	return { type: errorType(error), message };
+}

@@ -27,6 +27,7 @@ export const ATTRIBUTES = {
 	refusal: "merchant_gateway.refusal",
 	returnCode: "merchant_gateway.return_code",
 	joined: "merchant_gateway.joined",
+	attempts: "merchant_gateway.attempts",
 	source: "merchant_gateway.source",
 	claimResult: "merchant_gateway.claim.result",
 	duration: "merchant_gateway.duration_ms",
@@ -54,6 +55,7 @@ export const METRICS = {
 	callbackDuration: "merchant_gateway.callback.duration",
 	claimDuration: "merchant_gateway.store.claim.duration",
 	reconciledEvents: "merchant_gateway.reconcile.events",
+	replays: "merchant_gateway.ipn.replays",
 } as const;
 
 /**
