@@ -18,6 +18,7 @@ import { describeError } from "./described.js";
 import { driftCounter, recordDrift } from "./drift-record.js";
 import { ATTRIBUTES, DURATION_BUCKETS, EVENTS, METRICS } from "./names.js";
 import { recordError } from "./span-error.js";
+import { idValue } from "./values.js";
 
 /** The client's metrics. */
 interface ClientInstruments {
@@ -91,8 +92,9 @@ class RecordedCall implements CallWatch {
 		if (!this.#recording) return;
 		if (typeof fields.orderRef === "string")
 			this.#attributes[ATTRIBUTES.orderRef] = redactForTelemetry(fields.orderRef);
-		if (typeof fields.transactionId === "string") this.#attributes[ATTRIBUTES.transactionId] = fields.transactionId;
-		if (typeof fields.refundId === "string") this.#attributes[ATTRIBUTES.refundId] = fields.refundId;
+		if (typeof fields.transactionId === "string")
+			this.#attributes[ATTRIBUTES.transactionId] = idValue(fields.transactionId);
+		if (typeof fields.refundId === "string") this.#attributes[ATTRIBUTES.refundId] = idValue(fields.refundId);
 	}
 
 	attempt = nothing;
@@ -123,8 +125,8 @@ class RecordedCall implements CallWatch {
 
 	succeeded(result: unknown, outcome: ClientOutcome): void {
 		const { transactionId, refundId } = (result ?? {}) as { transactionId?: unknown; refundId?: unknown };
-		if (typeof transactionId === "string") this.#attributes[ATTRIBUTES.transactionId] = transactionId;
-		if (typeof refundId === "string") this.#attributes[ATTRIBUTES.refundId] = refundId;
+		if (typeof transactionId === "string") this.#attributes[ATTRIBUTES.transactionId] = idValue(transactionId);
+		if (typeof refundId === "string") this.#attributes[ATTRIBUTES.refundId] = idValue(refundId);
 		this.#end(outcome, undefined);
 	}
 

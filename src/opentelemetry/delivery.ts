@@ -10,6 +10,7 @@ import { recordDrift } from "./drift-record.js";
 import { ATTRIBUTES } from "./names.js";
 import { recordError } from "./span-error.js";
 import { defineEventInstruments, type EventInstruments, RunSteps } from "./steps.js";
+import { eventIdValue, idValue, statusValue } from "./values.js";
 
 /** The IPN handler's span name. */
 const OPERATION = "ipn.handle";
@@ -73,13 +74,13 @@ class RecordedDelivery implements DeliveryWatch {
 		if (!this.#recording) return;
 		const resource = event.type === "transaction" ? event.transaction : event.refund;
 		const attributes: Attributes = {
-			[ATTRIBUTES.eventId]: event.eventId,
+			[ATTRIBUTES.eventId]: eventIdValue(event.eventId),
 			[ATTRIBUTES.eventKind]: event.type,
-			[ATTRIBUTES.status]: resource.status,
+			[ATTRIBUTES.status]: statusValue(resource.status),
 			[ATTRIBUTES.signVersion]: event.signVersion,
-			[ATTRIBUTES.transactionId]: resource.transactionId,
+			[ATTRIBUTES.transactionId]: idValue(resource.transactionId),
 		};
-		if (event.type === "refund") attributes[ATTRIBUTES.refundId] = event.refund.refundId;
+		if (event.type === "refund") attributes[ATTRIBUTES.refundId] = idValue(event.refund.refundId);
 		this.#verified = attributes;
 	}
 

@@ -1,5 +1,6 @@
 import { GatewayError } from "../errors/gateway-error.js";
 import { KnownSecrets, telemetryMessage } from "../internal/redact.js";
+import { classNameValue } from "./values.js";
 
 // What telemetry shows of an error: its class name, and its message redacted (internal/redact.ts).
 
@@ -14,10 +15,12 @@ const MAX_MESSAGE_LENGTH = 1000;
 /** What stands for the message of an error the SDK did not write. */
 export const MESSAGE_NOT_RECORDED = "(not recorded: the message of an error thrown outside the SDK)";
 
-/** An error's class name, as `error.type` and `exception.type` give it (`_OTHER` for a thrown non-error). */
+/**
+ * An error's class name, as `error.type` and `exception.type` give it (`_OTHER` for a thrown non-error, or a
+ * name that is no class name).
+ */
 export function errorType(error: unknown): string {
-	const name = typeof error === "object" && error !== null ? (error as { name?: unknown }).name : undefined;
-	return typeof name === "string" && name !== "" ? name : "_OTHER";
+	return classNameValue(typeof error === "object" && error !== null ? (error as { name?: unknown }).name : undefined);
 }
 
 /**

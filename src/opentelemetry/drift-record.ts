@@ -1,6 +1,7 @@
 import { type Counter, type Meter, type Span, ValueType } from "@opentelemetry/api";
 import type { DriftReport } from "../schemas/drift-reports.js";
 import { ATTRIBUTES, EVENTS, METRICS } from "./names.js";
+import { driftValue } from "./values.js";
 
 /** The drift counter, shared by every component that receives signed messages. */
 export function driftCounter(meter: Meter): Counter {
@@ -16,7 +17,7 @@ export function driftAttributes(report: DriftReport): Record<string, string> {
 	return {
 		[ATTRIBUTES.driftType]: report.type,
 		[ATTRIBUTES.driftSource]: report.source,
-		[ATTRIBUTES.driftValue]: report.value,
+		[ATTRIBUTES.driftValue]: driftValue(report),
 	};
 }
 

@@ -8,6 +8,7 @@ import { describeError } from "./described.js";
 import { ATTRIBUTES } from "./names.js";
 import { recordError } from "./span-error.js";
 import { defineEventInstruments, type EventInstruments, RunSteps } from "./steps.js";
+import { eventIdValue, idValue, statusValue } from "./values.js";
 
 /** The reconciliations' subscriber: a span per run and one per id under it, with the ids' steps and metrics. */
 export function recordReconciliations(providers: Providers): (start: ReconcileStart) => ReconcileWatch {
@@ -61,7 +62,7 @@ class RecordedItem implements ReconcileItemWatch {
 		this.#active = active;
 		this.#kind = kind;
 		const idAttribute = kind === "transaction" ? ATTRIBUTES.transactionId : ATTRIBUTES.refundId;
-		const attributes = { [ATTRIBUTES.eventKind]: kind, [idAttribute]: id };
+		const attributes = { [ATTRIBUTES.eventKind]: kind, [idAttribute]: idValue(id) };
 		this.#span = active.tracer.startSpan(`reconcile.${kind}`, { attributes }, parent);
 		this.#context = trace.setSpan(parent, this.#span);
 	}
@@ -77,7 +78,10 @@ class RecordedItem implements ReconcileItemWatch {
 	resolved(resource: Transaction | Refund, eventId: string): void {
 		this.#resource = resource;
 		this.#steps = new RunSteps(this.#active, "reconcile", this.#span, { [ATTRIBUTES.eventKind]: this.#kind });
-		this.#span.setAttributes({ [ATTRIBUTES.status]: resource.status, [ATTRIBUTES.eventId]: eventId });
+		this.#span.setAttributes({
+			[ATTRIBUTES.status]: statusValue(resource.status),
+			[ATTRIBUTES.eventId]: eventIdValue(eventId),
+		});
 	}
 
 	inCallback<T>(run: () => T): T {

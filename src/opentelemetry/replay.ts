@@ -8,6 +8,7 @@ import { describeError } from "./described.js";
 import { ATTRIBUTES } from "./names.js";
 import { recordError } from "./span-error.js";
 import { defineEventInstruments, type EventInstruments, RunSteps } from "./steps.js";
+import { eventIdValue, idValue, statusValue } from "./values.js";
 
 /** A replay's span name. */
 const OPERATION = "ipn.replay";
@@ -56,11 +57,11 @@ class RecordedReplay implements ReplayWatch {
 			if (this.#span.isRecording()) {
 				const attributes: Attributes = { ...point };
 				if (event !== undefined && resource !== undefined) {
-					attributes[ATTRIBUTES.eventId] = event.eventId;
-					attributes[ATTRIBUTES.status] = resource.status;
+					attributes[ATTRIBUTES.eventId] = eventIdValue(event.eventId);
+					attributes[ATTRIBUTES.status] = statusValue(resource.status);
 					attributes[ATTRIBUTES.signVersion] = event.signVersion;
-					attributes[ATTRIBUTES.transactionId] = resource.transactionId;
-					if (event.type === "refund") attributes[ATTRIBUTES.refundId] = event.refund.refundId;
+					attributes[ATTRIBUTES.transactionId] = idValue(resource.transactionId);
+					if (event.type === "refund") attributes[ATTRIBUTES.refundId] = idValue(event.refund.refundId);
 				}
 				if (retry.attempts !== undefined) attributes[ATTRIBUTES.attempts] = retry.attempts;
 				this.#span.setAttributes(attributes);

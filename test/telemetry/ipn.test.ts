@@ -29,7 +29,7 @@ import { AsyncContextManager, pointsWith, type RecordedTelemetry, recordTelemetr
 let otel: RecordedTelemetry;
 let ids = 0;
 /** A transaction id no other delivery of this file uses (each is its own event). */
-const nextId = () => `01JTEL${String(++ids).padStart(20, "0")}`;
+const nextId = () => `01JTEM${String(++ids).padStart(20, "0")}`;
 
 beforeAll(() => {
 	context.setGlobalContextManager(new AsyncContextManager());

@@ -29,7 +29,7 @@ const parentOf = (span: ReadableSpan) =>
 
 test("a run is a span with its counts; each id a child span with the client's query under it and its steps as events", async () => {
 	const charged = [await gateway.chargedTransaction(), await gateway.chargedTransaction()];
-	const missing = "01JTELRECONC1LE000000000000";
+	const missing = "01JTEMRECNC1E0000000000000";
 	const reconciler = createReconciler({
 		gateway: gateway.client({ maxRetries: 0 }),
 		store: createMemoryStore(),
