@@ -1,8 +1,8 @@
 import { type Attributes, type Span, SpanKind } from "@opentelemetry/api";
-import type { EventOutcome, StepWatcher } from "../notifications/claimed-event.js";
-import type { DeliveryStart, DeliveryWatch, RefusalReason } from "../notifications/delivery-watch.js";
-import type { NotificationResponse } from "../notifications/handler-types.js";
-import type { OpenedNotification } from "../notifications/verify.js";
+import type { EventOutcome, StepWatcher } from "../notifications/claims/claimed-event.js";
+import type { DeliveryStart, DeliveryWatch, RefusalReason } from "../notifications/handler/delivery-watch.js";
+import type { NotificationResponse } from "../notifications/http/exchange.js";
+import type { OpenedNotification } from "../notifications/message/verify.js";
 import type { DriftReport } from "../schemas/drift-reports.js";
 import { ActiveTelemetry, type Providers } from "./active.js";
 import { describeError, errorType } from "./described.js";

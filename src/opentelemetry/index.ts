@@ -1,8 +1,8 @@
 // merchant-gateway/opentelemetry: the SDK's spans and metrics, recorded with @opentelemetry/api.
 import { ConfigurationError } from "../errors/configuration-error.js";
-import { ipnDeliveries } from "../notifications/delivery-watch.js";
-import { reconciliations } from "../notifications/reconcile-watch.js";
-import { replays } from "../notifications/replay-watch.js";
+import { replays } from "../notifications/claims/replay-watch.js";
+import { ipnDeliveries } from "../notifications/handler/delivery-watch.js";
+import { reconciliations } from "../notifications/reconciler/reconcile-watch.js";
 import { clientCalls } from "../resources/call-watch.js";
 import type { MeterProviderLike, Providers, TracerProviderLike } from "./active.js";
 import { recordCalls } from "./client.js";

@@ -1,7 +1,11 @@
 import { type Attributes, type Context, context, type Span, trace } from "@opentelemetry/api";
-import type { StepWatcher } from "../notifications/claimed-event.js";
-import type { ReconcileOutcome, ReconcileReport } from "../notifications/reconcile-types.js";
-import type { ReconcileItemWatch, ReconcileStart, ReconcileWatch } from "../notifications/reconcile-watch.js";
+import type { StepWatcher } from "../notifications/claims/claimed-event.js";
+import type { ReconcileOutcome, ReconcileReport } from "../notifications/reconciler/reconcile-types.js";
+import type {
+	ReconcileItemWatch,
+	ReconcileStart,
+	ReconcileWatch,
+} from "../notifications/reconciler/reconcile-watch.js";
 import type { Refund, Transaction } from "../schemas/resources.js";
 import { ActiveTelemetry, type Providers } from "./active.js";
 import { describeError } from "./described.js";

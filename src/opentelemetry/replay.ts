@@ -1,8 +1,8 @@
 import type { Attributes, Span } from "@opentelemetry/api";
-import type { StepWatcher } from "../notifications/claimed-event.js";
-import type { FailedEventRetry } from "../notifications/handler-types.js";
-import type { ReplayStart, ReplayWatch } from "../notifications/replay-watch.js";
-import type { NotificationEvent } from "../notifications/verify.js";
+import type { StepWatcher } from "../notifications/claims/claimed-event.js";
+import type { ReplayStart, ReplayWatch } from "../notifications/claims/replay-watch.js";
+import type { FailedEventRetry } from "../notifications/claims/run-types.js";
+import type { NotificationEvent } from "../notifications/message/verify.js";
 import { ActiveTelemetry, type Providers } from "./active.js";
 import { describeError } from "./described.js";
 import { ATTRIBUTES } from "./names.js";

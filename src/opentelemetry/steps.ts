@@ -8,7 +8,7 @@ import {
 	trace,
 	ValueType,
 } from "@opentelemetry/api";
-import type { RunStep, StepWatcher } from "../notifications/claimed-event.js";
+import type { RunStep, StepWatcher } from "../notifications/claims/claimed-event.js";
 import type { ActiveTelemetry } from "./active.js";
 import { errorType } from "./described.js";
 import { driftCounter } from "./drift-record.js";

@@ -1,8 +1,8 @@
 import * as z from "zod/mini";
-import { ConfigurationError } from "../errors/configuration-error.js";
-import { RateLimitError } from "../errors/rate-limit-error.js";
-import { callHook } from "../internal/hooks.js";
-import { canonicalId } from "../internal/ids.js";
+import { ConfigurationError } from "../../errors/configuration-error.js";
+import { RateLimitError } from "../../errors/rate-limit-error.js";
+import { callHook } from "../../internal/hooks.js";
+import { canonicalId } from "../../internal/ids.js";
 import {
 	integer,
 	MAX_DURATION_MS,
@@ -11,16 +11,17 @@ import {
 	positiveInteger,
 	requiredFunction,
 	requiredOr,
-} from "../internal/options.js";
-import { errorName } from "../internal/seam.js";
-import { lazySchema } from "../schemas/lazy.js";
-import type { Refund, Transaction } from "../schemas/resources.js";
-import type { KnownTransactionStatus } from "../statuses/catalogue.js";
-import type { Logger } from "../transport/observer.js";
-import { claimOptionsShape, createEventRunner, type RunOutcome, realTimer } from "./claimed-event.js";
-import { refundEventId, transactionEventId } from "./event-id.js";
-import { eventMessage } from "./failed-event-record.js";
-import type { NotificationContext } from "./handler-types.js";
+} from "../../internal/options.js";
+import { errorName } from "../../internal/seam.js";
+import { lazySchema } from "../../schemas/lazy.js";
+import type { Refund, Transaction } from "../../schemas/resources.js";
+import type { KnownTransactionStatus } from "../../statuses/catalogue.js";
+import type { Logger } from "../../transport/observer.js";
+import { claimOptionsShape, createEventRunner, type RunOutcome, realTimer } from "../claims/claimed-event.js";
+import { eventMessage } from "../claims/failed-event-record.js";
+import type { NotificationContext } from "../claims/run-types.js";
+import { storeOption } from "../claims/store.js";
+import { refundEventId, transactionEventId } from "../message/event-id.js";
 import type {
 	ReconcileErrorInfo,
 	ReconcileInput,
@@ -38,7 +39,6 @@ import {
 	UNWATCHED_ITEM,
 	UNWATCHED_RECONCILIATION,
 } from "./reconcile-watch.js";
-import { storeOption } from "./store.js";
 
 /**
  * Transaction statuses that are not final: the gateway sends no IPN for them (it

@@ -1,7 +1,7 @@
-import { ConfigurationError } from "../errors/configuration-error.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { ConfigurationError } from "../../errors/configuration-error.js";
+import { isPlainObject } from "../../internal/plain-object.js";
 import { type ChunkSource, readChunks } from "./body-reader.js";
-import type { NotificationDelivery, NotificationHandler, NotificationResponse } from "./handler-types.js";
+import type { DeliveryHandler, NotificationDelivery, NotificationResponse } from "./exchange.js";
 import { type BodyTimeout, bodyTooLarge, HttpRuleError, responseHeaders } from "./http-rules.js";
 
 /**
@@ -129,7 +129,7 @@ const FALLBACK: NotificationResponse = {
  *
  * @throws ConfigurationError when `handler` was not made by `createNotificationHandler`.
  */
-export function toNodeListener(handler: NotificationHandler): NodeListener {
+export function toNodeListener(handler: DeliveryHandler): NodeListener {
 	if (typeof handler?.handle !== "function") {
 		throw new ConfigurationError(
 			[{ field: "handler", message: "must be a handler made by createNotificationHandler" }],

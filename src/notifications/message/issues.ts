@@ -1,5 +1,5 @@
 import type * as z from "zod/mini";
-import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
+import { InvalidNotificationError } from "../../errors/invalid-notification-error.js";
 
 const SHOWN_ISSUES = 5;
 

@@ -1,7 +1,7 @@
-import { Seam } from "../internal/seam.js";
+import { Seam } from "../../internal/seam.js";
+import type { NotificationEvent } from "../message/verify.js";
 import type { StepWatcher } from "./claimed-event.js";
-import type { FailedEventRetry } from "./handler-types.js";
-import type { NotificationEvent } from "./verify.js";
+import type { FailedEventRetry } from "./run-types.js";
 
 // A replay's lifecycle (`failedEvents.retry`), as the failed events tell it: the seam an instrumentation
 // (merchant-gateway/opentelemetry) subscribes to.

@@ -1,6 +1,6 @@
-import { Seam } from "../internal/seam.js";
-import type { Refund, Transaction } from "../schemas/resources.js";
-import type { StepWatcher } from "./claimed-event.js";
+import { Seam } from "../../internal/seam.js";
+import type { Refund, Transaction } from "../../schemas/resources.js";
+import type { StepWatcher } from "../claims/claimed-event.js";
 import type { ReconcileOutcome, ReconcileReport } from "./reconcile-types.js";
 
 // A reconciliation's lifecycle, as the reconciler tells it: the seam an instrumentation

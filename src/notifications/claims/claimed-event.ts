@@ -2,10 +2,10 @@
 // store, run the callback within its time limit, then confirm or release the claim, every store call
 // within its own time limit. Each run ends in one EventOutcome value; what happens after the caller
 // stopped waiting ends in another, handed to `onLate`.
-import { LeaseExpiredError } from "../errors/lease-expired-error.js";
-import { NotificationStoreError } from "../errors/notification-store-error.js";
-import { duration, optionalFunction } from "../internal/options.js";
-import { isThenable } from "../internal/thenable.js";
+import { LeaseExpiredError } from "../../errors/lease-expired-error.js";
+import { NotificationStoreError } from "../../errors/notification-store-error.js";
+import { duration, optionalFunction } from "../../internal/options.js";
+import { isThenable } from "../../internal/thenable.js";
 import { describeFailure } from "./failed-event-record.js";
 import { keepsFailedEvents, type NotificationStore } from "./store.js";
 

@@ -1,5 +1,5 @@
-import { RequestValidationError } from "../errors/request-validation-error.js";
-import { redactText } from "../internal/redact.js";
+import { RequestValidationError } from "../../errors/request-validation-error.js";
+import { redactText } from "../../internal/redact.js";
 
 /** The spec's limit on the acknowledgement description. */
 export const MAX_DESCRIPTION_LENGTH = 1500;

@@ -1,5 +1,5 @@
-import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
-import type { NotificationResponse } from "./handler-types.js";
+import { InvalidNotificationError } from "../../errors/invalid-notification-error.js";
+import type { NotificationResponse } from "./exchange.js";
 
 /** The default body limit: an IPN is a few KiB, so 64 KiB is generous. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;

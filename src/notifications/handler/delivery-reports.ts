@@ -1,8 +1,8 @@
-import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
-import { callHook } from "../internal/hooks.js";
-import { driftWarning } from "../schemas/drift-reports.js";
-import type { Logger } from "../transport/observer.js";
-import type { EventOutcome, RunOutcome } from "./claimed-event.js";
+import { InvalidNotificationError } from "../../errors/invalid-notification-error.js";
+import { callHook } from "../../internal/hooks.js";
+import { driftWarning } from "../../schemas/drift-reports.js";
+import type { Logger } from "../../transport/observer.js";
+import type { EventOutcome, RunOutcome } from "../claims/claimed-event.js";
 import { type DeliveryWatch, UNWATCHED_DELIVERY } from "./delivery-watch.js";
 import type { NotificationErrorInfo } from "./handler-types.js";
 

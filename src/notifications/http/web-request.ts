@@ -1,5 +1,5 @@
 import { type ChunkSource, readChunks } from "./body-reader.js";
-import type { NotificationDelivery, NotificationResponse } from "./handler-types.js";
+import type { NotificationDelivery, NotificationResponse } from "./exchange.js";
 import { type BodyTimeout, HttpRuleError, responseHeaders } from "./http-rules.js";
 
 /** The Web side of the handler: a `Request` becomes a delivery, a handler's response becomes a Web `Response`. */

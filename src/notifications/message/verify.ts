@@ -1,12 +1,12 @@
 import type * as z from "zod/mini";
-import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
-import { MalformedMessageError } from "../errors/malformed-message-error.js";
-import type { LazySchema } from "../schemas/lazy.js";
-import { type Refund, refundSchema, type Transaction, transactionSchema } from "../schemas/resources.js";
-import type { SignedStringForm } from "../signing/canonical.js";
-import type { PublicKeyLike } from "../signing/keys.js";
-import { openVerified } from "../signing/open.js";
-import type { SignVersion } from "../signing/seal.js";
+import { InvalidNotificationError } from "../../errors/invalid-notification-error.js";
+import { MalformedMessageError } from "../../errors/malformed-message-error.js";
+import type { LazySchema } from "../../schemas/lazy.js";
+import { type Refund, refundSchema, type Transaction, transactionSchema } from "../../schemas/resources.js";
+import type { SignedStringForm } from "../../signing/canonical.js";
+import type { PublicKeyLike } from "../../signing/keys.js";
+import { openVerified } from "../../signing/open.js";
+import type { SignVersion } from "../../signing/seal.js";
 import { refundEventId, transactionEventId } from "./event-id.js";
 import { notificationIssues } from "./issues.js";
 

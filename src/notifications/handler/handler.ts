@@ -1,7 +1,7 @@
 import * as z from "zod/mini";
-import { ConfigurationError } from "../errors/configuration-error.js";
-import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
-import { SignatureVerificationError } from "../errors/signature-verification-error.js";
+import { ConfigurationError } from "../../errors/configuration-error.js";
+import { InvalidNotificationError } from "../../errors/invalid-notification-error.js";
+import { SignatureVerificationError } from "../../errors/signature-verification-error.js";
 import {
 	duration,
 	optionalFunction,
@@ -9,14 +9,13 @@ import {
 	positiveCount,
 	positiveInteger,
 	requiredFunction,
-} from "../internal/options.js";
-import { findDrift } from "../schemas/drift.js";
-import { firstReports } from "../schemas/drift-reports.js";
-import { lazySchema } from "../schemas/lazy.js";
-import type { SignedStringForm } from "../signing/canonical.js";
-import { toPublicKeys } from "../signing/keys.js";
-import type { Logger } from "../transport/observer.js";
-import { type Acknowledgement, acknowledge, acknowledgeFailure } from "./acknowledge.js";
+} from "../../internal/options.js";
+import { findDrift } from "../../schemas/drift.js";
+import { firstReports } from "../../schemas/drift-reports.js";
+import { lazySchema } from "../../schemas/lazy.js";
+import type { SignedStringForm } from "../../signing/canonical.js";
+import { toPublicKeys } from "../../signing/keys.js";
+import type { Logger } from "../../transport/observer.js";
 import {
 	claimOptionsShape,
 	createEventRunner,
@@ -24,17 +23,13 @@ import {
 	type RunOutcome,
 	realTimer,
 	storeCalls,
-} from "./claimed-event.js";
-import { DeliveryReports } from "./delivery-reports.js";
-import { type DeliveryWatch, refusalReason, UNWATCHED_DELIVERY, watchDelivery } from "./delivery-watch.js";
-import { eventMessage } from "./failed-event-record.js";
-import { createFailedEvents } from "./failed-events.js";
-import type {
-	NotificationDelivery,
-	NotificationHandler,
-	NotificationHandlerOptions,
-	NotificationResponse,
-} from "./handler-types.js";
+} from "../claims/claimed-event.js";
+import { eventMessage } from "../claims/failed-event-record.js";
+import { createFailedEvents } from "../claims/failed-events.js";
+import { createMemoryStore } from "../claims/memory-store.js";
+import { warnIfMemoryStoreInProduction } from "../claims/production-warning.js";
+import { keepsFailedEvents, storeOption } from "../claims/store.js";
+import type { NotificationDelivery, NotificationResponse } from "../http/exchange.js";
 import {
 	type BodyTimeout,
 	bodyTooLarge,
@@ -43,12 +38,13 @@ import {
 	HttpRuleError,
 	isJsonContentType,
 	ruleStatus,
-} from "./http-rules.js";
-import { createMemoryStore } from "./memory-store.js";
-import { warnIfMemoryStoreInProduction } from "./production-warning.js";
-import { keepsFailedEvents, storeOption } from "./store.js";
-import { type NotificationEvent, type OpenedNotification, openNotification } from "./verify.js";
-import { deliveryOf, toResponse } from "./web-request.js";
+} from "../http/http-rules.js";
+import { deliveryOf, toResponse } from "../http/web-request.js";
+import { type Acknowledgement, acknowledge, acknowledgeFailure } from "../message/acknowledge.js";
+import { type NotificationEvent, type OpenedNotification, openNotification } from "../message/verify.js";
+import { DeliveryReports } from "./delivery-reports.js";
+import { type DeliveryWatch, refusalReason, UNWATCHED_DELIVERY, watchDelivery } from "./delivery-watch.js";
+import type { NotificationHandler, NotificationHandlerOptions } from "./handler-types.js";
 
 type Options = NotificationHandlerOptions;
 

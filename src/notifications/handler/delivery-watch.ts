@@ -1,11 +1,11 @@
-import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
-import { SignatureVerificationError } from "../errors/signature-verification-error.js";
-import { errorName, Seam } from "../internal/seam.js";
-import type { DriftReport } from "../schemas/drift-reports.js";
-import type { EventOutcome, StepWatcher } from "./claimed-event.js";
-import type { NotificationResponse } from "./handler-types.js";
-import { HttpRuleError } from "./http-rules.js";
-import type { OpenedNotification } from "./verify.js";
+import { InvalidNotificationError } from "../../errors/invalid-notification-error.js";
+import { SignatureVerificationError } from "../../errors/signature-verification-error.js";
+import { errorName, Seam } from "../../internal/seam.js";
+import type { DriftReport } from "../../schemas/drift-reports.js";
+import type { EventOutcome, StepWatcher } from "../claims/claimed-event.js";
+import type { NotificationResponse } from "../http/exchange.js";
+import { HttpRuleError } from "../http/http-rules.js";
+import type { OpenedNotification } from "../message/verify.js";
 
 // An IPN delivery's lifecycle, as the handler tells it: the one seam its onError and logger and an
 // instrumentation (merchant-gateway/opentelemetry) all watch.

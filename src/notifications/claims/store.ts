@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
-import { ConfigurationError } from "../errors/configuration-error.js";
-import { requiredOr } from "../internal/options.js";
+import { ConfigurationError } from "../../errors/configuration-error.js";
+import { requiredOr } from "../../internal/options.js";
 
 /**
  * What `claim` found:

@@ -1,8 +1,8 @@
-import type { Refund, Transaction } from "../schemas/resources.js";
-import type { SignVersion } from "../signing/seal.js";
-import type { Logger } from "../transport/observer.js";
-import type { NotificationContext } from "./handler-types.js";
-import type { NotificationStore } from "./store.js";
+import type { Refund, Transaction } from "../../schemas/resources.js";
+import type { SignVersion } from "../../signing/seal.js";
+import type { Logger } from "../../transport/observer.js";
+import type { NotificationContext } from "../claims/run-types.js";
+import type { NotificationStore } from "../claims/store.js";
 
 // The reconciler's public shapes: its options, what a run is given and what it reports. The
 // reconciler itself is in reconcile.ts.

@@ -1,11 +1,11 @@
-import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
-import { MalformedMessageError } from "../errors/malformed-message-error.js";
-import { SignatureVerificationError } from "../errors/signature-verification-error.js";
-import { type CallbackResult, callbackResultSchema } from "../schemas/resources.js";
-import { type CallbackInput, openCallbackUrl } from "../signing/callback-url.js";
-import type { SignedStringForm } from "../signing/canonical.js";
-import type { PublicKeyLike } from "../signing/keys.js";
-import type { SignVersion } from "../signing/seal.js";
+import { InvalidNotificationError } from "../../errors/invalid-notification-error.js";
+import { MalformedMessageError } from "../../errors/malformed-message-error.js";
+import { SignatureVerificationError } from "../../errors/signature-verification-error.js";
+import { type CallbackResult, callbackResultSchema } from "../../schemas/resources.js";
+import { type CallbackInput, openCallbackUrl } from "../../signing/callback-url.js";
+import type { SignedStringForm } from "../../signing/canonical.js";
+import type { PublicKeyLike } from "../../signing/keys.js";
+import type { SignVersion } from "../../signing/seal.js";
 import { notificationIssues } from "./issues.js";
 
 /** How `decodeCallback` checks the redirect. */

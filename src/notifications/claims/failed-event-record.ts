@@ -1,8 +1,8 @@
 // What a failed run leaves in the store, written and read in one place: the verified event as text
 // (so a replay needs no gateway) and the error as its class name and redacted message.
-import { NotificationStoreError } from "../errors/notification-store-error.js";
-import { redactText } from "../internal/redact.js";
-import { type NotificationEvent, readEvent } from "./verify.js";
+import { NotificationStoreError } from "../../errors/notification-store-error.js";
+import { redactText } from "../../internal/redact.js";
+import { type NotificationEvent, readEvent } from "../message/verify.js";
 
 /** The longest error text kept: a message, not a dump. */
 const MAX_ERROR_LENGTH = 1000;

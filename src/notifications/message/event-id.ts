@@ -1,4 +1,4 @@
-import { canonicalId } from "../internal/ids.js";
+import { canonicalId } from "../../internal/ids.js";
 
 /**
  * Event identity: one id per state change, so a status change is a new event while a re-delivery of

@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
-import { duration, optionalFunction, parseOptions, positiveInteger } from "../internal/options.js";
-import { lazySchema } from "../schemas/lazy.js";
+import { duration, optionalFunction, parseOptions, positiveInteger } from "../../internal/options.js";
+import { lazySchema } from "../../schemas/lazy.js";
 import {
 	DEFAULT_TTL_MS,
 	type FailedEventRecord,

@@ -1,16 +1,16 @@
 // The handler's `failedEvents`: the store's failed-event records as events, and a replay through the
 // same claim as a delivery.
 import * as z from "zod/mini";
-import { ConfigurationError } from "../errors/configuration-error.js";
-import { integer, parseOptions } from "../internal/options.js";
-import { errorName } from "../internal/seam.js";
-import { lazySchema } from "../schemas/lazy.js";
+import { ConfigurationError } from "../../errors/configuration-error.js";
+import { integer, parseOptions } from "../../internal/options.js";
+import { errorName } from "../../internal/seam.js";
+import { lazySchema } from "../../schemas/lazy.js";
+import type { NotificationEvent } from "../message/verify.js";
 import type { RunEvent, RunOutcome, storeCalls } from "./claimed-event.js";
 import { eventFromMessage } from "./failed-event-record.js";
-import type { FailedEvent, FailedEventRetry, FailedEvents } from "./handler-types.js";
 import { type ReplayWatch, replays, UNWATCHED_REPLAY } from "./replay-watch.js";
+import type { FailedEvent, FailedEventRetry, FailedEvents } from "./run-types.js";
 import { type FailedEventRecord, type FailedEventStore, keepsFailedEvents, type NotificationStore } from "./store.js";
-import type { NotificationEvent } from "./verify.js";
 
 const listOptions = lazySchema(() =>
 	z.object({
