@@ -53,8 +53,10 @@ export class DeliveryReports {
 		else if (outcome.kind === "store_unavailable") this.report(outcome.error, 500, outcome.eventId);
 	}
 
-	report(error: unknown, status: number, eventId: string | undefined): void {
-		callHook<[unknown, NotificationErrorInfo]>(this.#onError, error, { status, eventId });
+	/** Tells `onError`; `replay` for a failed event's record that `failedEvents.retry` refused. */
+	report(error: unknown, status: number, eventId: string | undefined, replay?: true): void {
+		const info: NotificationErrorInfo = replay ? { status, eventId, replay } : { status, eventId };
+		callHook<[unknown, NotificationErrorInfo]>(this.#onError, error, info);
 	}
 
 	warn(message: string): void {

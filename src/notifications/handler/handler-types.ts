@@ -1,3 +1,4 @@
+import type { ReplayRefusedError } from "../../errors/replay-refused-error.js";
 import type { Refund, Transaction } from "../../schemas/resources.js";
 import type { SignedStringForm } from "../../signing/canonical.js";
 import type { PublicKeyLike } from "../../signing/keys.js";
@@ -16,6 +17,11 @@ export interface NotificationErrorInfo {
 	status: number;
 	/** The event, when the IPN was verified far enough to know it. */
 	eventId: string | undefined;
+	/**
+	 * `true` for a failed event's record that `failedEvents.retry` refused (a `ReplayRefusedError`); `status` is
+	 * then what a delivery of its message would get (401: unsigned or not verified; 400: not an IPN of that event).
+	 */
+	replay?: true;
 }
 
 /** What `createNotificationHandler` needs: the gateway's key, your callbacks, and limits with defaults. */

@@ -24,7 +24,7 @@ import {
 	realTimer,
 	storeCalls,
 } from "../claims/claimed-event.js";
-import { eventMessage } from "../claims/failed-event-record.js";
+import { signedMessage } from "../claims/failed-event-record.js";
 import { createFailedEvents } from "../claims/failed-events.js";
 import { createMemoryStore } from "../claims/memory-store.js";
 import { warnIfMemoryStoreInProduction } from "../claims/production-warning.js";
@@ -225,11 +225,12 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		if (length !== undefined && length > maxBodyBytes) throw bodyTooLarge(maxBodyBytes);
 	}
 
-	function verifyBody(body: unknown): OpenedNotification {
+	/** The verified IPN, and the body it was read from (a failed run's record keeps it for a replay). */
+	function verifyBody(body: unknown): { opened: OpenedNotification; body: unknown } {
 		if (body === "" || (body instanceof Uint8Array && body.length === 0) || body === undefined || body === null) {
 			throw new InvalidNotificationError("The body is empty.", "body");
 		}
-		return openNotification(body, verifyOptions);
+		return { opened: openNotification(body, verifyOptions), body };
 	}
 
 	/**
@@ -246,8 +247,8 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		};
 	}
 
-	async function run(event: NotificationEvent, watch: DeliveryWatch): Promise<Settled> {
-		const message = () => eventMessage(event);
+	async function run(event: NotificationEvent, body: unknown, watch: DeliveryWatch): Promise<Settled> {
+		const message = () => signedMessage(body);
 		const outcome = await runEvent(event.eventId, callbackFor(event, watch), onLate, message, watch.steps);
 		return { outcome, response: respond(outcome) };
 	}
@@ -255,9 +256,12 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 	async function handle(delivery: NotificationDelivery): Promise<NotificationResponse> {
 		const watch = watchDelivery(reports.watch, delivery.method, (message) => reports.warn(message));
 		let opened: OpenedNotification;
+		let body: unknown;
 		try {
 			checkHead(delivery);
-			opened = await watch.verifying(async () => verifyBody(await delivery.readBody(maxBodyBytes, bodyTimeout)));
+			({ opened, body } = await watch.verifying(async () =>
+				verifyBody(await delivery.readBody(maxBodyBytes, bodyTimeout)),
+			));
 		} catch (error) {
 			const outcome: EventOutcome = { kind: "refused", eventId: undefined, error };
 			const response = respond(outcome);
@@ -282,7 +286,7 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 			return joined.response;
 		}
 		// Registered before any await, so a concurrent delivery of this event joins this run instead of claiming again.
-		const settled = run(event, watch);
+		const settled = run(event, body, watch);
 		inFlight.set(eventId, settled);
 		try {
 			const { outcome, response } = await settled;
@@ -297,9 +301,13 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		store,
 		runEvent,
 		calls: storeCalls(runnerOptions),
+		verifyOptions,
 		callbackFor,
 		onLate,
 		warn: (message) => reports.warn(message),
+		// A delivery's status for the same message: 401 unsigned or not verified, 400 not an IPN of this event.
+		onRefused: (error, eventId) =>
+			reports.report(error, error.reason === "invalid" || error.reason === "other_event" ? 400 : 401, eventId, true),
 	});
 	const handler = async (request: Request) => toResponse(await handle(deliveryOf(request)));
 	return Object.assign(handler, { handle, failedEvents });

@@ -18,7 +18,6 @@ import type { Refund, Transaction } from "../../schemas/resources.js";
 import type { KnownTransactionStatus } from "../../statuses/catalogue.js";
 import type { Logger } from "../../transport/observer.js";
 import { claimOptionsShape, createEventRunner, type RunOutcome, realTimer } from "../claims/claimed-event.js";
-import { eventMessage } from "../claims/failed-event-record.js";
 import type { NotificationContext } from "../claims/run-types.js";
 import { storeOption } from "../claims/store.js";
 import { refundEventId, transactionEventId } from "../message/event-id.js";
@@ -258,13 +257,9 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 					: onRefund(resource as Refund, context),
 			);
 		};
-		// A failed run is kept as a failed event, as a delivery's is: the resource is the verified message.
-		const message = () =>
-			eventMessage(
-				kind === "transaction"
-					? { type: kind, transaction: resource as Transaction, eventId, signVersion }
-					: { type: kind, refund: resource as Refund, eventId, signVersion },
-			);
+		// A failed run is kept as a failed event, counted with a delivery's, but with no message: a query's
+		// answer is no signed IPN a replay could verify again (a delivery's signed message recorded before stays).
+		const message = () => "";
 		const outcome = await runEvent(eventId, callback, (late) => onLate(late, info), message, record.steps);
 		return settle(outcome, result, info);
 	}
