@@ -59,7 +59,7 @@ const ROUTES: readonly Route[] = [
 function listTransactions(core: SandboxCore): ControlTransaction[] {
 	return core.ledger.transactions().map((record) => ({
 		...transactionView(core, record),
-		refunds: record.refundIds.flatMap((id) => refundView(core, id) ?? []),
+		refunds: core.ledger.refundsOf(record).flatMap((refund) => refundView(core, refund.refundId) ?? []),
 	}));
 }
 
