@@ -1,4 +1,4 @@
-import type { ControllableClock } from "./clock.js";
+import type { BooksClock } from "./clock.js";
 import type { IdSource } from "./gateway-formats.js";
 import { MESSAGES } from "./gateway-messages.js";
 import type { LedgerChange } from "./ledger-types.js";
@@ -16,13 +16,13 @@ export class RefundBook {
 	/** Refund ids by transaction id, oldest first. */
 	readonly #byTransaction = new Map<string, string[]>();
 	readonly #ids: IdSource;
-	readonly #clock: ControllableClock;
+	readonly #clock: BooksClock;
 	readonly #transactionOf: (transactionId: string) => TransactionState | undefined;
 	readonly #onChange: (change: LedgerChange) => void;
 
 	constructor(
 		ids: IdSource,
-		clock: ControllableClock,
+		clock: BooksClock,
 		transactionOf: (transactionId: string) => TransactionState | undefined,
 		onChange: (change: LedgerChange) => void,
 	) {

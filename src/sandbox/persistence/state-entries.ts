@@ -63,6 +63,16 @@ export function applyEntry(state: SavedState, entry: LoadedEntry): void {
 
 const attemptKey = (attempt: DeliveryAttempt) => `${attempt.deliveryId}#${attempt.attempt}`;
 
+/** The record an entry saves, as one key across kinds: a later entry with the same key replaces it. */
+export function entryKey(entry: StateEntry | LoadedEntry): string {
+	if ("merchant" in entry) return `merchant:${entry.merchant.merchantId}`;
+	if ("transaction" in entry) return `transaction:${entry.transaction.transactionId}`;
+	if ("refund" in entry) return `refund:${entry.refund.refundId}`;
+	if ("delivery" in entry) return `delivery:${entry.delivery.deliveryId}`;
+	if ("attempt" in entry) return `attempt:${attemptKey(entry.attempt)}`;
+	return "clock";
+}
+
 /** Every entry that rebuilds `state`: what a snapshot holds. */
 export function* stateEntries(state: SavedState): Generator<LoadedEntry> {
 	for (const merchant of state.merchants.values()) yield { merchant };

@@ -325,7 +325,12 @@ function normalize(result: RunResult, transactions: Created[], refunds: string[]
 		.replace(/token=[0-9a-f]{32}/g, "token=TOKEN")
 		.replace(/"signature":"[^"]*"/g, '"signature":"SIGNED"')
 		.replace(/http:\/\/127\.0\.0\.1:\d+/g, "SANDBOX");
-	return JSON.parse(text) as RunResult;
+	// Members in one order: a record read back from disk lists them in its schema's order.
+	return JSON.parse(text, (_key, value: unknown) =>
+		value && typeof value === "object" && !Array.isArray(value)
+			? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)))
+			: value,
+	) as RunResult;
 }
 
 /** The merchant's IPN answer while `mode.acknowledge` is false: HTTP 500. */
