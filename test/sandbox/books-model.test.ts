@@ -33,8 +33,8 @@ const sequence = (maxLength: number, maxRestarts: number) =>
 
 /** Runs the property; a failure names its seed, its path and how many sequences it took to find. */
 async function checkModel(mode: RestartMode, numRuns: number, maxLength: number, maxRestarts: number) {
-	const seed =
-		process.env.MODEL_SEED === undefined ? Date.now() ^ (Math.random() * 2 ** 31) : Number(process.env.MODEL_SEED);
+	// A fixed seed in `npm test`, as the fuzz suite's; MODEL_SEED explores others.
+	const seed = Number(process.env.MODEL_SEED ?? 1);
 	const property = fc.asyncProperty(sequence(maxLength, maxRestarts), async ({ ops, restarts }) => {
 		const once = await runSequence(ops, new Set(), "none", fresh(), receiver, receiverMode);
 		const restarted = await runSequence(ops, new Set(restarts), mode, fresh(), receiver, receiverMode);
