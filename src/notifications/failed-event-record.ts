@@ -1,8 +1,13 @@
-// What a failed run leaves in the store, written and read in one place: the verified event as text
-// (so a replay needs no gateway) and the error as its class name and redacted message.
-import { NotificationStoreError } from "../errors/notification-store-error.js";
+// What a failed run leaves in the store, written and read in one place: the delivery's signed message
+// exactly as received (a replay verifies it again, as a delivery is verified, and needs no gateway) and
+// the error as its class name and redacted message.
+import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
+import { type ReplayRefusalReason, ReplayRefusedError } from "../errors/replay-refused-error.js";
+import { SignatureVerificationError } from "../errors/signature-verification-error.js";
+import { isPlainObject } from "../internal/plain-object.js";
 import { redactText } from "../internal/redact.js";
-import { type NotificationEvent, readEvent } from "./verify.js";
+import { utf8Decode } from "../signing/encoding.js";
+import { type NotificationEvent, openNotification, type VerifyNotificationOptions } from "./verify.js";
 
 /** The longest error text kept: a message, not a dump. */
 const MAX_ERROR_LENGTH = 1000;
@@ -25,32 +30,45 @@ export function describeFailure(error: unknown): string {
 	return redacted.length <= MAX_ERROR_LENGTH ? redacted : `${redacted.slice(0, MAX_ERROR_LENGTH - 1)}…`;
 }
 
-/** The verified event as the store keeps it. */
-export function eventMessage(event: NotificationEvent): string {
-	return event.type === "transaction"
-		? JSON.stringify({ type: "transaction", signVersion: event.signVersion, transaction: event.transaction })
-		: JSON.stringify({ type: "refund", signVersion: event.signVersion, refund: event.refund });
+/**
+ * A delivery's record: its body exactly as received (bytes as their UTF-8 text, which verified), or the
+ * object a body parser made of it. Nothing else: the event is read from it again when it is replayed.
+ */
+export function signedMessage(body: unknown): string {
+	return JSON.stringify({ signed: body instanceof Uint8Array ? utf8Decode(body) : body });
+}
+
+/** The refusal of a record: what is wrong with it, then the verification's own words (redacted). */
+function refused(reason: ReplayRefusalReason, what: string, cause?: Error): ReplayRefusedError {
+	const message = `The failed event's ${what}; it is not replayed.${cause ? ` ${cause.message}` : ""}`;
+	return new ReplayRefusedError(reason, redactText(message), cause && { cause });
 }
 
 /**
- * The event a stored message holds, checked again against the resource's schema and against the id it
- * is kept under (a store edited by hand, or another application's, must not run the wrong callback).
- * @throws NotificationStoreError naming what does not hold.
+ * The event a record's signed message holds, verified again with `options` exactly as a delivery is,
+ * and checked against the id the record is kept under: what the store holds is trusted no further than
+ * its signature (anyone who can write to the store could have written it).
+ * @throws ReplayRefusedError naming why the record is refused (never a value from it).
  */
-export function eventFromMessage(eventId: string, message: string): NotificationEvent {
-	const fail = (why: string) =>
-		new NotificationStoreError(`The failed event ${eventId}'s stored message ${why}; it cannot be replayed.`);
-	let stored: { type?: unknown; signVersion?: unknown; transaction?: unknown; refund?: unknown };
+export function replayedEvent(eventId: string, message: string, options: VerifyNotificationOptions): NotificationEvent {
+	let signed: unknown;
 	try {
-		stored = JSON.parse(message);
-	} catch {
-		throw fail("is not JSON");
+		signed = (JSON.parse(message) as { signed?: unknown } | null)?.signed;
+	} catch {}
+	if (typeof signed !== "string" && !isPlainObject(signed)) {
+		throw refused("unsigned", "record keeps no signed message (a reconciliation's, or one kept before records had it)");
 	}
-	const { signVersion } = stored ?? {};
-	if (signVersion !== "2.0" && signVersion !== "2.1") throw fail('has no signVersion "2.0" or "2.1"');
-	if (stored.type !== "transaction" && stored.type !== "refund") throw fail('has no type "transaction" or "refund"');
-	const { event } = readEvent(stored.type, stored[stored.type], signVersion);
-	if (event === undefined) throw fail(`holds no valid ${stored.type}`);
-	if (event.eventId !== eventId) throw fail(`is the event ${event.eventId}`);
+	let event: NotificationEvent;
+	try {
+		event = openNotification(signed, options).event;
+	} catch (error) {
+		if (error instanceof SignatureVerificationError)
+			throw refused("signature", "signed message does not verify", error);
+		if (error instanceof InvalidNotificationError) throw refused("invalid", "signed message is not a valid IPN", error);
+		throw error;
+	}
+	if (event.eventId !== eventId) {
+		throw refused("other_event", "signed message verifies, but is another event than its record is kept under");
+	}
 	return event;
 }

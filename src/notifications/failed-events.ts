@@ -1,14 +1,15 @@
-// The handler's `failedEvents`: the store's failed-event records as events, and a replay through the
-// same claim as a delivery.
+// The handler's `failedEvents`: the store's failed-event records as events, each verified again from
+// its signed message, and a replay through the same claim as a delivery.
 import * as z from "zod/mini";
 import { ConfigurationError } from "../errors/configuration-error.js";
+import { ReplayRefusedError } from "../errors/replay-refused-error.js";
 import { integer, parseOptions } from "../internal/options.js";
 import { lazySchema } from "../schemas/lazy.js";
 import type { RunEvent, RunOutcome, storeCalls } from "./claimed-event.js";
-import { eventFromMessage } from "./failed-event-record.js";
+import { replayedEvent } from "./failed-event-record.js";
 import type { FailedEvent, FailedEventRetry, FailedEvents } from "./handler-types.js";
 import { type FailedEventRecord, keepsFailedEvents, type NotificationStore } from "./store.js";
-import type { NotificationEvent } from "./verify.js";
+import type { NotificationEvent, VerifyNotificationOptions } from "./verify.js";
 
 const listOptions = lazySchema(() =>
 	z.object({
@@ -24,10 +25,14 @@ export interface FailedEventsContext {
 	store: NotificationStore;
 	runEvent: RunEvent;
 	calls: ReturnType<typeof storeCalls>;
+	/** How the handler verifies a delivery: a record's signed message is verified the same way. */
+	verifyOptions: VerifyNotificationOptions;
 	/** The callback for `event`, as a delivery runs it. */
 	callbackFor(event: NotificationEvent): (signal: AbortSignal) => unknown;
 	/** Told how a replay ended after `retry` stopped waiting. */
 	onLate(outcome: RunOutcome): void;
+	/** Told of a record `retry` refused, as a refused delivery is reported. */
+	onRefused(error: ReplayRefusedError, eventId: string): void;
 }
 
 function checkedEventId(eventId: unknown): string {
@@ -36,16 +41,20 @@ function checkedEventId(eventId: unknown): string {
 	return parsed.data;
 }
 
-function toEvent(record: FailedEventRecord): FailedEvent {
+/** A record as an event: verified again from its signed message, or with the refusal a replay would meet. */
+function toEvent(record: FailedEventRecord, verifyOptions: VerifyNotificationOptions): FailedEvent {
 	let event: NotificationEvent | undefined;
+	let refusal: ReplayRefusedError | undefined;
 	try {
-		event = eventFromMessage(record.eventId, record.message);
-	} catch {
-		event = undefined;
+		event = replayedEvent(record.eventId, record.message, verifyOptions);
+	} catch (error) {
+		if (!(error instanceof ReplayRefusedError)) throw error;
+		refusal = error;
 	}
 	return {
 		eventId: record.eventId,
 		event,
+		...(refusal === undefined ? {} : { refusal }),
 		attempts: record.attempts,
 		lastError: record.error,
 		firstFailedAt: new Date(record.firstFailedAt),
@@ -77,7 +86,7 @@ function retried(outcome: RunOutcome): FailedEventRetry {
 
 /** The handler's `failedEvents` over its store. */
 export function createFailedEvents(context: FailedEventsContext): FailedEvents {
-	const { store, runEvent, calls, callbackFor, onLate } = context;
+	const { store, runEvent, calls, verifyOptions, callbackFor, onLate, onRefused } = context;
 	const { bounded } = calls;
 	const failures = keepsFailedEvents(store) ? store : undefined;
 
@@ -94,13 +103,13 @@ export function createFailedEvents(context: FailedEventsContext): FailedEvents {
 			const store = kept();
 			const { limit, after } = parseOptions(listOptions, options, "failed-event list options");
 			const page = await bounded("list", "failed events", () => store.listFailedEvents({ limit, after }));
-			return { events: page.records.map(toEvent), next: page.next };
+			return { events: page.records.map((record) => toEvent(record, verifyOptions)), next: page.next };
 		},
 		async get(eventId) {
 			const store = kept();
 			const id = checkedEventId(eventId);
 			const record = await bounded("failed-event read", id, () => store.failedEvent(id));
-			return record === undefined ? undefined : toEvent(record);
+			return record === undefined ? undefined : toEvent(record, verifyOptions);
 		},
 		async retry(eventId) {
 			const store = kept();
@@ -110,9 +119,11 @@ export function createFailedEvents(context: FailedEventsContext): FailedEvents {
 			try {
 				record = await bounded("failed-event read", id, () => store.failedEvent(id));
 				if (record === undefined) return { eventId: id, result: "not_found" };
-				event = eventFromMessage(id, record.message);
+				event = replayedEvent(id, record.message, verifyOptions);
 			} catch (error) {
-				return { eventId: id, result: "failed", error };
+				if (!(error instanceof ReplayRefusedError)) return { eventId: id, result: "failed", error };
+				onRefused(error, id);
+				return { eventId: id, result: "refused", error };
 			}
 			const { message } = record;
 			return retried(await runEvent(id, callbackFor(event), onLate, () => message));

@@ -1,3 +1,4 @@
+import type { ReplayRefusedError } from "../errors/replay-refused-error.js";
 import type { Refund, Transaction } from "../schemas/resources.js";
 import type { SignedStringForm } from "../signing/canonical.js";
 import type { PublicKeyLike } from "../signing/keys.js";
@@ -34,6 +35,11 @@ export interface NotificationErrorInfo {
 	status: number;
 	/** The event, when the IPN was verified far enough to know it. */
 	eventId: string | undefined;
+	/**
+	 * `true` for a failed event's record that `failedEvents.retry` refused (a `ReplayRefusedError`); `status` is
+	 * then what a delivery of its message would get (401: unsigned or not verified; 400: not an IPN of that event).
+	 */
+	replay?: true;
 }
 
 /** What `createNotificationHandler` needs: the gateway's key, your callbacks, and limits with defaults. */
@@ -151,8 +157,9 @@ export interface NotificationHandler {
 
 /**
  * Failed events, kept by the store for every instance: an event whose callback threw or timed out is
- * recorded with the verified message the callback received, the attempts across instances and the last
- * error; a successful run (a replay, a later gateway delivery, a reconciliation) deletes the record.
+ * recorded with the gateway's signed message as the delivery carried it, the attempts across instances
+ * and the last error; a successful run (a replay, a later gateway delivery, a reconciliation) deletes the
+ * record. Reading or replaying a record verifies its signed message again, as a delivery is verified.
  * On a store without the failed-event methods (a custom store) each call rejects with a
  * `ConfigurationError` naming the store; deliveries work as before.
  */
@@ -162,10 +169,13 @@ export interface FailedEvents {
 	/** The event's record, or undefined when it is not kept as failed. */
 	get(eventId: string): Promise<FailedEvent | undefined>;
 	/**
-	 * Runs the callback again with the recorded message, through the same claim as a delivery: a replay
-	 * racing a gateway delivery of the event, or another replay, still runs it once (the other gets
+	 * Verifies the recorded signed message again with the handler's gateway keys, exactly as a delivery is
+	 * verified, and runs the callback with the event it holds, through the same claim as a delivery: a
+	 * replay racing a gateway delivery of the event, or another replay, still runs it once (the other gets
 	 * `in_progress`, or `already_processed` once it is done). A success deletes the record; a failure
-	 * counts one more attempt. The callback's time limit is `callbackTimeoutMs`, as for a delivery.
+	 * counts one more attempt. The callback's time limit is `callbackTimeoutMs`, as for a delivery. A
+	 * record that does not verify (edited or forged in the store, signed with a key no longer configured,
+	 * kept without a signed message) runs nothing: `refused`, reported to `onError` with `replay: true`.
 	 */
 	retry(eventId: string): Promise<FailedEventRetry>;
 	/** Deletes the event's record without running it; true when there was one. */
@@ -193,10 +203,12 @@ export interface FailedEvent {
 	/** The event's identity, as the callback's context had it. */
 	eventId: string;
 	/**
-	 * The verified event the callback received (checked again against its schema when read); undefined
-	 * when the store holds a message that does not read as one (`retry` then fails, saying why).
+	 * The event, verified again from the recorded signed message when read (signature, schema and event
+	 * id); undefined when the record does not verify (`refusal` says why; `retry` refuses it).
 	 */
 	event: NotificationEvent | undefined;
+	/** Why the record does not verify, and `retry` would refuse it; absent when it verifies. */
+	refusal?: ReplayRefusedError;
 	/** Failed runs across every instance: gateway deliveries, reconciliations and replays. */
 	attempts: number;
 	/** The last failure's error: its class name and message, redacted (never a stack). */
@@ -216,9 +228,11 @@ export interface FailedEventRetry {
 	 * - `already_processed`: the event was processed meanwhile (a gateway delivery): nothing ran;
 	 * - `in_progress`: another run holds the event's claim right now: nothing ran;
 	 * - `failed`: the callback threw or timed out (one more attempt), or the store failed;
+	 * - `refused`: the record does not verify (`error` is a `ReplayRefusedError` saying why): nothing ran,
+	 *   and nothing will; the record stays until it is discarded or the event succeeds otherwise;
 	 * - `not_found`: no failed event of this id is kept: nothing ran.
 	 */
-	result: "processed" | "already_processed" | "in_progress" | "failed" | "not_found";
+	result: "processed" | "already_processed" | "in_progress" | "failed" | "refused" | "not_found";
 	/** Failed runs so far, this one included, when it failed and was recorded. */
 	attempts?: number;
 	/**

@@ -26,7 +26,7 @@ import {
 	realTimer,
 	storeCalls,
 } from "./claimed-event.js";
-import { eventMessage } from "./failed-event-record.js";
+import { signedMessage } from "./failed-event-record.js";
 import { createFailedEvents } from "./failed-events.js";
 import type {
 	NotificationDelivery,
@@ -175,8 +175,12 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 	/** Events being processed in this process: later deliveries join them until the handler stops waiting. */
 	const inFlight = new Map<string, Promise<Settled>>();
 
-	function report(error: unknown, status: number, eventId: string | undefined): void {
-		callHook<[unknown, NotificationErrorInfo]>(onError, error, { status, eventId });
+	function report(error: unknown, status: number, eventId: string | undefined, replay?: true): void {
+		callHook<[unknown, NotificationErrorInfo]>(
+			onError,
+			error,
+			replay ? { status, eventId, replay } : { status, eventId },
+		);
 	}
 
 	/**
@@ -250,11 +254,12 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		if (length !== undefined && length > maxBodyBytes) throw bodyTooLarge(maxBodyBytes);
 	}
 
-	function verifyBody(body: unknown): OpenedNotification {
+	/** The verified IPN, and the body it was read from (a failed run's record keeps it for a replay). */
+	function verifyBody(body: unknown): { opened: OpenedNotification; body: unknown } {
 		if (body === "" || (body instanceof Uint8Array && body.length === 0) || body === undefined || body === null) {
 			throw new InvalidNotificationError("The body is empty.", "body");
 		}
-		return openNotification(body, verifyOptions);
+		return { opened: openNotification(body, verifyOptions), body };
 	}
 
 	/**
@@ -271,8 +276,8 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		};
 	}
 
-	async function run(event: NotificationEvent, record: DeliveryRecord): Promise<Settled> {
-		const message = () => eventMessage(event);
+	async function run(event: NotificationEvent, body: unknown, record: DeliveryRecord): Promise<Settled> {
+		const message = () => signedMessage(body);
 		const outcome = await runEvent(event.eventId, callbackFor(event, record), onLate, message, record.watch);
 		return { outcome, response: respond(outcome) };
 	}
@@ -280,9 +285,12 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 	async function handle(delivery: NotificationDelivery): Promise<NotificationResponse> {
 		const record = telemetry.start(delivery.method);
 		let opened: OpenedNotification;
+		let body: unknown;
 		try {
 			checkHead(delivery);
-			opened = await record.verifying(async () => verifyBody(await delivery.readBody(maxBodyBytes, bodyTimeout)));
+			({ opened, body } = await record.verifying(async () =>
+				verifyBody(await delivery.readBody(maxBodyBytes, bodyTimeout)),
+			));
 		} catch (error) {
 			const outcome: EventOutcome = { kind: "refused", eventId: undefined, error };
 			const response = respond(outcome);
@@ -303,7 +311,7 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 			return joined.response;
 		}
 		// Registered before any await, so a concurrent delivery of this event joins this run instead of claiming again.
-		const settled = run(event, record);
+		const settled = run(event, body, record);
 		inFlight.set(eventId, settled);
 		try {
 			const { outcome, response } = await settled;
@@ -318,8 +326,12 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 		store,
 		runEvent,
 		calls: storeCalls(runnerOptions),
+		verifyOptions,
 		callbackFor,
 		onLate,
+		// A delivery's status for the same message: 401 unsigned or not verified, 400 not an IPN of this event.
+		onRefused: (error, eventId) =>
+			report(error, error.reason === "invalid" || error.reason === "other_event" ? 400 : 401, eventId, true),
 	});
 	const handler = async (request: Request) => toResponse(await handle(deliveryOf(request)));
 	return Object.assign(handler, { handle, failedEvents });

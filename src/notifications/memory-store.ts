@@ -117,7 +117,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): FailedEvent
 			const { message, error } = failure;
 			const known = failed.get(eventId);
 			if (known) {
-				Object.assign(known, { message, error, attempts: known.attempts + 1, lastFailedAt: time });
+				// A run without a message (a reconciliation's) keeps the signed message recorded before.
+				if (message !== "") known.message = message;
+				Object.assign(known, { error, attempts: known.attempts + 1, lastFailedAt: time });
 				return known.attempts;
 			}
 			while (failed.size >= maxEntries) failed.delete(failed.keys().next().value as string);

@@ -20,7 +20,6 @@ import { type ReconcileItemRecord, ReconcilerTelemetry } from "../telemetry/reco
 import type { Logger } from "../transport/observer.js";
 import { claimOptionsShape, createEventRunner, type RunOutcome, realTimer } from "./claimed-event.js";
 import { refundEventId, transactionEventId } from "./event-id.js";
-import { eventMessage } from "./failed-event-record.js";
 import type { NotificationContext } from "./handler-types.js";
 import type {
 	ReconcileErrorInfo,
@@ -241,13 +240,9 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 					: onRefund(resource as Refund, context),
 			);
 		};
-		// A failed run is kept as a failed event, as a delivery's is: the resource is the verified message.
-		const message = () =>
-			eventMessage(
-				kind === "transaction"
-					? { type: kind, transaction: resource as Transaction, eventId, signVersion }
-					: { type: kind, refund: resource as Refund, eventId, signVersion },
-			);
+		// A failed run is kept as a failed event, counted with a delivery's, but with no message: a query's
+		// answer is no signed IPN a replay could verify again (a delivery's signed message recorded before stays).
+		const message = () => "";
 		const outcome = await runEvent(eventId, callback, (late) => onLate(late, info), message, record.watch);
 		return settle(outcome, result, info);
 	}

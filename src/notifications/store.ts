@@ -55,7 +55,8 @@ export interface NotificationStore {
 	release(eventId: string, token?: string): void | Promise<void>;
 	/**
 	 * Records a failed run of the event (optional, with the three below: a store that has them keeps
-	 * failed events): one more attempt, this run's message and error. When `failure.release` is true it
+	 * failed events): one more attempt, this run's message (an empty one keeps the message recorded
+	 * before, if any) and error. When `failure.release` is true it
 	 * also forgets the caller's claim (as `release`), in the same atomic step. Answers the attempts counted
 	 * so far across every process, or 0 when the event is processed (then nothing is recorded). `release`
 	 * keeps the record; `confirm` deletes it: a successful run clears it.
@@ -71,7 +72,10 @@ export interface NotificationStore {
 
 /** A failed run, as `recordFailure` receives it. */
 export interface EventFailure {
-	/** The verified event as text: what the callback received, so a replay needs no gateway. */
+	/**
+	 * The delivery's signed message as received, as text: a replay verifies it again, and needs no gateway.
+	 * Empty for a run that has none (a reconciliation's): the message recorded before, if any, is kept.
+	 */
 	message: string;
 	/** The error the run ended with: its class name and redacted message. */
 	error: string;
@@ -83,7 +87,10 @@ export interface EventFailure {
 export interface FailedEventRecord {
 	/** The event's id, exactly as recorded. */
 	eventId: string;
-	/** The verified event as text, as its last failed run recorded it. */
+	/**
+	 * The signed message, as the last failed run that had one recorded it (empty when none had). Only a
+	 * replay's verification makes it trusted: anyone who can write to the store could have written it.
+	 */
 	message: string;
 	/** The last run's error: its class name and redacted message. */
 	error: string;

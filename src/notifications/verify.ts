@@ -114,11 +114,8 @@ export function openNotification(body: unknown, options: VerifyNotificationOptio
 	return { event, fields, schema: type === "refund" ? refundSchema : transactionSchema };
 }
 
-/**
- * @internal The event of a transaction's or a refund's fields, checked with its schema: a delivery's, and a
- * replay's (failed-event-record.ts). The schema's error when the fields break it.
- */
-export function readEvent(
+/** The event of a transaction's or a refund's fields, checked with its schema; the schema's error when they break it. */
+function readEvent(
 	type: NotificationEvent["type"],
 	fields: unknown,
 	signVersion: SignVersion,

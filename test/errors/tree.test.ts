@@ -26,6 +26,7 @@ const {
 	OutcomeUnknownError,
 	ProcessingError,
 	RateLimitError,
+	ReplayRefusedError,
 	RequestValidationError,
 	ResponseTooLargeError,
 	SignatureVerificationError,
@@ -55,6 +56,7 @@ const leaves: Array<[string, Error, (typeof BRANCHES)[number] | undefined]> = [
 	["InvalidNotificationError", new InvalidNotificationError("i"), VerificationError],
 	["InvalidResponseError", new InvalidResponseError("i", "excerpt", at), VerificationError],
 	["ResponseTooLargeError", new ResponseTooLargeError(10, at), VerificationError],
+	["ReplayRefusedError", new ReplayRefusedError("signature", "r"), VerificationError],
 	["NotificationStoreError", new NotificationStoreError("s"), undefined],
 	["LeaseExpiredError", new LeaseExpiredError("transaction:T:successful", 100), undefined],
 ];

@@ -1,6 +1,6 @@
 import { join } from "node:path";
+import { STATE_FILES } from "../../../sandbox/persistence/state-layout.js";
 import type { CliIo } from "../../io.js";
-import { STATE_KEYS } from "./state-dir.js";
 
 /** What the banner shows: where the sandbox listens, its account, its keys and how to reach it. */
 export interface Banner {
@@ -68,7 +68,7 @@ export function printBanner(io: CliIo, banner: Banner): void {
 		"  http://127.0.0.1 and http://localhost notification/callback URLs are accepted (sandbox only).",
 		"",
 	);
-	const keysIn = join(controlDir, STATE_KEYS.dir);
+	const keysIn = join(controlDir, STATE_FILES.keys);
 	if (banner.written.length > 0) lines.push(`  keys written: ${banner.written.join(", ")}`, "");
 	else if (banner.keysDir) lines.push(`  keys in:          ${banner.keysDir}   (reused)`, "");
 	else if (!banner.temporary) lines.push(`  keys in:          ${keysIn}   (reused)`, "");
