@@ -123,6 +123,7 @@ describe("projects that install the tarball", () => {
 		"merchant-gateway/signing",
 		"merchant-gateway/testing",
 		"merchant-gateway/testing/msw",
+		"merchant-gateway/opentelemetry",
 		"merchant-gateway/stores/redis",
 		"merchant-gateway/stores/postgres",
 	];
@@ -137,7 +138,7 @@ describe("projects that install the tarball", () => {
 	 * as an expression), verifies an IPN with the package, and prints what {@link expected} describes.
 	 */
 	const consumer = (type: "module" | "commonjs", imports: string[], load: string) => {
-		const dir = project([...DEPENDENCIES, "msw"], { type });
+		const dir = project([...DEPENDENCIES, "msw", "@opentelemetry/api"], { type });
 		writeFileSync(join(dir, "ipn.json"), ipn.message ?? "");
 		writeFileSync(join(dir, "gateway-public.pem"), keys.gatewayPublic);
 		write(dir, "main.js", [
@@ -184,10 +185,10 @@ describe("projects that install the tarball", () => {
 	};
 	const typescriptProjects = [
 		{
-			name: "TypeScript, module nodenext (ESM, a .cts file, msw)",
-			packages: ["@types/node", "msw"],
+			name: "TypeScript, module nodenext (ESM, a .cts file, msw, OpenTelemetry)",
+			packages: ["@types/node", "msw", "@opentelemetry/api"],
 			compilerOptions: { module: "nodenext", moduleResolution: "nodenext", lib: ["es2023", "dom"], types: ["node"] },
-			files: ["consumer.ts", "node-consumer.ts", "msw-consumer.ts", "require-consumer.cts"],
+			files: ["consumer.ts", "node-consumer.ts", "msw-consumer.ts", "otel-consumer.ts", "require-consumer.cts"],
 		},
 		{
 			name: "TypeScript, moduleResolution bundler",

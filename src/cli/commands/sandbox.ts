@@ -1,10 +1,7 @@
-import { KEY_FILES } from "../../sandbox/persistence/key-files.js";
+import { KEY_FILES, STATE_FILES } from "../../sandbox/persistence/state-layout.js";
 import type { Command } from "../command.js";
 import { CONTROL_COMMANDS, CONTROL_COMMANDS_HELP } from "./sandbox/index.js";
 import { startSandbox } from "./sandbox/start.js";
-
-/** The file names `--keys-dir` holds, which `checkout create --keys-dir` reads back. */
-export { KEY_FILES };
 
 export const sandbox: Command = {
 	name: "sandbox",
@@ -51,7 +48,7 @@ Options:
                               of printing them; checkout create --keys-dir reads them
       --keep-running          Keep running when the process that started it ends
                               (a CI step that starts it for later steps); stop it
-                              with kill <pid>, the pid is in <state-dir>/sandbox.lock
+                              with kill <pid>, the pid is in <state-dir>/${STATE_FILES.lock}
       --ipn-time-scale <x>    Multiply IPN retry delays (e.g. 0.01). Default: 1
   -q, --quiet                 One line (URL, merchant id, where the keys are)
                               instead of the banner, and no request log

@@ -1,5 +1,5 @@
 import { redactText } from "../../internal/redact.js";
-import { refundEventId, transactionEventId } from "../../notifications/event-id.js";
+import { refundEventId, transactionEventId } from "../../notifications/message/event-id.js";
 import type { TransactionRecord } from "../books/records.js";
 import type { SandboxCore } from "../core/sandbox-core.js";
 import { decideRefund, refundView, transactionView } from "../core/views.js";

@@ -1,4 +1,4 @@
-import { refundEventId, transactionEventId } from "../../notifications/event-id.js";
+import { refundEventId, transactionEventId } from "../../notifications/message/event-id.js";
 import { sealCallbackUrl } from "../../signing/callback-url.js";
 import { ControllableClock } from "../books/clock.js";
 import { Ledger } from "../books/ledger.js";

@@ -1,10 +1,11 @@
 import { constants } from "node:fs";
-import { mkdir, open, readFile, rename, stat } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { lstat, mkdir, readdir, unlink } from "node:fs/promises";
+import { join } from "node:path";
 import { generateKeyPair } from "../../signing/generate.js";
 import { Journal } from "./journal.js";
-import { KEYS_FOLDER, type KeyFolder, type KeyFolderOptions, openKeyFolder } from "./key-files.js";
+import { type KeyFolder, type KeyFolderOptions, openKeyFolder } from "./key-files.js";
 import { takeLock } from "./lock.js";
+import { checkPrivateFolder, openPrivateFile, readPrivateFile, replacePrivateFile } from "./private-files.js";
 import {
 	applyEntry,
 	decodeEntry,
@@ -15,18 +16,8 @@ import {
 	type StateEntry,
 	stateEntries,
 } from "./state-entries.js";
+import { isTemporaryOf, STATE_FILES } from "./state-layout.js";
 import { fileError, stateProblem } from "./state-problem.js";
-
-/**
- * The files of a state directory besides `keys/`. The journal takes every change as it happens;
- * the snapshot is the journal folded into one line per record, rewritten at each start.
- */
-export const STATE_FILES = {
-	format: "state-format.json",
-	snapshot: "snapshot.ndjson",
-	journal: "journal.ndjson",
-	lock: "sandbox.lock",
-} as const;
 
 const FORMAT_NAME = "merchant-gateway sandbox state";
 /** The state format this version reads and writes. */
@@ -52,7 +43,8 @@ export interface StateDir {
 /**
  * Opens a sandbox state directory, creating it on first use: takes its lock (one sandbox per
  * directory), checks its format, opens its keys (written when missing) and loads its state, then
- * rewrites the snapshot from the state loaded and starts the journal afresh.
+ * rewrites the snapshot from the state loaded and starts the journal afresh. The directory must be this
+ * user's and writable by no one else, and no link in it is followed (see private-files.ts).
  * @throws ConfigurationError naming the file that stops the start and what to do about it.
  */
 export async function openStateDir(dir: string, options: StateDirOptions = {}): Promise<StateDir> {
@@ -61,10 +53,12 @@ export async function openStateDir(dir: string, options: StateDirOptions = {}): 
 	} catch (error) {
 		throw stateProblem(`cannot create ${dir}: ${fileError(error)}`);
 	}
-	const release = await takeLock(join(dir, STATE_FILES.lock), dir);
+	await checkPrivateFolder(dir, { followLink: true });
+	const release = await takeLock(dir);
 	try {
+		await removeTemporaryFiles(dir);
 		await checkFormat(dir);
-		const keys = await openKeyFolder(join(dir, KEYS_FOLDER), { ...options, field: "stateDir", generate });
+		const keys = await openKeyFolder(join(dir, STATE_FILES.keys), { ...options, field: "stateDir", generate });
 		const loaded = emptyState();
 		for (const entry of await readEntries(dir, STATE_FILES.snapshot, false)) applyEntry(loaded, entry);
 		for (const entry of await readEntries(dir, STATE_FILES.journal, true)) applyEntry(loaded, entry);
@@ -100,12 +94,8 @@ const generate = () => generateKeyPair();
 /** A new directory gets the format file; an existing one must carry the version this code reads. */
 async function checkFormat(dir: string): Promise<void> {
 	const path = join(dir, STATE_FILES.format);
-	let text: string;
-	try {
-		text = await readFile(path, "utf8");
-	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code !== "ENOENT")
-			throw stateProblem(`${path} cannot be read: ${fileError(error)}`);
+	const text = await readPrivateFile(path);
+	if (text === undefined) {
 		for (const name of [STATE_FILES.snapshot, STATE_FILES.journal]) {
 			if (await exists(join(dir, name))) {
 				throw stateProblem(
@@ -145,13 +135,8 @@ async function checkFormat(dir: string): Promise<void> {
  */
 async function readEntries(dir: string, name: string, tornTailAllowed: boolean): Promise<LoadedEntry[]> {
 	const path = join(dir, name);
-	let text: string;
-	try {
-		text = await readFile(path, "utf8");
-	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-		throw stateProblem(`${path} cannot be read: ${fileError(error)}`);
-	}
+	const text = await readPrivateFile(path);
+	if (text === undefined) return [];
 	const lines = text.split("\n");
 	const last = lines.pop();
 	const fix = `restore it from a backup, or move ${dir} away to start afresh`;
@@ -169,49 +154,34 @@ async function readEntries(dir: string, name: string, tornTailAllowed: boolean):
  */
 async function startJournal(path: string): Promise<Journal> {
 	const { O_APPEND, O_CREAT, O_WRONLY, O_DSYNC } = constants;
+	const file = await openPrivateFile(path, O_APPEND | O_CREAT | O_WRONLY | (O_DSYNC ?? 0), 0o600);
+	if (!file) throw stateProblem(`cannot write ${path}: ${fileError({ code: "ENOENT" })}`);
 	try {
-		const file = await open(path, O_APPEND | O_CREAT | O_WRONLY | (O_DSYNC ?? 0), 0o600);
 		await file.truncate(0);
 		await file.datasync();
 		return new Journal(file, 0, { syncedWrites: O_DSYNC !== undefined });
 	} catch (error) {
+		await file.close();
 		throw stateProblem(`cannot write ${path}: ${fileError(error)}`);
 	}
 }
 
-/** Replaces a file so that a crash leaves either the old or the new one: a synced temporary file renamed over it. */
-async function writeAtomically(path: string, text: string): Promise<void> {
-	const temp = `${path}.tmp`;
-	try {
-		const file = await open(temp, "w", 0o600);
-		try {
-			await file.writeFile(text, "utf8");
-			await file.sync();
-		} finally {
-			await file.close();
-		}
-		await rename(temp, path);
-		await syncFolder(dirname(path));
-	} catch (error) {
-		throw stateProblem(`cannot write ${path}: ${fileError(error)}`);
+/** Replaces a file so that a crash leaves either the old or the new one. */
+function writeAtomically(path: string, text: string): Promise<void> {
+	return replacePrivateFile(path, text, 0o600);
+}
+
+/** Temporary files a crash left behind (the lock is held: no other sandbox is writing one). */
+async function removeTemporaryFiles(dir: string): Promise<void> {
+	const names = [STATE_FILES.format, STATE_FILES.snapshot, STATE_FILES.running];
+	for (const entry of await readdir(dir).catch(() => [])) {
+		if (names.some((name) => isTemporaryOf(entry, name))) await unlink(join(dir, entry)).catch(() => {});
 	}
 }
 
-/** Makes a rename durable. Some systems (Windows) cannot open a folder to sync it: the rename stands as it is. */
-async function syncFolder(dir: string): Promise<void> {
-	let folder: Awaited<ReturnType<typeof open>> | undefined;
-	try {
-		folder = await open(dir, "r");
-		await folder.sync();
-	} catch {
-		// not supported here
-	} finally {
-		await folder?.close();
-	}
-}
-
+/** Whether a name exists in the directory, as a file, a link (dangling or not) or anything else. */
 async function exists(path: string): Promise<boolean> {
-	return stat(path).then(
+	return lstat(path).then(
 		() => true,
 		() => false,
 	);

@@ -1,6 +1,6 @@
 import { join } from "node:path";
+import { STATE_FILES } from "../../../sandbox/persistence/state-layout.js";
 import type { CliIo } from "../../io.js";
-import { STATE_KEYS } from "./state-dir.js";
 
 /** What the banner shows: where the sandbox listens, its account, its keys and how to reach it. */
 export interface Banner {
@@ -52,7 +52,7 @@ function checkoutLines(banner: Banner): string[] {
 }
 
 /** Where the key files are: --keys-dir, or the state directory's (a temporary one's too). */
-const keysFolder = (banner: Banner) => banner.keysDir ?? join(banner.controlDir, STATE_KEYS.dir);
+const keysFolder = (banner: Banner) => banner.keysDir ?? join(banner.controlDir, STATE_FILES.keys);
 
 /** Prints the banner: the sandbox's facts, then commands that run as printed from another terminal. */
 export function printBanner(io: CliIo, banner: Banner): void {

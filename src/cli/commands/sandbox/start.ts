@@ -1,12 +1,12 @@
 import { createPublicKey } from "node:crypto";
 import { join } from "node:path";
 import { ConfigurationError } from "../../../errors/configuration-error.js";
-import { CONTROL_FILES } from "../../../sandbox/control/control-files.js";
 import type { SandboxOptions } from "../../../sandbox/core/sandbox-options.js";
 import { type Sandbox, sandboxOnStateDir } from "../../../sandbox/create-sandbox.js";
 import { type SandboxServer, startSandboxServer } from "../../../sandbox/http-server.js";
-import { KEYS_FOLDER, type KeyFolder, type KeyPair, openKeyFolder } from "../../../sandbox/persistence/key-files.js";
+import { type KeyFolder, type KeyPair, openKeyFolder } from "../../../sandbox/persistence/key-files.js";
 import { openStateDir, type StateDir } from "../../../sandbox/persistence/state-dir.js";
+import { STATE_FILES } from "../../../sandbox/persistence/state-layout.js";
 import { generateKeyPair } from "../../../signing/generate.js";
 import { type DeprecatedFlag, parse } from "../../command.js";
 import { FLAGS, signVersionFlag } from "../../flags.js";
@@ -73,7 +73,7 @@ export async function startSandbox(args: string[], io: CliIo, help: string): Pro
 	if (stateDir !== undefined && values["keys-dir"] !== undefined)
 		throw usageError(
 			"--keys-dir and --state-dir do not go together: the state directory keeps its keys in " +
-				join(stateDir, KEYS_FOLDER),
+				join(stateDir, STATE_FILES.keys),
 		);
 	const merchantId = values["merchant-id"] ?? "sandbox-merchant";
 	const givenGatewayKeys = values.key ? await readKeyPairFile("--key", values.key, values.passphrase) : undefined;
@@ -137,7 +137,7 @@ export async function startSandbox(args: string[], io: CliIo, help: string): Pro
 		await controlDir.announce({ url: listening, publicUrl: linksAt, pid: process.pid, merchantId, signVersion });
 	} catch (error) {
 		await stop();
-		throw new CliError(`cannot write ${join(controlDir.dir, CONTROL_FILES.running)}: ${fileProblem(error)}`);
+		throw new CliError(`cannot write ${join(controlDir.dir, STATE_FILES.running)}: ${fileProblem(error)}`);
 	}
 	// Through npx or a script, the starter's end (SIGTERM to npx, a parent killed) must end the sandbox too.
 	const starter = values["keep-running"] ? undefined : watchStarter();
