@@ -9,8 +9,8 @@ import {
 	type Transaction,
 	toNodeListener,
 } from "../../src/index.js";
+import { referenceFormOfText } from "../../src/signing/canonical.js";
 import { signText } from "../../src/signing/seal.js";
-import { referenceFormOfText } from "../../src/signing/text-form.js";
 import { startSandboxServer } from "../../src/testing.js";
 import { sortedStringify } from "../support/forms.js";
 import { keys } from "../support/vectors.js";

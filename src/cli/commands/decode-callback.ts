@@ -1,4 +1,4 @@
-import { decodeCallback } from "../../notifications/callback.js";
+import { decodeCallback } from "../../notifications/message/callback.js";
 import { readInput } from "../input.js";
 import { verifyingCommand } from "./verifying-command.js";
 

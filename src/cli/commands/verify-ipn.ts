@@ -1,4 +1,4 @@
-import { verifyNotification } from "../../notifications/verify.js";
+import { verifyNotification } from "../../notifications/message/verify.js";
 import { readInput } from "../input.js";
 import { verifyingCommand } from "./verifying-command.js";
 

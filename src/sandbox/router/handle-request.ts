@@ -75,15 +75,19 @@ export async function handleRequest(
 	let routed: Routed;
 	try {
 		const read = () => readRequest(request, url, origin ?? url.origin, received);
-		const respond = async (arrived: Arrived | ApiResponse) =>
-			isApiResponse(arrived) ? jsonResponse(arrived) : dispatch(core, arrived);
+		let mark: number | undefined;
+		const respond = async (arrived: Arrived | ApiResponse) => {
+			mark = core.mark();
+			return isApiResponse(arrived) ? jsonResponse(arrived) : dispatch(core, arrived);
+		};
 		const accountVersion = (claimed: Record<string, unknown>) => findMerchant(core, claimed)?.merchant?.signVersion;
 		const sandbox = { clock: core.clock, signer: core.signer, accountVersion };
 		routed = fault
 			? await core.faults.run(fault, received, read, respond, sandbox, request.signal)
 			: await respond(await read());
-		// With a state directory, nothing leaves before the changes it reports are on disk.
-		await core.saved();
+		// With a state directory, nothing leaves before the changes it reports are on disk; a response
+		// built on a change that could not be saved becomes an error (the change left the books).
+		await core.saved(mark);
 	} catch (error) {
 		// Details stay out of the response; the event gets a redacted message.
 		core.emit({ type: "error", message: redactText(error instanceof Error ? error.message : String(error)) });
