@@ -154,6 +154,7 @@ export async function startSandbox(args: string[], io: CliIo, help: string): Pro
 		temporary: controlDir.temporary,
 		written: keys.written,
 		resumed: keys.state?.loaded.transactions.size,
+		quiet,
 	});
 	const starterGone = await Promise.race([stopped, starter?.gone ?? stopped]);
 	starter?.stop();
