@@ -18,7 +18,8 @@
 // trace in ten (every metric point is still recorded).
 //
 // The servers run in child processes (this file again), pinned to one CPU where the machine allows, the load
-// generator on the other.
+// generator on the other. IPN_TELEMETRY_VERSIONS=2.0 measures one version; IPN_TELEMETRY_ROUNDS=2 checks that
+// the bench runs (its figures then mean little: 12 paired rounds are the measurement).
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createMemoryStore, createNotificationHandler, toNodeListener } from "../dist/index.js";
@@ -211,7 +212,8 @@ async function measureVersion(version, servers) {
 			throw new Error(`bench setup: ${role} recorded ${warm.recorded} spans for ${warm.served} deliveries`);
 	}
 	const rounds = [];
-	for (let round = 0; round < 12; round++) {
+	const roundCount = Number(process.env.IPN_TELEMETRY_ROUNDS ?? 12);
+	for (let round = 0; round < roundCount; round++) {
 		// Each role goes first, second and third equally often.
 		const order = ROLES.map((_, i) => ROLES[(i + round) % ROLES.length]);
 		const figures = {};

@@ -25,7 +25,7 @@ export type {
 	NotificationHandler,
 	NotificationHandlerOptions,
 } from "./handler/handler-types.js";
-export type { NotificationDelivery, NotificationResponse } from "./http/exchange.js";
+export type { DeliveryHandler, NotificationDelivery, NotificationResponse } from "./http/exchange.js";
 export type { BodyTimeout } from "./http/http-rules.js";
 export {
 	type NodeListener,

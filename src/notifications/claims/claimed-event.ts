@@ -7,7 +7,7 @@ import { NotificationStoreError } from "../../errors/notification-store-error.js
 import { duration, optionalFunction } from "../../internal/options.js";
 import { isThenable } from "../../internal/thenable.js";
 import { describeFailure } from "./failed-event-record.js";
-import { keepsFailedEvents, type NotificationStore } from "./store.js";
+import { type FailedEventStore, keepsFailedEvents, type NotificationStore } from "./store.js";
 
 /** How long a claim protects an event being processed, when the handler or reconciler is not told. */
 export const DEFAULT_LEASE_MS = 60_000;
@@ -96,21 +96,6 @@ export interface EventRunnerOptions {
 	startTimer: StartTimer;
 }
 
-/**
- * Runs `callback` for `eventId` once claimed; `callback` gets the signal that aborts when the run stops
- * waiting. `onLate` is told how the run ended after its caller stopped waiting: a callback that settled
- * after `timed_out` (`processed` or `callback_failed`), or a claim granted after its time limit that could
- * not be given back (`store_unavailable`). `message`, when given, makes the event's verified message for
- * the record of a failed run; it is called only then.
- */
-export type RunEvent = (
-	eventId: string,
-	callback: (signal: AbortSignal) => unknown,
-	onLate: (outcome: RunOutcome) => void,
-	message?: () => string,
-	watch?: StepWatcher,
-) => Promise<RunOutcome>;
-
 let tokenPrefix: string | undefined;
 let tokenCounter = 0;
 
@@ -142,233 +127,279 @@ function describeAnswer(answer: unknown): string {
 	return String(answer);
 }
 
-/** What a store call is made with: the store, its time limit and the timer. */
-type StoreCallOptions = Pick<EventRunnerOptions, "store" | "storeTimeoutMs" | "startTimer">;
-
-/**
- * Makes the functions that call the store within `storeTimeoutMs`: `bounded` returns a synchronous answer
- * (the memory store's) as it is, with no timer, and races a promise against the timer, handing an answer
- * that comes after it to `late`; `storeFailure` names a failure (a thrown nothing still names what failed).
- */
-export function storeCalls(options: StoreCallOptions) {
-	const { store, storeTimeoutMs, startTimer } = options;
-	const name = storeName(store);
-
-	const storeFailure = (error: unknown, step: string, eventId: string) =>
-		error ?? new NotificationStoreError(`${name}'s ${step} of ${eventId} failed.`);
-
-	function bounded<T>(step: string, eventId: string, call: () => T | PromiseLike<T>, late?: (value: T) => void) {
-		const answer = call();
-		if (!isThenable(answer)) return answer;
-		return new Promise<T>((resolve, reject) => {
-			let waiting = true;
-			const cancel = startTimer(() => {
-				waiting = false;
-				const message = `${name} did not answer the ${step} of ${eventId} within ${storeTimeoutMs} ms (storeTimeoutMs).`;
-				reject(new NotificationStoreError(message));
-			}, storeTimeoutMs);
-			answer.then(
-				(value) => {
-					cancel();
-					if (waiting) resolve(value);
-					else late?.(value);
-				},
-				(error: unknown) => {
-					cancel();
-					if (waiting) reject(storeFailure(error, step, eventId));
-				},
-			);
-		});
-	}
-	return { name, bounded, storeFailure };
+/** What a store call is made with: the store, its name for messages, its time limit and the timer. */
+export interface StoreCalls {
+	readonly store: NotificationStore;
+	/** "The store RedisStore", "The notification store". */
+	readonly name: string;
+	readonly storeTimeoutMs: number;
+	readonly startTimer: StartTimer;
 }
 
-/** Makes the function that runs claimed events with `options`. */
-export function createEventRunner(options: EventRunnerOptions): RunEvent {
-	const { store, leaseMs, callbackTimeoutMs, startTimer } = options;
-	const waitMs = Math.min(callbackTimeoutMs, leaseMs);
-	const { name, bounded, storeFailure } = storeCalls(options);
-	const failures = keepsFailedEvents(store) ? store : undefined;
+/** What every run of a handler's or reconciler's events shares: the store, its calls and the time limits. */
+export interface EventRunner extends StoreCalls {
+	readonly leaseMs: number;
+	/** How long a run waits for the callback: `callbackTimeoutMs`, at most the lease. */
+	readonly waitMs: number;
+	/** The store, when it keeps failed events (a failed run is then recorded). */
+	readonly failures: FailedEventStore | undefined;
+}
 
-	/** A claim granted after its time limit: nobody runs the event, so the claim is given back at once. */
-	function releaseLateClaim(eventId: string, token: string, onLate: (outcome: RunOutcome) => void) {
-		return (answer: unknown) => {
-			if (answer !== "claimed") return;
-			release(eventId, token).then((problem) => {
-				if (problem !== undefined) onLate({ kind: "store_unavailable", eventId, error: problem });
-			});
-		};
-	}
-
-	/** Never throws: the store's error when the release failed, else undefined (the lease then ends by itself). */
-	async function release(eventId: string, token: string, watch?: StepWatcher): Promise<unknown> {
-		const ended = watch?.("release");
-		try {
-			await bounded("release", eventId, () => store.release(eventId, token));
-			ended?.({});
-			return undefined;
-		} catch (error) {
-			const problem = storeFailure(error, "release", eventId);
-			ended?.({ error: problem });
-			return problem;
-		}
-	}
-
-	/** Marks the event done; never throws, as the work is done and must be acknowledged. */
-	async function succeeded(eventId: string, token: string, watch?: StepWatcher): Promise<RunOutcome> {
-		const ended = watch?.("confirm");
-		let problem: unknown;
-		try {
-			const confirmed: unknown = await bounded("confirm", eventId, () => store.confirm(eventId, token));
-			if (confirmed === "lease_lost") problem = new LeaseExpiredError(eventId, leaseMs);
-		} catch (error) {
-			problem = storeFailure(error, "confirm", eventId);
-		}
-		ended?.(problem === undefined ? {} : { error: problem });
-		return problem === undefined ? { kind: "processed", eventId } : { kind: "processed", eventId, problem };
-	}
-
-	/**
-	 * Records the failed run (releasing the claim in the same step when `releasing`); never throws. The
-	 * attempts counted, or the store's error; neither when there is nothing to record.
-	 */
-	async function record(
-		eventId: string,
-		token: string,
-		error: unknown,
-		message: (() => string) | undefined,
-		releasing: boolean,
-	): Promise<{ attempts?: number; problem?: unknown }> {
-		if (failures === undefined || message === undefined) return {};
-		try {
-			const failure = { message: message(), error: describeFailure(error), release: releasing };
-			const attempts: unknown = await bounded("failure record", eventId, () =>
-				failures.recordFailure(eventId, token, failure),
-			);
-			if (typeof attempts !== "number" || !Number.isSafeInteger(attempts) || attempts < 0) {
-				const shown = describeAnswer(attempts);
-				return { problem: new NotificationStoreError(`${name}'s failure record of ${eventId} answered ${shown}.`) };
-			}
-			return attempts === 0 ? {} : { attempts };
-		} catch (problem) {
-			return { problem: storeFailure(problem, "failure record", eventId) };
-		}
-	}
-
-	/** Records the failure and forgets the claim, so the next delivery runs the callback again. */
-	async function failed(
-		eventId: string,
-		token: string,
-		error: unknown,
-		message: (() => string) | undefined,
-		watch?: StepWatcher,
-	): Promise<RunOutcome> {
-		// One step for telemetry, whether the store releases the claim with the record or on its own.
-		const ended = watch?.("release");
-		const recorded = await record(eventId, token, error, message, true);
-		// Recorded means released with it; otherwise the claim is released on its own, as without a record.
-		const released = recorded.attempts === undefined ? await release(eventId, token) : undefined;
-		const problem = recorded.problem ?? released;
-		ended?.(problem === undefined ? {} : { error: problem });
-		const attempts = recorded.attempts;
-		return {
-			kind: "callback_failed",
-			eventId,
-			error,
-			...(attempts === undefined ? {} : { attempts }),
-			...(problem === undefined ? {} : { problem }),
-		};
-	}
-
-	function runCallback(
-		eventId: string,
-		token: string,
-		callback: (signal: AbortSignal) => unknown,
-		onLate: (outcome: RunOutcome) => void,
-		message: (() => string) | undefined,
-		watch: StepWatcher | undefined,
-	) {
-		const controller = new AbortController();
-		const ended = watch?.("callback");
-		let result: unknown;
-		try {
-			result = callback(controller.signal);
-		} catch (error) {
-			ended?.({ error });
-			return failed(eventId, token, error, message, watch);
-		}
-		if (!isThenable(result)) {
-			ended?.({});
-			return succeeded(eventId, token, watch);
-		}
-		return new Promise<RunOutcome>((resolve) => {
-			let waiting = true;
-			const cancel = startTimer(() => {
-				waiting = false;
-				const limit = waitMs === leaseMs ? `its ${leaseMs} ms lease` : `${waitMs} ms`;
-				const text = `The callback did not settle within ${limit}; the event will be run again on a later delivery.`;
-				const reason = new DOMException(text, "TimeoutError");
-				controller.abort(reason);
-				ended?.({ error: reason });
-				// The claim stays: the callback may still be running. A late success clears the record.
-				resolve(
-					record(eventId, token, reason, message, false).then((recorded) => ({
-						kind: "timed_out",
-						eventId,
-						error: reason,
-						...recorded,
-					})),
-				);
-			}, waitMs);
-			result.then(
-				() => {
-					cancel();
-					// Late or not, the work is done: the event is confirmed either way.
-					if (waiting) {
-						ended?.({});
-						resolve(succeeded(eventId, token, watch));
-					} else succeeded(eventId, token).then(onLate);
-				},
-				(error: unknown) => {
-					cancel();
-					if (waiting) {
-						ended?.({ error });
-						resolve(failed(eventId, token, error, message, watch));
-					}
-					// Too late to release: the claim may be another delivery's by now. It lapses by itself. The
-					// failure was recorded when the run timed out.
-					else onLate({ kind: "callback_failed", eventId, error });
-				},
-			);
-		});
-	}
-
-	return async (eventId, callback, onLate, message, watch) => {
-		const token = newClaimToken();
-		const claimed = watch?.("claim");
-		let answer: unknown;
-		try {
-			answer = await bounded(
-				"claim",
-				eventId,
-				() => store.claim(eventId, leaseMs, token),
-				releaseLateClaim(eventId, token, onLate),
-			);
-		} catch (error) {
-			const failure = storeFailure(error, "claim", eventId);
-			claimed?.({ error: failure });
-			return { kind: "store_unavailable", eventId, error: failure };
-		}
-		claimed?.({ answer });
-		if (answer === "processed") return { kind: "duplicate", eventId };
-		if (answer === "in_progress") return { kind: "held", eventId };
-		if (answer !== "claimed") {
-			// Fail closed: a store outside the contract (a raw `SET NX` reply, say) must never run an event twice.
-			const shown = describeAnswer(answer);
-			const expected = 'one of "claimed", "processed" or "in_progress"';
-			const message = `${name}'s claim of ${eventId} answered ${shown}, not ${expected}; nothing was run.`;
-			return { kind: "store_unavailable", eventId, error: new NotificationStoreError(message) };
-		}
-		return runCallback(eventId, token, callback, onLate, message, watch);
+/** Makes what runs claimed events with `options` (already checked). */
+export function createEventRunner(options: EventRunnerOptions): EventRunner {
+	const { store, leaseMs, callbackTimeoutMs, storeTimeoutMs, startTimer } = options;
+	return {
+		store,
+		name: storeName(store),
+		storeTimeoutMs,
+		startTimer,
+		leaseMs,
+		waitMs: Math.min(callbackTimeoutMs, leaseMs),
+		failures: keepsFailedEvents(store) ? store : undefined,
 	};
+}
+
+/** A store call's failure, named (a thrown nothing still names what failed). */
+export function storeFailure(calls: StoreCalls, error: unknown, step: string, eventId: string): unknown {
+	return error ?? new NotificationStoreError(`${calls.name}'s ${step} of ${eventId} failed.`);
+}
+
+/**
+ * Calls the store within `storeTimeoutMs`: a synchronous answer (the memory store's) is returned as it is,
+ * with no timer; a promise is raced against the timer, and an answer that comes after it is handed to `late`.
+ */
+export function bounded<T>(
+	calls: StoreCalls,
+	step: string,
+	eventId: string,
+	call: () => T | PromiseLike<T>,
+	late?: (value: T) => void,
+): T | Promise<T> {
+	const answer = call();
+	if (!isThenable(answer)) return answer;
+	const { name, storeTimeoutMs, startTimer } = calls;
+	return new Promise<T>((resolve, reject) => {
+		let waiting = true;
+		const cancel = startTimer(() => {
+			waiting = false;
+			const message = `${name} did not answer the ${step} of ${eventId} within ${storeTimeoutMs} ms (storeTimeoutMs).`;
+			reject(new NotificationStoreError(message));
+		}, storeTimeoutMs);
+		answer.then(
+			(value) => {
+				cancel();
+				if (waiting) resolve(value);
+				else late?.(value);
+			},
+			(error: unknown) => {
+				cancel();
+				if (waiting) reject(storeFailure(calls, error, step, eventId));
+			},
+		);
+	});
+}
+
+/**
+ * Runs `callback` for `eventId` once claimed; `callback` gets the signal that aborts when the run stops
+ * waiting. `onLate` is told how the run ended after its caller stopped waiting: a callback that settled
+ * after `timed_out` (`processed` or `callback_failed`), or a claim granted after its time limit that could
+ * not be given back (`store_unavailable`). `message`, when given, makes the event's verified message for
+ * the record of a failed run; it is called only then.
+ */
+export async function runEvent(
+	runner: EventRunner,
+	eventId: string,
+	callback: (signal: AbortSignal) => unknown,
+	onLate: (outcome: RunOutcome) => void,
+	message?: () => string,
+	watch?: StepWatcher,
+): Promise<RunOutcome> {
+	const { store, leaseMs, name } = runner;
+	const token = newClaimToken();
+	const claimed = watch?.("claim");
+	let answer: unknown;
+	try {
+		answer = await bounded(
+			runner,
+			"claim",
+			eventId,
+			() => store.claim(eventId, leaseMs, token),
+			releaseLateClaim(runner, eventId, token, onLate),
+		);
+	} catch (error) {
+		const failure = storeFailure(runner, error, "claim", eventId);
+		claimed?.({ error: failure });
+		return { kind: "store_unavailable", eventId, error: failure };
+	}
+	claimed?.({ answer });
+	if (answer === "processed") return { kind: "duplicate", eventId };
+	if (answer === "in_progress") return { kind: "held", eventId };
+	if (answer !== "claimed") {
+		// Fail closed: a store outside the contract (a raw `SET NX` reply, say) must never run an event twice.
+		const shown = describeAnswer(answer);
+		const expected = 'one of "claimed", "processed" or "in_progress"';
+		const text = `${name}'s claim of ${eventId} answered ${shown}, not ${expected}; nothing was run.`;
+		return { kind: "store_unavailable", eventId, error: new NotificationStoreError(text) };
+	}
+	return runCallback(runner, eventId, token, callback, onLate, message, watch);
+}
+
+/** A claim granted after its time limit: nobody runs the event, so the claim is given back at once. */
+function releaseLateClaim(runner: EventRunner, eventId: string, token: string, onLate: (outcome: RunOutcome) => void) {
+	return (answer: unknown) => {
+		if (answer !== "claimed") return;
+		release(runner, eventId, token).then((problem) => {
+			if (problem !== undefined) onLate({ kind: "store_unavailable", eventId, error: problem });
+		});
+	};
+}
+
+/** Calls the claimed event's callback within `waitMs`, then confirms the claim or records the failure. */
+function runCallback(
+	runner: EventRunner,
+	eventId: string,
+	token: string,
+	callback: (signal: AbortSignal) => unknown,
+	onLate: (outcome: RunOutcome) => void,
+	message: (() => string) | undefined,
+	watch: StepWatcher | undefined,
+): RunOutcome | Promise<RunOutcome> {
+	const { leaseMs, waitMs, startTimer } = runner;
+	const controller = new AbortController();
+	const ended = watch?.("callback");
+	let result: unknown;
+	try {
+		result = callback(controller.signal);
+	} catch (error) {
+		ended?.({ error });
+		return failed(runner, eventId, token, error, message, watch);
+	}
+	if (!isThenable(result)) {
+		ended?.({});
+		return succeeded(runner, eventId, token, watch);
+	}
+	return new Promise<RunOutcome>((resolve) => {
+		let waiting = true;
+		const cancel = startTimer(() => {
+			waiting = false;
+			const limit = waitMs === leaseMs ? `its ${leaseMs} ms lease` : `${waitMs} ms`;
+			const text = `The callback did not settle within ${limit}; the event will be run again on a later delivery.`;
+			const reason = new DOMException(text, "TimeoutError");
+			controller.abort(reason);
+			ended?.({ error: reason });
+			// The claim stays: the callback may still be running. A late success clears the record.
+			resolve(
+				record(runner, eventId, token, reason, message, false).then((recorded) => ({
+					kind: "timed_out",
+					eventId,
+					error: reason,
+					...recorded,
+				})),
+			);
+		}, waitMs);
+		result.then(
+			() => {
+				cancel();
+				// Late or not, the work is done: the event is confirmed either way.
+				if (waiting) {
+					ended?.({});
+					resolve(succeeded(runner, eventId, token, watch));
+				} else succeeded(runner, eventId, token).then(onLate);
+			},
+			(error: unknown) => {
+				cancel();
+				if (waiting) {
+					ended?.({ error });
+					resolve(failed(runner, eventId, token, error, message, watch));
+				}
+				// Too late to release: the claim may be another delivery's by now. It lapses by itself. The
+				// failure was recorded when the run timed out.
+				else onLate({ kind: "callback_failed", eventId, error });
+			},
+		);
+	});
+}
+
+/** Marks the event done; never throws, as the work is done and must be acknowledged. */
+async function succeeded(
+	runner: EventRunner,
+	eventId: string,
+	token: string,
+	watch?: StepWatcher,
+): Promise<RunOutcome> {
+	const ended = watch?.("confirm");
+	let problem: unknown;
+	try {
+		const confirmed: unknown = await bounded(runner, "confirm", eventId, () => runner.store.confirm(eventId, token));
+		if (confirmed === "lease_lost") problem = new LeaseExpiredError(eventId, runner.leaseMs);
+	} catch (error) {
+		problem = storeFailure(runner, error, "confirm", eventId);
+	}
+	ended?.(problem === undefined ? {} : { error: problem });
+	return problem === undefined ? { kind: "processed", eventId } : { kind: "processed", eventId, problem };
+}
+
+/** Records the failure and forgets the claim, so the next delivery runs the callback again. */
+async function failed(
+	runner: EventRunner,
+	eventId: string,
+	token: string,
+	error: unknown,
+	message: (() => string) | undefined,
+	watch?: StepWatcher,
+): Promise<RunOutcome> {
+	// One step for telemetry, whether the store releases the claim with the record or on its own.
+	const ended = watch?.("release");
+	const recorded = await record(runner, eventId, token, error, message, true);
+	// Recorded means released with it; otherwise the claim is released on its own, as without a record.
+	const released = recorded.attempts === undefined ? await release(runner, eventId, token) : undefined;
+	const problem = recorded.problem ?? released;
+	ended?.(problem === undefined ? {} : { error: problem });
+	const attempts = recorded.attempts;
+	return {
+		kind: "callback_failed",
+		eventId,
+		error,
+		...(attempts === undefined ? {} : { attempts }),
+		...(problem === undefined ? {} : { problem }),
+	};
+}
+
+/**
+ * Records the failed run (releasing the claim in the same step when `releasing`); never throws. The
+ * attempts counted, or the store's error; neither when there is nothing to record.
+ */
+async function record(
+	runner: EventRunner,
+	eventId: string,
+	token: string,
+	error: unknown,
+	message: (() => string) | undefined,
+	releasing: boolean,
+): Promise<{ attempts?: number; problem?: unknown }> {
+	const { failures, name } = runner;
+	if (failures === undefined || message === undefined) return {};
+	try {
+		const failure = { message: message(), error: describeFailure(error), release: releasing };
+		const attempts: unknown = await bounded(runner, "failure record", eventId, () =>
+			failures.recordFailure(eventId, token, failure),
+		);
+		if (typeof attempts !== "number" || !Number.isSafeInteger(attempts) || attempts < 0) {
+			const shown = describeAnswer(attempts);
+			return { problem: new NotificationStoreError(`${name}'s failure record of ${eventId} answered ${shown}.`) };
+		}
+		return attempts === 0 ? {} : { attempts };
+	} catch (problem) {
+		return { problem: storeFailure(runner, problem, "failure record", eventId) };
+	}
+}
+
+/** Never throws: the store's error when the release failed, else undefined (the lease then ends by itself). */
+async function release(runner: EventRunner, eventId: string, token: string): Promise<unknown> {
+	try {
+		await bounded(runner, "release", eventId, () => runner.store.release(eventId, token));
+		return undefined;
+	} catch (error) {
+		return storeFailure(runner, error, "release", eventId);
+	}
 }

@@ -7,11 +7,11 @@ import { integer, parseOptions } from "../../internal/options.js";
 import { errorName } from "../../internal/seam.js";
 import { lazySchema } from "../../schemas/lazy.js";
 import type { NotificationEvent, VerifyNotificationOptions } from "../message/verify.js";
-import type { RunEvent, RunOutcome, storeCalls } from "./claimed-event.js";
+import { bounded, type EventRunner, type RunOutcome, runEvent } from "./claimed-event.js";
 import { replayedEvent } from "./failed-event-record.js";
 import { type ReplayWatch, replays, UNWATCHED_REPLAY } from "./replay-watch.js";
 import type { FailedEvent, FailedEventRetry, FailedEvents } from "./run-types.js";
-import { type FailedEventRecord, type FailedEventStore, keepsFailedEvents, type NotificationStore } from "./store.js";
+import type { FailedEventRecord, FailedEventStore } from "./store.js";
 
 const listOptions = lazySchema(() =>
 	z.object({
@@ -24,9 +24,8 @@ const eventIdRule = lazySchema(() => z.string({ error: "must be a string" }));
 
 /** What `failedEvents` works with: the handler's store, its runner and how an event becomes a callback. */
 export interface FailedEventsContext {
-	store: NotificationStore;
-	runEvent: RunEvent;
-	calls: ReturnType<typeof storeCalls>;
+	/** The handler's runner: its store, and how a replay is run through the same claim as a delivery. */
+	runner: EventRunner;
 	/** How the handler verifies a delivery: a record's signed message is verified the same way. */
 	verifyOptions: VerifyNotificationOptions;
 	/** The callback for `event`, as a delivery runs it, inside the replay's `inCallback`. */
@@ -90,14 +89,13 @@ function retried(outcome: RunOutcome): FailedEventRetry {
 
 /** The handler's `failedEvents` over its store. */
 export function createFailedEvents(context: FailedEventsContext): FailedEvents {
-	const { store, runEvent, calls, verifyOptions, callbackFor, onLate, onRefused, warn } = context;
-	const { bounded } = calls;
-	const failures = keepsFailedEvents(store) ? store : undefined;
+	const { runner, verifyOptions, callbackFor, onLate, onRefused, warn } = context;
+	const { failures } = runner;
 
 	function kept() {
 		if (failures !== undefined) return failures;
 		const message =
-			`keeps no failed events: ${calls.name.replace(/^The /, "the ")} has no recordFailure, failedEvent, ` +
+			`keeps no failed events: ${runner.name.replace(/^The /, "the ")} has no recordFailure, failedEvent, ` +
 			"listFailedEvents and discardFailedEvent (createMemoryStore, createRedisStore and createPostgresStore have them)";
 		throw new ConfigurationError([{ field: "store", message }], "notification handler options");
 	}
@@ -106,7 +104,7 @@ export function createFailedEvents(context: FailedEventsContext): FailedEvents {
 		let record: FailedEventRecord | undefined;
 		let event: NotificationEvent;
 		try {
-			record = await bounded("failed-event read", id, () => store.failedEvent(id));
+			record = await bounded(runner, "failed-event read", id, () => store.failedEvent(id));
 			if (record === undefined) return { eventId: id, result: "not_found" };
 			event = replayedEvent(id, record.message, verifyOptions);
 		} catch (error) {
@@ -116,20 +114,20 @@ export function createFailedEvents(context: FailedEventsContext): FailedEvents {
 		}
 		watch.read(event);
 		const { message } = record;
-		return retried(await runEvent(id, callbackFor(event, watch), onLate, () => message, watch.steps));
+		return retried(await runEvent(runner, id, callbackFor(event, watch), onLate, () => message, watch.steps));
 	}
 
 	return {
 		async list(options = {}) {
 			const store = kept();
 			const { limit, after } = parseOptions(listOptions, options, "failed-event list options");
-			const page = await bounded("list", "failed events", () => store.listFailedEvents({ limit, after }));
+			const page = await bounded(runner, "list", "failed events", () => store.listFailedEvents({ limit, after }));
 			return { events: page.records.map((record) => toEvent(record, verifyOptions)), next: page.next };
 		},
 		async get(eventId) {
 			const store = kept();
 			const id = checkedEventId(eventId);
-			const record = await bounded("failed-event read", id, () => store.failedEvent(id));
+			const record = await bounded(runner, "failed-event read", id, () => store.failedEvent(id));
 			return record === undefined ? undefined : toEvent(record, verifyOptions);
 		},
 		async retry(eventId) {
@@ -145,7 +143,7 @@ export function createFailedEvents(context: FailedEventsContext): FailedEvents {
 		async discard(eventId) {
 			const store = kept();
 			const id = checkedEventId(eventId);
-			return await bounded("failed-event discard", id, () => store.discardFailedEvent(id));
+			return await bounded(runner, "failed-event discard", id, () => store.discardFailedEvent(id));
 		},
 	};
 }

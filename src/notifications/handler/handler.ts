@@ -20,9 +20,10 @@ import {
 	claimOptionsShape,
 	createEventRunner,
 	type EventOutcome,
+	type EventRunner,
 	type RunOutcome,
 	realTimer,
-	storeCalls,
+	runEvent,
 } from "../claims/claimed-event.js";
 import { signedMessage } from "../claims/failed-event-record.js";
 import { createFailedEvents } from "../claims/failed-events.js";
@@ -41,7 +42,12 @@ import {
 } from "../http/http-rules.js";
 import { deliveryOf, toResponse } from "../http/web-request.js";
 import { type Acknowledgement, acknowledge, acknowledgeFailure } from "../message/acknowledge.js";
-import { type NotificationEvent, type OpenedNotification, openNotification } from "../message/verify.js";
+import {
+	type NotificationEvent,
+	type OpenedNotification,
+	openNotification,
+	type VerifyNotificationOptions,
+} from "../message/verify.js";
 import { DeliveryReports } from "./delivery-reports.js";
 import { type DeliveryWatch, refusalReason, UNWATCHED_DELIVERY, watchDelivery } from "./delivery-watch.js";
 import type { NotificationHandler, NotificationHandlerOptions } from "./handler-types.js";
@@ -74,6 +80,32 @@ const handlerOptions = lazySchema(() =>
 interface Settled {
 	outcome: EventOutcome;
 	response: NotificationResponse;
+}
+
+/** What every delivery to one handler shares: its checked options, its runner and its responses. */
+interface HandlerContext {
+	readonly maxBodyBytes: number;
+	readonly bodyTimeout: BodyTimeout;
+	readonly verifyOptions: VerifyNotificationOptions;
+	readonly onTransaction: Options["onTransaction"];
+	readonly onRefund: Options["onRefund"];
+	readonly acknowledgeAfterAttempts: number | undefined;
+	readonly reports: DeliveryReports;
+	readonly runner: EventRunner;
+	/** The fixed responses, made once per handler. */
+	readonly responses: Responses;
+	/** Events being processed in this process: later deliveries join them until the handler stops waiting. */
+	readonly inFlight: Map<string, Promise<Settled>>;
+	/** How a run ended after its response was sent: only reported, with the status that response had. */
+	readonly onLate: (outcome: RunOutcome) => void;
+}
+
+interface Responses {
+	processed: NotificationResponse;
+	duplicate: NotificationResponse;
+	stillRunning: NotificationResponse;
+	held: NotificationResponse;
+	notProcessed: NotificationResponse;
 }
 
 function failure(status: number, description: string): NotificationResponse {
@@ -134,10 +166,28 @@ function refusalStatus(error: unknown): number {
  * @throws ConfigurationError for bad options; InvalidKeyError for a bad key.
  */
 export function createNotificationHandler(options: NotificationHandlerOptions): NotificationHandler {
+	const context = handlerContext(options);
+	const { runner, verifyOptions, reports, onLate } = context;
+	const failedEvents = createFailedEvents({
+		runner,
+		verifyOptions,
+		callbackFor: (event, watch) => callbackFor(context, event, watch),
+		onLate,
+		warn: (message) => reports.warn(message),
+		// A delivery's status for the same message: 401 unsigned or not verified, 400 not an IPN of this event.
+		onRefused: (error, eventId) =>
+			reports.report(error, error.reason === "invalid" || error.reason === "other_event" ? 400 : 401, eventId, true),
+	});
+	const handle = (delivery: NotificationDelivery) => handleDelivery(context, delivery);
+	const handler = async (request: Request) => toResponse(await handle(deliveryOf(request)));
+	return Object.assign(handler, { handle, failedEvents });
+}
+
+/** The handler's options checked, its keys loaded and its store chosen: what its deliveries share. */
+function handlerContext(options: NotificationHandlerOptions): HandlerContext {
 	const config = parseOptions(handlerOptions, options, "notification handler options");
-	const publicKeys = toPublicKeys(options.gatewayPublicKey);
 	const verifyOptions = {
-		gatewayPublicKey: publicKeys,
+		gatewayPublicKey: toPublicKeys(options.gatewayPublicKey),
 		acceptVersions: options.acceptVersions,
 		signedString: config.signedString,
 	};
@@ -149,166 +199,175 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 			"needs a store that keeps failed events (recordFailure...), as the memory, Redis and PostgreSQL stores do";
 		throw new ConfigurationError([{ field: "acknowledgeAfterAttempts", message }], "notification handler options");
 	}
-	const { maxBodyBytes, onTransaction, onRefund, onError } = config;
-	const reports = new DeliveryReports(onError, config.logger);
+	const reports = new DeliveryReports(config.onError, config.logger);
 	const startTimer = config.startTimer ?? realTimer;
-	const bodyTimeout: BodyTimeout = { ms: config.bodyTimeoutMs, start: startTimer };
-	const runnerOptions = {
+	const runner = createEventRunner({
 		store,
 		leaseMs: config.leaseMs,
 		callbackTimeoutMs: config.callbackTimeoutMs,
 		storeTimeoutMs: config.storeTimeoutMs,
 		startTimer,
-	};
-	const runEvent = createEventRunner(runnerOptions);
-	// Made here, not at module load: acknowledge() runs the redaction patterns, and importing the SDK should not.
-	const processed: NotificationResponse = { status: 200, body: JSON.stringify(acknowledge("Processed.")) };
-	const duplicate: NotificationResponse = { status: 200, body: JSON.stringify(acknowledge("Already processed.")) };
-	const stillRunning = failure(503, "The notification is still being processed; it will be retried.");
-	const held = failure(409, "This event is being processed by another worker; retry later.");
-	const notProcessed = failure(500, "The notification could not be processed; it will be retried.");
-	/** Events being processed in this process: later deliveries join them until the handler stops waiting. */
-	const inFlight = new Map<string, Promise<Settled>>();
-
-	/**
-	 * A failed run's response: 200 + "100" once its failed runs reach `acknowledgeAfterAttempts` (the event
-	 * is kept for a replay and the gateway stops), else `retry`.
-	 */
-	function failedRun(
-		outcome: Extract<EventOutcome, { kind: "callback_failed" | "timed_out" }>,
-		retry: NotificationResponse,
-	) {
-		const { attempts } = outcome;
-		const parked =
-			acknowledgeAfterAttempts !== undefined && attempts !== undefined && attempts >= acknowledgeAfterAttempts;
-		if (!parked) return retry;
-		const description = `The callback failed ${attempts} times; the event is kept as failed for a replay.`;
-		return { status: 200, body: JSON.stringify(acknowledge(description)) };
-	}
-
-	/** Every delivery's outcome becomes its response here (what went wrong is reported by its watch). */
-	function respond(outcome: EventOutcome): NotificationResponse {
-		switch (outcome.kind) {
-			case "processed":
-				// The work is done: acknowledging avoids a retry that would run it again, even when the store failed
-				// to confirm (only a rare delivery after the lease ends could repeat it) or the lease was lost.
-				return processed;
-			case "duplicate":
-				return duplicate;
-			case "held":
-				return held;
-			case "timed_out":
-				return failedRun(outcome, stillRunning);
-			case "callback_failed":
-				return failedRun(outcome, notProcessed);
-			case "store_unavailable":
-				return notProcessed;
-			case "refused": {
-				const status = refusalStatus(outcome.error);
-				// A refusal by a rule says why; an unexpected error is not shown to the gateway.
-				const known = status !== 500 || ruleStatus(outcome.error) !== undefined;
-				return known ? failure(status, (outcome.error as Error).message) : notProcessed;
-			}
-		}
-	}
-
-	/** How a run ended after its response was sent: only reported, with the status that response had. */
-	const onLate = (outcome: RunOutcome): void => reports.late(outcome);
-
-	/** The method, Content-Type and declared length rules: all checked before any byte of the body is read. */
-	function checkHead(delivery: NotificationDelivery): void {
-		if (delivery.method !== "POST") throw new HttpRuleError(405, "Only POST is accepted here.", "method");
-		if (!isJsonContentType(delivery.contentType)) {
-			throw new HttpRuleError(415, "The Content-Type must be application/json (UTF-8).", "content-type");
-		}
-		const length = declaredLength(delivery.contentLength);
-		if (length !== undefined && length > maxBodyBytes) throw bodyTooLarge(maxBodyBytes);
-	}
-
-	/** The verified IPN, and the body it was read from (a failed run's record keeps it for a replay). */
-	function verifyBody(body: unknown): { opened: OpenedNotification; body: unknown } {
-		if (body === "" || (body instanceof Uint8Array && body.length === 0) || body === undefined || body === null) {
-			throw new InvalidNotificationError("The body is empty.", "body");
-		}
-		return { opened: openNotification(body, verifyOptions), body };
-	}
-
-	/**
-	 * The callback a run of `event` calls, inside its watch's `inCallback` (a delivery's, or a replay's of the
-	 * recorded event), so that an instrumentation's span is active while it runs.
-	 */
-	function callbackFor(event: NotificationEvent, watch: Pick<DeliveryWatch, "inCallback">) {
-		const { eventId, signVersion } = event;
-		return (signal: AbortSignal) => {
-			const context = { eventId, signVersion, signal };
-			const call = () =>
-				event.type === "transaction" ? onTransaction(event.transaction, context) : onRefund(event.refund, context);
-			return watch === UNWATCHED_DELIVERY ? call() : watch.inCallback(call);
-		};
-	}
-
-	async function run(event: NotificationEvent, body: unknown, watch: DeliveryWatch): Promise<Settled> {
-		const message = () => signedMessage(body);
-		const outcome = await runEvent(event.eventId, callbackFor(event, watch), onLate, message, watch.steps);
-		return { outcome, response: respond(outcome) };
-	}
-
-	async function handle(delivery: NotificationDelivery): Promise<NotificationResponse> {
-		const watch = watchDelivery(reports.watch, delivery.method, (message) => reports.warn(message));
-		let opened: OpenedNotification;
-		let body: unknown;
-		try {
-			checkHead(delivery);
-			({ opened, body } = await watch.verifying(async () =>
-				verifyBody(await delivery.readBody(maxBodyBytes, bodyTimeout)),
-			));
-		} catch (error) {
-			const outcome: EventOutcome = { kind: "refused", eventId: undefined, error };
-			const response = respond(outcome);
-			// The rest of the body was not read: the connection cannot carry another request.
-			if (response.status === 413 || response.status === 408) response.closeConnection = true;
-			if (response.status === 405) response.allow = "POST";
-			watch.finished(outcome, response, false, refusalReason(error));
-			return response;
-		}
-		watch.verified(opened);
-		// Drift is looked for only when something watches: the logger, or an instrumentation.
-		if (watch !== UNWATCHED_DELIVERY) {
-			const drifts = findDrift(opened.schema.get(), opened.fields);
-			if (drifts.length > 0) for (const report of firstReports(IPN_OPERATION, drifts)) watch.drift(report);
-		}
-		const { event } = opened;
-		const { eventId } = event;
-		const running = inFlight.get(eventId);
-		if (running) {
-			const joined = await running;
-			watch.finished(joined.outcome, joined.response, true, undefined);
-			return joined.response;
-		}
-		// Registered before any await, so a concurrent delivery of this event joins this run instead of claiming again.
-		const settled = run(event, body, watch);
-		inFlight.set(eventId, settled);
-		try {
-			const { outcome, response } = await settled;
-			watch.finished(outcome, response, false, undefined);
-			return response;
-		} finally {
-			if (inFlight.get(eventId) === settled) inFlight.delete(eventId);
-		}
-	}
-
-	const failedEvents = createFailedEvents({
-		store,
-		runEvent,
-		calls: storeCalls(runnerOptions),
-		verifyOptions,
-		callbackFor,
-		onLate,
-		warn: (message) => reports.warn(message),
-		// A delivery's status for the same message: 401 unsigned or not verified, 400 not an IPN of this event.
-		onRefused: (error, eventId) =>
-			reports.report(error, error.reason === "invalid" || error.reason === "other_event" ? 400 : 401, eventId, true),
 	});
-	const handler = async (request: Request) => toResponse(await handle(deliveryOf(request)));
-	return Object.assign(handler, { handle, failedEvents });
+	return {
+		maxBodyBytes: config.maxBodyBytes,
+		bodyTimeout: { ms: config.bodyTimeoutMs, start: startTimer },
+		verifyOptions,
+		onTransaction: config.onTransaction,
+		onRefund: config.onRefund,
+		acknowledgeAfterAttempts,
+		reports,
+		runner,
+		// Made here, not at module load: acknowledge() runs the redaction patterns, and importing the SDK should not.
+		responses: {
+			processed: { status: 200, body: JSON.stringify(acknowledge("Processed.")) },
+			duplicate: { status: 200, body: JSON.stringify(acknowledge("Already processed.")) },
+			stillRunning: failure(503, "The notification is still being processed; it will be retried."),
+			held: failure(409, "This event is being processed by another worker; retry later."),
+			notProcessed: failure(500, "The notification could not be processed; it will be retried."),
+		},
+		inFlight: new Map(),
+		onLate: (outcome) => reports.late(outcome),
+	};
+}
+
+/**
+ * One delivery, from its request to its response: the head's rules, the body read and verified, then the
+ * event run once claimed (or joined, when this process is running it already) and its outcome acknowledged.
+ */
+async function handleDelivery(context: HandlerContext, delivery: NotificationDelivery): Promise<NotificationResponse> {
+	const { reports, inFlight } = context;
+	const watch = watchDelivery(reports.watch, delivery.method, (message) => reports.warn(message));
+	let opened: OpenedNotification;
+	let body: unknown;
+	try {
+		checkHead(context, delivery);
+		({ opened, body } = await watch.verifying(async () =>
+			verifyBody(context, await delivery.readBody(context.maxBodyBytes, context.bodyTimeout)),
+		));
+	} catch (error) {
+		const outcome: EventOutcome = { kind: "refused", eventId: undefined, error };
+		const response = respond(context, outcome);
+		// The rest of the body was not read: the connection cannot carry another request.
+		if (response.status === 413 || response.status === 408) response.closeConnection = true;
+		if (response.status === 405) response.allow = "POST";
+		watch.finished(outcome, response, false, refusalReason(error));
+		return response;
+	}
+	watch.verified(opened);
+	// Drift is looked for only when something watches: the logger, or an instrumentation.
+	if (watch !== UNWATCHED_DELIVERY) {
+		const drifts = findDrift(opened.schema.get(), opened.fields);
+		if (drifts.length > 0) for (const report of firstReports(IPN_OPERATION, drifts)) watch.drift(report);
+	}
+	const { event } = opened;
+	const { eventId } = event;
+	const running = inFlight.get(eventId);
+	if (running) {
+		const joined = await running;
+		watch.finished(joined.outcome, joined.response, true, undefined);
+		return joined.response;
+	}
+	// Registered before any await, so a concurrent delivery of this event joins this run instead of claiming again.
+	const settled = runDelivered(context, event, body, watch);
+	inFlight.set(eventId, settled);
+	try {
+		const { outcome, response } = await settled;
+		watch.finished(outcome, response, false, undefined);
+		return response;
+	} finally {
+		if (inFlight.get(eventId) === settled) inFlight.delete(eventId);
+	}
+}
+
+/** The method, Content-Type and declared length rules: all checked before any byte of the body is read. */
+function checkHead(context: HandlerContext, delivery: NotificationDelivery): void {
+	if (delivery.method !== "POST") throw new HttpRuleError(405, "Only POST is accepted here.", "method");
+	if (!isJsonContentType(delivery.contentType)) {
+		throw new HttpRuleError(415, "The Content-Type must be application/json (UTF-8).", "content-type");
+	}
+	const length = declaredLength(delivery.contentLength);
+	if (length !== undefined && length > context.maxBodyBytes) throw bodyTooLarge(context.maxBodyBytes);
+}
+
+/** The verified IPN, and the body it was read from (a failed run's record keeps it for a replay). */
+function verifyBody(context: HandlerContext, body: unknown): { opened: OpenedNotification; body: unknown } {
+	if (body === "" || (body instanceof Uint8Array && body.length === 0) || body === undefined || body === null) {
+		throw new InvalidNotificationError("The body is empty.", "body");
+	}
+	return { opened: openNotification(body, context.verifyOptions), body };
+}
+
+/** Runs a verified delivery's event once claimed, and makes its response. */
+async function runDelivered(
+	context: HandlerContext,
+	event: NotificationEvent,
+	body: unknown,
+	watch: DeliveryWatch,
+): Promise<Settled> {
+	const message = () => signedMessage(body);
+	const callback = callbackFor(context, event, watch);
+	const outcome = await runEvent(context.runner, event.eventId, callback, context.onLate, message, watch.steps);
+	return { outcome, response: respond(context, outcome) };
+}
+
+/**
+ * The callback a run of `event` calls, inside its watch's `inCallback` (a delivery's, or a replay's of the
+ * recorded event), so that an instrumentation's span is active while it runs.
+ */
+function callbackFor(context: HandlerContext, event: NotificationEvent, watch: Pick<DeliveryWatch, "inCallback">) {
+	const { eventId, signVersion } = event;
+	const { onTransaction, onRefund } = context;
+	return (signal: AbortSignal) => {
+		const callbackContext = { eventId, signVersion, signal };
+		const call = () =>
+			event.type === "transaction"
+				? onTransaction(event.transaction, callbackContext)
+				: onRefund(event.refund, callbackContext);
+		return watch === UNWATCHED_DELIVERY ? call() : watch.inCallback(call);
+	};
+}
+
+/** Every delivery's outcome becomes its response here (what went wrong is reported by its watch). */
+function respond(context: HandlerContext, outcome: EventOutcome): NotificationResponse {
+	const { responses } = context;
+	switch (outcome.kind) {
+		case "processed":
+			// The work is done: acknowledging avoids a retry that would run it again, even when the store failed
+			// to confirm (only a rare delivery after the lease ends could repeat it) or the lease was lost.
+			return responses.processed;
+		case "duplicate":
+			return responses.duplicate;
+		case "held":
+			return responses.held;
+		case "timed_out":
+			return failedRun(context, outcome, responses.stillRunning);
+		case "callback_failed":
+			return failedRun(context, outcome, responses.notProcessed);
+		case "store_unavailable":
+			return responses.notProcessed;
+		case "refused": {
+			const status = refusalStatus(outcome.error);
+			// A refusal by a rule says why; an unexpected error is not shown to the gateway.
+			const known = status !== 500 || ruleStatus(outcome.error) !== undefined;
+			return known ? failure(status, (outcome.error as Error).message) : responses.notProcessed;
+		}
+	}
+}
+
+/**
+ * A failed run's response: 200 + "100" once its failed runs reach `acknowledgeAfterAttempts` (the event
+ * is kept for a replay and the gateway stops), else `retry`.
+ */
+function failedRun(
+	context: HandlerContext,
+	outcome: Extract<EventOutcome, { kind: "callback_failed" | "timed_out" }>,
+	retry: NotificationResponse,
+): NotificationResponse {
+	const { attempts } = outcome;
+	const { acknowledgeAfterAttempts } = context;
+	const parked =
+		acknowledgeAfterAttempts !== undefined && attempts !== undefined && attempts >= acknowledgeAfterAttempts;
+	if (!parked) return retry;
+	const description = `The callback failed ${attempts} times; the event is kept as failed for a replay.`;
+	return { status: 200, body: JSON.stringify(acknowledge(description)) };
 }
