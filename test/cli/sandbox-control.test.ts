@@ -223,7 +223,7 @@ describe("controlling a running sandbox from the command line", () => {
 		const noDir = await runCliProcess(["sandbox", "transactions"]);
 		expect(noDir.code).toBe(2);
 		expect(noDir.err).toContain("--state-dir <dir> is required");
-	});
+	}, 120_000); // a dozen CLI processes, one after another
 });
 
 describe("the control commands' help", () => {

@@ -283,7 +283,7 @@ function fleetSuite(kind: "redis" | "postgres", open: Open) {
 		// Both ways in did win some events, in more than one process.
 		expect(new Set(effects.map((effect) => effect.source))).toEqual(new Set(["ipn", "reconciliation"]));
 		expect(new Set(effects.map((effect) => effect.pid)).size).toBeGreaterThan(1);
-	});
+	}, 120_000); // 200 events through several worker processes
 
 	it("failed on instance A, replayed from instance B while the gateway retries: kept, then run once", async () => {
 		const namespace = `fleet_${kind}_${++namespaceCount}`;
