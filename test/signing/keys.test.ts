@@ -9,6 +9,7 @@ import {
 	openMessage,
 	sealMessage,
 } from "../../src/signing/index.js";
+import { findPemBlock, MAX_KEY_TEXT_LENGTH } from "../../src/signing/key-text.js";
 import { vector } from "../support/vectors.js";
 import { type KeyFixtures, makeKeyFixtures, openssl, pemBody } from "./key-fixtures.js";
 
@@ -468,5 +469,64 @@ describe("key text that does not load says what it looked like and what to give 
 		expect(error.message).toBe(
 			`The public key looks like a variable reference ($NAME) that nothing substituted: set the variable where it runs. ${FORMS}`,
 		);
+	});
+});
+
+describe("a single-quoted base64 key, as docker --env-file carries it, loads from an environment variable", () => {
+	// docker --env-file keeps everything after the first "=" as the value, quotes included.
+	const fromEnvFile = (line: string) => line.slice(line.indexOf("=") + 1);
+
+	it.each(backends)("%s backend", (backend) => {
+		const saved = { ...process.env };
+		try {
+			process.env.GATEWAY_PUBLIC_KEY = fromEnvFile(`GATEWAY_PUBLIC_KEY='${pemBody(fx.spkiPem)}'`);
+			process.env.MERCHANT_PRIVATE_KEY = fromEnvFile(`MERCHANT_PRIVATE_KEY='${pemBody(fx.pkcs8Pem)}'`);
+			expect(process.env.GATEWAY_PUBLIC_KEY).toMatch(/^'MIIB[A-Za-z0-9+/=]+'$/);
+			const publicKey = loadPublicKey(process.env.GATEWAY_PUBLIC_KEY ?? "", { backend });
+			const privateKey = loadPrivateKey(process.env.MERCHANT_PRIVATE_KEY ?? "", { backend });
+			expect(openMessage(checkout.message, { publicKey, backend })).toEqual(checkout.opened);
+			expect(sealMessage(checkout.input, { privateKey, backend }).signature).toBe(checkout.signature);
+		} finally {
+			process.env = saved;
+		}
+	});
+});
+
+describe("key text far larger than any key", () => {
+	const padded = (length: number) => fx.spkiPem + " ".repeat(length - fx.spkiPem.length);
+
+	it("is refused before it is read, the message giving the limit and the text's size", () => {
+		const error = expectRefused(
+			() => loadPublicKey(padded(MAX_KEY_TEXT_LENGTH + 1)),
+			"unrecognized_format",
+			fx.spkiPem,
+		);
+		expect(error.message).toMatch(
+			new RegExp(`^The public key text has ${MAX_KEY_TEXT_LENGTH + 1} characters, over the ${MAX_KEY_TEXT_LENGTH} `),
+		);
+		const repeated = "-----BEGIN A-----".repeat(Math.ceil((MAX_KEY_TEXT_LENGTH + 1) / 17));
+		const { message } = expectRefused(() => loadPrivateKey(repeated), "unrecognized_format", "");
+		expect(message.startsWith(`The private key text has ${repeated.length} characters, over the 65536 `)).toBe(true);
+	});
+
+	it("text of exactly the limit is still read", () => {
+		expect(MAX_KEY_TEXT_LENGTH).toBe(65_536);
+		expect(loadPublicKey(padded(MAX_KEY_TEXT_LENGTH)).bits).toBe(2048);
+	});
+
+	it("only the first -----BEGIN line opens a block: a later block is not looked for", () => {
+		expect(findPemBlock(`-----BEGIN A-----\n${fx.spkiPem}`)).toBeUndefined();
+		expect(findPemBlock(`-----BEGIN lower-----\n${fx.spkiPem}`)).toBeUndefined();
+		expect(findPemBlock(`junk\n${fx.spkiPem}`)?.label).toBe("PUBLIC KEY");
+	});
+
+	it("finding the block is linear: 4 MiB of repeated -----BEGIN lines are scanned in seconds, not hours", () => {
+		// A lazy regular expression tried at every -----BEGIN took 27 s for 1 MiB and grows with the square of
+		// the length (about 7 minutes for 4 MiB). One scan of 4 MiB takes milliseconds; the bound is generous.
+		const text = "-----BEGIN A-----".repeat((4 * 1024 * 1024) / 17);
+		const started = performance.now();
+		expect(findPemBlock(text)).toBeUndefined();
+		expect(findPemBlock(`${text}-----END A-----`)).toEqual({ label: "A", body: text.slice(17) });
+		expect(performance.now() - started).toBeLessThan(10_000);
 	});
 });

@@ -1,0 +1,43 @@
+// `npm run mutation -- <src files> [stryker options]`: mutation testing of just those files (stryker.config.mjs),
+// running the test files that import them (unless --testFiles is given), incrementally.
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+
+const args = process.argv.slice(2);
+const files = args.filter((arg) => !arg.startsWith("-") && /\.[cm]?ts$/.test(arg));
+const options = args.filter((arg) => !files.includes(arg));
+if (files.length === 0) {
+	console.error("usage: npm run mutation -- <src/file.ts>... [--testFiles a.test.ts,b.test.ts] [--force]");
+	process.exit(2);
+}
+
+/** Every test file under `dir`. */
+function testFiles(dir) {
+	return readdirSync(dir, { recursive: true, withFileTypes: true })
+		.filter((entry) => entry.isFile() && entry.name.endsWith(".test.ts"))
+		.map((entry) => relative(".", join(entry.parentPath, entry.name)));
+}
+
+/** The test files that import one of `targets` themselves (an import of `x.js` is the source `x.ts`). */
+function importersOf(targets) {
+	const wanted = new Set(targets.map((file) => resolve(file)));
+	return testFiles("test").filter((test) => {
+		const text = readFileSync(test, "utf8");
+		for (const [, specifier] of text.matchAll(/\bfrom\s+["'](\.{1,2}\/[^"']+)["']/g)) {
+			if (wanted.has(resolve(dirname(test), specifier.replace(/\.js$/, ".ts")))) return true;
+		}
+		return false;
+	});
+}
+
+const chosen = options.some((option) => option === "--testFiles" || option === "-t") ? [] : importersOf(files);
+if (chosen.length === 0 && !options.some((option) => option === "--testFiles" || option === "-t")) {
+	console.error(`No test file imports ${files.join(", ")}: name the tests with --testFiles a.test.ts,b.test.ts`);
+	process.exit(2);
+}
+if (chosen.length > 0) console.log(`Tests: ${chosen.join(", ")}`);
+const strykerArgs = ["stryker", "run", "--mutate", files.join(",")];
+if (chosen.length > 0) strykerArgs.push("--testFiles", chosen.join(","));
+const result = spawnSync("npx", [...strykerArgs, ...options], { stdio: "inherit" });
+process.exit(result.status ?? 1);
