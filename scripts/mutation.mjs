@@ -5,8 +5,15 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 
 const args = process.argv.slice(2);
-const files = args.filter((arg) => !arg.startsWith("-") && /\.[cm]?ts$/.test(arg));
-const options = args.filter((arg) => !files.includes(arg));
+// Stryker options that take a value: the value (a list of test files ends in .ts too) is not a file to mutate.
+const VALUED = new Set(["--testFiles", "-t", "--mutate", "-m", "--concurrency", "-c", "--logLevel", "--timeoutMS"]);
+const files = [];
+const options = [];
+for (let i = 0; i < args.length; i++) {
+	if (VALUED.has(args[i]) && i + 1 < args.length) options.push(args[i], args[++i]);
+	else if (!args[i].startsWith("-") && /\.[cm]?ts(:\d+(-\d+)?)?$/.test(args[i])) files.push(args[i]);
+	else options.push(args[i]);
+}
 if (files.length === 0) {
 	console.error("usage: npm run mutation -- <src/file.ts>... [--testFiles a.test.ts,b.test.ts] [--force]");
 	process.exit(2);
@@ -21,7 +28,7 @@ function testFiles(dir) {
 
 /** The test files that import one of `targets` themselves (an import of `x.js` is the source `x.ts`). */
 function importersOf(targets) {
-	const wanted = new Set(targets.map((file) => resolve(file)));
+	const wanted = new Set(targets.map((file) => resolve(file.replace(/:[\d-]+$/, ""))));
 	return testFiles("test").filter((test) => {
 		const text = readFileSync(test, "utf8");
 		for (const [, specifier] of text.matchAll(/\bfrom\s+["'](\.{1,2}\/[^"']+)["']/g)) {
