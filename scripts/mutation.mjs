@@ -6,7 +6,17 @@ import { dirname, join, relative, resolve } from "node:path";
 
 const args = process.argv.slice(2);
 // Stryker options that take a value: the value (a list of test files ends in .ts too) is not a file to mutate.
-const VALUED = new Set(["--testFiles", "-t", "--mutate", "-m", "--concurrency", "-c", "--logLevel", "--timeoutMS"]);
+const VALUED = new Set([
+	"--testFiles",
+	"-t",
+	"--mutate",
+	"-m",
+	"--concurrency",
+	"-c",
+	"--logLevel",
+	"--timeoutMS",
+	"--incrementalFile",
+]);
 const files = [];
 const options = [];
 for (let i = 0; i < args.length; i++) {
@@ -45,6 +55,11 @@ if (chosen.length === 0 && !options.some((option) => option === "--testFiles" ||
 }
 if (chosen.length > 0) console.log(`Tests: ${chosen.join(", ")}`);
 const strykerArgs = ["stryker", "run", "--mutate", files.join(",")];
+// One incremental file per set of files: a run on other files would otherwise replace the results kept.
+if (!options.includes("--incrementalFile")) {
+	const name = files.map((file) => file.replace(/^src\//, "").replace(/[^\w.-]+/g, "_")).join("+");
+	strykerArgs.push("--incrementalFile", `reports/mutation/incremental/${name}.json`);
+}
 if (chosen.length > 0) strykerArgs.push("--testFiles", chosen.join(","));
 const result = spawnSync("npx", [...strykerArgs, ...options], { stdio: "inherit" });
 process.exit(result.status ?? 1);
