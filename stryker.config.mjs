@@ -8,6 +8,11 @@ export default {
 	coverageAnalysis: "perTest",
 	concurrency: 2,
 	// Results are kept and reused while neither the mutant's code nor its tests change; out of git.
+	// Mutants in code that runs when a module loads (constants, sets of names) are "static": with --testFiles,
+	// which npm run mutation always passes, Stryker 10.1 activates them after the module has loaded, so they
+	// are reported Survived whatever the tests do (stryker-js #6144, #6209), and each one runs every test.
+	// They are left out of the score; a module's constants are checked by hand (CONTRIBUTING.md).
+	ignoreStatic: true,
 	incremental: true,
 	incrementalFile: "reports/mutation/incremental.json",
 	reporters: ["clear-text", "progress", "html", "json"],
