@@ -295,6 +295,36 @@ describe("what sign prints, in process", () => {
 		for (const result of [again, device]) expect(result.out).toBe("");
 	});
 
+	test("--explain prints the steps to the signed string, not the plain signed string", async () => {
+		const result = await signHere(["-", "--explain"], JSON.stringify({ b: 1, a: "x" }));
+		expect(result.code).toBe(0);
+		expect(result.out).toMatch(/^signVersion: 2\.0, signed in the gateway's reference form \(D3\)\n1\. /);
+		expect(result.out).toContain('Signed string (17 bytes of UTF-8):\n{"a":"x","b":"1"}\n');
+	});
+
+	test("unreadable input names what could not be read: the message file, the --key file, a non-object", async () => {
+		const noMessage = await signHere([join(dir, "no-such-message.json"), ...keyArgs]);
+		expect(noMessage.err).toBe(
+			`merchant-gateway sign: cannot read the message file ${join(dir, "no-such-message.json")}: no such file (ENOENT)\n`,
+		);
+		const noKey = await signHere(["-", "--key", join(dir, "no-such-key.pem")], "{}");
+		expect(noKey.err).toBe(
+			`merchant-gateway sign: cannot read the --key file ${join(dir, "no-such-key.pem")}: no such file (ENOENT)\n`,
+		);
+		const list = await signHere(["-", ...keyArgs], "[1,2]");
+		expect(list.err).toBe("merchant-gateway sign: MalformedMessageError: The input must be a JSON object.\n");
+		for (const result of [noMessage, noKey, list]) expect(result.code).toBe(1);
+	});
+
+	test("--unredacted-out in a missing directory says why it cannot write, not that it is a terminal", async () => {
+		const out = join(dir, "no-such-dir", "complete.json");
+		const result = await signHere(["-", ...keyArgs, "--unredacted-out", out], JSON.stringify(charge));
+		expect(result.code).toBe(1);
+		expect(result.err).toBe(
+			`merchant-gateway sign: cannot write --unredacted-out ${out}: no such file (ENOENT); it is never overwritten\n`,
+		);
+	});
+
 	test("-m still means --message, with a warning that it is deprecated", async () => {
 		const result = await signHere(["-", ...keyArgs, "-m"], JSON.stringify(plainCharge));
 		expect(result.code).toBe(0);
