@@ -93,9 +93,9 @@ export function coreOf(sandbox: Sandbox): SandboxCore | undefined {
 }
 
 function sandboxFacade(core: SandboxCore): Sandbox {
-	const { ledger } = core;
+	// The core's ledger is read on each call: it is made again from the saved state when a write fails.
 	const view = (id: string): SandboxTransaction | undefined => {
-		const transaction = ledger.transaction(id);
+		const transaction = core.ledger.transaction(id);
 		return transaction && transactionView(core, transaction);
 	};
 	const decide = (id: string, approve: boolean, message?: string): Refund => {
@@ -113,7 +113,7 @@ function sandboxFacade(core: SandboxCore): Sandbox {
 		fetch: async (request, options) => toResponse(await handleRequest(core, request, options?.origin)),
 		handle: (request, options) => handleRequest(core, request, options?.origin),
 		transaction: view,
-		transactions: () => ledger.transactions().map((transaction) => transactionView(core, transaction)),
+		transactions: () => core.ledger.transactions().map((transaction) => transactionView(core, transaction)),
 		refund: (id) => refundView(core, id),
 		approveRefund: (id) => decide(id, true),
 		rejectRefund: (id, message) => decide(id, false, message),

@@ -18,7 +18,7 @@ import {
 	type FailedEventRecordPage,
 	invalidCursor,
 	type NotificationStore,
-} from "../notifications/store.js";
+} from "../notifications/claims/store.js";
 import { lazySchema } from "../schemas/lazy.js";
 import { driverMessage } from "./driver-message.js";
 

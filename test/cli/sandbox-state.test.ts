@@ -27,7 +27,7 @@ const VECTOR_KEYS = ["--key", keyPath("gateway-private"), "--merchant-key", keyP
 
 /** A sandbox process, once its banner is out: its URL and banner. */
 async function sandbox(args: string[]): Promise<{ cli: CliProcess; url: string; banner: string }> {
-	const cli = startCliProcess(["sandbox", "--port", "0", "-q", ...args]);
+	const cli = startCliProcess(["sandbox", "--port", "0", ...args]);
 	running.push(cli);
 	const banner = await cli.waitForOutput("Press Ctrl+C");
 	return { cli, url: /listening on (http:\/\/[^\s]+)/.exec(banner)?.[1] ?? "", banner };

@@ -106,6 +106,30 @@ describe("malformed, unsigned and badly signed responses", () => {
 	);
 
 	test.each(["2.0", "2.1"] as const)(
+		"a query verified with the wrong gateway key names the settings to check, in a create's words (%s)",
+		async (version) => {
+			const client = makeClient({ signVersion: version });
+			const hint = `check gatewayPublicKey (and signVersion ("${version}" here))`;
+			const wrongKey = keys.merchantPrivate;
+			fixture.next("/v2/checkout/query", () => Response.json(signedFlat(transaction(), version, wrongKey)));
+			const transactionQuery = await failure(client.transactions.retrieve(ids.transaction));
+			expect(transactionQuery.message).toBe(
+				`The signature does not match the message with any of the 1 configured public key(s): ${hint}.`,
+			);
+			fixture.next("/v2/refund/query", () =>
+				Response.json(signedWrapped("success", null, refund(), version, wrongKey)),
+			);
+			const refundQuery = await failure(client.refunds.retrieve(ids.refund));
+			expect((refundQuery as SignatureVerificationError).reason).toBe("mismatch");
+			expect(refundQuery.message).toContain(`: ${hint}.`);
+			fixture.next("/v2/checkout", () => Response.json(signedFlat(checkoutCreated(), version, wrongKey)));
+			const create = await failure(client.checkout.create(checkoutParams()));
+			expect(create).toBeInstanceOf(OutcomeUnknownError);
+			expect(create.message).toContain(`matches no configured key: ${hint}.`);
+		},
+	);
+
+	test.each(["2.0", "2.1"] as const)(
 		"a __proto__ member in signed metadata comes back as an own data property, prototypes unchanged (%s)",
 		async (version) => {
 			const metadata = () => JSON.parse('{"__proto__":{"gift":true},"cartId":42}');

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import * as errors from "../../src/errors/index.js";
-import { HttpRuleError } from "../../src/notifications/http-rules.js";
+import { HttpRuleError } from "../../src/notifications/http/http-rules.js";
 
 /**
  * One error tree whose branches say what happened. Each leaf is an instance of its

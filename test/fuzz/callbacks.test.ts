@@ -3,7 +3,7 @@ import { describe } from "vitest";
 import { InvalidNotificationError } from "../../src/errors/invalid-notification-error.js";
 import { MalformedMessageError } from "../../src/errors/malformed-message-error.js";
 import { SignatureVerificationError } from "../../src/errors/signature-verification-error.js";
-import { decodeCallback } from "../../src/notifications/callback.js";
+import { decodeCallback } from "../../src/notifications/message/callback.js";
 import { type CallbackInput, openCallbackUrl } from "../../src/signing/callback-url.js";
 import type { Signed } from "./support/checks.js";
 import {

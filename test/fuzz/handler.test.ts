@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe } from "vitest";
 import { InvalidNotificationError } from "../../src/errors/invalid-notification-error.js";
 import { SignatureVerificationError } from "../../src/errors/signature-verification-error.js";
-import { createNotificationHandler } from "../../src/notifications/handler.js";
+import { createNotificationHandler } from "../../src/notifications/handler/handler.js";
 import type { Refund, Transaction } from "../../src/schemas/resources.js";
 import { expectAllowed, expectCoveredBySigned, expectNoPollution, violation } from "./support/checks.js";
 import { anything } from "./support/inputs.js";

@@ -4,7 +4,7 @@ import { describe } from "vitest";
 import { InvalidNotificationError } from "../../src/errors/invalid-notification-error.js";
 import { MalformedMessageError } from "../../src/errors/malformed-message-error.js";
 import { SignatureVerificationError } from "../../src/errors/signature-verification-error.js";
-import { verifyNotification } from "../../src/notifications/verify.js";
+import { verifyNotification } from "../../src/notifications/message/verify.js";
 import { openMessage, openVerified } from "../../src/signing/open.js";
 import {
 	expectCoveredBySigned,

@@ -12,7 +12,7 @@ import {
 	type NotificationStore,
 	type Transaction,
 } from "../../src/index.js";
-import { verifyNotification } from "../../src/notifications/verify.js";
+import { verifyNotification } from "../../src/notifications/message/verify.js";
 import { ControllableClock } from "../../src/sandbox/books/clock.js";
 import { deferred, gatewayPublicKey, ipnRequest, tick, transactionIpn } from "./fixtures.js";
 

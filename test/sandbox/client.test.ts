@@ -10,8 +10,8 @@ import {
 	OutcomeUnknownError,
 	ProcessingError,
 } from "../../src/errors/index.js";
-import { createNotificationHandler } from "../../src/notifications/handler.js";
-import { toNodeListener } from "../../src/notifications/node-listener.js";
+import { createNotificationHandler } from "../../src/notifications/handler/handler.js";
+import { toNodeListener } from "../../src/notifications/http/node-listener.js";
 import type { CardChargeParams } from "../../src/schemas/params.js";
 import type { Refund, Transaction } from "../../src/schemas/resources.js";
 import { keys } from "../support/vectors.js";

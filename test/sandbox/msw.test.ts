@@ -2,7 +2,7 @@ import { HttpResponse, http } from "msw";
 import { setupServer } from "msw/node";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { GatewayClient } from "../../src/client.js";
-import { createNotificationHandler } from "../../src/notifications/handler.js";
+import { createNotificationHandler } from "../../src/notifications/handler/handler.js";
 import { createSandbox, type Sandbox } from "../../src/sandbox/create-sandbox.js";
 import type { Transaction } from "../../src/schemas/resources.js";
 import { sandboxHandlers } from "../../src/testing-msw.js";

@@ -9,7 +9,7 @@ import pg from "pg";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigurationError, createMemoryStore, type NotificationStore } from "../../src/index.js";
-import type { FailedEventStore } from "../../src/notifications/store.js";
+import type { FailedEventStore } from "../../src/notifications/claims/store.js";
 import { createPostgresStore } from "../../src/stores/postgres.js";
 import { createRedisStore } from "../../src/stores/redis.js";
 import type { PostgresServer, RedisServer } from "../support/real-servers.js";

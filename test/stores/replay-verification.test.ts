@@ -13,7 +13,7 @@ import {
 	type SignVersion,
 	type Transaction,
 } from "../../src/index.js";
-import type { FailedEventStore } from "../../src/notifications/store.js";
+import type { FailedEventStore } from "../../src/notifications/claims/store.js";
 import { createPostgresStore } from "../../src/stores/postgres.js";
 import { createRedisStore } from "../../src/stores/redis.js";
 import { deferred, ipnRequest, signedBody, tick, transactionFields } from "../notifications/fixtures.js";

@@ -1,4 +1,4 @@
-import { decodeCallback } from "../../notifications/callback.js";
+import { decodeCallback } from "../../notifications/message/callback.js";
 import { type Command, parse } from "../command.js";
 import { FLAGS, OLD_GATEWAY_KEY_SHORT } from "../flags.js";
 import { INPUT_LIMIT_HELP, readInput } from "../input.js";

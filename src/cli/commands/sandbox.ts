@@ -12,7 +12,9 @@ Starts the gateway simulator: the /v2 API, the hosted checkout page and the
 3DS page. Prints its URL, the merchant id, the gateway's public key and the
 merchant key, then logs every request and IPN delivery until Ctrl+C (or
 SIGTERM), or until the process that started it ends (npx, a script), when it
-closes its connections and exits 0.
+closes its connections and exits 0. Through npx, stop it with Ctrl+C, SIGTERM
+(kill <npx pid>) or SIGINT to the process group: SIGINT to npx's pid alone is
+held back by the shell npm runs it in.
 Without --merchant-key a throwaway merchant key pair is generated and its
 private key printed (or saved with --state-dir or --keys-dir): it is a sandbox
 key only. With --state-dir everything survives a restart: keys, the merchant
@@ -48,7 +50,8 @@ Options:
                               (a CI step that starts it for later steps); stop it
                               with kill <pid>, the pid is in <state-dir>/${STATE_FILES.lock}
       --ipn-time-scale <x>    Multiply IPN retry delays (e.g. 0.01). Default: 1
-  -q, --quiet                 Print the banner only, no request log
+  -q, --quiet                 One line (URL, merchant id, where the keys are)
+                              instead of the banner, and no request log
   -h, --help                  Show this help
 
 Deprecated: --gateway-private-key (use --key); --gateway-public-key (derived from

@@ -1,4 +1,4 @@
-import { verifyNotification } from "../../notifications/verify.js";
+import { verifyNotification } from "../../notifications/message/verify.js";
 import { type Command, parse } from "../command.js";
 import { FLAGS, OLD_GATEWAY_KEY_SHORT } from "../flags.js";
 import { INPUT_LIMIT_HELP, readInput } from "../input.js";

@@ -1,6 +1,6 @@
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import { redactText } from "../../internal/redact.js";
-import type { ControllableClock } from "../books/clock.js";
+import type { BooksClock } from "../books/clock.js";
 
 /** The gateway's IPN retry schedule (D7, evidence): 10 retries, 30 minutes after the start, then every 5 minutes. */
 const GATEWAY_RETRY_SCHEDULE = { retries: 10, firstAfterStartMs: 30 * 60_000, everyMs: 5 * 60_000 } as const;
@@ -96,7 +96,7 @@ export class Notifier {
 	readonly #ackTimeoutMs: number;
 	readonly #duplicates: number;
 	readonly #fetch: (() => typeof fetch) | undefined;
-	readonly #clock: ControllableClock;
+	readonly #clock: BooksClock;
 	readonly #onAttempt: (attempt: DeliveryAttempt) => void;
 	readonly #log: DeliveryAttempt[] = [];
 	readonly #deliveries = new Map<string, Delivery>();
@@ -111,7 +111,7 @@ export class Notifier {
 	/** Aborts the attempts in flight on close, so a merchant server that never responds cannot hold the process. */
 	readonly #closing = new AbortController();
 
-	constructor(settings: IpnSettings, clock: ControllableClock, onAttempt: (attempt: DeliveryAttempt) => void) {
+	constructor(settings: IpnSettings, clock: BooksClock, onAttempt: (attempt: DeliveryAttempt) => void) {
 		this.#delays = settings.retryDelaysMs;
 		this.#scale = settings.timeScale;
 		this.#ackTimeoutMs = settings.ackTimeoutMs;
@@ -123,8 +123,9 @@ export class Notifier {
 	}
 
 	/**
-	 * Queues a notification; the first attempt starts at once, or once `after` settles (the change it
-	 * reports is on disk: a merchant never hears of a change the sandbox could still lose).
+	 * Queues a notification; the first attempt starts at once, or once `after` resolves (the change it
+	 * reports is on disk: a merchant never hears of a change the sandbox could still lose). When `after`
+	 * rejects the change was not saved, and no attempt is made.
 	 */
 	send(notification: Notification, after?: Promise<unknown>): string {
 		const deliveryId = `dlv_${String(++this.#sequence).padStart(6, "0")}`;
@@ -243,7 +244,8 @@ export class Notifier {
 		if (this.#closed) return Promise.resolve(undefined);
 		this.#active++;
 		const attempt = () => this.#attempt(delivery, retry, kind);
-		const running = (after ? after.then(attempt, attempt) : attempt()).finally(() => {
+		// A change that could not be saved is not in the books: its notification never goes out.
+		const running = (after ? after.then(attempt, () => undefined) : attempt()).finally(() => {
 			delivery.running.delete(running);
 			this.#active = Math.max(0, this.#active - 1);
 			this.#settle();

@@ -5,8 +5,9 @@
  * ```
  * <dir>/
  *   state-format.json   the format version of the files below
- *   snapshot.ndjson     the journal folded into one line per record, rewritten at each start
- *   journal.ndjson      every change as it happens, started afresh at each start
+ *   snapshot.ndjson     the journal folded into one line per record, rewritten at each start and
+ *                       whenever the running sandbox's journal passes a size
+ *   journal.ndjson      every change as it happens, started afresh at each start and after each fold
  *   sandbox.lock        who holds the directory (one sandbox at a time)
  *   control-token       the control API's bearer credential (mode 0600), kept across starts
  *   sandbox.json        where the running sandbox listens; removed when it stops

@@ -76,11 +76,15 @@ export async function handleRequest(
 	let routed: Routed;
 	try {
 		const read = () => readRequest(request, url, origin ?? url.origin, received);
-		const respond = async (arrived: Arrived | ApiResponse) =>
-			isApiResponse(arrived) ? jsonResponse(arrived) : dispatch(core, arrived);
+		let mark: number | undefined;
+		const respond = async (arrived: Arrived | ApiResponse) => {
+			mark = core.mark();
+			return isApiResponse(arrived) ? jsonResponse(arrived) : dispatch(core, arrived);
+		};
 		routed = fault ? await runFault(core, fault, received, read, respond, request.signal) : await respond(await read());
-		// With a state directory, nothing leaves before the changes it reports are on disk.
-		await core.saved();
+		// With a state directory, nothing leaves before the changes it reports are on disk; a response
+		// built on a change that could not be saved becomes an error (the change left the books).
+		await core.saved(mark);
 	} catch (error) {
 		// Details stay out of the response; the event gets a redacted message.
 		core.emit({ type: "error", message: redactText(error instanceof Error ? error.message : String(error)) });
