@@ -12,7 +12,11 @@ import { luhnValid } from "./luhn.js";
  * The names of secrets, the one list for keys (objects, known secrets) and for text (echoes): each in
  * every spelling an echo may use (camelCase, snake_case, kebab-case), matched in any case.
  */
-const SECRET_NAME = "(?:card[_-]?)?security[_-]?code|cvv2?|cvc2?|passphrase|password|private[_-]?key|secret";
+const SECRET_NAME = [
+	"(?:card[_-]?)?security[_-]?code|cvv2?|cvc2?",
+	"passphrase|password|private[_-]?key|secret",
+	"api[_-]?key|token|authorization",
+].join("|");
 /** The names of card numbers, as `SECRET_NAME`. */
 const CARD_NAME = String.raw`card[_-]?number|\bpan\b`;
 const SECRET_KEYS = new RegExp(`^(?:${SECRET_NAME})$`, "i");
@@ -23,8 +27,22 @@ const PERSONAL_KEYS =
 /** An email address in free text. */
 const EMAIL = /[^\s@"'<>(),;:[\]\\]+@[^\s@"'<>(),;:[\]\\]+\.[a-z]{2,}/gi;
 const PEM = /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(-----END [A-Z0-9 ]+-----|$)/g;
-/** 12 to 19 digits, possibly grouped by spaces or dashes. */
-const DIGIT_RUN = /(?<!\d)\d(?:[ -]?\d){11,18}(?!\d)/g;
+/**
+ * Groups of digits joined by one space or dash, or by a slash (spaced or not): `4111 1111 1111 1111 12/30`.
+ * Card numbers are looked for inside it ({@link maskCardsInRun}).
+ */
+const DIGIT_RUN = /\d+(?:(?:[ -]| ?\/ ?)\d+)*/g;
+/** What joins two groups of a digit run; a slash ends a card number (an expiry, a date, a path). */
+const RUN_SEPARATOR = /([ -]| ?\/ ?)/;
+/** Card numbers have 13 (old Visa) to 19 (Maestro, UnionPay) digits. */
+const CARD_DIGITS = { min: 13, max: 19 };
+/** A bearer token in free text (`Bearer eyJ...`): a token68 per RFC 7235. */
+const BEARER = /\b(Bearer\s+)[\w.~+/-]+=*/gi;
+/**
+ * The password of a URL's userinfo (`https://user:password@host`). The password runs to the authority's last `@`
+ * (an unescaped `@` in it happens); both parts are bounded so that text full of `://` stays linear.
+ */
+const URL_PASSWORD = /(:\/\/[^\s/?#@:]{0,256}:)[^\s/?#]{1,256}@/g;
 /**
  * A long run of base64 that may be DER key material (signatures are shorter than 700 chars but keys far longer),
  * also inside JSON text that writes "/" as "\/" (PHP's json_encode) and line breaks as "\n". Tried only where a
@@ -48,8 +66,16 @@ export function maskCardNumber(digits: string): string {
  * YAML-like `key: value`.
  */
 const SEPARATOR = String.raw`[\s"'\\\[\]]*(?:=>|[:=>])\s*(?:string\(\d+\)\s*)?`;
-/** A value: a JSON string, a JSON string escaped once or more, a PHP single-quoted string, or a bare token. */
-const SECRET_VALUE = String.raw`"(?:[^"\\]|\\.)*"|\\+"[^"]*?\\+"|'(?:[^'\\]|\\.)*'|[^\s"'\\<>,;&{}\[\]()]+`;
+/**
+ * A value: a JSON string, a JSON string escaped once or more, a PHP single-quoted string, or a bare token (after
+ * the scheme of an `Authorization` header's value, when there is one).
+ */
+const SECRET_VALUE = [
+	String.raw`"(?:[^"\\]|\\.)*"`,
+	String.raw`\\+"[^"]*?\\+"`,
+	String.raw`'(?:[^'\\]|\\.)*'`,
+	String.raw`(?:(?:Basic|Bearer|Digest)\s+)?[^\s"'\\<>,;&{}\[\]()]+`,
+].join("|");
 /** `"cardSecurityCode":"123"`, `cvv=123`, `[card_security_code] => 123`...: the value goes. */
 const SECRET_PAIR = new RegExp(`(${SECRET_NAME})(${SEPARATOR})(${SECRET_VALUE})`, "gi");
 /**
@@ -139,24 +165,55 @@ function collectSecrets(
 }
 
 /**
- * Removes the request's known secrets (when given), then masks card-like digit
- * runs (Luhn-valid, 12-19 digits), removes security codes and secrets written
- * as `key: value` pairs in the usual echo formats, and removes PEM blocks and
- * long base64 in free text.
+ * A digit run with its first card number masked and everything after that number in the run (a security code,
+ * an expiry, more digits) removed. A card number is a Luhn-valid 13-19 digits made of whole groups of the run
+ * (groups joined by a space or a dash): the digits a separator splits are where a number may start or end, and
+ * digits written together are one number (an id or a timestamp longer than 19 digits is never cut into one). The
+ * earliest start wins, then the shortest number, so that a code after the card is never taken as its last digits.
+ * Each start tries at most 19 groups: linear in the run's length.
+ */
+function maskCardsInRun(run: string): string {
+	// [group, separator, group, separator, ..., group]
+	const parts = run.split(RUN_SEPARATOR);
+	const groups = parts.filter((_, index) => index % 2 === 0);
+	// The run's digits without separators, and where each group starts in them (one past the last: their end).
+	const digits = groups.join("");
+	const offsets = [0];
+	for (const group of groups) offsets.push((offsets.at(-1) ?? 0) + group.length);
+	for (let start = 0; start < groups.length; start++) {
+		for (let end = start; end < groups.length; end++) {
+			if (end > start && parts[2 * end - 1]?.includes("/")) break;
+			const length = (offsets[end + 1] ?? 0) - (offsets[start] ?? 0);
+			if (length > CARD_DIGITS.max) break;
+			if (length < CARD_DIGITS.min) continue;
+			const card = digits.slice(offsets[start], offsets[end + 1]);
+			if (!luhnValid(card)) continue;
+			const before = parts.slice(0, 2 * start).join("");
+			const after = end + 1 < groups.length ? `${parts[2 * end + 1]}${REDACTED}` : "";
+			return `${before}${maskCardNumber(card)}${after}`;
+		}
+	}
+	return run;
+}
+
+/**
+ * Removes the request's known secrets (when given), then removes secrets written as `key: value` pairs in the
+ * usual echo formats (security codes, passwords, API keys, tokens, `Authorization` headers), bearer tokens and
+ * passwords in URLs, masks card numbers (Luhn-valid, 13-19 digits, also inside a longer run of digits, whose
+ * digits after the card number go too), and removes PEM blocks and long base64 in free text.
  */
 export function redactText(text: string, known?: KnownSecrets): string {
 	return (known ? known.remove(text) : text)
+		.replace(URL_PASSWORD, `$1${REDACTED}@`)
 		.replace(
 			SECRET_PAIR,
 			(_, name: string, between: string, value: string) => `${name}${between}${redactedValue(value)}`,
 		)
+		.replace(BEARER, `$1${REDACTED}`)
 		.replace(CARD_PAIR, maskCardPair)
 		.replace(PEM, "[redacted key]")
 		.replace(LONG_BASE64, "[redacted key]")
-		.replace(DIGIT_RUN, (run) => {
-			const plain = run.replace(/[ -]/g, "");
-			return luhnValid(plain) ? maskCardNumber(plain) : run;
-		});
+		.replace(DIGIT_RUN, maskCardsInRun);
 }
 
 /**

@@ -19,7 +19,14 @@ export type ReadKeyText =
 	| { encoding: "pem"; label: string; text: string; shape: KeyTextShape }
 	| { encoding: "der"; bytes: Uint8Array; shape: KeyTextShape };
 
-const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/;
+/** A PEM label (RFC 7468): capital letters, digits and spaces, `ENCRYPTED PRIVATE KEY` the longest a key has. */
+const PEM_LABEL = /^[A-Z0-9 ]{1,64}$/;
+/**
+ * The most characters key text may have, refused before anything reads it. A 4096-bit private key's PEM has
+ * about 3,300, an encrypted one or a certificate a few hundred more, and base64 of such a PEM with its line
+ * breaks written as `\r\n` stays under 7,000: the limit is ten times that.
+ */
+export const MAX_KEY_TEXT_LENGTH = 64 * 1024;
 const QUOTED = /^(["'`])([\s\S]*)\1$/;
 const ESCAPED_BREAK = /\\r\\n|\\n|\\r/g;
 
@@ -51,14 +58,32 @@ function unwrap(input: string): string {
 	return quoted ? (quoted[2] ?? "").trim() : text;
 }
 
+/**
+ * The label and body of the PEM block that the text's first `-----BEGIN` line opens, up to its first matching
+ * `-----END` line; undefined when that line has no valid label or no matching end. Only the first `-----BEGIN`
+ * counts (a key's text holds one block): each search runs once over the text, so the time is linear in its
+ * length however many `-----BEGIN` lines it repeats.
+ */
+export function findPemBlock(text: string): { label: string; body: string } | undefined {
+	const begin = text.indexOf("-----BEGIN ");
+	if (begin === -1) return undefined;
+	const labelStart = begin + "-----BEGIN ".length;
+	const labelEnd = text.indexOf("-----", labelStart);
+	if (labelEnd === -1) return undefined;
+	const label = text.slice(labelStart, labelEnd);
+	if (!PEM_LABEL.test(label)) return undefined;
+	const bodyStart = labelEnd + "-----".length;
+	const end = text.indexOf(`-----END ${label}-----`, bodyStart);
+	return end === -1 ? undefined : { label, body: text.slice(bodyStart, end) };
+}
+
 function asPem(text: string, shape: KeyTextShape): ReadKeyText | undefined {
 	const escaped = text.includes("-----BEGIN") && /\\[rn]/.test(text);
 	const plain = escaped ? text.replace(ESCAPED_BREAK, "\n") : text;
-	const block = PEM_BLOCK.exec(plain);
+	const block = findPemBlock(plain);
 	if (!block) return undefined;
-	const label = block[1] ?? "";
 	const found = escaped && shape === "PEM text" ? "PEM text with its line breaks written as \\n" : shape;
-	return { encoding: "pem", label, text: canonicalPem(label, block[2] ?? ""), shape: found };
+	return { encoding: "pem", label: block.label, text: canonicalPem(block.label, block.body), shape: found };
 }
 
 /** Why text that is neither PEM nor base64 was refused, said in terms of what it looks like. */
@@ -96,9 +121,17 @@ function pemInside(bytes: Uint8Array): string | undefined {
 
 /**
  * Reads key text into a PEM block (rebuilt in the standard layout) or DER bytes.
- * @throws InvalidKeyError (`unrecognized_format`) saying what the text looked like and what to give instead.
+ * @throws InvalidKeyError (`unrecognized_format`) saying what the text looked like and what to give instead, or
+ * that it is longer than {@link MAX_KEY_TEXT_LENGTH}.
  */
 export function readKeyText(input: string, role: "private" | "public"): ReadKeyText {
+	if (input.length > MAX_KEY_TEXT_LENGTH) {
+		throw new InvalidKeyError(
+			"unrecognized_format",
+			`The ${role} key text has ${input.length} characters, over the ${MAX_KEY_TEXT_LENGTH} that any key's text ` +
+				`fits in (a 4096-bit private key's PEM has about 3,300): it is not a key. ${KEY_TEXT_FORMS}`,
+		);
+	}
 	const text = unwrap(input);
 	const pem = asPem(text, "PEM text");
 	if (pem) return pem;

@@ -122,3 +122,87 @@ describe("every secret's name, in every spelling, is redacted in objects, in tex
 		expect(new KnownSecrets({ [name]: card }).remove(`echo ${card}`), "by value").toBe("echo 411111******1111");
 	});
 });
+
+describe("a card number inside a longer run of digits is masked, and the code or expiry after it removed", () => {
+	test.each([
+		[
+			"its security code after it",
+			"charge refused: 4111111111111111 737",
+			"charge refused: 411111******1111 [redacted]",
+		],
+		["grouped in fours, its expiry after it", "card 4111 1111 1111 1111 12/30", "card 411111******1111 [redacted]"],
+		["its expiry as two groups", "held: 4111 1111 1111 1111 12 39", "held: 411111******1111 [redacted]"],
+		["dashes, a spaced slash", "4111-1111-1111-1111-12 / 2030 ok", "411111******1111-[redacted] ok"],
+		[
+			"digits before it that make no card with it",
+			"order 7 4111 1111 1111 1111 737",
+			"order 7 411111******1111 [redacted]",
+		],
+		["an Amex number (15 digits, 4-6-5)", "amex 3782 822463 10005 1234", "amex 378282*****0005 [redacted]"],
+	])("%s", (_name, text, shown) => {
+		expect(redactText(text)).toBe(shown);
+	});
+
+	test("a card number is masked on its own, not with the code as one number, even when together they pass Luhn", () => {
+		// 4111111111111111128 passes Luhn: masked as one number its last four would show the code.
+		expect(redactText("refused 4111111111111111 128")).toBe("refused 411111******1111 [redacted]");
+	});
+
+	test("the number is found wherever it starts in the run, the first card in it masked and the rest removed", () => {
+		expect(redactText("ids 20 31 4111111111111111 5555555555554444 end")).toBe(
+			"ids 20 31 411111******1111 [redacted] end",
+		);
+	});
+
+	test("long numbers that hold no separated card number are left as they are", () => {
+		for (const text of [
+			// 20 digits (Luhn-valid as a whole, and its first 16 digits are a card number): one number, too long.
+			"event 41111111111111110000 failed",
+			"at 20300101123000123456789",
+			// Luhn-invalid throughout.
+			"order 4111 1111 1111 1112 then 1234-5678",
+			// A card number has 13 to 19 digits: 12 (Luhn-valid) are too few.
+			"batch 411111111117",
+		])
+			expect(redactText(text)).toBe(text);
+	});
+
+	test("a slash ends a card number: digits joined by slashes are no card", () => {
+		expect(redactText("path 4111/1111/1111/1111")).toBe("path 4111/1111/1111/1111");
+	});
+});
+
+describe("credentials in free text are removed", () => {
+	test.each([
+		[
+			"a bearer token",
+			"upstream said 401 for Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig-_x~",
+			"upstream said 401 for Bearer [redacted]",
+		],
+		["an Authorization header", "sent Authorization: Basic dXNlcjpwYXNz", "sent Authorization: [redacted]"],
+		[
+			"a password in a URL",
+			"POST https://shop:s3cr3t@erp.example/orders failed",
+			"POST https://shop:[redacted]@erp.example/orders failed",
+		],
+		["a URL password holding an @", "redis://:p@ss@cache.internal:6379", "redis://:[redacted]@cache.internal:6379"],
+		[
+			"query parameters",
+			"GET /v1?api_key=k-123&token=t-456&password=hunter2&page=2",
+			"GET /v1?api_key=[redacted]&token=[redacted]&password=[redacted]&page=2",
+		],
+		["an API key header", "x-api-key: live_9f8e7d", "x-api-key: [redacted]"],
+		["JSON", '{"apiKey":"k-123","accessToken":"t-456"}', '{"apiKey":"[redacted]","accessToken":"[redacted]"}'],
+	])("%s", (_name, text, shown) => {
+		expect(redactText(text)).toBe(shown);
+	});
+
+	test("a URL without a password keeps its user, host and port", () => {
+		const text = "https://shop@erp.example:8443/orders and https://erp.example:8443/x";
+		expect(redactText(text)).toBe(text);
+	});
+
+	test("in objects, API keys, tokens and Authorization headers are dropped", () => {
+		expect(redact({ apiKey: "k", token: "t", Authorization: "Bearer t", kept: 1 })).toEqual({ kept: 1 });
+	});
+});

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -14,6 +15,8 @@ import {
 	openMessage,
 	sealMessage,
 } from "../../src/signing/index.js";
+import { findPemBlock, MAX_KEY_TEXT_LENGTH } from "../../src/signing/key-text.js";
+import { PrivateKey, PublicKey, publicKeyText, toPrivateKey, toPublicKeys } from "../../src/signing/keys.js";
 import { vector } from "../support/vectors.js";
 import { type KeyFixtures, makeKeyFixtures, openssl, pemBody } from "./key-fixtures.js";
 
@@ -473,5 +476,193 @@ describe("key text that does not load says what it looked like and what to give 
 		expect(error.message).toBe(
 			`The public key looks like a variable reference ($NAME) that nothing substituted: set the variable where it runs. ${FORMS}`,
 		);
+	});
+});
+
+describe("a single-quoted base64 key, as docker --env-file carries it, loads from an environment variable", () => {
+	// docker --env-file keeps everything after the first "=" as the value, quotes included.
+	const fromEnvFile = (line: string) => line.slice(line.indexOf("=") + 1);
+
+	it.each(backends)("%s backend", (backend) => {
+		const saved = { ...process.env };
+		try {
+			process.env.GATEWAY_PUBLIC_KEY = fromEnvFile(`GATEWAY_PUBLIC_KEY='${pemBody(fx.spkiPem)}'`);
+			process.env.MERCHANT_PRIVATE_KEY = fromEnvFile(`MERCHANT_PRIVATE_KEY='${pemBody(fx.pkcs8Pem)}'`);
+			expect(process.env.GATEWAY_PUBLIC_KEY).toMatch(/^'MIIB[A-Za-z0-9+/=]+'$/);
+			const publicKey = loadPublicKey(process.env.GATEWAY_PUBLIC_KEY ?? "", { backend });
+			const privateKey = loadPrivateKey(process.env.MERCHANT_PRIVATE_KEY ?? "", { backend });
+			expect(openMessage(checkout.message, { publicKey, backend })).toEqual(checkout.opened);
+			expect(sealMessage(checkout.input, { privateKey, backend }).signature).toBe(checkout.signature);
+		} finally {
+			process.env = saved;
+		}
+	});
+});
+
+describe("key text far larger than any key", () => {
+	const padded = (length: number) => fx.spkiPem + " ".repeat(length - fx.spkiPem.length);
+
+	it("is refused before it is read, the message giving the limit and the text's size", () => {
+		const error = expectRefused(
+			() => loadPublicKey(padded(MAX_KEY_TEXT_LENGTH + 1)),
+			"unrecognized_format",
+			fx.spkiPem,
+		);
+		expect(error.message).toMatch(
+			new RegExp(`^The public key text has ${MAX_KEY_TEXT_LENGTH + 1} characters, over the ${MAX_KEY_TEXT_LENGTH} `),
+		);
+		const repeated = "-----BEGIN A-----".repeat(Math.ceil((MAX_KEY_TEXT_LENGTH + 1) / 17));
+		const { message } = expectRefused(() => loadPrivateKey(repeated), "unrecognized_format", "");
+		expect(message.startsWith(`The private key text has ${repeated.length} characters, over the 65536 `)).toBe(true);
+	});
+
+	it("text of exactly the limit is still read", () => {
+		expect(MAX_KEY_TEXT_LENGTH).toBe(65_536);
+		expect(loadPublicKey(padded(MAX_KEY_TEXT_LENGTH)).bits).toBe(2048);
+	});
+
+	it("only the first -----BEGIN line opens a block: a later block is not looked for", () => {
+		expect(findPemBlock(`-----BEGIN A-----\n${fx.spkiPem}`)).toBeUndefined();
+		expect(findPemBlock(`-----BEGIN lower-----\n${fx.spkiPem}`)).toBeUndefined();
+		expect(findPemBlock(`junk\n${fx.spkiPem}`)?.label).toBe("PUBLIC KEY");
+	});
+
+	it("finding the block is linear: 4 MiB of repeated -----BEGIN lines are scanned in seconds, not hours", () => {
+		// A lazy regular expression tried at every -----BEGIN took 27 s for 1 MiB and grows with the square of
+		// the length (about 7 minutes for 4 MiB). One scan of 4 MiB takes milliseconds; the bound is generous.
+		const text = "-----BEGIN A-----".repeat((4 * 1024 * 1024) / 17);
+		const started = performance.now();
+		expect(findPemBlock(text)).toBeUndefined();
+		expect(findPemBlock(`${text}-----END A-----`)).toEqual({ label: "A", body: text.slice(17) });
+		expect(performance.now() - started).toBeLessThan(10_000);
+	});
+});
+
+describe("each refusal names its rule and the key's role", () => {
+	const ecPublicDer = () => new Uint8Array(openssl(["pkey", "-pubin", "-outform", "DER"], fx.ecPublicPem));
+
+	it.each(backends)("input that is neither text nor bytes is named by its type (%s)", (backend) => {
+		const message = (input: unknown) =>
+			expectRefused(() => loadPrivateKey(input as KeyInput, { backend }), "unrecognized_format", "").message;
+		expect(message(null)).toBe("A private key must be PEM text, base64 DER or DER bytes, not null.");
+		expect(message(42)).toBe("A private key must be PEM text, base64 DER or DER bytes, not number.");
+		expect(message(undefined)).toBe("A private key must be PEM text, base64 DER or DER bytes, not undefined.");
+	});
+
+	it.each(backends)("a PEM block of an unknown kind is unrecognized, named by its label (%s)", (backend) => {
+		const block = (label: string) =>
+			`-----BEGIN ${label}-----\nQUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=\n-----END ${label}-----\n`;
+		expect(expectRefused(() => loadPrivateKey(block("FOO"), { backend }), "unrecognized_format", "").message).toBe(
+			'A PEM "FOO" block is not a supported private key.',
+		);
+		expect(expectRefused(() => loadPublicKey(block("FOO"), { backend }), "unrecognized_format", "").message).toBe(
+			'A PEM "FOO" block is not a supported public key.',
+		);
+	});
+
+	it.each(["DSA PRIVATE KEY", "OPENSSH PRIVATE KEY", "EC PARAMETERS", "DSA PARAMETERS", "EC PRIVATE KEY"])(
+		"a PEM %s block is refused as not RSA, before it is parsed",
+		(label) => {
+			const text = `-----BEGIN ${label}-----\nQUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=\n-----END ${label}-----\n`;
+			expect(expectRefused(() => loadPrivateKey(text), "not_rsa", "").message).toBe(
+				`A PEM "${label}" block is not an RSA key; the gateway uses RSA keys only.`,
+			);
+		},
+	);
+
+	it.each(backends)(
+		"a public key given to sign, or a private key given to verify, says which to give (%s)",
+		(backend) => {
+			const signingWithPublic = "signing needs the private key; public keys and certificates only verify.";
+			expect(expectRefused(() => loadPrivateKey(fx.spkiPem, { backend }), "wrong_key_type", "").message).toBe(
+				`Expected a private key but got a PEM "PUBLIC KEY" block: ${signingWithPublic}`,
+			);
+			expect(expectRefused(() => loadPrivateKey(fx.spkiDer, { backend }), "wrong_key_type", "").message).toBe(
+				`Expected a private key but got a public key: ${signingWithPublic}`,
+			);
+			expect(expectRefused(() => loadPublicKey(fx.pkcs8Pem, { backend }), "wrong_key_type", "").message).toBe(
+				'Expected a public key or certificate but got a PEM "PRIVATE KEY" block: pass the public key, never the private key.',
+			);
+			expect(expectRefused(() => loadPublicKey(fx.pkcs8Der, { backend }), "wrong_key_type", "").message).toBe(
+				"Expected a public key or certificate but got a private key: pass the public key, never the private key.",
+			);
+		},
+	);
+
+	it.each(backends)(
+		"DER of the other kind is recognised even when it is no RSA key or is encrypted (%s)",
+		(backend) => {
+			// An EC public key to sign with: it is a public key (not RSA), so the wrong type is what to say.
+			expectRefused(() => loadPrivateKey(ecPublicDer(), { backend }), "wrong_key_type", "");
+			// An encrypted private key to verify with: it is a private key, though it cannot be read without its passphrase.
+			expectRefused(() => loadPublicKey(fx.encryptedPkcs8Der, { backend }), "wrong_key_type", "");
+		},
+	);
+
+	it.each(backends)("size refusals name the role, the size and the rule (%s)", (backend) => {
+		expect(expectRefused(() => loadPublicKey(fx.weakPublicPem, { backend }), "too_small", "").message).toBe(
+			"The public key has 1024 bits; at least 2048 are required (allowWeakKeys opts out, for tests only).",
+		);
+		expect(expectRefused(() => loadPrivateKey(fx.largePrivatePem, { backend }), "too_large", "").message).toBe(
+			"The private key has 4104 bits; signing keys may have at most 4096 (the signature field holds 750 characters).",
+		);
+	});
+
+	it.each(backends)("a signing key of exactly 4096 bits is accepted: the cap is inclusive (%s)", (backend) => {
+		const pem = readFileSync(new URL("./size-keys/rsa-4096.pem", import.meta.url), "utf8");
+		const privateKey = loadPrivateKey(pem, { backend });
+		expect(privateKey.bits).toBe(4096);
+		expect(sealMessage({ a: 1 }, { privateKey, backend }).signature).toHaveLength(684);
+	});
+});
+
+describe("loaded keys and key arguments", () => {
+	it("String() of a key is the redacted marker", () => {
+		expect(String(loadPrivateKey(fx.pkcs8Pem))).toBe("[redacted key]");
+		expect(`${loadPublicKey(fx.spkiPem)}`).toBe("[redacted key]");
+	});
+
+	it("only loaded keys are keys: text, bytes, null and other objects are not", () => {
+		for (const value of [fx.pkcs8Pem, "x", 7, null, undefined, fx.pkcs8Der, {}]) {
+			expect(PrivateKey.isPrivateKey(value)).toBe(false);
+			expect(PublicKey.isPublicKey(value)).toBe(false);
+		}
+		expect(PrivateKey.isPrivateKey(loadPrivateKey(fx.pkcs8Pem))).toBe(true);
+		expect(PublicKey.isPublicKey(loadPrivateKey(fx.pkcs8Pem))).toBe(false);
+		expect(PublicKey.isPublicKey(loadPublicKey(fx.spkiPem))).toBe(true);
+	});
+
+	it("PEM text given where a key goes is parsed once and then reused; bytes are parsed each time", () => {
+		expect(toPrivateKey(fx.pkcs8Pem)).toBe(toPrivateKey(fx.pkcs8Pem));
+		expect(toPublicKeys(fx.spkiPem)[0]).toBe(toPublicKeys([fx.spkiPem])[0]);
+		expect(toPrivateKey(fx.pkcs8Der)).not.toBe(toPrivateKey(fx.pkcs8Der));
+		expect(toPublicKeys(fx.spkiDer)[0]).not.toBe(toPublicKeys(fx.spkiDer)[0]);
+		const loaded = loadPrivateKey(fx.pkcs8Pem);
+		expect(toPrivateKey(loaded)).toBe(loaded);
+	});
+
+	it("the cache of parsed key text holds the 32 texts first seen most recently", () => {
+		// Texts that differ only in trailing blanks are distinct cache entries for the same key.
+		const texts = Array.from({ length: 33 }, (_, index) => `${fx.pkcs8Pem}${" ".repeat(index + 100)}`);
+		const first = toPrivateKey(texts[0] ?? "");
+		for (const text of texts.slice(1, 32)) toPrivateKey(text);
+		expect(toPrivateKey(texts[0] ?? "")).toBe(first);
+		toPrivateKey(texts[32] ?? "");
+		expect(toPrivateKey(texts[0] ?? "")).not.toBe(first);
+	});
+
+	it("an empty list of gateway keys is refused", () => {
+		expectRefused(() => toPublicKeys([]), "unrecognized_format", "");
+		expect(() => toPublicKeys([])).toThrow("At least one gateway public key is required.");
+	});
+
+	it("a public key argument as text: PEM as given, bytes and loaded keys as base64 SPKI DER that loads back", () => {
+		expect(publicKeyText(fx.spkiPem)).toBe(fx.spkiPem);
+		expect(publicKeyText(fx.spkiDer)).toBe(base64(fx.spkiDer));
+		for (const backend of backends) {
+			const text = publicKeyText(loadPublicKey(fx.certificatePem, { backend }));
+			expect(text).toBe(base64(fx.spkiDer));
+			expect(loadPublicKey(text).bits).toBe(2048);
+		}
 	});
 });

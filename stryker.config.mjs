@@ -1,0 +1,27 @@
+// Mutation testing (StrykerJS): `npm run mutation -- <src files>` (scripts/mutation.mjs) mutates those files and
+// runs the tests that import them. See CONTRIBUTING.md, "Mutation testing".
+/** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
+export default {
+	testRunner: "vitest",
+	vitest: { configFile: "vitest.mutation.config.ts", related: false },
+	// Each mutant runs only the tests that executed its code in the first (dry) run.
+	coverageAnalysis: "perTest",
+	concurrency: 2,
+	// Results are kept and reused while neither the mutant's code nor its tests change; out of git.
+	// Mutants in code that runs when a module loads (constants, sets of names) are "static": with --testFiles,
+	// which npm run mutation always passes, Stryker 10.1 activates them after the module has loaded, so they
+	// are reported Survived whatever the tests do (stryker-js #6144, #6209), and each one runs every test.
+	// They are left out of the score; a module's constants are checked by hand (CONTRIBUTING.md).
+	ignoreStatic: true,
+	incremental: true,
+	incrementalFile: "reports/mutation/incremental.json",
+	reporters: ["clear-text", "progress", "html", "json"],
+	htmlReporter: { fileName: "reports/mutation/mutation.html" },
+	jsonReporter: { fileName: "reports/mutation/mutation.json" },
+	clearTextReporter: { allowEmojis: false, logTests: false, reportScoreTable: true },
+	tempDirName: ".stryker-tmp",
+	ignorePatterns: ["dist", "docs/api", "coverage", "artifacts", "reports", "bench", "examples", "*.tgz"],
+	// Machines running this are shared: a slow test is not an endless loop.
+	timeoutMS: 15_000,
+	dryRunTimeoutMinutes: 20,
+};
