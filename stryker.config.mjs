@@ -8,7 +8,9 @@ export default {
 	coverageAnalysis: "perTest",
 	concurrency: 2,
 	// Results are kept and reused while neither the mutant's code nor its tests change, under reports/ (out of git;
-	// scripts/mutation.mjs names the file after the mutated files).
+	// scripts/mutation.mjs names the file after the mutated files). Mutants of code that runs when a module loads
+	// (constants, sets of names, patterns) are measured too: scripts/mutation.mjs hands the test files to vitest
+	// rather than to Stryker's --testFiles, with which Stryker 10.1 switched them on too late (stryker-js #6144).
 	incremental: true,
 	reporters: ["clear-text", "progress", "html", "json"],
 	htmlReporter: { fileName: "reports/mutation/mutation.html" },

@@ -3,14 +3,15 @@ import { defineConfig } from "tsup";
 
 /**
  * The package's entries: `merchant-gateway`, `/signing`, `/testing`, `/testing/msw` (the only one
- * that imports msw) and the two shared stores, which import no database driver: the merchant passes
- * a client in.
+ * that imports msw), `/opentelemetry` (the only one that imports @opentelemetry/api) and the two shared
+ * stores, which import no database driver: the merchant passes a client in.
  */
 const entries = {
 	index: "src/index.ts",
 	signing: "src/signing/index.ts",
 	testing: "src/testing.ts",
 	"testing-msw": "src/testing-msw.ts",
+	opentelemetry: "src/opentelemetry/index.ts",
 	"stores/redis": "src/stores/redis.ts",
 	"stores/postgres": "src/stores/postgres.ts",
 };

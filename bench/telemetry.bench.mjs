@@ -1,8 +1,9 @@
 // What telemetry costs a client call: `checkout.create` and `transactions.retrieve` against a loopback
-// node:http stub returning pre-signed responses, by a client recording into a real OpenTelemetry SDK (spans
+// node:http stub returning pre-signed responses, by a client recorded by merchant-gateway/opentelemetry's
+// subscriber of the call seam into a real OpenTelemetry SDK (spans
 // through a BatchSpanProcessor, as production exports them, into an InMemorySpanExporter emptied after each
 // batch as an exporter sends it away; metrics into a MeterProvider with a reader) against the same client with
-// telemetry off (@opentelemetry/api loaded, no provider registered: the API's no-op). Goal: at most 1.05x the
+// telemetry off (no subscriber: the seam's one property read). Goal: at most 1.05x the
 // time. A third line shows the floor: the client with telemetry off, wrapped in the records it makes of a call
 // (one span with its attributes, two metric points) made directly with the same SDK.
 import { createServer } from "node:http";
@@ -14,6 +15,8 @@ import {
 } from "@opentelemetry/sdk-metrics";
 import { BatchSpanProcessor, InMemorySpanExporter, TracerProvider } from "@opentelemetry/sdk-trace";
 import { GatewayClient, loadPrivateKey, loadPublicKey } from "../dist/index.js";
+import { recordCalls } from "../dist/opentelemetry/client.js";
+import { clientCalls } from "../dist/resources/call-watch.js";
 import { sealMessage } from "../dist/signing/index.js";
 import { CHECKOUT_PARAMS, pem } from "./checkout-bodies.mjs";
 import { pairedCompare } from "./lib.mjs";
@@ -66,7 +69,7 @@ const metricReader = new PeriodicExportingMetricReader({
 });
 const meterProvider = new MeterProvider({ readers: [metricReader] });
 
-const client = (telemetry) =>
+const client = () =>
 	new GatewayClient({
 		baseUrl,
 		merchantId: "M-1001",
@@ -74,10 +77,23 @@ const client = (telemetry) =>
 		gatewayPublicKey: loadPublicKey(pem("gateway-public")),
 		signVersion: "2.1",
 		allowLoopbackHttp: true,
-		...telemetry,
 	});
-const off = client({});
-const recorded = client({ tracerProvider, meterProvider });
+// One client: the paired runs subscribe the instrumentation's call subscriber for the recorded call only.
+const off = client();
+const subscriber = recordCalls({ tracerProvider, meterProvider });
+let unsubscribe = () => {};
+const unrecorded = (call) => {
+	unsubscribe();
+	return call();
+};
+const recording = (call) => {
+	unsubscribe = clientCalls.subscribe(subscriber);
+	return call();
+};
+const recorded = {
+	checkout: { create: (p) => recording(() => off.checkout.create(p)) },
+	transactions: { retrieve: (id) => recording(() => off.transactions.retrieve(id)) },
+};
 
 const params = CHECKOUT_PARAMS;
 
@@ -116,25 +132,26 @@ async function withBareRecords(operation, path, call) {
 }
 
 // Sanity: both clients do the work; only the recording one records it.
-await off.checkout.create(params);
+await unrecorded(() => off.checkout.create(params));
 await recorded.checkout.create(params);
+unsubscribe();
 await tracerProvider.forceFlush();
 if (exported !== 1) throw new Error(`${exported} spans recorded for one call`);
 
 await pairedCompare(
 	"telemetry: checkout.create, SDK recording vs off",
-	() => off.checkout.create(params),
+	() => unrecorded(() => off.checkout.create(params)),
 	() => recorded.checkout.create(params),
 	{ goal: 1.05 },
 );
 await pairedCompare(
 	"telemetry: checkout.create, the SDK's own records alone vs off",
-	() => off.checkout.create(params),
-	() => withBareRecords("checkout.create", "/v2/checkout", () => off.checkout.create(params)),
+	() => unrecorded(() => off.checkout.create(params)),
+	() => withBareRecords("checkout.create", "/v2/checkout", () => unrecorded(() => off.checkout.create(params))),
 );
 await pairedCompare(
 	"telemetry: transactions.retrieve, SDK recording vs off",
-	() => off.transactions.retrieve(transactionId),
+	() => unrecorded(() => off.transactions.retrieve(transactionId)),
 	() => recorded.transactions.retrieve(transactionId),
 	{ goal: 1.05 },
 );

@@ -1,7 +1,8 @@
-// Builds dist/ and records what it was built from, so that `npm run demo` and `npm run example` build only
-// when dist/ is stale (right after `npm ci`, which builds through `prepare`, they start at once).
+// Builds dist/ and records what it was built from, so that `npm run demo`, `npm run example` and `npm pack`
+// build only when dist/ is stale (right after `npm ci`, which builds through `prepare`, they start at once).
 //   node scripts/build.mjs [--silent]   build (npm run build, prepare), then write the stamp
-//   node scripts/build.mjs --if-stale   build only when the sources changed since the stamp, saying so
+//   node scripts/build.mjs --if-stale   build only when the sources changed since the stamp, saying so (demo,
+//                                       example, prepack)
 //   node scripts/build.mjs --check      say whether dist/ is up to date (exit 0) or stale (exit 1); never builds
 // Plain JavaScript, like require-node.cjs: `prepare` runs it on whatever Node.js `npm ci` runs on.
 import { createHash } from "node:crypto";

@@ -4,7 +4,6 @@ import { isLoopbackHost } from "./schemas/fields.js";
 import { lazySchema } from "./schemas/lazy.js";
 import type { SignedStringForm } from "./signing/canonical.js";
 import { PrivateKey, type PrivateKeyLike, PublicKey, type PublicKeyLike } from "./signing/keys.js";
-import { telemetryOptionsShape } from "./telemetry/options.js";
 import type { FetchLike } from "./transport/http.js";
 import type { ClientHooks, Logger } from "./transport/observer.js";
 
@@ -152,8 +151,6 @@ function clientOptionsShape() {
 		 * @default the gateway's reference form (`canonicalString`)
 		 */
 		signedString: z.optional(z.custom<SignedStringForm>(isFunction, "must be a function")),
-		// OpenTelemetry: one span per call, call counts and durations, drift reports (docs/operations.md).
-		...telemetryOptionsShape(),
 	};
 }
 type ClientOptionsShape = ReturnType<typeof clientOptionsShape>;

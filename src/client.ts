@@ -1,6 +1,7 @@
 import { apiBaseUrl, clientOptionsSchema, type GatewayClientOptions } from "./client-options.js";
 import { ConfigurationError } from "./errors/configuration-error.js";
 import { toFieldIssues } from "./internal/field-issues.js";
+import { callingClient } from "./resources/call-watch.js";
 import { CardResource } from "./resources/card.js";
 import { CheckoutResource } from "./resources/checkout.js";
 import type { ClientContext } from "./resources/context.js";
@@ -8,7 +9,6 @@ import { CallbacksResource, NotificationsResource } from "./resources/notificati
 import { RefundsResource } from "./resources/refunds.js";
 import { TransactionsResource } from "./resources/transactions.js";
 import { toPrivateKey, toPublicKeys } from "./signing/keys.js";
-import { ClientTelemetry } from "./telemetry/client.js";
 import { Transport } from "./transport/http.js";
 import { Observer } from "./transport/observer.js";
 import { userAgent } from "./transport/version.js";
@@ -51,7 +51,6 @@ export class GatewayClient {
 		const config = parsed.data;
 		const baseUrl = apiBaseUrl(config.baseUrl);
 		const observer = new Observer(config.hooks, config.logger, config.logLevel);
-		const providers = { tracerProvider: config.tracerProvider, meterProvider: config.meterProvider };
 		const ctx: ClientContext = {
 			baseUrl,
 			merchantId: config.merchantId,
@@ -63,7 +62,7 @@ export class GatewayClient {
 			requireSignedResponses: config.requireSignedResponses,
 			allowLoopbackHttp: config.allowLoopbackHttp,
 			observer,
-			telemetry: new ClientTelemetry(providers, baseUrl, config.signVersion, observer),
+			caller: callingClient(baseUrl, config.signVersion),
 			transport: new Transport({
 				baseUrl,
 				fetch: config.fetch,
@@ -72,7 +71,6 @@ export class GatewayClient {
 				retryBaseDelayMs: config.retryBaseDelayMs,
 				maxResponseBytes: config.maxResponseBytes,
 				userAgent: userAgent(),
-				observer,
 			}),
 		};
 		this.checkout = new CheckoutResource(ctx);

@@ -62,7 +62,6 @@ export {
 	statusFromCode,
 	type TransactionStatus,
 } from "./statuses/catalogue.js";
-export type { MeterProviderLike, TracerProviderLike } from "./telemetry/options.js";
 export type { FetchLike, RequestOptions } from "./transport/http.js";
 export type {
 	ClientErrorEvent,

@@ -4,7 +4,7 @@ import { checkout } from "./commands/checkout.js";
 import { decodeCallbackCommand } from "./commands/decode-callback.js";
 import { doctor } from "./commands/doctor.js";
 import { keygen } from "./commands/keygen.js";
-import { sandbox } from "./commands/sandbox.js";
+import { sandbox } from "./commands/sandbox/command.js";
 import { sign } from "./commands/sign.js";
 import { verifyIpn } from "./commands/verify-ipn.js";
 import { CliError, type CliIo, EXIT } from "./io.js";

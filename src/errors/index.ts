@@ -12,7 +12,7 @@
  * │   └── ConfigurationError, RequestValidationError, InvalidKeyError, CryptoBackendError
  * ├── VerificationError         a message failed verification or could not be read
  * │   ├── SignatureVerificationError, MalformedMessageError, InvalidNotificationError,
- * │   └── InvalidResponseError, ResponseTooLargeError
+ * │   └── InvalidResponseError, ResponseTooLargeError, ReplayRefusedError
  * └── NotificationStoreError, LeaseExpiredError   the IPN handler's store and leases
  */
 export { AuthenticationError } from "./authentication-error.js";
@@ -34,6 +34,7 @@ export { NotificationStoreError } from "./notification-store-error.js";
 export { OutcomeUnknownError } from "./outcome-unknown-error.js";
 export { ProcessingError } from "./processing-error.js";
 export { RateLimitError } from "./rate-limit-error.js";
+export { type ReplayRefusalReason, ReplayRefusedError } from "./replay-refused-error.js";
 export { type FieldIssue, RequestValidationError } from "./request-validation-error.js";
 export { ResponseTooLargeError } from "./response-too-large-error.js";
 export { type SignatureFailureReason, SignatureVerificationError } from "./signature-verification-error.js";

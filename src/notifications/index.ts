@@ -1,7 +1,6 @@
 // IPN verification and acknowledgement, callback decoding, and the IPN route handler.
-export { type Acknowledgement, acknowledge, acknowledgeFailure } from "./acknowledge.js";
-export { type DecodeCallbackOptions, decodeCallback } from "./callback.js";
-export { createNotificationHandler } from "./handler.js";
+
+export { createMemoryStore, type MemoryStoreOptions } from "./claims/memory-store.js";
 export type {
 	FailedEvent,
 	FailedEventListOptions,
@@ -9,16 +8,41 @@ export type {
 	FailedEventRetry,
 	FailedEvents,
 	NotificationContext,
-	NotificationDelivery,
+} from "./claims/run-types.js";
+export type {
+	ClaimResult,
+	ConfirmResult,
+	EventFailure,
+	FailedEventListing,
+	FailedEventRecord,
+	FailedEventRecordPage,
+	FailedEventStore,
+	NotificationStore,
+} from "./claims/store.js";
+export { createNotificationHandler } from "./handler/handler.js";
+export type {
 	NotificationErrorInfo,
 	NotificationHandler,
 	NotificationHandlerOptions,
-	NotificationResponse,
-} from "./handler-types.js";
-export type { BodyTimeout } from "./http-rules.js";
-export { createMemoryStore, type MemoryStoreOptions } from "./memory-store.js";
-export { type NodeListener, type NodeRequestLike, type NodeResponseLike, toNodeListener } from "./node-listener.js";
-export { createReconciler, DEFAULT_PENDING_STATUSES } from "./reconcile.js";
+} from "./handler/handler-types.js";
+export type { DeliveryHandler, NotificationDelivery, NotificationResponse } from "./http/exchange.js";
+export type { BodyTimeout } from "./http/http-rules.js";
+export {
+	type NodeListener,
+	type NodeRequestLike,
+	type NodeResponseLike,
+	toNodeListener,
+} from "./http/node-listener.js";
+export { type Acknowledgement, acknowledge, acknowledgeFailure } from "./message/acknowledge.js";
+export { type DecodeCallbackOptions, decodeCallback } from "./message/callback.js";
+export {
+	type NotificationEvent,
+	type RefundNotification,
+	type TransactionNotification,
+	type VerifyNotificationOptions,
+	verifyNotification,
+} from "./message/verify.js";
+export { createReconciler, DEFAULT_PENDING_STATUSES } from "./reconciler/reconcile.js";
 export type {
 	ReconcileErrorInfo,
 	ReconcileInput,
@@ -29,21 +53,4 @@ export type {
 	Reconciler,
 	ReconcilerGateway,
 	ReconcilerOptions,
-} from "./reconcile-types.js";
-export type {
-	ClaimResult,
-	ConfirmResult,
-	EventFailure,
-	FailedEventListing,
-	FailedEventRecord,
-	FailedEventRecordPage,
-	FailedEventStore,
-	NotificationStore,
-} from "./store.js";
-export {
-	type NotificationEvent,
-	type RefundNotification,
-	type TransactionNotification,
-	type VerifyNotificationOptions,
-	verifyNotification,
-} from "./verify.js";
+} from "./reconciler/reconcile-types.js";

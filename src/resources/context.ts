@@ -1,9 +1,9 @@
 import type { SignedStringForm } from "../signing/canonical.js";
 import type { PrivateKey, PublicKey } from "../signing/keys.js";
 import type { SignVersion } from "../signing/seal.js";
-import type { ClientTelemetry } from "../telemetry/client.js";
 import type { Transport } from "../transport/http.js";
 import type { Observer } from "../transport/observer.js";
+import type { CallingClient } from "./call-watch.js";
 
 /** @internal What every resource needs from the client. Held privately, never shown. */
 export interface ClientContext {
@@ -20,5 +20,6 @@ export interface ClientContext {
 	readonly allowLoopbackHttp: boolean;
 	readonly transport: Transport;
 	readonly observer: Observer;
-	readonly telemetry: ClientTelemetry;
+	/** Where the calls go and how they are signed, as their watches are told. */
+	readonly caller: CallingClient;
 }

@@ -1,7 +1,7 @@
 import { InvalidNotificationError } from "../errors/invalid-notification-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
-import { type DecodeCallbackOptions, decodeCallback } from "../notifications/callback.js";
-import { type NotificationEvent, verifyNotification } from "../notifications/verify.js";
+import { type DecodeCallbackOptions, decodeCallback } from "../notifications/message/callback.js";
+import { type NotificationEvent, verifyNotification } from "../notifications/message/verify.js";
 import type { CallbackResult, Transaction } from "../schemas/resources.js";
 import { type CallbackInput, unverifiedCallbackFields } from "../signing/callback-url.js";
 import type { RequestOptions } from "../transport/http.js";

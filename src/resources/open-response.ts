@@ -6,6 +6,7 @@ import { redactText } from "../internal/redact.js";
 import { openVerified } from "../signing/open.js";
 import type { ClientContext } from "./context.js";
 import { type CallContext, excerpt, type ReadResponse } from "./response-errors.js";
+import { settingsToCheck } from "./settings-to-check.js";
 
 /** A success response, verified (or, where allowed, unsigned): its signed fields and what is said around them. */
 export interface OpenedResponse {
@@ -56,7 +57,13 @@ export function openResponse(
 		return { fields, wrapper: opened.wrapper ?? { status: fields.status, message: fields.message } };
 	} catch (error) {
 		if (error instanceof SignatureVerificationError) {
-			throw new SignatureVerificationError(error.reason, redactText(error.message, response.secrets), where);
+			const message = redactText(error.message, response.secrets);
+			// A create's OutcomeUnknownError names the settings to check; a query's own error does.
+			const hinted =
+				call.kind === "query"
+					? `${message.replace(/\.$/, "")}: ${settingsToCheck(error.reason, ctx.signVersion)}.`
+					: message;
+			throw new SignatureVerificationError(error.reason, hinted, where);
 		}
 		if (error instanceof MalformedMessageError) {
 			const malformed = `The gateway's signed response is malformed: ${redactText(error.message, response.secrets)}`;

@@ -10,6 +10,7 @@ import { safeCause } from "../transport/errors.js";
 import type { NoResponse } from "../transport/http.js";
 import { describeFailure } from "../transport/network-failure.js";
 import { type CallContext, unknownOutcome } from "./response-errors.js";
+import { checkSignVersion, settingsToCheck } from "./settings-to-check.js";
 
 /**
  * What a call ends in when no response came back. A query changed nothing: its connection error,
@@ -50,23 +51,26 @@ export function tooLargeError(call: CallContext, status: number, limitBytes: num
  * message names the setting to check.
  */
 export function unverifiedCreate(call: CallContext, signVersion: SignVersion, error: unknown): unknown {
-	const version = `signVersion ("${signVersion}" here)`;
-	const checkVersion = `check ${version} against the account's setting`;
 	const arrived = "its response arrived";
 	if (error instanceof SignatureVerificationError) {
 		const unsignedAdvice = "turn requireSignedResponses off only for a gateway that does not sign creation responses";
+		const check = settingsToCheck(error.reason, signVersion);
 		const circumstances: Record<SignatureVerificationError["reason"], string> = {
-			version_not_accepted: `${arrived} signed in another signing version: ${checkVersion}`,
-			mismatch: `${arrived} but its signature matches no configured key: check gatewayPublicKey (and ${version})`,
-			malformed_signature: `${arrived} with a malformed signature: check ${version} and gatewayPublicKey`,
-			missing_signature: `${arrived} unsigned: check ${version}; ${unsignedAdvice}`,
+			version_not_accepted: `${arrived} signed in another signing version: ${check}`,
+			mismatch: `${arrived} but its signature matches no configured key: ${check}`,
+			malformed_signature: `${arrived} with a malformed signature: ${check}`,
+			missing_signature: `${arrived} unsigned: ${check}; ${unsignedAdvice}`,
 		};
-		const fallback = `${arrived} but could not be verified: check ${version} and gatewayPublicKey`;
+		const fallback = `${arrived} but could not be verified: ${settingsToCheck("malformed_signature", signVersion)}`;
 		return unknownOutcome(call, error, circumstances[error.reason] ?? fallback);
 	}
 	if (error instanceof InvalidResponseError) {
 		const detail = error.message.replace(/\.$/, "");
-		return unknownOutcome(call, error, `${arrived} but could not be read (${detail}): ${checkVersion}`);
+		return unknownOutcome(
+			call,
+			error,
+			`${arrived} but could not be read (${detail}): ${checkSignVersion(signVersion)}`,
+		);
 	}
 	return error;
 }

@@ -4,8 +4,10 @@ import { RequestValidationError } from "../errors/request-validation-error.js";
 import { toFieldIssues } from "../internal/field-issues.js";
 import { KnownSecrets } from "../internal/redact.js";
 import { findDrift } from "../schemas/drift.js";
+import { firstReports } from "../schemas/drift-reports.js";
 import { sealMessage } from "../signing/seal.js";
 import type { RequestOptions } from "../transport/http.js";
+import { failureOutcome, successOutcome, watchCall } from "./call-watch.js";
 import type { ClientContext } from "./context.js";
 import { openResponse } from "./open-response.js";
 import { noResponseError, tooLargeError, unverifiedCreate } from "./outcome.js";
@@ -36,8 +38,9 @@ export interface Verified<N extends EndpointName> {
  * built (with `merchantId` as the endpoint wants it), sealed in the account's version and sent; error
  * responses mapped to typed errors; the success response verified, checked against its schema and
  * handed to `read`. A create that may have been processed without a verified response to show for it
- * ends in `OutcomeUnknownError`. The call is recorded as one span with its metrics (telemetry), and
- * drift in the verified response (a status or field the SDK does not know) is reported.
+ * ends in `OutcomeUnknownError`. Each step is told to the call's watch (call-watch.ts: the client's hooks
+ * and logger, and any instrumentation), and so is drift in the verified response (a status or field the SDK
+ * does not know), once per kind and process.
  */
 export async function callEndpoint<N extends EndpointName, T>(
 	ctx: ClientContext,
@@ -48,7 +51,7 @@ export async function callEndpoint<N extends EndpointName, T>(
 ): Promise<T> {
 	const endpoint = ENDPOINTS[name];
 	const { path } = endpoint;
-	const record = await ctx.telemetry.start(endpoint);
+	const watch = watchCall(ctx.caller, ctx.observer, endpoint);
 	try {
 		checkRequestOptions(options, path);
 		const data = validate(endpoint.params(ctx), params, path) as Record<string, unknown>;
@@ -67,8 +70,8 @@ export async function callEndpoint<N extends EndpointName, T>(
 		// Aborted before anything was sent: nothing happened, whatever the endpoint.
 		if (options?.signal?.aborted) throw options.signal.reason;
 		const secrets = new KnownSecrets(fields);
-		record.sending(fields);
-		const received = await record.during(() =>
+		watch.sending(fields);
+		const received = await watch.during(() =>
 			ctx.transport.send({
 				path,
 				body: JSON.stringify(sealed),
@@ -77,10 +80,10 @@ export async function callEndpoint<N extends EndpointName, T>(
 				signVersion,
 				signal: options?.signal,
 				timeoutMs: options?.timeoutMs,
-				onRetry: record.retried,
+				watch,
 			}),
 		);
-		record.responded("failure" in received ? undefined : received.status, received.attempts);
+		watch.exchanged("failure" in received ? undefined : received.status, received.attempts);
 		if ("failure" in received) {
 			throw noResponseError(call, received, options?.timeoutMs ?? ctx.transport.timeoutMs, secrets);
 		}
@@ -98,16 +101,15 @@ export async function callEndpoint<N extends EndpointName, T>(
 			if (!parsed.success) throw unexpected(describeIssues(parsed.error));
 			const data = parsed.data as ResponseDataOf<N>;
 			const drifts = findDrift(endpoint.response.get(), opened.fields);
-			if (drifts.length > 0) ctx.telemetry.drift(endpoint.operation, drifts, record);
+			if (drifts.length > 0) for (const report of firstReports(endpoint.operation, drifts)) watch.drift(report);
 			const result = read({ data, wrapper: opened.wrapper, secrets, unexpected });
-			record.succeeded(result);
+			watch.succeeded(result, successOutcome(endpoint, result));
 			return result;
 		} catch (error) {
 			throw call.kind === "create" ? unverifiedCreate(call, signVersion, error) : error;
 		}
 	} catch (error) {
-		if (error instanceof Error) ctx.observer.error({ method: "POST", path, error });
-		record.failed(error, options?.signal?.aborted === true);
+		watch.failed(error, failureOutcome(error, options?.signal?.aborted === true));
 		throw error;
 	}
 }

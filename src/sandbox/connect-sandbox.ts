@@ -15,7 +15,7 @@ import {
 	type RefundDecisionResult,
 } from "./control/control-types.js";
 import { DURATION_RULE, parseDuration } from "./control/duration.js";
-import type { DeliveryAttempt } from "./ipn/notifier.js";
+import type { DeliveryAttempt } from "./wire/notifier.js";
 
 /** Where the sandbox runs and its control credential: a state directory, or both given directly. */
 export interface ConnectSandboxOptions {

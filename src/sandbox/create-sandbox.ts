@@ -6,10 +6,10 @@ import { coreOnStateDir, openSandboxCore } from "./core/open-core.js";
 import type { SandboxCore } from "./core/sandbox-core.js";
 import type { SandboxOptions } from "./core/sandbox-options.js";
 import { decideRefund, refundView, type SandboxTransaction, transactionView } from "./core/views.js";
-import type { DeliveryAttempt } from "./ipn/notifier.js";
 import type { StateDir } from "./persistence/state-dir.js";
 import { handleRequest } from "./router/handle-request.js";
-import type { SandboxFaults } from "./wire/fault-queue.js";
+import type { SandboxFaults } from "./wire/faults.js";
+import type { DeliveryAttempt } from "./wire/notifier.js";
 import type { ReceivedLog } from "./wire/received-log.js";
 import { type SandboxRequest, type SandboxResponse, toResponse } from "./wire/request-response.js";
 
@@ -93,9 +93,9 @@ export function coreOf(sandbox: Sandbox): SandboxCore | undefined {
 }
 
 function sandboxFacade(core: SandboxCore): Sandbox {
-	const { ledger } = core;
+	// The core's ledger is read on each call: it is made again from the saved state when a write fails.
 	const view = (id: string): SandboxTransaction | undefined => {
-		const transaction = ledger.transaction(id);
+		const transaction = core.ledger.transaction(id);
 		return transaction && transactionView(core, transaction);
 	};
 	const decide = (id: string, approve: boolean, message?: string): Refund => {
@@ -113,7 +113,7 @@ function sandboxFacade(core: SandboxCore): Sandbox {
 		fetch: async (request, options) => toResponse(await handleRequest(core, request, options?.origin)),
 		handle: (request, options) => handleRequest(core, request, options?.origin),
 		transaction: view,
-		transactions: () => ledger.transactions().map((transaction) => transactionView(core, transaction)),
+		transactions: () => core.ledger.transactions().map((transaction) => transactionView(core, transaction)),
 		refund: (id) => refundView(core, id),
 		approveRefund: (id) => decide(id, true),
 		rejectRefund: (id, message) => decide(id, false, message),

@@ -19,7 +19,6 @@ export type { SandboxEvent, SandboxIpnOptions, SandboxOptions } from "./core/san
 export type { SandboxTransaction } from "./core/views.js";
 export { createSandbox, type Sandbox } from "./create-sandbox.js";
 export { type SandboxServer, type SandboxServerOptions, startSandboxServer } from "./http-server.js";
-export type { DeliveryAttempt } from "./ipn/notifier.js";
 export type {
 	FaultDrop,
 	FaultResponder,
@@ -27,6 +26,7 @@ export type {
 	FaultTools,
 	SandboxFault,
 	SandboxFaults,
-} from "./wire/fault-queue.js";
+} from "./wire/faults.js";
+export type { DeliveryAttempt } from "./wire/notifier.js";
 export type { ReceivedLog, ReceivedRequest } from "./wire/received-log.js";
 export type { ConnectionDrop, SandboxRequest, SandboxResponse } from "./wire/request-response.js";

@@ -2,12 +2,11 @@ import { MalformedMessageError } from "../errors/malformed-message-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
 import { isPlainObject, setMember } from "../internal/plain-object.js";
 import { type CryptoBackendName, resolveBackend } from "./backend.js";
-import { referenceForm, type SignedStringForm } from "./canonical.js";
+import { referenceForm, type SignedStringForm, textReferenceForm } from "./canonical.js";
 import { base64Decode, utf8Decode, utf8Encode } from "./encoding.js";
 import { type PublicKey, type PublicKeyLike, toPublicKeys } from "./keys.js";
 import { phpTrim } from "./php.js";
 import type { SignVersion } from "./seal.js";
-import { textReferenceForm, wrappedTextReferenceForm } from "./text-form.js";
 
 /** How `openMessage` and `openCallbackUrl` verify. */
 export interface OpenOptions {
@@ -169,8 +168,7 @@ export function openFlat(
 	let signed: string;
 	if (options.signedString) signed = options.signedString(withoutSignature(message));
 	else if (text === undefined) signed = referenceForm(message);
-	else if (text.wrapper) signed = wrappedTextReferenceForm(text.text, text.wrapper);
-	else signed = textReferenceForm(text.text, message);
+	else signed = textReferenceForm(text.text, text.wrapper ?? message, text.wrapper !== undefined);
 	checkVersion("2.0", options.acceptVersions);
 	verifyAny(toPublicKeys(options.publicKey), utf8Encode(signed), message.signature, options.backend);
 	const fields = withoutSignature(message);

@@ -60,6 +60,12 @@ export function phpJsonString(value: string): string | undefined {
 	return value.isWellFormed() ? phpJsonFromWellFormed(JSON.stringify(value)) : undefined;
 }
 
+/** PHP's json_encode writes an array whose keys are exactly 0..n-1, in order, as a list (so `{}` as `[]`). */
+export function isListKeys(keys: readonly string[]): boolean {
+	for (let i = 0; i < keys.length; i++) if (keys[i] !== String(i)) return false;
+	return true;
+}
+
 const INT64_DIGITS = "9223372036854775808";
 
 /**

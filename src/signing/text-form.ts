@@ -1,19 +1,48 @@
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
-import { fail, isListKeys, MAX_DEPTH, type PathStack, quoted, writeObject } from "./canonical.js";
-import { closingQuote, parsedReferenceForm, parsedWrappedReferenceForm } from "./parsed-form.js";
-import { naturalCompare, phpNumberString, phpTrim } from "./php.js";
+import { isListKeys, naturalCompare, phpJsonString, phpNumberString, phpTrim } from "./php.js";
 
 /**
- * The reference form of a 2.0 message written straight from its JSON text, in one pass. Most texts
- * take the shorter route of parsed-form.ts, which proves first that the parsed object holds what the
- * text says; every other text is read here.
+ * The reference form of a 2.0 message written straight from its JSON text, in one pass: the truth that
+ * the fast route (fast-form.ts) is held to, and the route of every text or object that route declines.
  *
  * The text decides what `JSON.parse` loses: member order at every depth and number literals.
- * The object that `JSON.parse` made from the same text supplies the decoded strings, and each
+ * The object that `JSON.parse` made from the same text, when given, supplies the decoded strings, and each
  * string is trimmed in that object as it is written, so what the verifier hands out is exactly
- * what was signed. Only for text `JSON.parse` has just accepted: the reader trusts its syntax
+ * what was signed. Only for valid JSON text: the reader trusts its syntax
  * and checks only what `JSON.parse` does not (duplicate member names, nesting depth).
  */
+
+/** Deeper nesting than this is refused rather than risking the call stack. */
+export const MAX_DEPTH = 64;
+
+/** Object keys and array indexes from the top down to the value being written, joined only for an error. */
+export type PathStack = Array<string | number>;
+
+/** The typed error naming the path of what cannot be signed and the rule it breaks. */
+export function fail(path: PathStack, rule: string): never {
+	let field = "";
+	for (const part of path) field += typeof part === "number" ? `[${part}]` : field === "" ? part : `.${part}`;
+	throw new MalformedMessageError(`Cannot canonicalize ${field || "the message"}: ${rule}.`, field || undefined);
+}
+
+/** A string as `json_encode` writes it, or the typed error naming where; shared by the signed-string forms. */
+export function quoted(text: string, path: PathStack): string {
+	const json = phpJsonString(text);
+	if (json === undefined) fail(path, "text must be well-formed Unicode (it has a lone surrogate)");
+	return json;
+}
+
+/** The index of the quote that closes the string opening at `open` (the text is valid JSON). */
+export function closingQuote(text: string, open: number): number {
+	let end = open;
+	for (;;) {
+		end = text.indexOf('"', end + 1);
+		let before = end - 1;
+		while (text.charCodeAt(before) === 0x5c) before--;
+		// An even run of backslashes escapes itself, not the quote.
+		if ((end - 1 - before) % 2 === 0) return end;
+	}
+}
 
 const QUOTE = 0x22;
 const OPEN_OBJECT = 0x7b;
@@ -192,7 +221,14 @@ class TextFormWriter {
 	/** Members with their written values, as `json_encode` writes them: names `0..n-1` (or none) as a list. */
 	writeMembers(names: string[], written: string[]): string {
 		if (isListKeys(names)) return `[${written.join(",")}]`;
-		return writeObject(names, (i) => written[i] as string, this.path);
+		let out = "{";
+		for (let i = 0; i < names.length; i++) {
+			const name = names[i] as string;
+			this.path.push(name);
+			out += `${i > 0 ? "," : ""}${quoted(name, this.path)}:${written[i]}`;
+			this.path.pop();
+		}
+		return `${out}}`;
 	}
 
 	/** The signed string of the message object that starts here: its top level in PHP's natural order. */
@@ -209,43 +245,15 @@ class TextFormWriter {
 }
 
 /**
- * The signed string of a flat 2.0 message given as text, and `parsed`, what `JSON.parse` read from
- * that text, with every string trimmed in place. The top-level `signature` is left out and untouched.
- * @internal
+ * The signed string of a 2.0 message text (of its `data` object when `wrapped`), read from the text;
+ * `parsed`, what `JSON.parse` read from it, has its signed strings trimmed in place. The top-level
+ * `signature` and a wrapper's own members are left out and untouched.
+ * @internal the text reader; `textReferenceForm` (canonical.ts) takes the fast route where it may
  */
-export function textReferenceForm(text: string, parsed: Record<string, unknown>): string {
-	return parsedReferenceForm(text, parsed) ?? readTextReferenceForm(text, parsed);
-}
-
-/**
- * `textReferenceForm` read from the text in every case.
- * @internal exported for the tests that hold the two routes to each other
- */
-export function readTextReferenceForm(text: string, parsed: Record<string, unknown>): string {
+export function readTextReferenceForm(text: string, parsed?: Record<string, unknown>, wrapped = false): string {
 	const writer = new TextFormWriter(text);
 	writer.next();
-	return writer.message(parsed);
-}
-
-/**
- * The signed string of the `data` object of a wrapped 2.0 response given as text, trimming the strings
- * of `parsed.data` in place; the wrapper's own members are skipped as they are not signed.
- * @internal
- */
-export function wrappedTextReferenceForm(text: string, parsed: Record<string, unknown>): string {
-	const data = parsed.data;
-	const isObject = typeof data === "object" && data !== null && !Array.isArray(data);
-	const form = isObject ? parsedWrappedReferenceForm(text, parsed, data as Record<string, unknown>) : undefined;
-	return form ?? readWrappedTextReferenceForm(text, parsed);
-}
-
-/**
- * `wrappedTextReferenceForm` read from the text in every case.
- * @internal exported for the tests that hold the two routes to each other
- */
-export function readWrappedTextReferenceForm(text: string, parsed: Record<string, unknown>): string {
-	const writer = new TextFormWriter(text);
-	writer.next();
+	if (!wrapped) return writer.message(parsed);
 	writer.at++;
 	let signed: string | undefined;
 	let count = 0;
@@ -257,22 +265,12 @@ export function readWrappedTextReferenceForm(text: string, parsed: Record<string
 		writer.at++; // the colon
 		count++;
 		if (name === "data" && writer.next() === OPEN_OBJECT)
-			signed = writer.message(isObject(parsed.data) ? parsed.data : undefined);
+			signed = writer.message(isObject(parsed?.data) ? parsed.data : undefined);
 		else writer.skipValue();
 	}
-	if (count !== Object.keys(parsed).length) {
+	if (parsed !== undefined && count !== Object.keys(parsed).length) {
 		throw new MalformedMessageError("The message is not valid JSON: duplicate member name at position 0.");
 	}
 	if (signed === undefined) throw new MalformedMessageError("A wrapped response must have a data object.", "data");
 	return signed;
-}
-
-/**
- * The reference form of a 2.0 message text (of its `data` when `wrapped`), read from a fresh
- * `JSON.parse` of the same text. For callers that only need the string, such as the doctor.
- * @internal
- */
-export function referenceFormOfText(text: string, wrapped = false): string {
-	const parsed = JSON.parse(text) as Record<string, unknown>;
-	return wrapped ? wrappedTextReferenceForm(text, parsed) : textReferenceForm(text, parsed);
 }

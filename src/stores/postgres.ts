@@ -18,7 +18,7 @@ import {
 	type FailedEventRecordPage,
 	invalidCursor,
 	type NotificationStore,
-} from "../notifications/store.js";
+} from "../notifications/claims/store.js";
 import { lazySchema } from "../schemas/lazy.js";
 import { driverMessage } from "./driver-message.js";
 
@@ -141,7 +141,7 @@ function names(table: string) {
  * NUL, which `text` refuses). `event_id` keeps the id for people reading the table (a NUL shown as
  * U+FFFD). `state` is `processing` while claimed (until the lease's end in `expires_at`) and `done`
  * once confirmed (until the retention's end). The `failed_` columns hold a failed event's record (NULL
- * otherwise): the exact id as UTF-8, the attempts, the verified message and the last error.
+ * otherwise): the exact id as UTF-8, the attempts, the delivery's signed message and the last error.
  */
 export function postgresStoreSchema(table: string = DEFAULT_TABLE): string {
 	if (!validTable(table)) throw new ConfigurationError([{ field: "table", message: TABLE_RULE }], "table name");
@@ -284,7 +284,8 @@ SET state = 'done', event_id = excluded.event_id, token = excluded.token, expire
 SELECT 1${joinAsync("FROM")}`,
 		),
 		// One more attempt in the row's record (a done row whose retention ended counts as absent); the claim's
-		// lease ends with it when $6 and the token is the caller's. A processed event gets no record: no row.
+		// lease ends with it when $6 and the token is the caller's. A processed event gets no record: no row. An
+		// empty message (a run that had none) keeps the one recorded before.
 		recordFailure: prepared(
 			"record_failure",
 			`${withAsync}INSERT INTO ${t} AS e (event_key, event_id, state, token, expires_at, failed_event_id,
@@ -297,7 +298,7 @@ ON CONFLICT (event_key) DO UPDATE SET
     THEN least(e.expires_at, now()) ELSE e.expires_at END,
   failed_event_id = excluded.failed_event_id,
   failed_attempts = coalesce(e.failed_attempts, 0) + 1,
-  failed_message = excluded.failed_message,
+  failed_message = coalesce(nullif(excluded.failed_message, ''), e.failed_message, ''),
   failed_error = excluded.failed_error,
   first_failed_at = coalesce(e.first_failed_at, now()),
   last_failed_at = now()

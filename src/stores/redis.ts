@@ -18,7 +18,7 @@ import {
 	type FailedEventRecordPage,
 	invalidCursor,
 	type NotificationStore,
-} from "../notifications/store.js";
+} from "../notifications/claims/store.js";
 import { lazySchema } from "../schemas/lazy.js";
 import { driverMessage } from "./driver-message.js";
 
@@ -109,20 +109,22 @@ return 0`;
 
 // A failed run: one more attempt in the event's record (made, and indexed, on the first), the claim
 // released with it when ARGV[2] is '1'. Nothing is recorded for a processed event: 0. Times are the server's.
+// An empty message (a run that had none) keeps the one recorded before.
 const RECORD_FAILURE = `if redis.call('GET', KEYS[1]) == 'done' then return 0 end
 if ARGV[2] == '1' and redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local old = redis.call('HGET', KEYS[2], ARGV[3])
-local attempts, first = 1, now
+local attempts, first, message = 1, now, ARGV[4]
 if old then
 	local record = cjson.decode(old)
 	attempts = record.attempts + 1
 	first = record.firstFailedAt
+	if message == '' then message = record.message end
 else
 	redis.call('ZADD', KEYS[3], redis.call('INCR', KEYS[4]), ARGV[3])
 end
-local record = {message = ARGV[4], error = ARGV[5], attempts = attempts, firstFailedAt = first, lastFailedAt = now}
+local record = {message = message, error = ARGV[5], attempts = attempts, firstFailedAt = first, lastFailedAt = now}
 redis.call('HSET', KEYS[2], ARGV[3], cjson.encode(record))
 return attempts`;
 const FAILED_EVENT = `return redis.call('HGET', KEYS[1], ARGV[1])`;

@@ -3,7 +3,7 @@ import type { EndpointKind } from "../endpoints.js";
 import type { SignVersion } from "../signing/seal.js";
 import { readCapped, wasCut } from "./capped-body.js";
 import { failedBeforeSending } from "./network-failure.js";
-import type { ClientRetryEvent, Observer } from "./observer.js";
+import type { ClientRequestEvent, ClientResponseEvent, ClientRetryEvent } from "./observer.js";
 import { queryRetry } from "./retry.js";
 
 /** The fetch signature the client accepts (the global `fetch` fits). */
@@ -31,7 +31,16 @@ export interface TransportConfig {
 	/** Longest response body read, in bytes after decompression. */
 	maxResponseBytes: number;
 	userAgent: string;
-	observer: Observer;
+}
+
+/** @internal What is told of each attempt of a call: the client's hooks and logger, and any instrumentation. */
+export interface AttemptWatch {
+	/** An attempt is about to be sent, with the fields before sealing (not redacted: the watch redacts). */
+	attempt(event: Omit<ClientRequestEvent, "fields">, fields: Record<string, unknown>): void;
+	/** An attempt's response arrived (its body not read yet). */
+	responded(event: ClientResponseEvent): void;
+	/** A query is about to be retried, once its wait is over. */
+	retried(event: ClientRetryEvent): void;
 }
 
 /** @internal One request to send. */
@@ -41,11 +50,11 @@ export interface OutgoingRequest extends RequestOptions {
 	body: string;
 	/** A `create` is sent once: never retried, and its body cannot be sent again by fetch itself. */
 	kind: EndpointKind;
-	/** The fields before sealing, for the request hook (redacted there). */
+	/** The fields before sealing, for the watch's request event. */
 	fields: Record<string, unknown>;
 	signVersion: SignVersion;
-	/** Told of each retry of this request, as the client's hooks are (its telemetry). */
-	onRetry?: ((event: ClientRetryEvent) => void) | undefined;
+	/** Told of each attempt, response and retry of this request. */
+	watch: AttemptWatch;
 }
 
 /** @internal The gateway's response, its body read up to `maxResponseBytes`. */
@@ -157,7 +166,8 @@ export class Transport {
 
 	async send(request: OutgoingRequest): Promise<GatewayResponse | NoResponse> {
 		const { default: ky, HTTPError, NetworkError, TimeoutError } = await loadKy();
-		const { observer, maxResponseBytes, userAgent } = this.#config;
+		const { maxResponseBytes, userAgent } = this.#config;
+		const { watch } = request;
 		const url = this.#config.baseUrl + request.path;
 		const fetch = this.#config.fetch ?? globalThis.fetch;
 		let attempt = 0;
@@ -168,17 +178,15 @@ export class Transport {
 		const sendAttempt = async (input: Request | URL | string): Promise<Response> => {
 			attempt++;
 			const { path, fields, signVersion } = request;
-			if (observer.watchesRequests) observer.request({ method: "POST", path, url, attempt, signVersion }, fields);
+			watch.attempt({ method: "POST", path, url, attempt, signVersion }, fields);
 			const { headers, signal } = input as Request;
 			const startedAt = performance.now();
 			try {
 				const response = refuseRedirect(
 					await fetch(url, { method: "POST", redirect: "manual", signal, ...this.#body(request, headers) }),
 				);
-				if (observer.watchesResponses) {
-					const durationMs = Math.round(performance.now() - startedAt);
-					observer.response({ method: "POST", path, attempt, status: response.status, durationMs });
-				}
+				const durationMs = Math.round(performance.now() - startedAt);
+				watch.responded({ method: "POST", path, attempt, status: response.status, durationMs });
 				return await readCapped(response, maxResponseBytes);
 			} finally {
 				lastEndedAt = performance.now();
@@ -193,8 +201,7 @@ export class Transport {
 						: "network error";
 			const delayMs = Math.round(performance.now() - lastEndedAt);
 			const event: ClientRetryEvent = { method: "POST", path: request.path, attempt: retryCount + 1, delayMs, reason };
-			observer.retry(event);
-			request.onRetry?.(event);
+			watch.retried(event);
 		};
 		const create = request.kind === "create";
 		const pending = ky(url, {

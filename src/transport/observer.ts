@@ -82,7 +82,10 @@ export interface Logger {
 
 const RANK: Record<LogLevel | "silent", number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
-/** Fans events out to hooks and the logger; never lets them break a request. */
+/**
+ * Fans events out to hooks and the logger; never lets them break a request. The client's calls reach it as
+ * one watch of their lifecycle (resources/call-watch.ts), beside any instrumentation's.
+ */
 export class Observer {
 	readonly #hooks: ClientHooks;
 	readonly #logger: Logger | undefined;
@@ -92,6 +95,14 @@ export class Observer {
 		this.#hooks = hooks ?? {};
 		this.#logger = logger;
 		this.#minimum = RANK[level];
+	}
+
+	/** True when a hook is set or the logger logs anything: the client's calls are then watched. */
+	get listens(): boolean {
+		const { onRequest, onResponse, onRetry, onError } = this.#hooks;
+		const hooked =
+			onRequest !== undefined || onResponse !== undefined || onRetry !== undefined || onError !== undefined;
+		return hooked || (this.#logger !== undefined && this.#minimum <= RANK.error);
 	}
 
 	/** True when anything listens to requests; lets the hot path skip redaction. */
@@ -124,6 +135,7 @@ export class Observer {
 	}
 
 	response(event: ClientResponseEvent): void {
+		if (!this.watchesResponses) return;
 		this.#call("onResponse", event);
 		this.log("debug", `POST ${event.path} -> ${event.status} in ${event.durationMs} ms`);
 	}

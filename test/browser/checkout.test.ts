@@ -4,13 +4,16 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { GatewayClient } from "../../src/client.js";
-import { decodeCallback } from "../../src/notifications/callback.js";
-import { createNotificationHandler } from "../../src/notifications/handler.js";
-import { toNodeListener } from "../../src/notifications/node-listener.js";
-import { type SandboxServer, startSandboxServer } from "../../src/sandbox/http-server.js";
+import {
+	type CallbackResult,
+	createNotificationHandler,
+	decodeCallback,
+	GatewayClient,
+	type Transaction,
+	toNodeListener,
+} from "../../src/index.js";
 import { colorNames, parseColor, toHex } from "../../src/sandbox/pages/colors.js";
-import type { CallbackResult, Transaction } from "../../src/schemas/resources.js";
+import { type SandboxServer, startSandboxServer } from "../../src/testing.js";
 import { keys } from "../support/vectors.js";
 
 const CHROMIUM = "/usr/bin/chromium";

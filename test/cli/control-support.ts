@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { GatewayClient } from "../../src/client.js";
+import { GatewayClient } from "../../src/index.js";
 import { postForm, tokenOf } from "../sandbox/helpers.js";
 import { keys } from "../support/vectors.js";
 import { type CliProcess, runCliProcess, startCliProcess } from "./spawn.js";
@@ -29,10 +29,13 @@ export interface SandboxProcess {
 	stop(): Promise<void>;
 }
 
+/** The end of what a sandbox prints once it listens: its banner, or with --quiet its one line. */
+export const SANDBOX_READY = /(Press Ctrl\+C to stop\.|, keys in .+\))\n/;
+
 /** Starts `merchant-gateway sandbox --port 0 <args>` and waits for its banner. */
 export async function startSandboxProcess(args: string[]): Promise<SandboxProcess> {
 	const child = startCliProcess(["sandbox", "--port", "0", ...args]);
-	const banner = await child.waitForOutput("Press Ctrl+C");
+	const banner = await child.waitForOutput(SANDBOX_READY);
 	const url = /listening on (http:\/\/\S+)/.exec(banner)?.[1] ?? "";
 	return {
 		process: child,

@@ -3,9 +3,10 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { sealCallbackUrl } from "../../src/signing/callback-url.js";
-import { sealMessage } from "../../src/signing/seal.js";
+import { sealMessage } from "../../src/signing/index.js";
+import { sealCallbackUrl } from "../../src/testing.js";
 import { keyPath, keys } from "../support/vectors.js";
+import { SANDBOX_READY } from "./control-support.js";
 import { runCliProcess, startCliProcess } from "./spawn.js";
 
 const COMMANDS = ["sandbox", "checkout", "keygen", "decode-callback", "verify-ipn", "sign", "doctor"];
@@ -100,7 +101,6 @@ describe("one spelling per meaning across commands", () => {
 			"sandbox",
 			"--port",
 			"0",
-			"-q",
 			"--merchant-key",
 			keyPath("merchant-public"),
 			"--gateway-private-key",
@@ -212,7 +212,7 @@ describe("errors name the flag and the path at fault", () => {
 
 	test("sandbox on a port in use names --port; a bad --public-url names the rule", async () => {
 		const first = startCliProcess(["sandbox", "--port", "0", "-q", "--merchant-key", keyPath("merchant-public")]);
-		const port = /127\.0\.0\.1:(\d+)/.exec(await first.waitForOutput("Press Ctrl+C"))?.[1] ?? "";
+		const port = /127\.0\.0\.1:(\d+)/.exec(await first.waitForOutput(SANDBOX_READY))?.[1] ?? "";
 		const second = await runCliProcess(["sandbox", "--port", port, "--merchant-key", keyPath("merchant-public")]);
 		expect(second.code).toBe(1);
 		expect(second.err).toContain(`port ${port} on 127.0.0.1 is in use (EADDRINUSE): pick another --port`);

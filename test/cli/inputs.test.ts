@@ -3,7 +3,9 @@ import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { sealMessage } from "../../src/signing/seal.js";
+import { InputTooLarge, MAX_INPUT_BYTES, readCapped, readFileCapped, readInput } from "../../src/cli/input.js";
+import { CliError, type CliIo } from "../../src/cli/io.js";
+import { sealMessage } from "../../src/signing/index.js";
 import { keyPath, keys } from "../support/vectors.js";
 import { type CliProcess, runCliProcess, startCliProcess } from "./spawn.js";
 
@@ -231,5 +233,122 @@ describe("reading a FIFO that nobody writes to, the process ends on the signals 
 		writeFileSync(written, JSON.stringify(ipn));
 		expect(await verify.exited).toEqual({ code: 0, signal: null });
 		expect(JSON.parse(verify.out())).toMatchObject({ type: "transaction", transaction: { ref: "o-1" } });
+	});
+});
+
+/** A CliIo whose standard input is `readStdin`; the other channels are not used by the readers. */
+const stdinIo = (readStdin: (maxBytes: number) => Promise<string>): CliIo => ({
+	stdout: () => {},
+	stderr: () => {},
+	readStdin,
+	untilStopped: () => new Promise(() => {}),
+});
+
+describe("the input cap, in process", () => {
+	test("the cap is 1 MiB", () => {
+		expect(MAX_INPUT_BYTES).toBe(1_048_576);
+	});
+
+	test("readCapped joins byte and text chunks and decodes UTF-8 split across chunks", async () => {
+		const euro = Buffer.from("€", "utf8");
+		async function* chunks() {
+			yield "a";
+			yield euro.subarray(0, 1);
+			yield new Uint8Array(euro.subarray(1));
+			yield "é";
+		}
+		expect(await readCapped(chunks(), 100)).toBe("a€é");
+	});
+
+	test("readCapped reads exactly the limit and refuses one byte more, counting bytes, not characters", async () => {
+		async function* of(...parts: string[]) {
+			yield* parts;
+		}
+		expect(await readCapped(of("ab", "c"), 3)).toBe("abc");
+		const error = await readCapped(of("ab", "cd"), 3).catch((caught: unknown) => caught);
+		expect(error).toBeInstanceOf(InputTooLarge);
+		expect((error as InputTooLarge).maxBytes).toBe(3);
+		expect((error as InputTooLarge).message).toBe("more than 3 bytes");
+		// "éé" is two characters but four bytes.
+		await expect(readCapped(of("éé"), 3)).rejects.toBeInstanceOf(InputTooLarge);
+	});
+
+	test("readCapped stops at the first chunk past the limit and closes an endless source", async () => {
+		let pulled = 0;
+		let closed = false;
+		async function* endless() {
+			try {
+				for (;;) {
+					pulled++;
+					yield new Uint8Array(1000);
+				}
+			} finally {
+				closed = true;
+			}
+		}
+		await expect(readCapped(endless(), 2500)).rejects.toBeInstanceOf(InputTooLarge);
+		expect(pulled).toBe(3);
+		expect(closed).toBe(true);
+	});
+
+	test("a file of exactly 1 MiB is read; one byte more is refused naming the file and what it holds", async () => {
+		const exact = join(dir, "exact.bin");
+		writeFileSync(exact, "x".repeat(MAX_INPUT_BYTES));
+		expect(await readFileCapped(exact, "the --key")).toHaveLength(MAX_INPUT_BYTES);
+		const over = join(dir, "over.bin");
+		writeFileSync(over, "x".repeat(MAX_INPUT_BYTES + 1));
+		const error = await readFileCapped(over, "the --key").catch((caught: unknown) => caught);
+		expect(error).toBeInstanceOf(CliError);
+		expect((error as CliError).message).toBe(
+			`the --key file ${over} is larger than 1 MiB, the most this command reads; ` +
+				"no gateway message or key comes near that size: is it the right input?",
+		);
+	});
+
+	test("a file that cannot be read is a CliError naming it and the problem", async () => {
+		const missing = join(dir, "missing.json");
+		const error = await readInput(
+			missing,
+			stdinIo(async () => "unused"),
+			"the IPN body",
+		).catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(CliError);
+		expect((error as CliError).message).toMatch(new RegExp(`^cannot read the IPN body file ${missing}: .+`));
+	});
+
+	test("- reads standard input, asking it for at most 1 MiB", async () => {
+		const asked: number[] = [];
+		const io = stdinIo(async (maxBytes) => {
+			asked.push(maxBytes);
+			return "{}";
+		});
+		expect(await readInput("-", io)).toBe("{}");
+		expect(asked).toEqual([MAX_INPUT_BYTES]);
+	});
+
+	test("standard input over the cap is refused naming what it holds; other errors pass unchanged", async () => {
+		const tooLarge = stdinIo(async (maxBytes) => {
+			throw new InputTooLarge(maxBytes);
+		});
+		await expect(readInput("-", tooLarge)).rejects.toThrow(
+			/^the input on standard input is larger than 1 MiB, the most this command reads/,
+		);
+		await expect(readInput("-", tooLarge, "the message")).rejects.toThrow(/^the message on standard input is larger/);
+		const broken = new Error("EIO");
+		const failing = stdinIo(async () => {
+			throw broken;
+		});
+		await expect(readInput("-", failing)).rejects.toBe(broken);
+	});
+
+	test("a file path other than - is read from the file, not standard input", async () => {
+		const file = join(dir, "message.json");
+		writeFileSync(file, '{"a":1}');
+		expect(
+			await readInput(
+				file,
+				stdinIo(async () => "from stdin"),
+			),
+		).toBe('{"a":1}');
 	});
 });

@@ -4,8 +4,8 @@ import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runCli } from "../../src/cli/run.js";
-import type { DeliveryAttempt } from "../../src/sandbox/ipn/notifier.js";
-import { openMessage } from "../../src/signing/open.js";
+import { openMessage } from "../../src/signing/index.js";
+import type { DeliveryAttempt } from "../../src/testing.js";
 import { ack, type Receiver, startReceiver } from "../sandbox/helpers.js";
 import { keys } from "../support/vectors.js";
 import {
@@ -108,6 +108,11 @@ describe("controlling a running sandbox from the command line", () => {
 		expect(moved.out).not.toContain(transactionId);
 		const after = await json<DeliveryAttempt[]>("ipn", "list");
 		expect(after.filter((a) => a.eventId === event).map((a) => a.outcome)).toEqual(["rejected", "acknowledged"]);
+		// ipn list no longer shows that retry as due.
+		const relisted = await run("ipn", "list");
+		expect(relisted.out).toMatch(
+			new RegExp(`^\\S+Z  ${literal(refused)}, attempt 1; its retry called off: attempt 2 was acknowledged$`, "m"),
+		);
 	});
 
 	test("clock advance runs the retries that fell due and prints the merchant's responses", async () => {
@@ -218,7 +223,7 @@ describe("controlling a running sandbox from the command line", () => {
 		const noDir = await runCliProcess(["sandbox", "transactions"]);
 		expect(noDir.code).toBe(2);
 		expect(noDir.err).toContain("--state-dir <dir> is required");
-	});
+	}, 120_000); // a dozen CLI processes, one after another
 });
 
 describe("the control commands' help", () => {
@@ -249,11 +254,16 @@ describe("the control commands' help", () => {
 });
 
 describe("the live log", () => {
-	test("--quiet silences it: the banner only, while IPNs go out as ever", async () => {
+	test("--quiet silences it and the banner: one line, while IPNs go out as ever", async () => {
 		const receiver = await startReceiver(() => ({ status: 503, body: "busy" }));
 		const stateDir = seededStateDir();
 		const sandbox = await startSandboxProcess(["--state-dir", stateDir, "--quiet"]);
 		try {
+			// What CI needs to read: where it listens, the merchant id and where the keys are.
+			const keysIn = join(stateDir, "keys");
+			expect(sandbox.banner).toBe(
+				`Merchant Gateway sandbox listening on ${sandbox.url} (merchant id sandbox-merchant, keys in ${keysIn})\n`,
+			);
 			const transactionId = await paidCheckout(merchantClient(sandbox.url), receiver.url);
 			// Moving the clock by nothing waits for the deliveries in flight.
 			await control(stateDir, "clock", "advance", "0s");

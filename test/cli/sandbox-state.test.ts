@@ -2,8 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, test } from "vitest";
-import { openMessage } from "../../src/signing/open.js";
-import { sealMessage } from "../../src/signing/seal.js";
+import { openMessage, sealMessage } from "../../src/signing/index.js";
 import { cardFields } from "../sandbox/helpers.js";
 import { keyPath, keys } from "../support/vectors.js";
 import { type CliProcess, runCliProcess, startCliProcess } from "./spawn.js";
@@ -27,7 +26,7 @@ const VECTOR_KEYS = ["--key", keyPath("gateway-private"), "--merchant-key", keyP
 
 /** A sandbox process, once its banner is out: its URL and banner. */
 async function sandbox(args: string[]): Promise<{ cli: CliProcess; url: string; banner: string }> {
-	const cli = startCliProcess(["sandbox", "--port", "0", "-q", ...args]);
+	const cli = startCliProcess(["sandbox", "--port", "0", ...args]);
 	running.push(cli);
 	const banner = await cli.waitForOutput("Press Ctrl+C");
 	return { cli, url: /listening on (http:\/\/[^\s]+)/.exec(banner)?.[1] ?? "", banner };

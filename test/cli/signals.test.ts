@@ -1,9 +1,10 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, test } from "vitest";
-import { sealMessage } from "../../src/signing/seal.js";
+import { sealMessage } from "../../src/signing/index.js";
 import { postForm } from "../sandbox/helpers.js";
 import { keyPath, keys } from "../support/vectors.js";
+import { SANDBOX_READY } from "./control-support.js";
 import { type CliProcess, startCliProcess } from "./spawn.js";
 
 /**
@@ -45,7 +46,7 @@ const sandboxArgs = ["sandbox", "--port", "0", "--merchant-key", keyPath("mercha
 describe("the sandbox stops cleanly", () => {
 	test.each(["SIGINT", "SIGTERM"] as const)("on %s: closes its server and exits 0", async (signal) => {
 		const sandbox = cli([...sandboxArgs, "--key", keyPath("gateway-private"), "-q"]);
-		const banner = await sandbox.waitForOutput("Press Ctrl+C");
+		const banner = await sandbox.waitForOutput(SANDBOX_READY);
 		const url = /listening on (http:\/\/[^\s]+)/.exec(banner)?.[1] ?? "";
 		expect((await fetch(url)).status).toBe(200);
 		sandbox.child.kill(signal);

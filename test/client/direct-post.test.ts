@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { RequestValidationError } from "../../src/errors/request-validation-error.js";
+import { RequestValidationError } from "../../src/index.js";
 import { escapeHtml } from "../../src/internal/escape-html.js";
 import { checkoutRequestSchema, decodeCheckoutForm } from "../../src/schemas/requests.js";
 import { openVerified } from "../../src/signing/open.js";

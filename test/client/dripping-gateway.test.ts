@@ -1,7 +1,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createTcpServer, type Socket } from "node:net";
 import { afterEach, describe, expect, test } from "vitest";
-import { OutcomeUnknownError, TimeoutError } from "../../src/errors/index.js";
+import { OutcomeUnknownError, TimeoutError } from "../../src/index.js";
 import { checkoutParams, makeClient } from "./helpers.js";
 
 /**

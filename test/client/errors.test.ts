@@ -1,14 +1,14 @@
 import { beforeAll, describe, expect, test } from "vitest";
-import type { GatewayClient } from "../../src/client.js";
 import {
 	AuthenticationError,
 	CheckoutError,
+	type GatewayClient,
 	GatewayValidationError,
 	NoS2SProviderError,
 	OutcomeUnknownError,
 	ProcessingError,
 	RateLimitError,
-} from "../../src/errors/index.js";
+} from "../../src/index.js";
 import { ids, signedFlat, signedWrapped, transaction } from "../support/gateway-messages.js";
 import { keys } from "../support/vectors.js";
 import { useGateway } from "./gateway.js";

@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, beforeEach } from "vitest";
-import type { GatewayClient, GatewayClientOptions } from "../../src/client.js";
-import type { Sandbox } from "../../src/sandbox/create-sandbox.js";
-import { type SandboxServer, startSandboxServer } from "../../src/sandbox/http-server.js";
-import type { FaultResponder, SandboxFault } from "../../src/sandbox/wire/fault-queue.js";
-import type { ReceivedRequest } from "../../src/sandbox/wire/received-log.js";
-import type { SignVersion } from "../../src/signing/seal.js";
-import type { FetchLike } from "../../src/transport/http.js";
+import type { FetchLike, GatewayClient, GatewayClientOptions } from "../../src/index.js";
+import type { SignVersion } from "../../src/signing/index.js";
+import {
+	type FaultResponder,
+	type ReceivedRequest,
+	type Sandbox,
+	type SandboxFault,
+	type SandboxServer,
+	startSandboxServer,
+} from "../../src/testing.js";
 import { keys } from "../support/vectors.js";
 import { cardParams, makeClient, uniqueRef } from "./helpers.js";
 

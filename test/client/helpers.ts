@@ -1,7 +1,11 @@
 import { expect } from "vitest";
-import { GatewayClient, type GatewayClientOptions } from "../../src/client.js";
-import { GatewayError } from "../../src/errors/index.js";
-import type { CardChargeParams, CheckoutParams } from "../../src/schemas/params.js";
+import {
+	type CardChargeParams,
+	type CheckoutParams,
+	GatewayClient,
+	type GatewayClientOptions,
+	GatewayError,
+} from "../../src/index.js";
 import { keys } from "../support/vectors.js";
 
 /** The base URL of clients that never reach a gateway (option checks, DIRECT_POST forms). */

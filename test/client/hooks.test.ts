@@ -1,6 +1,10 @@
 import { beforeAll, describe, expect, test } from "vitest";
-import { RequestValidationError } from "../../src/errors/index.js";
-import type { ClientErrorEvent, ClientRequestEvent, ClientResponseEvent } from "../../src/transport/observer.js";
+import {
+	type ClientErrorEvent,
+	type ClientRequestEvent,
+	type ClientResponseEvent,
+	RequestValidationError,
+} from "../../src/index.js";
 import { useGateway } from "./gateway.js";
 import { CARD, CVV, cardParams } from "./helpers.js";
 

@@ -6,7 +6,7 @@ import {
 	OutcomeUnknownError,
 	ProcessingError,
 	TimeoutError,
-} from "../../src/errors/index.js";
+} from "../../src/index.js";
 import { useGateway } from "./gateway.js";
 import { cardParams, checkoutParams, makeClient } from "./helpers.js";
 

@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, test } from "vitest";
-import { InvalidNotificationError, SignatureVerificationError } from "../../src/errors/index.js";
-import { decodeCallback } from "../../src/index.js";
+import { decodeCallback, InvalidNotificationError, SignatureVerificationError } from "../../src/index.js";
 import { keys, vector } from "../support/vectors.js";
 import { useGateway } from "./gateway.js";
 import { makeClient } from "./helpers.js";

@@ -1,9 +1,8 @@
 import { readFileSync } from "node:fs";
 import { inspect } from "node:util";
 import { describe, expect, test } from "vitest";
-import { GatewayClient } from "../../src/client.js";
-import { ConfigurationError, InvalidKeyError } from "../../src/errors/index.js";
-import { loadPrivateKey } from "../../src/signing/keys.js";
+import { ConfigurationError, GatewayClient, InvalidKeyError } from "../../src/index.js";
+import { loadPrivateKey } from "../../src/signing/index.js";
 import { SDK_VERSION, userAgent } from "../../src/transport/version.js";
 import { keys } from "../support/vectors.js";
 import { BASE_URL, makeClient } from "./helpers.js";

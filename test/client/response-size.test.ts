@@ -10,7 +10,7 @@ import {
 	OutcomeUnknownError,
 	ResponseTooLargeError,
 	SignatureVerificationError,
-} from "../../src/errors/index.js";
+} from "../../src/index.js";
 import { ids, signedFlat, transaction } from "../support/gateway-messages.js";
 import { keys } from "../support/vectors.js";
 import { checkoutParams, makeClient } from "./helpers.js";

@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, describe, expect, test, vi } from "vitest";
-import type { FaultResponder } from "../../src/sandbox/wire/fault-queue.js";
+import type { FaultResponder } from "../../src/testing.js";
 import { useGateway } from "./gateway.js";
 
 /**

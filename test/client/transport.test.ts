@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test, vi } from "vitest";
 import {
 	CheckoutError,
+	type ClientRetryEvent,
 	ConnectionError,
 	InvalidResponseError,
 	OutcomeUnknownError,
@@ -8,8 +9,7 @@ import {
 	RateLimitError,
 	RequestValidationError,
 	TimeoutError,
-} from "../../src/errors/index.js";
-import type { ClientRetryEvent } from "../../src/transport/observer.js";
+} from "../../src/index.js";
 import { parseRetryAfter } from "../../src/transport/retry.js";
 import { useGateway } from "./gateway.js";
 import { cardParams, checkoutParams } from "./helpers.js";

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { GatewayClientOptions } from "../../src/client.js";
 import {
+	type GatewayClientOptions,
 	GatewayError,
 	InvalidResponseError,
 	OutcomeUnknownError,
 	type SignatureFailureReason,
 	SignatureVerificationError,
-} from "../../src/errors/index.js";
+} from "../../src/index.js";
 import { signText } from "../../src/signing/seal.js";
 import { MERCHANT_ID, type SandboxServer, startReceiver, startSandbox } from "../sandbox/helpers.js";
 import {

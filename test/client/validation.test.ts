@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { RequestValidationError } from "../../src/errors/index.js";
+import { RequestValidationError } from "../../src/index.js";
 import { checkoutRequestSchema } from "../../src/schemas/requests.js";
 import { ids } from "../support/gateway-messages.js";
 import { useGateway } from "./gateway.js";

@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, test } from "vitest";
-import type { GatewayClient } from "../../src/client.js";
 import {
 	CheckoutError,
+	type GatewayClient,
 	InvalidResponseError,
 	OutcomeUnknownError,
 	SignatureVerificationError,
-} from "../../src/errors/index.js";
+} from "../../src/index.js";
 import { checkoutCreated, ids, refund, signedFlat, signedWrapped, transaction } from "../support/gateway-messages.js";
 import { keys } from "../support/vectors.js";
 import { useGateway } from "./gateway.js";
@@ -102,6 +102,30 @@ describe("malformed, unsigned and badly signed responses", () => {
 			const error = await failure(makeClient({ signVersion: version }).transactions.retrieve(ids.transaction));
 			expect(error).toBeInstanceOf(SignatureVerificationError);
 			expect((error as SignatureVerificationError).reason).toBe("mismatch");
+		},
+	);
+
+	test.each(["2.0", "2.1"] as const)(
+		"a query verified with the wrong gateway key names the settings to check, in a create's words (%s)",
+		async (version) => {
+			const client = makeClient({ signVersion: version });
+			const hint = `check gatewayPublicKey (and signVersion ("${version}" here))`;
+			const wrongKey = keys.merchantPrivate;
+			fixture.next("/v2/checkout/query", () => Response.json(signedFlat(transaction(), version, wrongKey)));
+			const transactionQuery = await failure(client.transactions.retrieve(ids.transaction));
+			expect(transactionQuery.message).toBe(
+				`The signature does not match the message with any of the 1 configured public key(s): ${hint}.`,
+			);
+			fixture.next("/v2/refund/query", () =>
+				Response.json(signedWrapped("success", null, refund(), version, wrongKey)),
+			);
+			const refundQuery = await failure(client.refunds.retrieve(ids.refund));
+			expect((refundQuery as SignatureVerificationError).reason).toBe("mismatch");
+			expect(refundQuery.message).toContain(`: ${hint}.`);
+			fixture.next("/v2/checkout", () => Response.json(signedFlat(checkoutCreated(), version, wrongKey)));
+			const create = await failure(client.checkout.create(checkoutParams()));
+			expect(create).toBeInstanceOf(OutcomeUnknownError);
+			expect(create.message).toContain(`matches no configured key: ${hint}.`);
 		},
 	);
 

@@ -7,9 +7,9 @@ import {
 	InvalidNotificationError,
 	isGatewayError,
 	SignatureVerificationError,
-} from "../../src/errors/index.js";
-import { TimeoutError } from "../../src/errors/timeout-error.js";
-import { HttpRuleError } from "../../src/notifications/http-rules.js";
+	TimeoutError,
+} from "../../src/index.js";
+import { HttpRuleError } from "../../src/notifications/http/http-rules.js";
 import { buildPackage } from "../support/build.js";
 
 describe("instanceof in one build", () => {

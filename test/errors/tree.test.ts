@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import * as errors from "../../src/errors/index.js";
-import { HttpRuleError } from "../../src/notifications/http-rules.js";
+import { HttpRuleError } from "../../src/notifications/http/http-rules.js";
 
 /**
  * One error tree whose branches say what happened. Each leaf is an instance of its
@@ -26,6 +26,7 @@ const {
 	OutcomeUnknownError,
 	ProcessingError,
 	RateLimitError,
+	ReplayRefusedError,
 	RequestValidationError,
 	ResponseTooLargeError,
 	SignatureVerificationError,
@@ -55,6 +56,7 @@ const leaves: Array<[string, Error, (typeof BRANCHES)[number] | undefined]> = [
 	["InvalidNotificationError", new InvalidNotificationError("i"), VerificationError],
 	["InvalidResponseError", new InvalidResponseError("i", "excerpt", at), VerificationError],
 	["ResponseTooLargeError", new ResponseTooLargeError(10, at), VerificationError],
+	["ReplayRefusedError", new ReplayRefusedError("signature", "r"), VerificationError],
 	["NotificationStoreError", new NotificationStoreError("s"), undefined],
 	["LeaseExpiredError", new LeaseExpiredError("transaction:T:successful", 100), undefined],
 ];

@@ -1,10 +1,13 @@
 import fc from "fast-check";
 import { describe } from "vitest";
-import { InvalidNotificationError } from "../../src/errors/invalid-notification-error.js";
-import { MalformedMessageError } from "../../src/errors/malformed-message-error.js";
-import { SignatureVerificationError } from "../../src/errors/signature-verification-error.js";
-import { decodeCallback } from "../../src/notifications/callback.js";
-import { type CallbackInput, openCallbackUrl } from "../../src/signing/callback-url.js";
+import {
+	decodeCallback,
+	InvalidNotificationError,
+	MalformedMessageError,
+	SignatureVerificationError,
+} from "../../src/index.js";
+import { openCallbackUrl } from "../../src/signing/index.js";
+import type { CallbackInput } from "../../src/testing.js";
 import type { Signed } from "./support/checks.js";
 import {
 	expectCoveredBySigned,

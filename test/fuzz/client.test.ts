@@ -2,11 +2,11 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe } from "vitest";
-import { GatewayClient } from "../../src/client.js";
 import {
 	AuthenticationError,
 	CheckoutError,
 	ConnectionError,
+	GatewayClient,
 	GatewayValidationError,
 	InvalidResponseError,
 	NoS2SProviderError,
@@ -16,8 +16,8 @@ import {
 	ResponseTooLargeError,
 	SignatureVerificationError,
 	TimeoutError,
-} from "../../src/errors/index.js";
-import { loadPrivateKey } from "../../src/signing/keys.js";
+} from "../../src/index.js";
+import { loadPrivateKey } from "../../src/signing/index.js";
 import { cardParams, checkoutParams } from "../client/helpers.js";
 import { checkoutCreated, ids, refund, transaction } from "../support/gateway-messages.js";
 import { keys } from "../support/vectors.js";

@@ -1,9 +1,12 @@
 import fc from "fast-check";
 import { describe } from "vitest";
-import { InvalidNotificationError } from "../../src/errors/invalid-notification-error.js";
-import { SignatureVerificationError } from "../../src/errors/signature-verification-error.js";
-import { createNotificationHandler } from "../../src/notifications/handler.js";
-import type { Refund, Transaction } from "../../src/schemas/resources.js";
+import {
+	createNotificationHandler,
+	InvalidNotificationError,
+	type Refund,
+	SignatureVerificationError,
+	type Transaction,
+} from "../../src/index.js";
 import { expectAllowed, expectCoveredBySigned, expectNoPollution, violation } from "./support/checks.js";
 import { anything } from "./support/inputs.js";
 import { applyByteMutation, byteMutations } from "./support/mutations.js";

@@ -5,13 +5,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { beforeAll, describe } from "vitest";
-import { InvalidKeyError } from "../../src/errors/invalid-key-error.js";
-import { SignatureVerificationError } from "../../src/errors/signature-verification-error.js";
-import type { CryptoBackendName } from "../../src/signing/backend.js";
-import { loadPrivateKey, loadPublicKey } from "../../src/signing/keys.js";
+import { InvalidKeyError, SignatureVerificationError } from "../../src/index.js";
+import {
+	type CryptoBackendName,
+	loadPrivateKey,
+	loadPublicKey,
+	openMessage,
+	sealMessage,
+} from "../../src/signing/index.js";
 import { loadCryptoBackend } from "../../src/signing/load-backend.js";
-import { openMessage } from "../../src/signing/open.js";
-import { sealMessage } from "../../src/signing/seal.js";
 import { keyPath, keys } from "../support/vectors.js";
 import { expectNoPollution, typedOutcome, violation } from "./support/checks.js";
 import { anything } from "./support/inputs.js";

@@ -1,10 +1,12 @@
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import { describe } from "vitest";
-import { InvalidNotificationError } from "../../src/errors/invalid-notification-error.js";
-import { MalformedMessageError } from "../../src/errors/malformed-message-error.js";
-import { SignatureVerificationError } from "../../src/errors/signature-verification-error.js";
-import { verifyNotification } from "../../src/notifications/verify.js";
+import {
+	InvalidNotificationError,
+	MalformedMessageError,
+	SignatureVerificationError,
+	verifyNotification,
+} from "../../src/index.js";
 import { openMessage, openVerified } from "../../src/signing/open.js";
 import {
 	expectCoveredBySigned,

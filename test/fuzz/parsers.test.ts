@@ -1,10 +1,9 @@
 import fc from "fast-check";
 import { describe } from "vitest";
-import { MalformedMessageError } from "../../src/errors/malformed-message-error.js";
+import { MalformedMessageError } from "../../src/index.js";
 import { isPlainObject } from "../../src/internal/plain-object.js";
-import { canonicalString } from "../../src/signing/canonical.js";
+import { canonicalString, referenceFormOfText } from "../../src/signing/canonical.js";
 import { base64Decode } from "../../src/signing/encoding.js";
-import { referenceFormOfText } from "../../src/signing/text-form.js";
 import { expectNoPollution, typedOutcome, violation } from "./support/checks.js";
 import { unicodePiece } from "./support/mutations.js";
 import { fuzzTarget } from "./support/runner.js";

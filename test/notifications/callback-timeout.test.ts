@@ -7,7 +7,7 @@ import {
 	toNodeListener,
 } from "../../src/index.js";
 import { ControllableClock } from "../../src/sandbox/books/clock.js";
-import { openMessage } from "../../src/signing/open.js";
+import { openMessage } from "../../src/signing/index.js";
 import { cardFields, signedPost, startSandbox } from "../sandbox/helpers.js";
 import { keys } from "../support/vectors.js";
 import { deferred, gatewayPublicKey, ipnRequest, listen, tick, transactionIpn } from "./fixtures.js";

@@ -10,7 +10,15 @@ import {
 	NotificationStoreError,
 } from "../../src/index.js";
 import { ControllableClock } from "../../src/sandbox/books/clock.js";
-import { deferred, gatewayPublicKey, ipnRequest, signedBody, tick, transactionFields } from "./fixtures.js";
+import {
+	deferred,
+	gatewayPublicKey,
+	ipnRequest,
+	refundFields,
+	signedBody,
+	tick,
+	transactionFields,
+} from "./fixtures.js";
 
 const ULID = "01K0SVJXA7RXJ0WWZ0CQB85R6A";
 
@@ -184,6 +192,20 @@ describe("event identity is the id in its canonical (lower) case", () => {
 		expect(onTransaction).toHaveBeenCalledTimes(1);
 		const eventId = "transaction:01k0svjxa7rxj0wwz0cqb85r6a:successful";
 		expect(onTransaction).toHaveBeenCalledWith(expect.anything(), expect.objectContaining({ eventId }));
+	});
+
+	it("a refund IPN with its id in upper case, then in lower case: one callback run, then a duplicate", async () => {
+		const onRefund = vi.fn();
+		const { handler } = drivenHandler({ onRefund });
+		const refundId = "01KAFR0B2C4D6E8F0G2H4J6K8M";
+		const refund = (id: string) => ipnRequest(signedBody({ ...refundFields(), refundId: id }));
+		const first = await handler(refund(refundId));
+		const second = await handler(refund(refundId.toLowerCase()));
+		expect([first.status, second.status]).toEqual([200, 200]);
+		expect(await second.json()).toEqual({ returnCode: "100", description: "Already processed." });
+		expect(onRefund).toHaveBeenCalledTimes(1);
+		const eventId = "refund:01kafr0b2c4d6e8f0g2h4j6k8m:refund_successful";
+		expect(onRefund).toHaveBeenCalledWith(expect.objectContaining({ refundId }), expect.objectContaining({ eventId }));
 	});
 
 	it("two spellings delivered at once join one run", async () => {

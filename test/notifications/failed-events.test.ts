@@ -11,8 +11,8 @@ import {
 	type NotificationHandlerOptions,
 	type NotificationStore,
 	type Transaction,
+	verifyNotification,
 } from "../../src/index.js";
-import { verifyNotification } from "../../src/notifications/verify.js";
 import { ControllableClock } from "../../src/sandbox/books/clock.js";
 import { deferred, gatewayPublicKey, ipnRequest, tick, transactionIpn } from "./fixtures.js";
 
@@ -57,7 +57,7 @@ function setUp(options: Partial<NotificationHandlerOptions> = {}) {
 }
 
 describe("failed events are kept, not lost", () => {
-	it("a thrown callback: 500, kept with the verified message, attempts and the redacted error; a replay clears it", async () => {
+	it("a thrown callback: 500, kept with the signed message, attempts and the redacted error; a replay clears it", async () => {
 		const { handler, broken, received, deliver } = setUp();
 		const body = transactionIpn("T-FAIL-1");
 		const eventId = "transaction:t-fail-1:successful";
@@ -73,7 +73,7 @@ describe("failed events are kept, not lost", () => {
 		expect(failed).toMatchObject({ eventId, attempts: 2 });
 		expect(failed?.lastError).toBe("TypeError: orders table locked while saving card 411111******1111");
 		expect(failed?.firstFailedAt).toEqual(new Date(Date.UTC(2030, 0, 1)));
-		// What the callback received, as verified: the replay needs no gateway.
+		// What the callback received, verified again from the signed message: the replay needs no gateway.
 		const verified = verifyNotification(body, { gatewayPublicKey });
 		expect(failed?.event).toEqual(verified);
 		expect(await handler.failedEvents.get(eventId)).toEqual(failed);
@@ -181,6 +181,49 @@ describe("failed events are kept, not lost", () => {
 			expect(response.body.returnCode).not.toBe("100");
 		}
 		expect((await handler.failedEvents.list()).events).toMatchObject([{ attempts: 10 }]);
+	});
+
+	it("firstFailedAt is the first failure's time and lastFailedAt the latest's, by the store's clock", async () => {
+		const { handler, time, deliver } = setUp();
+		const body = transactionIpn("T-TIMES");
+		await deliver(body);
+		time.clock.advance(5 * 60_000);
+		await deliver(body);
+		const [failed] = (await handler.failedEvents.list()).events;
+		expect(failed).toMatchObject({
+			attempts: 2,
+			firstFailedAt: new Date(Date.UTC(2030, 0, 1)),
+			lastFailedAt: new Date(Date.UTC(2030, 0, 1, 0, 5)),
+		});
+	});
+
+	it("a body a parser already made (an object) is kept as that object and replays, verified again", async () => {
+		const { handler, broken, received } = setUp();
+		const body = transactionIpn("T-PARSED");
+		const delivery = {
+			method: "POST",
+			contentType: "application/json",
+			contentLength: null,
+			readBody: async () => JSON.parse(body) as unknown,
+		};
+		expect((await handler.handle(delivery)).status).toBe(500);
+		broken.now = false;
+		expect(await handler.failedEvents.retry("transaction:t-parsed:successful")).toMatchObject({
+			result: "processed",
+		});
+		expect(received.map((transaction) => transaction.transactionId)).toEqual(["T-PARSED", "T-PARSED"]);
+	});
+
+	it("a replay is verified with the handler's options as they are now: a 2.0 record under acceptVersions [2.1] is refused", async () => {
+		const store = drivenTime().store();
+		const first = setUp({ store });
+		await first.deliver(transactionIpn("T-PINNED"));
+		const pinned = setUp({ store, acceptVersions: ["2.1"] });
+		pinned.broken.now = false;
+		const replay = await pinned.handler.failedEvents.retry("transaction:t-pinned:successful");
+		expect(replay).toMatchObject({ result: "refused", error: { reason: "signature" } });
+		expect((replay.error as Error).message).toMatch(/Signing version 2\.0 is not accepted here/);
+		expect(pinned.received).toEqual([]);
 	});
 
 	it("lists page by page in the order the events first failed; discard drops one without running it", async () => {

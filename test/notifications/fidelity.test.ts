@@ -8,9 +8,9 @@ import {
 	type SignedStringForm,
 	verifyNotification,
 } from "../../src/index.js";
+import { referenceFormOfText } from "../../src/signing/canonical.js";
 import { openMessage } from "../../src/signing/index.js";
 import { signText } from "../../src/signing/seal.js";
-import { referenceFormOfText } from "../../src/signing/text-form.js";
 import { sealCallbackUrl } from "../../src/testing.js";
 import { sortedStringify } from "../support/forms.js";
 import { keys, vector } from "../support/vectors.js";

@@ -327,9 +327,9 @@ describe("createReconciler", () => {
 			id,
 			eventId: `transaction:${id}:successful`,
 		});
-		// Recorded and released in one step, with the verified resource as the message for a replay.
+		// Recorded and released in one step, with no message: a query's answer is no signed IPN to replay.
 		expect(recordFailure).toHaveBeenCalledWith(`transaction:${id}:successful`, expect.any(String), {
-			message: expect.stringContaining(`"transactionId":"${id}"`),
+			message: "",
 			error: "Error: warehouse offline",
 			release: true,
 		});
@@ -401,11 +401,13 @@ describe("createReconciler", () => {
 	describe("through a proxy that counts the queries", () => {
 		/** In front of the sandbox: `decide` may respond to a request itself (a 429); the rest is forwarded. */
 		type Own = { status: number; headers: Record<string, string> } | undefined;
-		async function startProxy(decide: (path: string, n: number) => Own, holdUntil?: number) {
+		async function startProxy(decide: (path: string, n: number) => Own, hold = false) {
 			const seen: { path: string; at: number; status: number }[] = [];
 			let inFlight = 0;
 			let maxInFlight = 0;
-			let waiting: (() => void)[] = [];
+			/** The queries held back, oldest first, until the test lets each go. */
+			let held: (() => void)[] = [];
+			let heldChanged = () => {};
 			const server = createServer((req, res) => {
 				const chunks: Buffer[] = [];
 				req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -420,11 +422,10 @@ describe("createReconciler", () => {
 					}
 					inFlight++;
 					maxInFlight = Math.max(maxInFlight, inFlight);
-					if (holdUntil !== undefined) {
-						// Held until `holdUntil` queries are in flight together (or 100 ms pass, for the last few).
-						const released = new Promise<void>((resolve) => waiting.push(resolve));
-						if (inFlight >= holdUntil) for (const release of waiting.splice(0)) release();
-						await Promise.race([released, new Promise((resolve) => setTimeout(resolve, 100))]);
+					if (hold) {
+						const released = new Promise<void>((resolve) => held.push(resolve));
+						heldChanged();
+						await released;
 					}
 					const headers = { "content-type": "application/json" };
 					const forwarded = await fetch(`${sandbox.url}${path}`, {
@@ -444,8 +445,16 @@ describe("createReconciler", () => {
 				url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
 				seen,
 				maxInFlight: () => maxInFlight,
+				/** Resolves once `count` queries are held back together. */
+				whenHeld: (count: number) =>
+					new Promise<void>((resolve) => {
+						heldChanged = () => held.length >= count && resolve();
+						heldChanged();
+					}),
+				/** Lets the oldest held query go on to the sandbox. */
+				releaseOldest: () => held.shift()?.(),
 				close: () => {
-					waiting = [];
+					held = [];
 					return new Promise<void>((resolve) => server.close(() => resolve()));
 				},
 			};
@@ -504,13 +513,20 @@ describe("createReconciler", () => {
 			const ids: string[] = [];
 			for (let i = 0; i < 8; i++) ids.push(await paid());
 			await sandbox.sandbox.whenIdle();
-			const proxy = await startProxy(() => undefined, 3);
+			const proxy = await startProxy(() => undefined, true);
 			try {
 				const calls = recorder();
 				const store = createMemoryStore();
 				const reconciler = createReconciler({ gateway: clientFor(proxy.url), store, ...calls, concurrency: 3 });
-				expect(await reconciler.reconcile({ transactions: ids })).toMatchObject({ processed: 8 });
-				expect(proxy.maxInFlight()).toBe(3);
+				const report = reconciler.reconcile({ transactions: ids });
+				// Every query is held until the test lets it go: one at a time, each once as many as the
+				// concurrency allows (or as are left) are held together. No clock decides when.
+				for (let released = 0; released < ids.length; released++) {
+					await proxy.whenHeld(Math.min(3, ids.length - released));
+					proxy.releaseOldest();
+				}
+				expect(await report).toMatchObject({ processed: 8 });
+				expect(proxy.maxInFlight()).toBeLessThanOrEqual(3);
 			} finally {
 				await proxy.close();
 			}

@@ -123,7 +123,7 @@ describe("whether dist/ is stale", () => {
 	});
 });
 
-test("npm run demo and npm run example build only a stale dist/; the build and prepare write the stamp", () => {
+test("npm run demo, npm run example and npm pack build only a stale dist/; the build and prepare write the stamp", () => {
 	const { scripts, files } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
 		scripts: Record<string, string>;
 		files: string[];
@@ -134,5 +134,6 @@ test("npm run demo and npm run example build only a stale dist/; the build and p
 	expect(scripts.example).toBe("node scripts/require-node.cjs && node scripts/build.mjs --if-stale && node");
 	expect(scripts.build).toBe("node scripts/build.mjs");
 	expect(scripts.prepare).toBe("node scripts/build.mjs --silent");
+	expect(scripts.prepack).toBe("node scripts/build.mjs --if-stale && node scripts/pack-manifest.mjs write");
 	expect(files).toContain("!dist/.build-stamp.json");
 });

@@ -13,7 +13,7 @@ describe("the package's entries", () => {
 	afterAll(() => build?.cleanup());
 
 	/** ESM mirrors src (one file per module); CJS is one bundle per entry. */
-	const esmFile: Record<string, string> = { signing: "signing/index" };
+	const esmFile: Record<string, string> = { signing: "signing/index", opentelemetry: "opentelemetry/index" };
 
 	function exportsOf(entry: string): { esm: string[]; cjs: string[] } {
 		const esmPath = join(build.dir, `${esmFile[entry] ?? entry}.js`);
@@ -71,5 +71,11 @@ describe("the package's entries", () => {
 		const { esm, cjs } = exportsOf("testing-msw");
 		expect(cjs).toEqual(esm);
 		expect(esm).toEqual(["sandboxHandlers"]);
+	});
+
+	it("merchant-gateway/opentelemetry: the instrumentation, on its own", () => {
+		const { esm, cjs } = exportsOf("opentelemetry");
+		expect(cjs).toEqual(esm);
+		expect(esm).toEqual(["instrumentMerchantGateway"]);
 	});
 });

@@ -57,7 +57,7 @@ describe("bundles of the built package, gzipped", () => {
 	it(`an IPN route: within ${budget("IPN route").max / 1024} KB; no client, ky, msw or sandbox`, async () => {
 		const { imports, max } = budget("IPN route");
 		const size = await measure(imports, build.dir);
-		expect(size.eagerInputs).toContain("notifications/handler.js");
+		expect(size.eagerInputs).toContain("notifications/handler/handler.js");
 		expect([...size.eagerInputs].filter((input) => CLIENT_SIDE.test(input))).toEqual([]);
 		expect([...size.lazyInputs].filter((input) => CLIENT_SIDE.test(input))).toEqual([]);
 		expect(size.eagerGzip).toBeLessThanOrEqual(max);

@@ -5,10 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { codeBlocks, readDoc } from "../support/markdown.js";
 import { consumerProject, DEPENDENCIES, packedPackage } from "../support/packed.js";
 import { freePort } from "../support/real-servers.js";
+import { vector } from "../support/vectors.js";
 
 // The README's quick start, run as a newcomer runs it: its `// file:` blocks in a fresh project that installs
 // the packed package and express, the sandbox started by the README's command, the shop by the README's
-// shell lines (environment included), then a buyer who pays on the hosted page and a merchant who refunds.
+// shell lines (environment included), then a buyer who pays on the hosted page and a merchant who refunds,
+// twice on one sandbox and once more after the sandbox restarted on its state directory.
 
 const README = readDoc("README.md");
 const blocks = codeBlocks(README);
@@ -97,6 +99,10 @@ describe("the README's quick start, run against the sandbox as the README says",
 	let cleanup = () => {};
 	let shopUrl = "";
 	let sandboxUrl = "";
+	let project = "";
+	/** The README's command that starts the sandbox, as this test runs it (ports swapped, the bin run directly). */
+	let sandboxCommand = "";
+	let sandboxProcess: ChildProcess | undefined;
 
 	const run = (name: keyof typeof output, script: string, cwd: string) => {
 		const binDir = join(cwd, "node_modules", ".bin");
@@ -122,7 +128,7 @@ describe("the README's quick start, run against the sandbox as the README says",
 			packageJson: { type: "module" },
 		});
 		cleanup = made.cleanup;
-		const project = made.dir;
+		project = made.dir;
 		for (const file of files) writeFileSync(join(project, file.name), `${file.code}\n`);
 		writeFileSync(join(project, "inspect.ts"), INSPECT);
 
@@ -136,8 +142,8 @@ describe("the README's quick start, run against the sandbox as the README says",
 			.split("\n")
 			.find((line) => line.includes("merchant-gateway sandbox"));
 		// `npx` finds the package's bin in node_modules/.bin; run it straight from there (no registry).
-		const command = (sandboxLine ?? "").replace(/\s+#.*$/, "").replace(/^npx /, "exec ");
-		run("sandbox", command, project);
+		sandboxCommand = (sandboxLine ?? "").replace(/\s+#.*$/, "").replace(/^npx /, "exec ");
+		sandboxProcess = run("sandbox", sandboxCommand, project);
 		// The key files the README's shop lines read (`$(cat <file>)`) exist once the sandbox has started.
 		const keyFiles = [...(shopBlock ?? "").matchAll(/\$\(cat (\S+)\)/g)].map((match) => match[1] ?? "");
 		expect(keyFiles.length, "the README's shop lines read the sandbox's key files").toBeGreaterThan(0);
@@ -155,54 +161,86 @@ describe("the README's quick start, run against the sandbox as the README says",
 		cleanup();
 	});
 
-	it("checkout, IPN, return page and a refund after the IPN", { timeout: 60_000 }, async () => {
+	/**
+	 * The quick start's four steps: the shop creates a checkout, the buyer pays with the README's test card and
+	 * lands on the return page, the IPN stores the order, and a refund follows with its own IPN.
+	 */
+	async function checkoutToRefund(): Promise<{ orderRef: string; transactionId: string }> {
+		const before = Object.keys((await state()).paidOrders);
+		// 1. The shop creates a checkout and sends the buyer to the hosted page.
+		const pay = await fetch(`${shopUrl}/pay`, { method: "POST", redirect: "manual" });
+		expect(pay.status, await pay.clone().text()).toBe(303);
+		const paymentLink = locationOf(pay);
+		expect(paymentLink.startsWith(sandboxUrl)).toBe(true);
+
+		// The buyer pays with the README's test card; the page sends them back to the shop's return page.
+		const paid = await submitForm(paymentLink, {
+			cardName: "Ada Lovelace",
+			cardNumber: "4242 4242 4242 4242",
+			cardExpiry: "12/30",
+			cardSecurityCode: "123",
+			action: "pay",
+		});
+		const returnUrl = locationOf(paid);
+		expect(returnUrl.startsWith(`${shopUrl}/pay/return?`)).toBe(true);
+
+		// 2. The IPN reaches /pay/ipn; the shop's onTransaction stores the order, once.
+		const added = await until("the transaction IPN", async () => {
+			const orders = Object.entries((await state()).paidOrders).filter(([ref]) => !before.includes(ref));
+			return orders.length > 0 ? orders : undefined;
+		});
+		expect(added).toHaveLength(1);
+		const [[orderRef, transactionId]] = added as [[string, string]];
+		// The sandbox logs a delivery once the shop has responded, which can be after the callback stored the order.
+		const deliveryLines = () =>
+			output.sandbox.split("\n").filter((line) => line.includes("/pay/ipn") && line.includes(transactionId));
+		await until("the sandbox's log of the delivery", async () => (deliveryLines().length > 0 ? true : undefined));
+		expect(deliveryLines()).toHaveLength(1);
+
+		// 3. The return page resolves the signed callback.
+		const page = await fetch(returnUrl);
+		expect(page.status).toBe(200);
+		expect(await page.text()).toBe(`Thank you! Order ${orderRef} is paid.`);
+
+		// 4. The refund after the IPN; its own IPN follows.
+		const refund = await fetch(`${shopUrl}/orders/${orderRef}/refund`, { method: "POST" });
+		const refundText = await refund.text();
+		expect(refund.status, refundText).toBe(200);
+		const refundId = /^Refund (\S+): processed$/.exec(refundText)?.[1];
+		expect(refundId, refundText).toBeDefined();
+		const refundStatus = await until("the refund IPN", async () => (await state()).refunds[refundId ?? ""]);
+		expect(refundStatus).toBe("refund_successful");
+		return { orderRef, transactionId };
+	}
+
+	it("checkout, IPN, return page and a refund after the IPN, twice: each order its own reference", {
+		timeout: 120_000,
+	}, async () => {
 		try {
-			// 1. The shop creates a checkout and sends the buyer to the hosted page.
-			const pay = await fetch(`${shopUrl}/pay`, { method: "POST", redirect: "manual" });
-			expect(pay.status).toBe(303);
-			const paymentLink = locationOf(pay);
-			expect(paymentLink.startsWith(sandboxUrl)).toBe(true);
-
-			// The buyer pays with the README's test card; the page sends them back to the shop's return page.
-			const paid = await submitForm(paymentLink, {
-				cardName: "Ada Lovelace",
-				cardNumber: "4242 4242 4242 4242",
-				cardExpiry: "12/30",
-				cardSecurityCode: "123",
-				action: "pay",
-			});
-			const returnUrl = locationOf(paid);
-			expect(returnUrl.startsWith(`${shopUrl}/pay/return?`)).toBe(true);
-
-			// 2. The IPN reaches /pay/ipn; the shop's onTransaction stores the order, once.
-			const paidOrders = await until("the transaction IPN", async () => {
-				const orders = (await state()).paidOrders;
-				return Object.keys(orders).length > 0 ? orders : undefined;
-			});
-			expect(Object.keys(paidOrders)).toHaveLength(1);
-			const [[orderRef, transactionId]] = Object.entries(paidOrders) as [[string, string]];
-			// The sandbox logs a delivery once the shop has responded, which can be after the callback stored the order.
-			const deliveryLines = () =>
-				output.sandbox.split("\n").filter((line) => line.includes("/pay/ipn") && line.includes(transactionId));
-			await until("the sandbox's log of the delivery", async () => (deliveryLines().length > 0 ? true : undefined));
-			expect(deliveryLines()).toHaveLength(1);
-
-			// 3. The return page resolves the signed callback.
-			const page = await fetch(returnUrl);
-			expect(page.status).toBe(200);
-			expect(await page.text()).toBe(`Thank you! Order ${orderRef} is paid.`);
-
-			// 4. The refund after the IPN; its own IPN follows.
-			const refund = await fetch(`${shopUrl}/orders/${orderRef}/refund`, { method: "POST" });
-			const refundText = await refund.text();
-			expect(refund.status, refundText).toBe(200);
-			const refundId = /^Refund (\S+): processed$/.exec(refundText)?.[1];
-			expect(refundId, refundText).toBeDefined();
-			const refundStatus = await until("the refund IPN", async () => (await state()).refunds[refundId ?? ""]);
-			expect(refundStatus).toBe("refund_successful");
+			const first = await checkoutToRefund();
+			const second = await checkoutToRefund();
+			expect(second.orderRef).not.toBe(first.orderRef);
+			expect(second.transactionId).not.toBe(first.transactionId);
 		} catch (error) {
 			throw new Error(`${String(error)}\n--- sandbox\n${output.sandbox}\n--- shop\n${output.shop}`);
 		}
+	});
+
+	it("an IPN the shop cannot verify is logged by the README's onError", { timeout: 60_000 }, async () => {
+		// Signed by a gateway key other than this sandbox's: what a wrong GATEWAY_PUBLIC_KEY looks like to the shop.
+		const foreign = vector("transaction-ipn-2.0").message ?? "";
+		const response = await fetch(`${shopUrl}/pay/ipn`, {
+			method: "POST",
+			headers: { "content-type": "application/json" },
+			body: foreign,
+		});
+		expect(response.status).toBe(401);
+		const logged = await until("the shop's log of the refused IPN", async () =>
+			output.shop.split("\n").find((line) => line.includes("answered HTTP 401")),
+		);
+		expect(logged).toMatch(
+			/^IPN \(not verified\) answered HTTP 401: SignatureVerificationError: The signature does not/,
+		);
 	});
 
 	it("a callback that failed is listed and replayed through the README's admin routes", {
@@ -273,6 +311,32 @@ describe("the README's quick start, run against the sandbox as the README says",
 			});
 			const page = await fetch(returnUrl);
 			expect(await page.text()).toBe(`Thank you! Order ${orderRef} is paid.`);
+		} catch (error) {
+			throw new Error(`${String(error)}\n--- sandbox\n${output.sandbox}\n--- shop\n${output.shop}`);
+		}
+	});
+	it("a checkout that fails shows the shop's page; after a restart on --state-dir the flow runs again", {
+		timeout: 120_000,
+	}, async () => {
+		try {
+			// The sandbox stops: the shop's checkout cannot reach it.
+			const stopped = sandboxProcess;
+			const exited = new Promise((resolve) => stopped?.once("exit", resolve));
+			stopped?.kill("SIGTERM");
+			await exited;
+			const failed = await fetch(`${shopUrl}/pay`, { method: "POST", redirect: "manual" });
+			expect(failed.status).toBe(502);
+			const page = await failed.text();
+			expect(page).toBe("Sorry, the payment could not be started. Please try again in a moment.");
+			expect(page).not.toMatch(/\bat \S+ \(/);
+			await until("the shop's log of the failed checkout", async () =>
+				/Checkout of order ORD-\S+ failed: ConnectionError/.test(output.shop) ? true : undefined,
+			);
+
+			// Started again by the README's command: the same keys, the orders it kept, a new order that goes through.
+			sandboxProcess = run("sandbox", sandboxCommand, project);
+			await until("the sandbox to listen again", async () => ((await fetch(sandboxUrl)).status > 0 ? true : undefined));
+			await checkoutToRefund();
 		} catch (error) {
 			throw new Error(`${String(error)}\n--- sandbox\n${output.sandbox}\n--- shop\n${output.shop}`);
 		}

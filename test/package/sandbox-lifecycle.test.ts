@@ -6,9 +6,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { consumerProject, DEPENDENCIES, packedPackage } from "../support/packed.js";
 
 // The sandbox as CI starts it: through real `npx` in a project that installed the packed package.
-// Whatever starts it, the sandbox ends when its starter ends: SIGTERM or SIGINT to npx's pid only
-// (what `kill $!` does), SIGKILL to npx, SIGKILL to a parent that ran the bin. Each test waits for
-// conditions (the port accepting or refusing connections, processes gone), never for a fixed time.
+// Whatever starts it, the sandbox ends when its starter ends: SIGTERM to npx's pid only (what `kill $!`
+// does), SIGINT to npx's process group (what Ctrl+C in a terminal does), SIGKILL to npx, SIGKILL to a parent
+// that ran the bin; and only then: a SIGSTOP and SIGCONT of the sandbox leave it running. Each test waits for
+// conditions (the port accepting or refusing connections, processes gone); the one fixed wait, letting the
+// sandbox's starter watch poll after a SIGCONT, can on a slow machine only miss a regression, never fail.
 
 let project: ReturnType<typeof consumerProject>;
 const started: ChildProcess[] = [];
@@ -39,6 +41,12 @@ function uniqueStateDir(): string {
 	return dir;
 }
 
+/** A process's state letter from /proc/<pid>/stat: R, S, T (stopped), Z... */
+function processState(pid: number): string {
+	const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+	return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+}
+
 /** The pids of the live processes whose command line mentions `marker` (zombies count as gone). */
 function processesMentioning(marker: string): number[] {
 	const pids: number[] = [];
@@ -46,9 +54,7 @@ function processesMentioning(marker: string): number[] {
 		if (!/^\d+$/.test(name)) continue;
 		try {
 			const commandLine = readFileSync(`/proc/${name}/cmdline`, "utf8");
-			const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-			const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-			if (commandLine.includes(marker) && state !== "Z") pids.push(Number(name));
+			if (commandLine.includes(marker) && processState(Number(name)) !== "Z") pids.push(Number(name));
 		} catch {
 			// gone meanwhile
 		}
@@ -78,8 +84,14 @@ async function waitFor(what: string, condition: () => boolean | Promise<boolean>
 }
 
 /** Starts `command args` in the project and resolves once the banner names the port. */
-async function startUntilListening(command: string, args: string[]): Promise<{ child: ChildProcess; port: number }> {
-	const child = spawn(command, args, { cwd: project.dir, env, stdio: ["ignore", "pipe", "pipe"] });
+async function startUntilListening(
+	command: string,
+	args: string[],
+	options: { ownGroup?: boolean } = {},
+): Promise<{ child: ChildProcess; port: number; output: () => string }> {
+	// ownGroup: the child leads a process group of its own, as a terminal's foreground job does.
+	const detached = options.ownGroup === true;
+	const child = spawn(command, args, { cwd: project.dir, env, stdio: ["ignore", "pipe", "pipe"], detached });
 	started.push(child);
 	let output = "";
 	child.stdout?.on("data", (chunk: Buffer) => {
@@ -93,7 +105,7 @@ async function startUntilListening(command: string, args: string[]): Promise<{ c
 		return output.includes("Press Ctrl+C");
 	});
 	const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1]);
-	return { child, port };
+	return { child, port, output: () => output };
 }
 
 /** After `stop`: the port refuses connections within 3 s, and no process of the run is left. */
@@ -105,20 +117,41 @@ async function expectAllGone(port: number, marker: string, stop: () => void): Pr
 }
 
 describe("npx merchant-gateway sandbox stops with npx", () => {
-	test.each(["SIGTERM", "SIGINT", "SIGKILL"] as const)("%s to npx's pid only", async (signal) => {
+	const npx = (stateDir: string) => ["merchant-gateway", "sandbox", "-p", "0", "--state-dir", stateDir];
+
+	test.each(["SIGTERM", "SIGKILL"] as const)("%s to npx's pid only", async (signal) => {
 		const stateDir = uniqueStateDir();
-		const { child, port } = await startUntilListening("npx", [
-			"merchant-gateway",
-			"sandbox",
-			"-p",
-			"0",
-			"--state-dir",
-			stateDir,
-		]);
+		const { child, port } = await startUntilListening("npx", npx(stateDir));
 		expect(await portAccepts(port)).toBe(true);
 		// npm exec, the sh -c it runs the bin through, and node running the sandbox.
 		expect(processesMentioning(stateDir).length).toBeGreaterThanOrEqual(3);
 		await expectAllGone(port, stateDir, () => child.kill(signal));
+	});
+
+	test("SIGINT to npx's process group (kill -INT -- -<pgid>, as Ctrl+C in a terminal)", async () => {
+		const stateDir = uniqueStateDir();
+		const { child, port, output } = await startUntilListening("npx", npx(stateDir), { ownGroup: true });
+		await expectAllGone(port, stateDir, () => process.kill(-(child.pid ?? 0), "SIGINT"));
+		expect(output()).toContain("sandbox stopped");
+	});
+
+	test("a SIGSTOP and SIGCONT of the sandbox leave it running", async () => {
+		const stateDir = uniqueStateDir();
+		const { child, port, output } = await startUntilListening("npx", npx(stateDir));
+		const { pid } = JSON.parse(readFileSync(join(stateDir, "sandbox.lock"), "utf8")) as { pid: number };
+		process.kill(pid, "SIGSTOP");
+		await waitFor("the sandbox to be stopped", () => processState(pid) === "T");
+		process.kill(pid, "SIGCONT");
+		await waitFor("the sandbox to run again", () => processState(pid) !== "T");
+		// The starter watch polls every 500 ms: let it look a few times, then ask the sandbox twice in a row, so
+		// that a poll overdue since the SIGCONT has run before the second answer.
+		const resumed = performance.now();
+		await waitFor("a few polls of the starter watch", () => performance.now() - resumed > 2_000);
+		for (let i = 0; i < 2; i++) expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(200);
+		expect(output()).not.toContain("stopping");
+		expect(processesMentioning(stateDir).length).toBeGreaterThanOrEqual(3);
+		expect(await portAccepts(port)).toBe(true);
+		await expectAllGone(port, stateDir, () => child.kill("SIGTERM"));
 	});
 
 	test("a parent that ran the installed bin, killed with SIGKILL", async () => {

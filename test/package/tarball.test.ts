@@ -1,5 +1,6 @@
-import { execFile } from "node:child_process";
-import { copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -74,6 +75,47 @@ describe("what npm pack puts in the tarball", () => {
 	});
 });
 
+describe("the package.json in the tarball", () => {
+	it("is what a consumer needs: no scripts (no prepare), devDependencies or overrides; the rest as in the clone", () => {
+		const text = execFileSync("tar", ["-xzOf", packed.tarball, "package/package.json"], { encoding: "utf8" });
+		const clone = JSON.parse(packed.manifest.before) as Record<string, unknown> & { scripts: Record<string, string> };
+		expect(clone.scripts.prepare).toBeDefined();
+		const { scripts: _scripts, devDependencies: _dev, overrides: _overrides, ...consumer } = clone;
+		expect(JSON.parse(text)).toEqual(consumer);
+	});
+
+	it("npm pack right after the clone's build builds nothing again, and leaves the clone's package.json as it was", () => {
+		expect(packed.rebuiltByPack).toBe(false);
+		expect(packed.manifest.after).toBe(packed.manifest.before);
+	});
+
+	it("a pack stopped between its two steps: the next one packs the consumer's of the clone's, then puts it back", () => {
+		const clone = mkdtempSync(join(tmpdir(), "mg-pack-manifest-"));
+		try {
+			mkdirSync(join(clone, "scripts"));
+			copyFileSync(join(root, "scripts", "pack-manifest.mjs"), join(clone, "scripts", "pack-manifest.mjs"));
+			const original =
+				'{\n  "name": "x",\n  "version": "1.0.0",\n  "scripts": { "prepare": "node build.mjs" },\n  "devDependencies": { "y": "1" }\n}\n';
+			writeFileSync(join(clone, "package.json"), original);
+			const step = (action: string) =>
+				execFileSync(process.execPath, ["scripts/pack-manifest.mjs", action], { cwd: clone });
+			const manifest = () => JSON.parse(readFileSync(join(clone, "package.json"), "utf8")) as unknown;
+			step("write");
+			expect(manifest()).toEqual({ name: "x", version: "1.0.0" });
+			// Stopped here (no restore); the next pack's first step finds the clone's package.json put aside.
+			step("write");
+			expect(manifest()).toEqual({ name: "x", version: "1.0.0" });
+			step("restore");
+			expect(readFileSync(join(clone, "package.json"), "utf8")).toBe(original);
+			expect(readdirSync(clone).sort()).toEqual(["package.json", "scripts"]);
+			step("restore");
+			expect(readFileSync(join(clone, "package.json"), "utf8")).toBe(original);
+		} finally {
+			rmSync(clone, { recursive: true, force: true });
+		}
+	});
+});
+
 describe("projects that install the tarball", () => {
 	const ipn = vector("transaction-ipn-2.0");
 	const entries = [
@@ -81,6 +123,7 @@ describe("projects that install the tarball", () => {
 		"merchant-gateway/signing",
 		"merchant-gateway/testing",
 		"merchant-gateway/testing/msw",
+		"merchant-gateway/opentelemetry",
 		"merchant-gateway/stores/redis",
 		"merchant-gateway/stores/postgres",
 	];
@@ -95,7 +138,7 @@ describe("projects that install the tarball", () => {
 	 * as an expression), verifies an IPN with the package, and prints what {@link expected} describes.
 	 */
 	const consumer = (type: "module" | "commonjs", imports: string[], load: string) => {
-		const dir = project([...DEPENDENCIES, "msw"], { type });
+		const dir = project([...DEPENDENCIES, "msw", "@opentelemetry/api"], { type });
 		writeFileSync(join(dir, "ipn.json"), ipn.message ?? "");
 		writeFileSync(join(dir, "gateway-public.pem"), keys.gatewayPublic);
 		write(dir, "main.js", [
@@ -142,10 +185,10 @@ describe("projects that install the tarball", () => {
 	};
 	const typescriptProjects = [
 		{
-			name: "TypeScript, module nodenext (ESM, a .cts file, msw)",
-			packages: ["@types/node", "msw"],
+			name: "TypeScript, module nodenext (ESM, a .cts file, msw, OpenTelemetry)",
+			packages: ["@types/node", "msw", "@opentelemetry/api"],
 			compilerOptions: { module: "nodenext", moduleResolution: "nodenext", lib: ["es2023", "dom"], types: ["node"] },
-			files: ["consumer.ts", "node-consumer.ts", "msw-consumer.ts", "require-consumer.cts"],
+			files: ["consumer.ts", "node-consumer.ts", "msw-consumer.ts", "otel-consumer.ts", "require-consumer.cts"],
 		},
 		{
 			name: "TypeScript, moduleResolution bundler",

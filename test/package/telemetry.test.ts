@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consumerProject, DEPENDENCIES, type PackedPackage, packedPackage } from "../support/packed.js";
 import { keys } from "../support/vectors.js";
 
-// @opentelemetry/api is an optional peer dependency. Projects that install the packed package without it
-// (as most merchants will) must see no difference: the calls work, no @opentelemetry module is loaded,
-// a bundler builds them. Projects with it record the calls, from ESM and CommonJS alike.
+// @opentelemetry/api is an optional peer dependency, imported only by merchant-gateway/opentelemetry.
+// Projects that install the packed package without it (as most merchants will) see no difference: the calls
+// work, no @opentelemetry module is even looked up, a bundler builds them. Projects that turn the
+// instrumentation on record the calls, from ESM and CommonJS alike, and across both builds of the package.
 
 let packed: PackedPackage;
 const projects: Array<{ cleanup(): void }> = [];
@@ -39,10 +40,16 @@ function node(dir: string, file: string): Promise<{ code: number; stdout: string
 
 /**
  * The consumer's program: a checkout created through the client against the sandbox (in process), with
- * a logger that keeps warnings. `tracerProvider` is `"none"`, `"option"` (a span recorder passed to the
- * client) or `"global"` (registered with the API). It prints what happened and which modules it loaded.
+ * a logger that keeps warnings. `tracerProvider` is `"none"` (no instrumentation), `"option"` (a span
+ * recorder given to the instrumentation) or `"global"` (registered with the API). `loadEntry` loads
+ * merchant-gateway/opentelemetry (by default as `load` does). It prints what happened and which modules it
+ * loaded.
  */
-function program(load: (name: string) => string, tracerProvider: "none" | "option" | "global"): string {
+function program(
+	load: (name: string) => string,
+	tracerProvider: "none" | "option" | "global",
+	loadEntry: (name: string) => string = load,
+): string {
 	const withSdk = tracerProvider !== "none";
 	return [
 		'const { readFileSync } = process.getBuiltinModule("node:fs");',
@@ -64,6 +71,9 @@ function program(load: (name: string) => string, tracerProvider: "none" | "optio
 				]
 			: ["const exporter = { getFinishedSpans: () => [] };"]),
 		...(tracerProvider === "global" ? ["trace.setGlobalTracerProvider(provider);"] : []),
+		...(withSdk ? [`const { instrumentMerchantGateway } = ${loadEntry("merchant-gateway/opentelemetry")};`] : []),
+		...(tracerProvider === "global" ? ["instrumentMerchantGateway();"] : []),
+		...(tracerProvider === "option" ? ["instrumentMerchantGateway({ tracerProvider: provider });"] : []),
 		"const sandbox = await createSandbox({",
 		"  gatewayKeys: { privateKey: keys.gatewayPrivate, publicKey: keys.gatewayPublic },",
 		'  merchants: [{ merchantId: "M-1", publicKey: keys.merchantPublic }],',
@@ -75,7 +85,6 @@ function program(load: (name: string) => string, tracerProvider: "none" | "optio
 		"  privateKey: keys.merchantPrivate, gatewayPublicKey: keys.gatewayPublic,",
 		"  fetch: (input, init) => sandbox.fetch(new Request(input, init)),",
 		"  logger: { warn: (message) => warnings.push(message) },",
-		...(tracerProvider === "option" ? ["  tracerProvider: provider,"] : []),
 		"});",
 		"const session = await client.checkout.create({",
 		'  orderRef: "ORD-1", amount: 10.5, currency: "EUR", paymentMethod: "checkout",',
@@ -101,30 +110,12 @@ describe("without @opentelemetry/api installed", () => {
 	it.each([
 		["ESM", esm, "module"],
 		["CommonJS", cjs, "commonjs"],
-	] as const)("%s: the call works, only the API's name is looked up, nothing is loaded", async (_, load, type) => {
+	] as const)("%s: the call works, the API is not even looked up", async (_, load, type) => {
 		const dir = project(DEPENDENCIES, type);
 		writeFileSync(join(dir, "main.js"), program(load, "none"));
 		const result = await node(dir, "main.js");
 		expect(result.stderr).toBe("");
-		expect(JSON.parse(result.stdout)).toEqual({
-			created: true,
-			warnings: [],
-			spans: [],
-			attempted: ["@opentelemetry/api"],
-			loaded: [],
-		});
-	});
-
-	it("a tracerProvider given anyway: the call works, and the logger says why nothing is recorded", async () => {
-		const dir = project(DEPENDENCIES, "module");
-		const source = program(esm, "none").replace(
-			"  logger:",
-			"  tracerProvider: { getTracer() { throw new Error('never asked'); } },\n  logger:",
-		);
-		writeFileSync(join(dir, "main.js"), source);
-		const report = JSON.parse((await node(dir, "main.js")).stdout);
-		expect(report.created).toBe(true);
-		expect(report.warnings).toEqual([expect.stringContaining("@opentelemetry/api could not be loaded")]);
+		expect(JSON.parse(result.stdout)).toEqual({ created: true, warnings: [], spans: [], attempted: [], loaded: [] });
 	});
 
 	it("a bundler builds the project, for Node and for a Worker, and the bundle runs", async () => {
@@ -144,7 +135,7 @@ describe("without @opentelemetry/api installed", () => {
 			expect(result.errors).toEqual([]);
 		}
 		const report = JSON.parse((await node(dir, "bundle-node.mjs")).stdout);
-		expect(report).toEqual({ created: true, warnings: [], spans: [], attempted: ["@opentelemetry/api"], loaded: [] });
+		expect(report).toEqual({ created: true, warnings: [], spans: [], attempted: [], loaded: [] });
 	});
 });
 
@@ -164,5 +155,13 @@ describe("with @opentelemetry/api installed", () => {
 		const report = JSON.parse(result.stdout);
 		expect(report).toMatchObject({ created: true, warnings: [], spans: ["checkout.create"] });
 		expect(report.loaded).toContain("@opentelemetry/api");
+	});
+
+	it("the instrumentation required from CommonJS records the calls of the client imported as ESM", async () => {
+		const dir = project([...DEPENDENCIES, ...OTEL], "commonjs");
+		writeFileSync(join(dir, "main.js"), program(esm, "global", cjs));
+		const result = await node(dir, "main.js");
+		expect(result.stderr).toBe("");
+		expect(JSON.parse(result.stdout)).toMatchObject({ created: true, spans: ["checkout.create"] });
 	});
 });

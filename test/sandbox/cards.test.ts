@@ -1,8 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { luhnValid } from "../../src/internal/luhn.js";
-import { testCards } from "../../src/sandbox/books/test-cards.js";
-import { openCallbackUrl } from "../../src/signing/callback-url.js";
-import { openMessage } from "../../src/signing/open.js";
+import { openCallbackUrl, openMessage } from "../../src/signing/index.js";
+import { testCards } from "../../src/testing.js";
 import { keys } from "../support/vectors.js";
 import type { SandboxServer } from "./helpers.js";
 import { cardFields, checkoutFields, MERCHANT_ID, postForm, signedPost, useSandboxFixture } from "./helpers.js";

@@ -1,9 +1,7 @@
 import { decodeTime } from "ulid";
 import { describe, expect, test } from "vitest";
-import type { SandboxEvent } from "../../src/sandbox/core/sandbox-options.js";
-import { openCallbackUrl } from "../../src/signing/callback-url.js";
-import { openMessage } from "../../src/signing/open.js";
-import { sealMessage } from "../../src/signing/seal.js";
+import { openCallbackUrl, openMessage, sealMessage } from "../../src/signing/index.js";
+import type { SandboxEvent } from "../../src/testing.js";
 import { keys } from "../support/vectors.js";
 import { checkoutFields, MERCHANT_ID, postForm, signedPost, tokenOf, useSandboxFixture } from "./helpers.js";
 

@@ -4,10 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { runCli } from "../../src/cli/run.js";
-import { sealCallbackUrl } from "../../src/signing/callback-url.js";
-import { loadPrivateKey, loadPublicKey } from "../../src/signing/keys.js";
-import { openMessage } from "../../src/signing/open.js";
-import { sealMessage } from "../../src/signing/seal.js";
+import { loadPrivateKey, loadPublicKey, openMessage, sealMessage } from "../../src/signing/index.js";
+import { sealCallbackUrl } from "../../src/testing.js";
 import { keyPath, keys } from "../support/vectors.js";
 
 /** Runs the CLI in-process with captured output. `stop` ends a long-running command. */

@@ -1,19 +1,20 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { GatewayClientOptions } from "../../src/client.js";
 import {
 	AuthenticationError,
+	type CardChargeParams,
 	CheckoutError,
+	createNotificationHandler,
+	type GatewayClientOptions,
 	GatewayValidationError,
 	NoS2SProviderError,
 	OutcomeUnknownError,
 	ProcessingError,
-} from "../../src/errors/index.js";
-import { createNotificationHandler } from "../../src/notifications/handler.js";
-import { toNodeListener } from "../../src/notifications/node-listener.js";
-import type { CardChargeParams } from "../../src/schemas/params.js";
-import type { Refund, Transaction } from "../../src/schemas/resources.js";
+	type Refund,
+	type Transaction,
+	toNodeListener,
+} from "../../src/index.js";
 import { keys } from "../support/vectors.js";
 import {
 	cardFields,

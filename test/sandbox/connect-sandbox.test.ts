@@ -1,9 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { AuthenticationError } from "../../src/errors/authentication-error.js";
-import { ConfigurationError } from "../../src/errors/configuration-error.js";
-import { ConnectionError } from "../../src/errors/connection-error.js";
+import { AuthenticationError, ConfigurationError, ConnectionError } from "../../src/index.js";
 import { connectSandbox, type SandboxControl, startSandboxServer } from "../../src/testing.js";
 import {
 	merchantClient,

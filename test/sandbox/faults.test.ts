@@ -1,7 +1,11 @@
 import { HttpResponse } from "msw";
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
-import type { GatewayClientOptions } from "../../src/client.js";
-import { ConfigurationError, ConnectionError, OutcomeUnknownError } from "../../src/errors/index.js";
+import {
+	ConfigurationError,
+	ConnectionError,
+	type GatewayClientOptions,
+	OutcomeUnknownError,
+} from "../../src/index.js";
 import { createSandbox, type Sandbox } from "../../src/testing.js";
 import { keys } from "../support/vectors.js";
 import { FACE_NAMES, faceClient, MERCHANT_ID, merchant, type SandboxFace, startFace } from "./helpers.js";

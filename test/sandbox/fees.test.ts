@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { expect, test } from "vitest";
-import { ConfigurationError } from "../../src/errors/index.js";
+import { ConfigurationError } from "../../src/index.js";
 import { computeFees, feeModel } from "../../src/sandbox/books/fees.js";
 
 test("fees always add up: buyer + seller = fee, paid = amount + buyer, settlement = paid - every deduction", () => {

@@ -2,14 +2,17 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
-import { GatewayClient, type GatewayClientOptions } from "../../src/client.js";
-import type { SandboxMerchantOptions } from "../../src/sandbox/books/merchant-options.js";
-import type { SandboxOptions } from "../../src/sandbox/core/sandbox-options.js";
-import { type SandboxServer, type SandboxServerOptions, startSandboxServer } from "../../src/sandbox/http-server.js";
-import { openMessage } from "../../src/signing/open.js";
-import type { SignVersion } from "../../src/signing/seal.js";
-import { sealMessage } from "../../src/signing/seal.js";
-import { createSandbox, type Sandbox } from "../../src/testing.js";
+import { GatewayClient, type GatewayClientOptions } from "../../src/index.js";
+import { openMessage, type SignVersion, sealMessage } from "../../src/signing/index.js";
+import {
+	createSandbox,
+	type Sandbox,
+	type SandboxMerchantOptions,
+	type SandboxOptions,
+	type SandboxServer,
+	type SandboxServerOptions,
+	startSandboxServer,
+} from "../../src/testing.js";
 import { sandboxHandlers } from "../../src/testing-msw.js";
 import { keys } from "../support/vectors.js";
 

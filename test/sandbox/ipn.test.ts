@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "vitest";
-import { openMessage } from "../../src/signing/open.js";
+import { openMessage } from "../../src/signing/index.js";
 import { keys } from "../support/vectors.js";
 import { ack, cardFields, checkoutFields, postForm, signedPost, startReceiver, startSandbox } from "./helpers.js";
 

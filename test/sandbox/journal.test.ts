@@ -77,7 +77,7 @@ describe("the journal", () => {
 		expect(readFileSync(path, "utf8")).toBe("a\nb\n");
 	});
 
-	test("a write failing half-way rejects its waiters, leaves no half line, goes out with the next group", async () => {
+	test("a write failing half-way rejects its waiters, leaves no half line, and its lines are never written", async () => {
 		const { path, file } = await journalFile();
 		const write = file.write.bind(file) as (buffer: Buffer, offset: number) => Promise<{ bytesWritten: number }>;
 		let failures = 1;
@@ -88,13 +88,19 @@ describe("the journal", () => {
 			}
 			return write(buffer, offset);
 		};
-		const journal = new Journal(file, 0);
-		journal.append('{"first":"again"}\n');
+		const lost: unknown[] = [];
+		const journal = new Journal(file, 0, { listener: { written: () => {}, lost: (error) => lost.push(error) } });
+		const before = journal.mark();
+		journal.append('{"first":"lost"}\n');
 		await expect(journal.written()).rejects.toThrow("no space left on device");
+		expect(lost).toHaveLength(1);
 		expect(readFileSync(path, "utf8")).toBe("");
 		journal.append('{"second":"kept"}\n');
-		await journal.written();
+		// A view taken before the loss saw the lost line; one taken after it did not.
+		const after = journal.mark();
+		await expect(journal.written(before)).rejects.toThrow("no space left on device");
+		await journal.written(after);
 		await journal.close();
-		expect(readFileSync(path, "utf8")).toBe('{"first":"again"}\n{"second":"kept"}\n');
+		expect(readFileSync(path, "utf8")).toBe('{"second":"kept"}\n');
 	});
 });

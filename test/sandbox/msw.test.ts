@@ -1,10 +1,8 @@
 import { HttpResponse, http } from "msw";
 import { setupServer } from "msw/node";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { GatewayClient } from "../../src/client.js";
-import { createNotificationHandler } from "../../src/notifications/handler.js";
-import { createSandbox, type Sandbox } from "../../src/sandbox/create-sandbox.js";
-import type { Transaction } from "../../src/schemas/resources.js";
+import { createNotificationHandler, GatewayClient, type Transaction } from "../../src/index.js";
+import { createSandbox, type Sandbox } from "../../src/testing.js";
 import { sandboxHandlers } from "../../src/testing-msw.js";
 import { keys } from "../support/vectors.js";
 

@@ -1,6 +1,6 @@
 import { expect, test } from "vitest";
-import { ConfigurationError } from "../../src/errors/configuration-error.js";
-import { startSandboxServer } from "../../src/sandbox/http-server.js";
+import { ConfigurationError } from "../../src/index.js";
+import { startSandboxServer } from "../../src/testing.js";
 import { keys } from "../support/vectors.js";
 import { startSandbox } from "./helpers.js";
 

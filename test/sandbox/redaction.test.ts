@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
-import type { SandboxEvent } from "../../src/sandbox/core/sandbox-options.js";
-import { openMessage } from "../../src/signing/open.js";
+import { openMessage } from "../../src/signing/index.js";
+import type { SandboxEvent } from "../../src/testing.js";
 import { keys } from "../support/vectors.js";
 import { cardFields, checkoutFields, postForm, signedPost, startReceiver, startSandbox } from "./helpers.js";
 

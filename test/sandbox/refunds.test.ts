@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { openMessage } from "../../src/signing/open.js";
+import { openMessage } from "../../src/signing/index.js";
 import { keys } from "../support/vectors.js";
 import { cardFields, MERCHANT_ID, type SandboxServer, signedPost, useSandboxFixture } from "./helpers.js";
 

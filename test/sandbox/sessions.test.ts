@@ -1,6 +1,5 @@
 import { describe, expect, test, vi } from "vitest";
-import { openMessage } from "../../src/signing/open.js";
-import { sealMessage } from "../../src/signing/seal.js";
+import { openMessage, sealMessage } from "../../src/signing/index.js";
 import { keys } from "../support/vectors.js";
 import { cardFields, checkoutFields, MERCHANT_ID, postForm, signedPost, useSandboxFixture } from "./helpers.js";
 

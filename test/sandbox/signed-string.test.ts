@@ -1,12 +1,17 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { GatewayClient } from "../../src/client.js";
-import { AuthenticationError } from "../../src/errors/index.js";
-import { createNotificationHandler, type SignedStringForm, type Transaction, toNodeListener } from "../../src/index.js";
-import { startSandboxServer } from "../../src/sandbox/http-server.js";
+import {
+	AuthenticationError,
+	createNotificationHandler,
+	GatewayClient,
+	type SignedStringForm,
+	type Transaction,
+	toNodeListener,
+} from "../../src/index.js";
+import { referenceFormOfText } from "../../src/signing/canonical.js";
 import { signText } from "../../src/signing/seal.js";
-import { referenceFormOfText } from "../../src/signing/text-form.js";
+import { startSandboxServer } from "../../src/testing.js";
 import { sortedStringify } from "../support/forms.js";
 import { keys } from "../support/vectors.js";
 import { MERCHANT_ID, merchant } from "./helpers.js";

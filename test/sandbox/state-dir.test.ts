@@ -3,10 +3,9 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { ConfigurationError } from "../../src/errors/configuration-error.js";
-import { startSandboxServer } from "../../src/sandbox/http-server.js";
-import { openMessage } from "../../src/signing/open.js";
-import { createSandbox, type Sandbox } from "../../src/testing.js";
+import { ConfigurationError } from "../../src/index.js";
+import { openMessage } from "../../src/signing/index.js";
+import { createSandbox, type Sandbox, startSandboxServer } from "../../src/testing.js";
 import { keys } from "../support/vectors.js";
 import {
 	ack,

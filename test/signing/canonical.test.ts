@@ -1,10 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MalformedMessageError } from "../../src/index.js";
-import { referenceForm, serializedReferenceForm } from "../../src/signing/canonical.js";
+import { referenceFormOfText, routedObjectForm } from "../../src/signing/canonical.js";
 import { canonicalString } from "../../src/signing/index.js";
-import { StringifiedFormWriter } from "../../src/signing/stringified-form.js";
-import { referenceFormOfText } from "../../src/signing/text-form.js";
+import { readTextReferenceForm } from "../../src/signing/text-form.js";
 import { awkwardKey, awkwardNumber, awkwardString, jsonObject } from "./arbitraries.js";
 
 /** The canonical string of `{ v: value }`, minus the wrapper, to look at one value at a time. */
@@ -235,7 +234,7 @@ describe("refusals name the field and the rule", () => {
 });
 
 /** What a form gives, or the message of what it throws. */
-function outcome(form: () => string): string | { error: string } {
+function outcome<T>(form: () => T): T | { error: string } {
 	try {
 		return form();
 	} catch (error) {
@@ -243,8 +242,16 @@ function outcome(form: () => string): string | { error: string } {
 	}
 }
 
-describe("objects through JSON.stringify (stringified-form.ts) and member by member agree", () => {
-	/** Also what JSON.stringify would read differently or the exact writer refuses: absent values, holes, classes. */
+/** Whether a value holds what JSON cannot carry (JSON.stringify would write it as another value). */
+function holdsNonJson(value: unknown): boolean {
+	if (typeof value === "number") return !Number.isFinite(value);
+	if (typeof value !== "object" || value === null) return false;
+	if (value instanceof Date) return true;
+	return Object.values(value).some(holdsNonJson);
+}
+
+describe("a message object: the fast route and the text reader over its JSON text agree", () => {
+	/** Also what JSON.stringify would read differently or the walk refuses: absent values, holes, classes. */
 	const odd = fc.constantFrom(
 		undefined,
 		Number.NaN,
@@ -259,19 +266,42 @@ describe("objects through JSON.stringify (stringified-form.ts) and member by mem
 		maxKeys: 6,
 	});
 
-	it("on any object: the same string or the same refusal, and the object left as it was", () => {
-		let stringified = 0;
+	it("on any object: the same string or the same refusal, the route the proof allows, the object left as it was", () => {
+		const taken = { fast: 0, text: 0 };
 		fc.assert(
 			fc.property(fc.oneof(jsonObject, anyObject), (message) => {
 				const before = structuredClone(message);
-				const expected = outcome(() => serializedReferenceForm(message));
-				expect(outcome(() => referenceForm(message))).toEqual(expected);
+				const routed = outcome(() => routedObjectForm(message));
 				expect(message).toEqual(before);
-				if (new StringifiedFormWriter("caller", 64).message(message) !== undefined) stringified++;
+				if (holdsNonJson(message)) {
+					expect(routed).toEqual({ error: expect.stringMatching(/^Cannot canonicalize .+: /) });
+					return;
+				}
+				const read = outcome(() => readTextReferenceForm(JSON.stringify(message)));
+				if (typeof read === "object") expect(routed).toEqual(read);
+				else expect(routed).toEqual({ form: read, route: expect.stringMatching(/^(fast|text)$/) });
+				if ("route" in routed) taken[routed.route]++;
 			}),
 			{ numRuns: 600 },
 		);
-		expect(stringified).toBeGreaterThan(150);
+		expect(taken.fast).toBeGreaterThan(150);
+		expect(taken.text).toBeGreaterThan(30);
+	});
+
+	it("takes the text reader for an integer-like top-level name or a string that may hold a lone surrogate", () => {
+		expect(routedObjectForm({ b: " x", a: { "1": 1, z: 2 } })).toEqual({
+			form: '{"a":{"1":"1","z":"2"},"b":"x"}',
+			route: "fast",
+		});
+		expect(routedObjectForm({ b: " x", "10": 1, "9": 2 })).toEqual({
+			form: '{"9":"2","10":"1","b":"x"}',
+			route: "text",
+		});
+		expect(routedObjectForm({ a: "\\ud800 is text" })).toEqual({ form: '{"a":"\\\\ud800 is text"}', route: "text" });
+		expect(() => routedObjectForm({ a: ["\ud800"] })).toThrow("Cannot canonicalize a[0]: text must be well-formed");
+		// The signature is left out unread, however deep.
+		const signature = JSON.parse(`${"[".repeat(100)}${"]".repeat(100)}`);
+		expect(routedObjectForm({ a: "1", signature })).toEqual({ form: '{"a":"1"}', route: "fast" });
 	});
 
 	it("passes none of the caller's containers to JSON.stringify: a getter is read once", () => {
@@ -286,14 +316,15 @@ describe("objects through JSON.stringify (stringified-form.ts) and member by mem
 		expect(reads).toBe(1);
 	});
 
-	it("declines when a prototype has a toJSON method, which JSON.stringify would call", () => {
+	it("refuses an object while a prototype has a toJSON method, which JSON.stringify would call", () => {
 		const message = { a: { b: [1, " c "] } };
-		const expected = serializedReferenceForm(message);
+		const expected = canonicalString(message);
 		for (const prototype of [Object.prototype, Array.prototype]) {
 			Object.defineProperty(prototype, "toJSON", { value: () => "polluted", configurable: true, writable: true });
 			try {
-				expect(new StringifiedFormWriter("caller", 64).message(message)).toBeUndefined();
-				expect(canonicalString(message)).toBe(expected);
+				expect(() => canonicalString(message)).toThrow(/toJSON method/);
+				// A text is read as it is, whatever the prototypes hold.
+				expect(referenceFormOfText('{"a":{"b":[1," c "]}}')).toBe(expected);
 			} finally {
 				delete (prototype as { toJSON?: unknown }).toJSON;
 			}

@@ -1,7 +1,13 @@
+import { readFileSync } from "node:fs";
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { InvalidKeyReason } from "../../src/errors/invalid-key-error.js";
-import { InvalidKeyError, type KeyInput, loadPrivateKey, loadPublicKey } from "../../src/index.js";
+import {
+	InvalidKeyError,
+	type InvalidKeyReason,
+	type KeyInput,
+	loadPrivateKey,
+	loadPublicKey,
+} from "../../src/index.js";
 import {
 	type CryptoBackendName,
 	generateKeyPair,
@@ -10,6 +16,7 @@ import {
 	sealMessage,
 } from "../../src/signing/index.js";
 import { findPemBlock, MAX_KEY_TEXT_LENGTH } from "../../src/signing/key-text.js";
+import { PrivateKey, PublicKey, publicKeyText, toPrivateKey, toPublicKeys } from "../../src/signing/keys.js";
 import { vector } from "../support/vectors.js";
 import { type KeyFixtures, makeKeyFixtures, openssl, pemBody } from "./key-fixtures.js";
 
@@ -596,5 +603,134 @@ describe("key text far larger than any key", () => {
 		expect(findPemBlock(text)).toBeUndefined();
 		expect(findPemBlock(`${text}-----END A-----`)).toEqual({ label: "A", body: text.slice(17) });
 		expect(performance.now() - started).toBeLessThan(10_000);
+	});
+});
+
+describe("each refusal names its rule and the key's role", () => {
+	const ecPublicDer = () => new Uint8Array(openssl(["pkey", "-pubin", "-outform", "DER"], fx.ecPublicPem));
+
+	it.each(backends)("input that is neither text nor bytes is named by its type (%s)", (backend) => {
+		const message = (input: unknown) =>
+			expectRefused(() => loadPrivateKey(input as KeyInput, { backend }), "unrecognized_format", "").message;
+		expect(message(null)).toBe("A private key must be PEM text, base64 DER or DER bytes, not null.");
+		expect(message(42)).toBe("A private key must be PEM text, base64 DER or DER bytes, not number.");
+		expect(message(undefined)).toBe("A private key must be PEM text, base64 DER or DER bytes, not undefined.");
+	});
+
+	it.each(backends)("a PEM block of an unknown kind is unrecognized, named by its label (%s)", (backend) => {
+		const block = (label: string) =>
+			`-----BEGIN ${label}-----\nQUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=\n-----END ${label}-----\n`;
+		expect(expectRefused(() => loadPrivateKey(block("FOO"), { backend }), "unrecognized_format", "").message).toBe(
+			'A PEM "FOO" block is not a supported private key.',
+		);
+		expect(expectRefused(() => loadPublicKey(block("FOO"), { backend }), "unrecognized_format", "").message).toBe(
+			'A PEM "FOO" block is not a supported public key.',
+		);
+	});
+
+	it.each(["DSA PRIVATE KEY", "OPENSSH PRIVATE KEY", "EC PARAMETERS", "DSA PARAMETERS", "EC PRIVATE KEY"])(
+		"a PEM %s block is refused as not RSA, before it is parsed",
+		(label) => {
+			const text = `-----BEGIN ${label}-----\nQUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=\n-----END ${label}-----\n`;
+			expect(expectRefused(() => loadPrivateKey(text), "not_rsa", "").message).toBe(
+				`A PEM "${label}" block is not an RSA key; the gateway uses RSA keys only.`,
+			);
+		},
+	);
+
+	it.each(backends)(
+		"a public key given to sign, or a private key given to verify, says which to give (%s)",
+		(backend) => {
+			const signingWithPublic = "signing needs the private key; public keys and certificates only verify.";
+			expect(expectRefused(() => loadPrivateKey(fx.spkiPem, { backend }), "wrong_key_type", "").message).toBe(
+				`Expected a private key but got a PEM "PUBLIC KEY" block: ${signingWithPublic}`,
+			);
+			expect(expectRefused(() => loadPrivateKey(fx.spkiDer, { backend }), "wrong_key_type", "").message).toBe(
+				`Expected a private key but got a public key: ${signingWithPublic}`,
+			);
+			expect(expectRefused(() => loadPublicKey(fx.pkcs8Pem, { backend }), "wrong_key_type", "").message).toBe(
+				'Expected a public key or certificate but got a PEM "PRIVATE KEY" block: pass the public key, never the private key.',
+			);
+			expect(expectRefused(() => loadPublicKey(fx.pkcs8Der, { backend }), "wrong_key_type", "").message).toBe(
+				"Expected a public key or certificate but got a private key: pass the public key, never the private key.",
+			);
+		},
+	);
+
+	it.each(backends)(
+		"DER of the other kind is recognised even when it is no RSA key or is encrypted (%s)",
+		(backend) => {
+			// An EC public key to sign with: it is a public key (not RSA), so the wrong type is what to say.
+			expectRefused(() => loadPrivateKey(ecPublicDer(), { backend }), "wrong_key_type", "");
+			// An encrypted private key to verify with: it is a private key, though it cannot be read without its passphrase.
+			expectRefused(() => loadPublicKey(fx.encryptedPkcs8Der, { backend }), "wrong_key_type", "");
+		},
+	);
+
+	it.each(backends)("size refusals name the role, the size and the rule (%s)", (backend) => {
+		expect(expectRefused(() => loadPublicKey(fx.weakPublicPem, { backend }), "too_small", "").message).toBe(
+			"The public key has 1024 bits; at least 2048 are required (allowWeakKeys opts out, for tests only).",
+		);
+		expect(expectRefused(() => loadPrivateKey(fx.largePrivatePem, { backend }), "too_large", "").message).toBe(
+			"The private key has 4104 bits; signing keys may have at most 4096 (the signature field holds 750 characters).",
+		);
+	});
+
+	it.each(backends)("a signing key of exactly 4096 bits is accepted: the cap is inclusive (%s)", (backend) => {
+		const pem = readFileSync(new URL("./size-keys/rsa-4096.pem", import.meta.url), "utf8");
+		const privateKey = loadPrivateKey(pem, { backend });
+		expect(privateKey.bits).toBe(4096);
+		expect(sealMessage({ a: 1 }, { privateKey, backend }).signature).toHaveLength(684);
+	});
+});
+
+describe("loaded keys and key arguments", () => {
+	it("String() of a key is the redacted marker", () => {
+		expect(String(loadPrivateKey(fx.pkcs8Pem))).toBe("[redacted key]");
+		expect(`${loadPublicKey(fx.spkiPem)}`).toBe("[redacted key]");
+	});
+
+	it("only loaded keys are keys: text, bytes, null and other objects are not", () => {
+		for (const value of [fx.pkcs8Pem, "x", 7, null, undefined, fx.pkcs8Der, {}]) {
+			expect(PrivateKey.isPrivateKey(value)).toBe(false);
+			expect(PublicKey.isPublicKey(value)).toBe(false);
+		}
+		expect(PrivateKey.isPrivateKey(loadPrivateKey(fx.pkcs8Pem))).toBe(true);
+		expect(PublicKey.isPublicKey(loadPrivateKey(fx.pkcs8Pem))).toBe(false);
+		expect(PublicKey.isPublicKey(loadPublicKey(fx.spkiPem))).toBe(true);
+	});
+
+	it("PEM text given where a key goes is parsed once and then reused; bytes are parsed each time", () => {
+		expect(toPrivateKey(fx.pkcs8Pem)).toBe(toPrivateKey(fx.pkcs8Pem));
+		expect(toPublicKeys(fx.spkiPem)[0]).toBe(toPublicKeys([fx.spkiPem])[0]);
+		expect(toPrivateKey(fx.pkcs8Der)).not.toBe(toPrivateKey(fx.pkcs8Der));
+		expect(toPublicKeys(fx.spkiDer)[0]).not.toBe(toPublicKeys(fx.spkiDer)[0]);
+		const loaded = loadPrivateKey(fx.pkcs8Pem);
+		expect(toPrivateKey(loaded)).toBe(loaded);
+	});
+
+	it("the cache of parsed key text holds the 32 texts first seen most recently", () => {
+		// Texts that differ only in trailing blanks are distinct cache entries for the same key.
+		const texts = Array.from({ length: 33 }, (_, index) => `${fx.pkcs8Pem}${" ".repeat(index + 100)}`);
+		const first = toPrivateKey(texts[0] ?? "");
+		for (const text of texts.slice(1, 32)) toPrivateKey(text);
+		expect(toPrivateKey(texts[0] ?? "")).toBe(first);
+		toPrivateKey(texts[32] ?? "");
+		expect(toPrivateKey(texts[0] ?? "")).not.toBe(first);
+	});
+
+	it("an empty list of gateway keys is refused", () => {
+		expectRefused(() => toPublicKeys([]), "unrecognized_format", "");
+		expect(() => toPublicKeys([])).toThrow("At least one gateway public key is required.");
+	});
+
+	it("a public key argument as text: PEM as given, bytes and loaded keys as base64 SPKI DER that loads back", () => {
+		expect(publicKeyText(fx.spkiPem)).toBe(fx.spkiPem);
+		expect(publicKeyText(fx.spkiDer)).toBe(base64(fx.spkiDer));
+		for (const backend of backends) {
+			const text = publicKeyText(loadPublicKey(fx.certificatePem, { backend }));
+			expect(text).toBe(base64(fx.spkiDer));
+			expect(loadPublicKey(text).bits).toBe(2048);
+		}
 	});
 });

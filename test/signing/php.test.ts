@@ -3,9 +3,10 @@ import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MalformedMessageError, SignatureVerificationError } from "../../src/index.js";
+import { type RoutedForm, referenceFormOfText, routedObjectForm, routedTextForm } from "../../src/signing/canonical.js";
+import { fastObjectForm, fastTextForm } from "../../src/signing/fast-form.js";
 import { canonicalString, loadCryptoBackend, openMessage } from "../../src/signing/index.js";
-import { parsedReferenceForm } from "../../src/signing/parsed-form.js";
-import { readTextReferenceForm, referenceFormOfText, textReferenceForm } from "../../src/signing/text-form.js";
+import { readTextReferenceForm } from "../../src/signing/text-form.js";
 import { sameSignedContent } from "../support/signed-content.js";
 import { keyPath, keys } from "../support/vectors.js";
 import { jsonObject } from "./arbitraries.js";
@@ -98,7 +99,7 @@ const keptNumber: fc.Arbitrary<string> = fc.oneof(
 	fc.constantFrom("9007199254740991", "9007199254740992", "9007199254740993", "-0", "-0.0", "1.0e+17", "0.0"),
 );
 
-/** JSON texts like real messages: most of them hold nothing JSON.parse loses, so the parsed-object route applies. */
+/** JSON texts like real messages: most of them hold nothing JSON.parse loses, so the fast route applies. */
 const keptText: fc.Arbitrary<string> = fc.letrec<{ value: string; object: string; array: string }>((tie) => ({
 	value: fc.oneof(
 		{ depthSize: "small" },
@@ -114,12 +115,24 @@ const keptText: fc.Arbitrary<string> = fc.letrec<{ value: string; object: string
 	array: fc.array(tie("value"), { maxLength: 4 }).map((items) => `[${items.join(",")}]`),
 })).object;
 
-/** The three ways the SDK writes a text's reference form: the parsed-object route, the text reader, both chained. */
+/**
+ * The SDK's two routes to a text's reference form, each taken alone: the fast route (`undefined` where its
+ * proof fails) and the text reader; then both chained as the SDK runs them, and the route that the chain took.
+ */
 function routes(text: string) {
+	let route: RoutedForm["route"] | undefined;
+	const chain = () => {
+		const routed = routedTextForm(text, JSON.parse(text));
+		route = routed.route;
+		return routed.form;
+	};
 	return {
-		parsed: parsedReferenceForm(text, JSON.parse(text)),
+		parsed: fastTextForm(text, JSON.parse(text), false),
 		read: sdk(() => readTextReferenceForm(text, JSON.parse(text))),
-		chained: sdk(() => textReferenceForm(text, JSON.parse(text))),
+		chained: sdk(chain),
+		get route() {
+			return route;
+		},
 	};
 }
 
@@ -157,17 +170,30 @@ describe("the reference form against PHP running the gateway's algorithm", () =>
 		objects.push(awkward);
 		const reference = php(objects.map((object) => JSON.stringify(object)));
 		let compared = 0;
+		const taken = { fast: 0, text: 0 };
 		objects.forEach((object, i) => {
 			const expected = reference[i] as PhpResult;
 			const ours = sdk(() => canonicalString(object));
 			const context = JSON.stringify(object);
-			if ("error" in expected) expect("error" in ours, `PHP refused: ${context}`).toBe(true);
-			else {
-				expect(ours, context).toEqual({ canonical: expected.canonical });
-				compared++;
+			// Each route alone: the fast route where its proof holds, and the text reader over the object's JSON text.
+			const fast = fastObjectForm(object);
+			const read = sdk(() => readTextReferenceForm(context));
+			let routed: RoutedForm | undefined;
+			if ("canonical" in ours) routed = routedObjectForm(object);
+			if ("error" in expected) {
+				expect("error" in ours && "error" in read, `PHP refused: ${context}`).toBe(true);
+				return;
 			}
+			expect(ours, context).toEqual({ canonical: expected.canonical });
+			expect(read, context).toEqual({ canonical: expected.canonical });
+			if ("form" in fast) expect(fast.form, context).toBe(expected.canonical);
+			expect(routed?.route, context).toBe("form" in fast ? "fast" : "text");
+			taken["form" in fast ? "fast" : "text"]++;
+			compared++;
 		});
 		expect(compared).toBeGreaterThan(500);
+		expect(taken.fast).toBeGreaterThan(300);
+		expect(taken.text).toBeGreaterThan(30);
 	});
 
 	it.runIf(hasPhp)(
@@ -179,11 +205,17 @@ describe("the reference form against PHP running the gateway's algorithm", () =>
 			texts.forEach((text, i) => {
 				const expected = reference[i] as PhpResult;
 				const ours = sdk(() => referenceFormOfText(text));
+				const both = routes(text);
 				if ("error" in expected) {
-					expect("error" in ours, `PHP refused: ${text}`).toBe(true);
+					expect("error" in ours && "error" in both.read, `PHP refused: ${text}`).toBe(true);
+					expect(both.parsed, `PHP refused: ${text}`).toBeUndefined();
 					return;
 				}
 				expect(ours, text).toEqual({ canonical: expected.canonical });
+				expect(both.read, text).toEqual({ canonical: expected.canonical });
+				expect(both.chained, text).toEqual({ canonical: expected.canonical });
+				expect(both.parsed ?? expected.canonical, text).toBe(expected.canonical);
+				expect(both.route, text).toBe(both.parsed === undefined ? "text" : "fast");
 				const message = withSignature(text, expected.signature);
 				const opened = opening(message, "node");
 				expect(opened, text).toEqual(opening(message, "forge"));
@@ -205,7 +237,7 @@ describe("the reference form against PHP running the gateway's algorithm", () =>
 		},
 	);
 
-	it.runIf(hasPhp)("generated texts: the parsed-object route, where it applies, and the text reader equal PHP", () => {
+	it.runIf(hasPhp)("generated texts: the fast route, where it applies, and the text reader equal PHP", () => {
 		const texts = [
 			...fc.sample(keptText, { numRuns: 500, seed: 19 }),
 			...fc.sample(jsonText, { numRuns: 300, seed: 7 }),
@@ -215,7 +247,7 @@ describe("the reference form against PHP running the gateway's algorithm", () =>
 		let textRoute = 0;
 		texts.forEach((text, i) => {
 			const expected = reference[i] as PhpResult;
-			const { parsed, read, chained } = routes(text);
+			const { parsed, read, chained, route } = routes(text);
 			if ("error" in expected) {
 				expect(parsed, `PHP refused: ${text}`).toBeUndefined();
 				expect("error" in read && "error" in chained, `PHP refused: ${text}`).toBe(true);
@@ -223,6 +255,7 @@ describe("the reference form against PHP running the gateway's algorithm", () =>
 			}
 			expect(read, text).toEqual({ canonical: expected.canonical });
 			expect(chained, text).toEqual({ canonical: expected.canonical });
+			expect(route, text).toBe(parsed === undefined ? "text" : "fast");
 			if (parsed === undefined) textRoute++;
 			else {
 				expect(parsed, text).toBe(expected.canonical);
@@ -233,8 +266,8 @@ describe("the reference form against PHP running the gateway's algorithm", () =>
 		expect(textRoute).toBeGreaterThan(200);
 	});
 
-	describe("the boundaries of the parsed-object route, against PHP", () => {
-		// Each text with the route the SDK must take: "parsed" only where JSON.parse provably lost nothing.
+	describe("the boundaries of the fast route from a text, against PHP", () => {
+		// Each text with the route the SDK must take: "fast" only where JSON.parse provably lost nothing.
 		// JavaScript lists array-index names ("0" to "4294967294") first, so the route refuses an object whose
 		// first name starts with a digit: an index name always, another such name when it comes first.
 		const names: Array<[name: string, kind: "index" | "digit" | "kept"]> = [
@@ -250,52 +283,52 @@ describe("the reference form against PHP running the gateway's algorithm", () =>
 			['"-0"', "kept"],
 		];
 		/** A member name at each depth (top level, nested object, object in a list, deeper), and first of its object. */
-		const placed = (name: string, kind: "index" | "digit" | "kept"): Array<[string, "parsed" | "text"]> => {
-			const later = kind === "index" ? "text" : "parsed";
+		const placed = (name: string, kind: "index" | "digit" | "kept"): Array<[string, "fast" | "text"]> => {
+			const later = kind === "index" ? "text" : "fast";
 			return [
 				[`{"b":" x ",${name}:"y","a":1}`, later],
 				[`{"o":{"b":"x",${name}:" y"}}`, later],
 				[`{"l":[{"b":"x",${name}:"y"}]}`, later],
 				[`{"o":{"p":{"b":1,${name}:2.5}}}`, later],
-				[`{"o":{${name}:"y","b":"x"},"a":[]}`, kind === "kept" ? "parsed" : "text"],
+				[`{"o":{${name}:"y","b":"x"},"a":[]}`, kind === "kept" ? "fast" : "text"],
 			];
 		};
-		const numbers: Array<[literal: string, route: "parsed" | "text"]> = [
+		const numbers: Array<[literal: string, route: "fast" | "text"]> = [
 			["9007199254740991", "text"],
 			["9007199254740992", "text"],
 			["9007199254740993", "text"],
 			["-9007199254740993", "text"],
-			["99999999999999", "parsed"],
+			["99999999999999", "fast"],
 			["100000000000000", "text"],
-			["99999999999999.0", "parsed"],
+			["99999999999999.0", "fast"],
 			["1.0e+14", "text"],
 			["1.0e+17", "text"],
 			["-0", "text"],
 			["-0.0", "text"],
 			["-0e5", "text"],
-			["0.0", "parsed"],
-			["1e-400", "parsed"],
-			["10.5", "parsed"],
-			["0.30000000000000004", "parsed"],
-			["123456789012345.5", "parsed"],
-			["1E2", "parsed"],
-			["0.00001", "parsed"],
+			["0.0", "fast"],
+			["1e-400", "fast"],
+			["10.5", "fast"],
+			["0.30000000000000004", "fast"],
+			["123456789012345.5", "fast"],
+			["1E2", "fast"],
+			["0.00001", "fast"],
 		];
 		const numberTexts = (literal: string) => [`{"n":${literal}}`, `{"o":{"n":${literal}}}`, `{"l":[1,${literal}]}`];
-		const escapes: Array<[text: string, route: "parsed" | "text"]> = [
-			['{"k":"caf\\u00e9 \\u65e5"}', "parsed"],
-			['{"caf\\u00e9":"x","o":{"\\u00e9":"y"}}', "parsed"],
-			['{"k":"\\ud83d\\ude00"}', "parsed"],
-			['{"k":"<\\/a> \\u002f /"}', "parsed"],
-			['{"k":"\\u0000 x\\u000b\\u0000","t":"\\t y \\n"}', "parsed"],
-			['{"k":"\\u007f\\u001f\\b\\f\\"\\\\"}', "parsed"],
-			['{"k":"\\u2028\\u00a0"}', "parsed"],
+		const escapes: Array<[text: string, route: "fast" | "text"]> = [
+			['{"k":"caf\\u00e9 \\u65e5"}', "fast"],
+			['{"caf\\u00e9":"x","o":{"\\u00e9":"y"}}', "fast"],
+			['{"k":"\\ud83d\\ude00"}', "fast"],
+			['{"k":"<\\/a> \\u002f /"}', "fast"],
+			['{"k":"\\u0000 x\\u000b\\u0000","t":"\\t y \\n"}', "fast"],
+			['{"k":"\\u007f\\u001f\\b\\f\\"\\\\"}', "fast"],
+			['{"k":"\\u2028\\u00a0"}', "fast"],
 			['{"k\\"q":"\\\\ud800 is text"}', "text"],
 		];
-		const cases: Array<[text: string, route: "parsed" | "text"]> = [
+		const cases: Array<[text: string, route: "fast" | "text"]> = [
 			...names.flatMap(([name, kind]) => placed(name, kind)),
 			...numbers.flatMap(([literal, route]) =>
-				numberTexts(literal).map((text): [string, "parsed" | "text"] => [text, route]),
+				numberTexts(literal).map((text): [string, "fast" | "text"] => [text, route]),
 			),
 			...escapes,
 		];
@@ -305,10 +338,13 @@ describe("the reference form against PHP running the gateway's algorithm", () =>
 			cases.forEach(([text, route], i) => {
 				const expected = reference[i] as PhpResult;
 				if ("error" in expected) throw new Error(`PHP refused ${text}: ${expected.error}`);
-				const { parsed, read, chained } = routes(text);
-				expect(read, text).toEqual({ canonical: expected.canonical });
-				expect(chained, text).toEqual({ canonical: expected.canonical });
-				expect(parsed, `${text} takes the ${route} route`).toBe(route === "parsed" ? expected.canonical : undefined);
+				const taken = routes(text);
+				expect(taken.read, text).toEqual({ canonical: expected.canonical });
+				expect(taken.chained, text).toEqual({ canonical: expected.canonical });
+				expect(taken.parsed, `${text} takes the ${route} route`).toBe(
+					route === "fast" ? expected.canonical : undefined,
+				);
+				expect(taken.route, text).toBe(route);
 				// And the message PHP signed verifies from its raw text, handing out the trimmed values.
 				const fields = openMessage(withSignature(text, expected.signature), { publicKey: keys.gatewayPublic });
 				expect(fields, text).toEqual(trimmedDeep(JSON.parse(text)));
@@ -318,8 +354,10 @@ describe("the reference form against PHP running the gateway's algorithm", () =>
 		it.runIf(hasPhp)("a lone surrogate: PHP cannot decode it, and both routes refuse it", () => {
 			const text = '{"k":"\\ud800"}';
 			expect(php([text])[0]).toHaveProperty("error");
-			const { parsed, read } = routes(text);
+			const { parsed, read, chained, route } = routes(text);
 			expect(parsed).toBeUndefined();
+			expect(chained).toEqual(read);
+			expect(route).toBeUndefined();
 			expect(read).toEqual({
 				error: "Cannot canonicalize k: text must be well-formed Unicode (it has a lone surrogate).",
 			});

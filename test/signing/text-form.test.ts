@@ -1,15 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MalformedMessageError } from "../../src/index.js";
-import { canonicalString } from "../../src/signing/canonical.js";
-import { memberNameCount, parsedReferenceForm } from "../../src/signing/parsed-form.js";
 import {
-	readTextReferenceForm,
-	readWrappedTextReferenceForm,
+	canonicalString,
 	referenceFormOfText,
+	routedTextForm,
 	textReferenceForm,
-	wrappedTextReferenceForm,
-} from "../../src/signing/text-form.js";
+} from "../../src/signing/canonical.js";
+import { fastTextForm, memberNameCount } from "../../src/signing/fast-form.js";
+import { readTextReferenceForm } from "../../src/signing/text-form.js";
 
 /** The one-pass writer reads what JSON.parse accepted; these pin what it adds: order, literals, refusals. */
 describe("the reference form written from JSON text", () => {
@@ -49,7 +48,7 @@ describe("the reference form written from JSON text", () => {
 	it("signs a wrapped response's data, skipping the unsigned wrapper", () => {
 		const text = '{"status":" ok ","message":null,"data":{"z":"1","a":" 2","signature":"s"}}';
 		const parsed = JSON.parse(text);
-		expect(wrappedTextReferenceForm(text, parsed)).toBe('{"a":"2","z":"1"}');
+		expect(textReferenceForm(text, parsed, true)).toBe('{"a":"2","z":"1"}');
 		expect(parsed.status).toBe(" ok ");
 	});
 
@@ -92,13 +91,13 @@ const paddedText = fc
 			),
 	);
 
-describe("the parsed-object route (parsed-form.ts)", () => {
+describe("the fast route from a parsed text (fast-form.ts)", () => {
 	it("writes what the text reader writes whenever it applies, and trims the parsed object alike", () => {
 		let applied = 0;
 		fc.assert(
 			fc.property(paddedText, (text) => {
 				const parsed = JSON.parse(text);
-				const form = parsedReferenceForm(text, parsed);
+				const form = fastTextForm(text, parsed, false);
 				if (form === undefined) return;
 				applied++;
 				const read = JSON.parse(text);
@@ -118,22 +117,27 @@ describe("the parsed-object route (parsed-form.ts)", () => {
 
 	it("leaves a text with a repeated member name, at any depth, to the text reader", () => {
 		for (const text of ['{"a":1,"a":1}', '{"o":{"a":1,"b":{},"a":1}}', '{"l":[{"a":[],"a":[]}]}']) {
-			expect(parsedReferenceForm(text, JSON.parse(text)), text).toBeUndefined();
+			expect(fastTextForm(text, JSON.parse(text), false), text).toBeUndefined();
 		}
 		const wrapped = '{"status":"ok","status":"ok","data":{"a":"1","signature":"s"}}';
 		expect(
-			wrappedTextReferenceForm('{"status":"ok","data":{"a":" 1","signature":"s"}}', {
-				status: "ok",
-				data: { a: " 1", signature: "s" },
-			}),
+			textReferenceForm(
+				'{"status":"ok","data":{"a":" 1","signature":"s"}}',
+				{
+					status: "ok",
+					data: { a: " 1", signature: "s" },
+				},
+				true,
+			),
 		).toBe('{"a":"1"}');
-		expect(() => wrappedTextReferenceForm(wrapped, JSON.parse(wrapped))).toThrow(/duplicate member name/);
+		expect(fastTextForm(wrapped, JSON.parse(wrapped), true)).toBeUndefined();
+		expect(() => textReferenceForm(wrapped, JSON.parse(wrapped), true)).toThrow(/duplicate member name/);
 	});
 
 	it("leaves an unsigned value nested past the limit to the text reader, which skips it without recursion", () => {
 		const deep = `${"[".repeat(100_000)}"s"${"]".repeat(100_000)}`;
 		const flat = `{"a":" 1","signature":${deep}}`;
-		expect(parsedReferenceForm(flat, JSON.parse(flat))).toBeUndefined();
+		expect(fastTextForm(flat, JSON.parse(flat), false)).toBeUndefined();
 		expect(referenceFormOfText(flat)).toBe('{"a":"1"}');
 		const wrapped = `{"status":${deep},"data":{"a":" 1","signature":"s"}}`;
 		expect(referenceFormOfText(wrapped, true)).toBe('{"a":"1"}');
@@ -142,7 +146,7 @@ describe("the parsed-object route (parsed-form.ts)", () => {
 	it("keeps a __proto__ member as data, in the copies it makes too", () => {
 		const text = '{"__proto__":{"n":1,"s":" x "},"o":{"__proto__":[true]}}';
 		const parsed = JSON.parse(text);
-		expect(parsedReferenceForm(text, parsed)).toBe('{"__proto__":{"n":"1","s":"x"},"o":{"__proto__":["1"]}}');
+		expect(fastTextForm(text, parsed, false)).toBe('{"__proto__":{"n":"1","s":"x"},"o":{"__proto__":["1"]}}');
 		expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
 		expect(Object.hasOwn(parsed, "__proto__")).toBe(true);
 	});
@@ -157,12 +161,15 @@ describe("the parsed-object route (parsed-form.ts)", () => {
 					return undefined;
 				}
 			})();
-			expect(parsedReferenceForm(text, JSON.parse(text)), `${levels} levels`).toBe(read);
+			expect(fastTextForm(text, JSON.parse(text), false), `${levels} levels`).toBe(read);
 		}
 	});
 
 	it("wrapped responses take the same route for their data", () => {
 		const text = '{"status":"ok","message":null,"data":{"z":1.5,"a":" 2","signature":"s"}}';
-		expect(wrappedTextReferenceForm(text, JSON.parse(text))).toBe(readWrappedTextReferenceForm(text, JSON.parse(text)));
+		expect(routedTextForm(text, JSON.parse(text), true)).toEqual({
+			form: readTextReferenceForm(text, JSON.parse(text), true),
+			route: "fast",
+		});
 	});
 });

@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { SignatureVerificationError } from "../../src/index.js";
+import { referenceFormOfText, routedObjectForm, routedTextForm } from "../../src/signing/canonical.js";
+import { fastTextForm } from "../../src/signing/fast-form.js";
 import {
 	canonicalString,
 	loadCryptoBackend,
@@ -7,13 +9,8 @@ import {
 	openMessage,
 	sealMessage,
 } from "../../src/signing/index.js";
-import { parsedReferenceForm, parsedWrappedReferenceForm } from "../../src/signing/parsed-form.js";
 import { signText } from "../../src/signing/seal.js";
-import {
-	readTextReferenceForm,
-	readWrappedTextReferenceForm,
-	referenceFormOfText,
-} from "../../src/signing/text-form.js";
+import { readTextReferenceForm } from "../../src/signing/text-form.js";
 import { parsedVerifies, signerKeys, type Vector, vectors } from "../support/vectors.js";
 
 const backends = ["node", "forge"] as const;
@@ -90,6 +87,9 @@ function runVector(v: Vector, backend: "node" | "forge") {
 		it("the string computed from the object is `canonical`, the signature and the body byte for byte", () => {
 			const object = JSON.parse(v.inputText ?? "");
 			expect(canonicalString(object)).toBe(v.canonical);
+			// Both routes: the fast one (which a request's fields take) and the text reader over their JSON text.
+			expect(routedObjectForm(object)).toEqual({ form: v.canonical, route: "fast" });
+			expect(readTextReferenceForm(JSON.stringify(object))).toBe(v.canonical);
 			const sealed = sealMessage(object, { privateKey, backend });
 			expect(sealed.signature).toBe(v.signature);
 			expect(JSON.stringify(sealed)).toBe(v.message);
@@ -124,11 +124,10 @@ function runVector(v: Vector, backend: "node" | "forge") {
 		it("both routes give `canonical`: the text reader always, the parsed object when nothing is flagged", () => {
 			const text = (v.kind === "callback20" ? v.payloadJson : v.message) ?? "";
 			const wrapped = v.kind === "wrapped20";
-			const read = wrapped ? readWrappedTextReferenceForm : readTextReferenceForm;
-			expect(read(text, JSON.parse(text))).toBe(v.canonical);
-			const parsed = JSON.parse(text);
-			const form = wrapped ? parsedWrappedReferenceForm(text, parsed, parsed.data) : parsedReferenceForm(text, parsed);
-			expect(form).toBe(parsedVerifies(v) ? v.canonical : undefined);
+			expect(readTextReferenceForm(text, JSON.parse(text), wrapped)).toBe(v.canonical);
+			expect(fastTextForm(text, JSON.parse(text), wrapped)).toBe(parsedVerifies(v) ? v.canonical : undefined);
+			const route = parsedVerifies(v) ? "fast" : "text";
+			expect(routedTextForm(text, JSON.parse(text), wrapped)).toEqual({ form: v.canonical, route });
 		});
 	}
 

@@ -8,8 +8,8 @@ import {
 	statusFromCode,
 	type TransactionStatus,
 } from "../../src/index.js";
-import { refundStatuses, transactionStatuses } from "../../src/sandbox/books/statuses.js";
 import { refundSchema, transactionSchema } from "../../src/schemas/resources.js";
+import { refundStatuses, transactionStatuses } from "../../src/testing.js";
 import { refund, transaction } from "../support/gateway-messages.js";
 
 /** The gateway's status appendix (D8), as printed: code, status. */

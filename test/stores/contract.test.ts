@@ -8,8 +8,12 @@ import { Redis as IoRedis } from "ioredis";
 import pg from "pg";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigurationError, createMemoryStore, type NotificationStore } from "../../src/index.js";
-import type { FailedEventStore } from "../../src/notifications/store.js";
+import {
+	ConfigurationError,
+	createMemoryStore,
+	type FailedEventStore,
+	type NotificationStore,
+} from "../../src/index.js";
 import { createPostgresStore } from "../../src/stores/postgres.js";
 import { createRedisStore } from "../../src/stores/redis.js";
 import type { PostgresServer, RedisServer } from "../support/real-servers.js";
@@ -168,6 +172,42 @@ function contract(name: string, setup: () => Harness) {
 			});
 			expect(record?.lastFailedAt).toBeGreaterThanOrEqual(record?.firstFailedAt ?? Number.POSITIVE_INFINITY);
 			expect(await b.claim("e", 60_000, "c")).toBe("claimed");
+		});
+
+		it("lastFailedAt is the latest failure's time, firstFailedAt the first's", async () => {
+			const [a, b] = await harness.failing();
+			await a.recordFailure("e", undefined, { message: "m", error: "one", release: true });
+			const first = await b.failedEvent("e");
+			expect(first?.lastFailedAt).toBe(first?.firstFailedAt);
+			await harness.pass(30);
+			await b.recordFailure("e", undefined, { message: "m", error: "two", release: true });
+			const second = await a.failedEvent("e");
+			expect(second?.firstFailedAt).toBe(first?.firstFailedAt);
+			// At least the 30 ms that passed (a store's clock counts whole milliseconds).
+			expect((second?.lastFailedAt ?? 0) - (first?.firstFailedAt ?? 0)).toBeGreaterThanOrEqual(29);
+			const [listed] = (await a.listFailedEvents({ limit: 1 })).records;
+			expect(listed).toMatchObject({ firstFailedAt: first?.firstFailedAt, lastFailedAt: second?.lastFailedAt });
+		});
+
+		it("a worker whose lease ran out records its failure without releasing the claim another worker now holds", async () => {
+			const [a, b] = await harness.failing();
+			expect(await a.claim("e", 50, "late")).toBe("claimed");
+			await eventually(harness, async () => await b.claim("e", 60_000, "live"), "claimed");
+			expect(await a.recordFailure("e", "late", { message: "m", error: "late", release: true })).toBe(1);
+			expect(await a.claim("e", 60_000, "third")).toBe("in_progress");
+			expect(await b.confirm("e", "live")).toBe("confirmed");
+			expect(await a.failedEvent("e")).toBeUndefined();
+		});
+
+		it("a failure recorded with an empty message (a run that had none) keeps the message recorded before", async () => {
+			const [a, b] = await harness.failing();
+			await a.recordFailure("e", undefined, { message: '{"signed":"x"}', error: "one", release: true });
+			expect(await b.recordFailure("e", undefined, { message: "", error: "two", release: true })).toBe(2);
+			expect(await a.failedEvent("e")).toMatchObject({ message: '{"signed":"x"}', error: "two", attempts: 2 });
+			await b.recordFailure("new", undefined, { message: "", error: "only", release: true });
+			expect(await a.failedEvent("new")).toMatchObject({ message: "", attempts: 1 });
+			await b.recordFailure("new", undefined, { message: "later", error: "again", release: true });
+			expect(await a.failedEvent("new")).toMatchObject({ message: "later", attempts: 2 });
 		});
 
 		it("release: false keeps the claim (the callback may still run); a confirm clears the record", async () => {

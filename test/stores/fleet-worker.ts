@@ -17,6 +17,7 @@ import {
 } from "../../src/index.js";
 import { createPostgresStore } from "../../src/stores/postgres.js";
 import { createRedisStore } from "../../src/stores/redis.js";
+import { randomFrom } from "../support/prng.js";
 
 export interface WorkerConfig {
 	store: "redis" | "postgres";
@@ -33,6 +34,8 @@ export interface WorkerConfig {
 	blockFirstCallback: boolean;
 	/** Each callback takes up to this long (random), so deliveries overlap. */
 	maxCallbackMs: number;
+	/** Seeds this instance's random callback times (the fleet gives each instance its own). */
+	seed: number;
 	/** Callbacks throw (after logging that they started) until a "fix" request. @default false */
 	failing?: boolean;
 }
@@ -115,6 +118,7 @@ async function connect(): Promise<{ store: NotificationStore; effects: EffectLog
 
 const { store, effects } = await connect();
 let blocked = false;
+const random = randomFrom(config.seed);
 let broken = config.failing === true;
 
 async function callback(context: NotificationContext): Promise<void> {
@@ -129,10 +133,10 @@ async function callback(context: NotificationContext): Promise<void> {
 		await new Promise(() => {});
 	}
 	if (broken) {
-		await new Promise((resolve) => setTimeout(resolve, Math.random() * config.maxCallbackMs));
+		await new Promise((resolve) => setTimeout(resolve, random() * config.maxCallbackMs));
 		throw new Error(`the order database is down (card 4111 1111 1111 1111, in ${process.pid})`);
 	}
-	await new Promise((resolve) => setTimeout(resolve, Math.random() * config.maxCallbackMs));
+	await new Promise((resolve) => setTimeout(resolve, random() * config.maxCallbackMs));
 	const source = context.reconciled ? "reconciliation" : "ipn";
 	await effects.record({ eventId: context.eventId, pid: process.pid, source, startedAt });
 }

@@ -10,6 +10,7 @@ import { GatewayClient } from "../../src/index.js";
 import { createPostgresStore } from "../../src/stores/postgres.js";
 import { transactionIpn } from "../notifications/fixtures.js";
 import { cardFields, MERCHANT_ID, type SandboxServer, startSandbox } from "../sandbox/helpers.js";
+import { seededRandom } from "../support/random.js";
 import type { PostgresServer, RedisServer } from "../support/real-servers.js";
 import { postgresAvailability, redisAvailability, startPostgres, startRedis } from "../support/real-servers.js";
 import { keys } from "../support/vectors.js";
@@ -129,7 +130,12 @@ function fleetSuite(kind: "redis" | "postgres", open: Open) {
 	});
 
 	/** A sandbox whose IPNs go through a load balancer over a new fleet of four, on a fresh store namespace. */
-	async function setUp(options: { leaseMs: number; blockIn?: number; balancer?: Parameters<typeof loadBalancer>[1] }) {
+	async function setUp(options: {
+		leaseMs: number;
+		blockIn?: number;
+		balancer?: Partial<Parameters<typeof loadBalancer>[1]>;
+	}) {
+		const { seed, random } = seededRandom();
 		const namespace = `fleet_${kind}_${++namespaceCount}`;
 		await database.prepare(namespace);
 		let balancer: ReturnType<typeof loadBalancer> | undefined;
@@ -157,12 +163,13 @@ function fleetSuite(kind: "redis" | "postgres", open: Open) {
 				merchantId: MERCHANT_ID,
 				merchantPrivateKey: keys.merchantPrivate,
 				maxCallbackMs: 10,
+				seed,
 			},
 			options.blockIn,
 		);
 		entry.fleet = fleet;
 		const doomed = options.blockIn === undefined ? undefined : fleet.workers[options.blockIn];
-		balancer = loadBalancer(fleet, { ...options.balancer, ...(doomed ? { firstTo: doomed } : {}) });
+		balancer = loadBalancer(fleet, { random, ...options.balancer, ...(doomed ? { firstTo: doomed } : {}) });
 		const gateway = new GatewayClient({
 			baseUrl: sandbox.url,
 			merchantId: MERCHANT_ID,
@@ -182,7 +189,7 @@ function fleetSuite(kind: "redis" | "postgres", open: Open) {
 			});
 			return (await gateway.card.charge(params as unknown as CardParams)).transactionId;
 		};
-		return { namespace, sandbox, fleet, balancer, charge };
+		return { namespace, sandbox, fleet, balancer, charge, random };
 	}
 
 	/** Every notification's last regular attempt was acknowledged. */
@@ -232,18 +239,17 @@ function fleetSuite(kind: "redis" | "postgres", open: Open) {
 		const reconciledFirst = new Map<string, ReturnType<typeof deferred>>();
 		const gate = (id: string) => reconciledFirst.get(id) ?? reconciledFirst.set(id, deferred()).get(id);
 		const group = (id: string) => id.charCodeAt(id.length - 1) % 4;
-		const { namespace, sandbox, fleet, balancer, charge } = await setUp({
+		const { namespace, sandbox, fleet, balancer, charge, random } = await setUp({
 			leaseMs: 10_000,
 			balancer: {
 				copies: 1,
 				hold: async (id) => {
 					if (group(id) === 0) await gate(id)?.promise;
-					else if (group(id) >= 2) await new Promise((resolve) => setTimeout(resolve, Math.random() * 30));
+					else if (group(id) >= 2) await new Promise((resolve) => setTimeout(resolve, random() * 30));
 				},
 			},
 		});
-		const pick = () =>
-			fleet.workers[Math.floor(Math.random() * fleet.workers.length)] as (typeof fleet.workers)[number];
+		const pick = () => fleet.workers[Math.floor(random() * fleet.workers.length)] as (typeof fleet.workers)[number];
 		const reconciliations: Promise<{ errors: string[] }>[] = [];
 		const ids: string[] = [];
 		await inParallel(200, 4, async () => {
@@ -257,7 +263,7 @@ function fleetSuite(kind: "redis" | "postgres", open: Open) {
 			} else if (group(id) === 1) {
 				reconciliations.push(balancer.acknowledged(id).then(() => fleet.reconcile(pick(), [id])));
 			} else {
-				await new Promise((resolve) => setTimeout(resolve, Math.random() * 30));
+				await new Promise((resolve) => setTimeout(resolve, random() * 30));
 				reconciliations.push(fleet.reconcile(pick(), [id]), fleet.reconcile(pick(), [id]));
 			}
 		});
@@ -277,7 +283,7 @@ function fleetSuite(kind: "redis" | "postgres", open: Open) {
 		// Both ways in did win some events, in more than one process.
 		expect(new Set(effects.map((effect) => effect.source))).toEqual(new Set(["ipn", "reconciliation"]));
 		expect(new Set(effects.map((effect) => effect.pid)).size).toBeGreaterThan(1);
-	});
+	}, 120_000); // 200 events through several worker processes
 
 	it("failed on instance A, replayed from instance B while the gateway retries: kept, then run once", async () => {
 		const namespace = `fleet_${kind}_${++namespaceCount}`;
@@ -292,6 +298,7 @@ function fleetSuite(kind: "redis" | "postgres", open: Open) {
 			merchantId: MERCHANT_ID,
 			merchantPrivateKey: keys.merchantPrivate,
 			maxCallbackMs: 20,
+			seed: seededRandom().seed,
 			failing: true,
 		});
 		running.push({ fleet });

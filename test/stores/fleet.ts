@@ -68,7 +68,8 @@ export async function startFleet(size: number, config: FleetConfig, blockIn?: nu
 	let requestId = 0;
 	const workers = await Promise.all(
 		Array.from({ length: size }, (_, index) => {
-			const workerConfig: WorkerConfig = { ...config, blockFirstCallback: index === blockIn };
+			const seed = (config.seed + index) >>> 0;
+			const workerConfig: WorkerConfig = { ...config, seed, blockFirstCallback: index === blockIn };
 			const child = fork(bundle, [], {
 				execArgv: [],
 				env: { ...process.env, FLEET_WORKER_CONFIG: JSON.stringify(workerConfig) },
@@ -131,6 +132,8 @@ export interface BalancerOptions {
 	hold?: (transactionId: string) => Promise<void>;
 	/** The instance the very first delivery goes to, alone (so it, and nobody else, claims that event first). */
 	firstTo?: Worker;
+	/** The random source that picks the instances (the test's seeded one). */
+	random: () => number;
 }
 
 /**
@@ -138,7 +141,7 @@ export interface BalancerOptions {
  * delivery goes to a random live instance, whose response the sandbox gets; `copies`
  * more go to other live instances at the same moment. Their responses are kept.
  */
-export function loadBalancer(fleet: Fleet, options: BalancerOptions = {}) {
+export function loadBalancer(fleet: Fleet, options: BalancerOptions) {
 	const copies = options.copies ?? 2;
 	const inFlight = new Set<Promise<unknown>>();
 	const responses: { transactionId: string; status: number; copy: boolean }[] = [];
@@ -167,7 +170,7 @@ export function loadBalancer(fleet: Fleet, options: BalancerOptions = {}) {
 	const live = () => fleet.workers.filter((worker) => worker.alive);
 	const shuffled = <T>(items: T[]) =>
 		items
-			.map((item) => ({ item, key: Math.random() }))
+			.map((item) => ({ item, key: options.random() }))
 			.sort((a, b) => a.key - b.key)
 			.map(({ item }) => item);
 	const balancerFetch = async (_url: string | URL | Request, init?: RequestInit): Promise<Response> => {

@@ -73,6 +73,38 @@ describe.skipIf(!available.ok)(`createRedisStore on a real redis-server${skipRea
 		}
 	});
 
+	it("refuses failed-event keys of which only one could be an event's key", () => {
+		// "f:records" is under keyPrefix "f:r"; "f:index" and "f:sequence" are not.
+		expect(() => createRedisStore({ client: redis, keyPrefix: "f:r", failedKeyPrefix: "f:" })).toThrow(
+			'failedKeyPrefix: must not make keys that start with keyPrefix ("f:r")',
+		);
+	});
+
+	it("a failed-event record another process wrote in another shape is refused, not handed out", async () => {
+		const store = createRedisStore({ client: redis, keyPrefix: "tamper:" });
+		const valid = { message: "m", error: "e", attempts: 1, firstFailedAt: 1, lastFailedAt: 2 };
+		await redis.hSet("failed:tamper:records", "ok", JSON.stringify(valid));
+		expect(await store.failedEvent("ok")).toEqual({ eventId: "ok", ...valid });
+		for (const [id, record] of [
+			["attempts-text", { ...valid, attempts: "1" }],
+			["message-number", { ...valid, message: 5 }],
+			["error-missing", { ...valid, error: undefined }],
+			["time-text", { ...valid, lastFailedAt: "2" }],
+		] as const) {
+			await redis.hSet("failed:tamper:records", id, JSON.stringify(record));
+			await expect(store.failedEvent(id)).rejects.toThrow(
+				new NotificationStoreError(`Redis: the failed-event record of ${id} is not one this store wrote.`),
+			);
+		}
+		await redis.hSet("failed:tamper:records", "not-json", "{");
+		await expect(store.failedEvent("not-json")).rejects.toBeInstanceOf(NotificationStoreError);
+	});
+
+	it.each(["x1", "1x", "0", "01", "1.5", "12345678901234567"])("refuses the failed-event cursor %j", async (after) => {
+		const store = createRedisStore({ client: redis, keyPrefix: "cursor:" });
+		await expect(store.listFailedEvents({ limit: 1, after })).rejects.toBeInstanceOf(ConfigurationError);
+	});
+
 	it("stores with different key prefixes do not see each other's events", async () => {
 		const a = createRedisStore({ client: redis, keyPrefix: "a:" });
 		const b = createRedisStore({ client: redis, keyPrefix: "b:" });

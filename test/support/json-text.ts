@@ -1,7 +1,7 @@
 // An order-preserving JSON reader for tests: it keeps member order and number literals in a
 // tree, so test code can rewrite a signed text (the fuzz suite) or compare two texts as PHP
 // arrays. The SDK itself writes the reference form straight from the text (src/signing/text-form.ts).
-import { MalformedMessageError } from "../../src/errors/malformed-message-error.js";
+import { MalformedMessageError } from "../../src/index.js";
 
 /**
  * A JSON object as written in the text: members in the text's order. A JavaScript object

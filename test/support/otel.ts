@@ -9,6 +9,7 @@ import {
 } from "@opentelemetry/sdk-metrics";
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import * as traceBase from "@opentelemetry/sdk-trace-base";
+import { instrumentMerchantGateway } from "../../src/opentelemetry/index.js";
 
 /**
  * The tracing SDK a test records with: `@opentelemetry/sdk-trace` 3, or `@opentelemetry/sdk-trace-base` 2, the
@@ -26,17 +27,22 @@ export interface RecordedTelemetry {
 	meterProvider: MeterProvider;
 	/** The spans ended so far. */
 	spans(): ReadableSpan[];
+	/** Records the SDK's work into these providers (merchant-gateway/opentelemetry) until `shutdown`. */
+	instrument(): void;
 	/** The metrics recorded so far (cumulative), by name. */
 	metrics(): Promise<Map<string, MetricData>>;
 	shutdown(): Promise<void>;
 }
 
-export function recordTelemetry(sdk: TracingSdk = "sdk-trace"): RecordedTelemetry {
+export function recordTelemetry(sdk: TracingSdk = "sdk-trace", sampler?: traceBase.Sampler): RecordedTelemetry {
 	let spans: () => ReadableSpan[];
 	let tracerProvider: RecordedTelemetry["tracerProvider"];
 	if (sdk === "sdk-trace") {
 		const spanExporter = new InMemorySpanExporter();
-		tracerProvider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: spanExporter })] });
+		tracerProvider = new TracerProvider({
+			spanProcessors: [new SimpleSpanProcessor({ exporter: spanExporter })],
+			...(sampler === undefined ? {} : { sampler }),
+		});
 		spans = () => spanExporter.getFinishedSpans();
 	} else {
 		const spanExporter = new traceBase.InMemorySpanExporter();
@@ -48,10 +54,14 @@ export function recordTelemetry(sdk: TracingSdk = "sdk-trace"): RecordedTelemetr
 	const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
 	const reader = new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 3_600_000 });
 	const meterProvider = new MeterProvider({ readers: [reader] });
+	let disable = () => {};
 	return {
 		tracerProvider,
 		meterProvider,
 		spans,
+		instrument: () => {
+			disable = instrumentMerchantGateway({ tracerProvider, meterProvider }).disable;
+		},
 		metrics: async () => {
 			await reader.forceFlush();
 			const latest = metricExporter.getMetrics().at(-1);
@@ -59,6 +69,7 @@ export function recordTelemetry(sdk: TracingSdk = "sdk-trace"): RecordedTelemetr
 			return new Map(all.map((metric) => [metric.descriptor.name, metric]));
 		},
 		shutdown: async () => {
+			disable();
 			await tracerProvider.shutdown();
 			await meterProvider.shutdown();
 		},

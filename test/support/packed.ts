@@ -14,11 +14,19 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { build } from "tsup";
 import { root } from "./build.js";
 
 /** What goes into the package: a change to any of these makes a new tarball. */
-const INPUTS = ["src", "package.json", "tsup.config.ts", "tsconfig.json", "README.md", "CHANGELOG.md", "LICENSE"];
+const INPUTS = [
+	"src",
+	"scripts",
+	"package.json",
+	"tsup.config.ts",
+	"tsconfig.json",
+	"README.md",
+	"CHANGELOG.md",
+	"LICENSE",
+];
 const CACHE = join(root, "node_modules", ".cache", "merchant-gateway-packed");
 /** Waiting for another test file that is building the same tarball. */
 const WAIT_MS = 240_000;
@@ -28,6 +36,10 @@ export interface PackedPackage {
 	tarball: string;
 	/** The paths inside it, as `npm pack --json` lists them. */
 	files: string[];
+	/** The clone's package.json, as it was before `npm pack` and as the pack left it. */
+	manifest: { before: string; after: string };
+	/** Whether `npm pack` built dist/ again, though the clone's build was up to date. */
+	rebuiltByPack: boolean;
 }
 
 function inputsHash(): string {
@@ -36,7 +48,8 @@ function inputsHash(): string {
 		if (statSync(path).isDirectory()) for (const name of readdirSync(path).sort()) visit(join(path, name));
 		else hash.update(`${path.slice(root.length)}\0`).update(readFileSync(path));
 	};
-	for (const input of INPUTS) visit(join(root, input));
+	// This file too: how it packs is part of what it packs.
+	for (const input of [...INPUTS, "test/support/packed.ts"]) visit(join(root, input));
 	return hash.digest("hex").slice(0, 16);
 }
 
@@ -70,22 +83,37 @@ export async function packedPackage(): Promise<PackedPackage> {
 	return JSON.parse(readFileSync(done, "utf8")) as PackedPackage;
 }
 
+/**
+ * What `npm ci && npm pack` makes in a clone: the clone staged from the repository's files (its node_modules
+ * linked), built as `npm ci` builds it (`prepare`), then packed by npm with its lifecycle scripts, which
+ * write the consumer's package.json and put the clone's back.
+ */
 async function packInto(dir: string): Promise<PackedPackage> {
 	for (const name of readdirSync(CACHE)) if (!name.endsWith(".lock")) rmSync(join(CACHE, name), { recursive: true });
-	const staged = join(dir, "package");
-	mkdirSync(staged, { recursive: true });
-	await build({ outDir: join(staged, "dist"), silent: true });
-	for (const file of ["package.json", "README.md", "CHANGELOG.md", "LICENSE"])
-		cpSync(join(root, file), join(staged, file));
-	const [packed] = JSON.parse(
-		// The build is staged already: no `prepare` (it would build again, without the sources at hand).
-		execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", dir], {
-			cwd: staged,
-			encoding: "utf8",
-		}),
-	) as [{ filename: string; files: { path: string }[] }];
-	rmSync(staged, { recursive: true });
-	return { tarball: join(dir, packed.filename), files: packed.files.map((file) => file.path).sort() };
+	mkdirSync(dir, { recursive: true });
+	// Outside node_modules: the declaration bundler leaves out of its bundles whatever lies under one.
+	const clone = mkdtempSync(join(tmpdir(), "merchant-gateway-clone-"));
+	try {
+		for (const input of INPUTS) cpSync(join(root, input), join(clone, input), { recursive: true });
+		symlinkSync(join(root, "node_modules"), join(clone, "node_modules"), "dir");
+		const run = (command: string, args: string[]) => execFileSync(command, args, { cwd: clone, encoding: "utf8" });
+		run(process.execPath, ["scripts/build.mjs", "--silent"]);
+		const before = readFileSync(join(clone, "package.json"), "utf8");
+		// A build removes the stamp and writes a new one: a new inode says dist/ was built again.
+		const stamp = () => statSync(join(clone, "dist", ".build-stamp.json")).ino;
+		const built = stamp();
+		const [packed] = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", dir])) as [
+			{ filename: string; files: { path: string }[] },
+		];
+		return {
+			tarball: join(dir, packed.filename),
+			files: packed.files.map((file) => file.path).sort(),
+			manifest: { before, after: readFileSync(join(clone, "package.json"), "utf8") },
+			rebuiltByPack: stamp() !== built,
+		};
+	} finally {
+		rmSync(clone, { recursive: true, force: true });
+	}
 }
 
 /**

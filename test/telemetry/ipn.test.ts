@@ -1,6 +1,6 @@
-import { context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { context, metrics, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { HistogramMetricData, SumMetricData } from "@opentelemetry/sdk-metrics";
-import type { ReadableSpan } from "@opentelemetry/sdk-trace";
+import { AlwaysOffSampler, type ReadableSpan } from "@opentelemetry/sdk-trace";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import {
 	createMemoryStore,
@@ -8,9 +8,9 @@ import {
 	type NotificationHandlerOptions,
 	type NotificationStore,
 } from "../../src/index.js";
+import { MESSAGE_NOT_RECORDED } from "../../src/opentelemetry/described.js";
+import { instrumentMerchantGateway } from "../../src/opentelemetry/index.js";
 import { ControllableClock } from "../../src/sandbox/books/clock.js";
-import { loadOpenTelemetry } from "../../src/telemetry/api.js";
-import { MESSAGE_NOT_RECORDED } from "../../src/telemetry/described.js";
 import {
 	deferred,
 	gatewayPublicKey,
@@ -18,7 +18,6 @@ import {
 	merchantPrivateKey,
 	refundFields,
 	signedBody,
-	tick,
 	transactionFields,
 	transactionIpn,
 } from "../notifications/fixtures.js";
@@ -30,33 +29,20 @@ import { AsyncContextManager, pointsWith, type RecordedTelemetry, recordTelemetr
 let otel: RecordedTelemetry;
 let ids = 0;
 /** A transaction id no other delivery of this file uses (each is its own event). */
-const nextId = () => `01JTEL${String(++ids).padStart(20, "0")}`;
+const nextId = () => `01JTEM${String(++ids).padStart(20, "0")}`;
 
-beforeAll(async () => {
-	// The handler does not make a delivery wait for telemetry to load: the API and the recording code are
-	// loaded here, before the first handler; each handler then settles within a turn of the event loop.
-	await loadOpenTelemetry();
-	await import("../../src/telemetry/ipn-recorder.js");
-	await import("../../src/telemetry/ipn-drift.js");
+beforeAll(() => {
 	context.setGlobalContextManager(new AsyncContextManager());
 });
 afterAll(() => context.disable());
 beforeEach(() => {
 	otel = recordTelemetry();
+	otel.instrument();
 });
 afterEach(() => otel.shutdown());
 
 async function handler(overrides: Partial<NotificationHandlerOptions> = {}) {
-	const made = createNotificationHandler({
-		gatewayPublicKey,
-		onTransaction: () => {},
-		onRefund: () => {},
-		tracerProvider: otel.tracerProvider,
-		meterProvider: otel.meterProvider,
-		...overrides,
-	});
-	await tick();
-	return made;
+	return createNotificationHandler({ gatewayPublicKey, onTransaction: () => {}, onRefund: () => {}, ...overrides });
 }
 const spanNamed = (name: string, index = 0): ReadableSpan => {
 	const span = otel.spans().filter((item) => item.name === name)[index];
@@ -302,4 +288,104 @@ test("drift in an IPN: handed to the callback as before, reported once per kind"
 		"ipn.handle",
 		"ipn.handle",
 	]);
+});
+
+describe("every delivery recorded, from the first one", () => {
+	afterEach(() => {
+		trace.disable();
+		metrics.disable();
+	});
+
+	test("cold start: global providers registered, a handler made and called at once, a span for every delivery", async () => {
+		const global = recordTelemetry();
+		trace.setGlobalTracerProvider(global.tracerProvider);
+		metrics.setGlobalMeterProvider(global.meterProvider);
+		const { disable } = instrumentMerchantGateway();
+		try {
+			const ipn = createNotificationHandler({ gatewayPublicKey, onTransaction: () => {}, onRefund: () => {} });
+			const responses = await Promise.all([1, 2, 3].map(() => ipn(ipnRequest(transactionIpn(nextId())))));
+			expect(responses.map((response) => response.status)).toEqual([200, 200, 200]);
+			const spans = global.spans().filter((span) => span.name === "ipn.handle");
+			expect(spans.map((span) => span.attributes["merchant_gateway.outcome"])).toEqual([
+				"processed",
+				"processed",
+				"processed",
+			]);
+			const deliveries = (await global.metrics()).get("merchant_gateway.ipn.deliveries") as SumMetricData;
+			expect(deliveries.dataPoints.map((point) => point.value)).toEqual([3]);
+		} finally {
+			disable();
+			await global.shutdown();
+		}
+	});
+});
+
+test("a replay (failedEvents.retry): an ipn.replay span with its steps, and a point on merchant_gateway.ipn.replays", async () => {
+	let failing = true;
+	const ipn = await handler({
+		store: createMemoryStore(),
+		onTransaction: () => {
+			if (failing) throw new TypeError("database is down");
+		},
+	});
+	const id = nextId();
+	expect((await ipn(ipnRequest(transactionIpn(id)))).status).toBe(500);
+	const eventId = `transaction:${id.toLowerCase()}:successful`;
+	expect(await ipn.failedEvents.retry(eventId)).toMatchObject({ result: "failed", attempts: 2 });
+	failing = false;
+	expect(await ipn.failedEvents.retry(eventId)).toEqual({ eventId, result: "processed" });
+	expect(await ipn.failedEvents.retry("transaction:none:successful")).toMatchObject({ result: "not_found" });
+
+	const [failed, processed, notFound] = otel.spans().filter((span) => span.name === "ipn.replay");
+	expect(failed?.attributes).toMatchObject({
+		"merchant_gateway.outcome": "failed",
+		"merchant_gateway.event_id": eventId,
+		"merchant_gateway.event.kind": "transaction",
+		"merchant_gateway.attempts": 2,
+		"error.type": "TypeError",
+	});
+	expect(failed?.status.code).toBe(SpanStatusCode.ERROR);
+	expect(stepsOf(failed as ReadableSpan)).toEqual([
+		"merchant_gateway.claim",
+		"merchant_gateway.callback",
+		"merchant_gateway.release",
+	]);
+	expect(processed?.attributes["merchant_gateway.outcome"]).toBe("processed");
+	expect(stepsOf(processed as ReadableSpan)).toEqual([
+		"merchant_gateway.claim",
+		"merchant_gateway.callback",
+		"merchant_gateway.confirm",
+	]);
+	expect(notFound?.attributes["merchant_gateway.outcome"]).toBe("not_found");
+
+	const replays = (await otel.metrics()).get("merchant_gateway.ipn.replays") as SumMetricData;
+	expect(replays.descriptor.unit).toBe("{replay}");
+	const count = (outcome: string) =>
+		pointsWith(replays.dataPoints, { "merchant_gateway.outcome": outcome }).map((point) => point.value);
+	expect([count("failed"), count("processed"), count("not_found")]).toEqual([[1], [1], [1]]);
+	const callbacks = (await otel.metrics()).get("merchant_gateway.callback.duration") as HistogramMetricData;
+	expect(pointsWith(callbacks.dataPoints, { "merchant_gateway.source": "replay" }).length).toBeGreaterThan(0);
+});
+
+test("drift is counted when no trace is sampled", async () => {
+	const unsampled = recordTelemetry("sdk-trace", new AlwaysOffSampler());
+	unsampled.instrument();
+	try {
+		const ipn = await handler();
+		const body = signedBody({
+			...transactionFields(),
+			transactionId: nextId(),
+			status: "chargeback_reversed",
+			statusCode: 41,
+		});
+		expect((await ipn(ipnRequest(body))).status).toBe(200);
+		expect(unsampled.spans()).toEqual([]);
+		const reports = (await unsampled.metrics()).get("merchant_gateway.drift.reports") as SumMetricData;
+		expect(reports.dataPoints.map((point) => [point.attributes["merchant_gateway.drift.value"], point.value])).toEqual([
+			["chargeback_reversed", 1],
+			["41", 1],
+		]);
+	} finally {
+		await unsampled.shutdown();
+	}
 });

@@ -3,7 +3,7 @@ import type { HistogramMetricData, SumMetricData } from "@opentelemetry/sdk-metr
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from "vitest";
 import { createMemoryStore, createReconciler } from "../../src/index.js";
-import { MESSAGE_NOT_RECORDED } from "../../src/telemetry/described.js";
+import { MESSAGE_NOT_RECORDED } from "../../src/opentelemetry/described.js";
 import { useGateway } from "../client/gateway.js";
 import { AsyncContextManager, pointsWith, type RecordedTelemetry, recordTelemetry } from "../support/otel.js";
 
@@ -19,6 +19,7 @@ beforeAll(() => {
 afterAll(() => context.disable());
 beforeEach(() => {
 	otel = recordTelemetry();
+	otel.instrument();
 });
 afterEach(() => otel.shutdown());
 
@@ -28,16 +29,14 @@ const parentOf = (span: ReadableSpan) =>
 
 test("a run is a span with its counts; each id a child span with the client's query under it and its steps as events", async () => {
 	const charged = [await gateway.chargedTransaction(), await gateway.chargedTransaction()];
-	const missing = "01JTELRECONC1LE000000000000";
-	const providers = { tracerProvider: otel.tracerProvider, meterProvider: otel.meterProvider };
+	const missing = "01JTEMRECNC1E0000000000000";
 	const reconciler = createReconciler({
-		gateway: gateway.client({ ...providers, maxRetries: 0 }),
+		gateway: gateway.client({ maxRetries: 0 }),
 		store: createMemoryStore(),
 		onTransaction: async (transaction) => {
 			if (transaction.transactionId === charged[1]) throw new Error("the order table is locked");
 		},
 		onRefund: async () => {},
-		...providers,
 	});
 	const report = await reconciler.reconcile({ transactions: [...charged, missing] });
 	expect(report).toMatchObject({ total: 3, processed: 1, failed: 2 });

@@ -6,15 +6,20 @@ import { ConnectionError } from "../../errors/connection-error.js";
 import { OutcomeUnknownError } from "../../errors/outcome-unknown-error.js";
 import { type FieldIssue, RequestValidationError } from "../../errors/request-validation-error.js";
 import { redactText } from "../../internal/redact.js";
-import { type RunningSandbox, readRunningSandbox } from "../../sandbox/control/control-files.js";
-import { DEMO_SHOP_PATH } from "../../sandbox/pages/demo-shop.js";
+import {
+	checkPrivateFolder,
+	DEMO_SHOP_PATH,
+	KEY_FILES,
+	type RunningSandbox,
+	readPrivateFile,
+	readRunningSandbox,
+	STATE_FILES,
+} from "../../sandbox/cli-entry.js";
 import { type Command, parse } from "../command.js";
 import { FLAGS, signVersionFlag } from "../flags.js";
 import { CliError, EXIT, usageError } from "../io.js";
 import { readPrivateKeyFile, readPublicKeyFile } from "../keys.js";
 import { describeFailure } from "./failure.js";
-import { STATE_KEYS } from "./sandbox/state-dir.js";
-import { KEY_FILES } from "./sandbox.js";
 
 /** The flag that sets each request field or client option, so an error names what to change. */
 const FLAG_OF: Record<string, string> = {
@@ -126,6 +131,7 @@ checkout may then exist: look for its --order-ref in the sandbox's log).`,
 		const signVersion = signVersionFlag(values["sign-version"] ?? running?.signVersion);
 		const merchantId = values["merchant-id"] ?? running?.merchantId ?? "sandbox-merchant";
 		const keys = keyFiles(values);
+		if (stateDir !== undefined) await checkStateKeys(stateDir, keys);
 		const privateKey = await readPrivateKeyFile(keys.privateFlag, keys.privatePath, values.passphrase);
 		const gatewayPublicKey = await readPublicKeyFile(keys.gatewayFlag, keys.gatewayPath);
 		const shop = `${origin}${DEMO_SHOP_PATH}`;
@@ -179,7 +185,7 @@ function keyFiles(values: {
 	"state-dir"?: string | undefined;
 }) {
 	const keysDir = values["keys-dir"];
-	const stateKeys = values["state-dir"] === undefined ? undefined : join(values["state-dir"], STATE_KEYS.dir);
+	const stateKeys = values["state-dir"] === undefined ? undefined : join(values["state-dir"], STATE_FILES.keys);
 	const dir = keysDir ?? stateKeys;
 	const dirFlag = keysDir ? "--keys-dir" : "--state-dir";
 	return {
@@ -188,6 +194,25 @@ function keyFiles(values: {
 		gatewayFlag: values["gateway-key"] === undefined && dir ? dirFlag : "--gateway-key",
 		gatewayPath: values["gateway-key"] ?? (dir && join(dir, KEY_FILES.gatewayPublic)),
 	};
+}
+
+/**
+ * The key files taken from a state directory are the sandbox's: its `keys/` must be the user's alone and
+ * a key file there no link (a key given by a flag is read where the flag says).
+ */
+async function checkStateKeys(stateDir: string, keys: ReturnType<typeof keyFiles>): Promise<void> {
+	const fromState = [
+		keys.privateFlag === "--state-dir" ? keys.privatePath : undefined,
+		keys.gatewayFlag === "--state-dir" ? keys.gatewayPath : undefined,
+	].filter((path) => path !== undefined);
+	if (fromState.length === 0) return;
+	try {
+		await checkPrivateFolder(join(stateDir, STATE_FILES.keys), { followLink: false });
+		for (const path of fromState) await readPrivateFile(path);
+	} catch (error) {
+		if (error instanceof ConfigurationError) throw new CliError(error.issues.map((i) => i.message).join("; "));
+		throw error;
+	}
 }
 
 /** The sandbox running on a state directory; without one there, only --sandbox-url lets the command go on. */

@@ -1,8 +1,8 @@
 import { isPlainObject } from "../../internal/plain-object.js";
 import { REDACTED, redact, redactText } from "../../internal/redact.js";
-import { canonicalString, isListKeys } from "../../signing/canonical.js";
+import { canonicalString } from "../../signing/canonical.js";
 import { utf8Encode } from "../../signing/encoding.js";
-import { naturalCompare, phpNumberString, phpTrim } from "../../signing/php.js";
+import { isListKeys, naturalCompare, phpNumberString, phpTrim } from "../../signing/php.js";
 import type { SignVersion } from "../../signing/seal.js";
 
 /** What `sign --explain` prints: the steps from the input to the signed string, and that string. */

@@ -29,6 +29,19 @@ export interface ClockReading {
 	offsetMs: number;
 }
 
+/**
+ * The clock as the books read it and schedule on it. One set of books' tasks can be called off
+ * together (`close`), when the books are replaced by what is on disk.
+ */
+export interface BooksClock {
+	now(): Date;
+	nowMs(): number;
+	readonly frozen: boolean;
+	schedule(at: number, run: () => void): () => void;
+	/** Calls off every task scheduled through this view; later ones are ignored. */
+	close(): void;
+}
+
 /** The clock with the scheduler the core uses; the package does not export it. */
 export class ControllableClock implements SandboxClock {
 	#frozenAt: number | undefined;
@@ -44,6 +57,51 @@ export class ControllableClock implements SandboxClock {
 	constructor(frozenAt: number | undefined, offsetMs = 0) {
 		this.#frozenAt = frozenAt;
 		this.#offset = offsetMs;
+	}
+
+	/** A view of this clock whose tasks can be called off together: what one set of books schedules on. */
+	scoped(): BooksClock {
+		const cancels = new Set<() => void>();
+		let closed = false;
+		const clock = this;
+		return {
+			now: () => this.now(),
+			nowMs: () => this.nowMs(),
+			get frozen() {
+				return clock.frozen;
+			},
+			schedule: (at, run) => {
+				if (closed) return () => {};
+				let done = false;
+				let cancel = () => {};
+				cancel = this.schedule(at, () => {
+					done = true;
+					cancels.delete(cancel);
+					run();
+				});
+				// A task already due ran inside schedule: nothing is left to call off.
+				if (!done) cancels.add(cancel);
+				return () => {
+					cancels.delete(cancel);
+					cancel();
+				};
+			},
+			close: () => {
+				closed = true;
+				for (const cancel of cancels) cancel();
+				cancels.clear();
+			},
+		};
+	}
+
+	/**
+	 * Puts the clock back where a saved reading says (it may go backwards: the move after it was never
+	 * saved). Tasks already due run; nothing is reported to `onMove`.
+	 */
+	resume(reading: ClockReading): void {
+		this.#frozenAt = reading.frozenAt;
+		this.#offset = reading.offsetMs;
+		this.#moved();
 	}
 
 	/** Where the clock stands now, to resume it later. */

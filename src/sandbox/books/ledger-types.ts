@@ -1,5 +1,5 @@
 import type { ChargeDecision } from "./charge-decision.js";
-import type { ControllableClock } from "./clock.js";
+import type { BooksClock } from "./clock.js";
 import type { MerchantAccount, MerchantRegistry } from "./merchants.js";
 import type { RefundRecord, SessionRequest, TransactionRecord } from "./records.js";
 
@@ -30,7 +30,7 @@ export type LedgerChange =
 	| { kind: "refund"; refund: RefundRecord; transaction: TransactionRecord };
 
 export interface LedgerOptions {
-	clock: ControllableClock;
+	clock: BooksClock;
 	merchants: MerchantRegistry;
 	/** Sandbox-clock milliseconds between a pending charge and its final outcome. */
 	pendingDelayMs: number;

@@ -63,6 +63,11 @@ export class Ledger {
 		return this.#refunds.get(refundId);
 	}
 
+	/** A transaction's refunds, oldest first. */
+	refundsOf(transaction: TransactionRecord): RefundRecord[] {
+		return this.#refunds.of(transaction.transactionId);
+	}
+
 	/** The merchant that owns a transaction or a refund: whose key must verify a request naming it. */
 	ownerOf(subject: { transactionId?: string | undefined; refundId?: string | undefined }): string | undefined {
 		const refund = subject.refundId === undefined ? undefined : this.#refunds.get(subject.refundId);
@@ -220,7 +225,6 @@ export class Ledger {
 			provider: undefined,
 			attempts: [],
 			pageToken: randomToken(),
-			refundIds: [],
 		};
 		this.#transactions.set(state.transactionId, state);
 		const refs = this.#orderRefs.get(state.merchantId) ?? new Set<string>();

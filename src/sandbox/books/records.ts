@@ -79,16 +79,14 @@ export interface TransactionState {
 	attempts: ProviderAttempt[];
 	/** Unguessable part of the hosted-page and 3DS links. */
 	pageToken: string;
-	refundIds: string[];
 }
 
 /** A transaction as everything but the ledger sees it. */
-export type TransactionRecord = Readonly<Omit<TransactionState, "attempts" | "refundIds">> & {
+export type TransactionRecord = Readonly<Omit<TransactionState, "attempts">> & {
 	readonly attempts: readonly Readonly<ProviderAttempt>[];
-	readonly refundIds: readonly string[];
 };
 
-/** A refund as the ledger keeps it. */
+/** A refund as the ledger keeps it. It names its transaction; the transaction does not list its refunds. */
 export interface RefundState {
 	refundId: string;
 	refundNumber: string;

@@ -1,4 +1,4 @@
-import type { ControllableClock } from "./clock.js";
+import type { BooksClock } from "./clock.js";
 import type { IdSource } from "./gateway-formats.js";
 import { MESSAGES } from "./gateway-messages.js";
 import type { LedgerChange } from "./ledger-types.js";
@@ -6,17 +6,23 @@ import type { MerchantAccount } from "./merchants.js";
 import type { RefundRecord, RefundState, TransactionRecord, TransactionState } from "./records.js";
 import { allowed, type RuleResult, refused } from "./rule-violations.js";
 
-/** The ledger's refunds: kept private, opened and decided by rule. */
+/**
+ * The ledger's refunds: kept private, opened and decided by rule. A refund names its transaction and
+ * the book indexes them by it: a transaction's refunds are not a part of the transaction, so saving a
+ * refund saves all there is to know of it (there is no second copy to keep in step).
+ */
 export class RefundBook {
 	readonly #refunds = new Map<string, RefundState>();
+	/** Refund ids by transaction id, oldest first. */
+	readonly #byTransaction = new Map<string, string[]>();
 	readonly #ids: IdSource;
-	readonly #clock: ControllableClock;
+	readonly #clock: BooksClock;
 	readonly #transactionOf: (transactionId: string) => TransactionState | undefined;
 	readonly #onChange: (change: LedgerChange) => void;
 
 	constructor(
 		ids: IdSource,
-		clock: ControllableClock,
+		clock: BooksClock,
 		transactionOf: (transactionId: string) => TransactionState | undefined,
 		onChange: (change: LedgerChange) => void,
 	) {
@@ -36,18 +42,21 @@ export class RefundBook {
 		return [...this.#refunds.values()];
 	}
 
-	/** Takes back refunds saved earlier (their transactions list them already). */
+	/** A transaction's refunds, oldest first. */
+	of(transactionId: string): RefundRecord[] {
+		return (this.#byTransaction.get(transactionId) ?? []).flatMap((id) => this.#refunds.get(id) ?? []);
+	}
+
+	/** Takes back refunds saved earlier, oldest first. */
 	restore(refunds: readonly RefundState[]): void {
-		for (const refund of refunds) this.#refunds.set(refund.refundId, refund);
+		for (const refund of refunds) this.#add(refund);
 	}
 
 	/** paidAmount minus every refund not rejected (refund_failed); held ones reserve their amount. */
 	refundableMinor(transaction: TransactionRecord): number {
 		let reserved = 0;
-		for (const id of transaction.refundIds) {
-			const refund = this.#refunds.get(id);
-			if (refund && refund.status !== "refund_failed") reserved += refund.amountMinor;
-		}
+		for (const refund of this.of(transaction.transactionId))
+			if (refund.status !== "refund_failed") reserved += refund.amountMinor;
 		return (transaction.fees?.paid ?? 0) - reserved;
 	}
 
@@ -83,10 +92,16 @@ export class RefundBook {
 			message: held ? MESSAGES.refundHeld : null,
 			createdAt: now,
 		};
-		this.#refunds.set(refund.refundId, refund);
-		transaction.refundIds.push(refund.refundId);
+		this.#add(refund);
 		this.#onChange({ kind: "refund", refund, transaction });
 		return allowed(refund);
+	}
+
+	#add(refund: RefundState): void {
+		this.#refunds.set(refund.refundId, refund);
+		const ids = this.#byTransaction.get(refund.transactionId);
+		if (ids) ids.push(refund.refundId);
+		else this.#byTransaction.set(refund.transactionId, [refund.refundId]);
 	}
 
 	/** Approves or rejects a refund held for approval. Rule: it is under review. */

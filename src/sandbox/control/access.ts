@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { isLoopbackHost } from "../../schemas/fields.js";
+import { STATE_FILES } from "../persistence/state-layout.js";
 
 /** What the access check reads of a control request. */
 export interface ControlCaller {
@@ -52,7 +53,7 @@ export function refuseAccess(caller: ControlCaller, token: string): AccessRefusa
 		const rule = "address it to a loopback host, such as 127.0.0.1 or localhost";
 		return { status: 403, message: `The control API serves this machine only: ${rule}.` };
 	}
-	const where = "the control-token file in the sandbox's state directory";
+	const where = `the ${STATE_FILES.controlToken} file in the sandbox's state directory`;
 	const authorization = caller.header("authorization");
 	const bearer = authorization === null ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
 	if (bearer === undefined) {

@@ -1,9 +1,9 @@
 import { redactText } from "../../internal/redact.js";
-import { refundEventId, transactionEventId } from "../../notifications/event-id.js";
+import { refundEventId, transactionEventId } from "../../notifications/message/event-id.js";
 import type { TransactionRecord } from "../books/records.js";
 import type { SandboxCore } from "../core/sandbox-core.js";
 import { decideRefund, refundView, transactionView } from "../core/views.js";
-import type { DeliveryAttempt } from "../ipn/notifier.js";
+import type { DeliveryAttempt } from "../wire/notifier.js";
 import { readBodyText } from "../wire/request-body.js";
 import { type ControlCaller, refuseAccess } from "./access.js";
 import { CONTROL_PATH, type ControlTransaction } from "./control-types.js";
@@ -59,7 +59,7 @@ const ROUTES: readonly Route[] = [
 function listTransactions(core: SandboxCore): ControlTransaction[] {
 	return core.ledger.transactions().map((record) => ({
 		...transactionView(core, record),
-		refunds: record.refundIds.flatMap((id) => refundView(core, id) ?? []),
+		refunds: core.ledger.refundsOf(record).flatMap((refund) => refundView(core, refund.refundId) ?? []),
 	}));
 }
 
@@ -162,9 +162,11 @@ export async function handleControl(
 		const body = route.method === "POST" ? await readJsonBody(request) : {};
 		if (typeof body === "string") return failure(400, body);
 		const captures = route.path.exec(path)?.slice(1) ?? [];
+		const mark = core.mark();
 		const result = await route.run({ core, captures, body, query: request.url.searchParams });
-		// An approval or a clock move is on disk before it is reported, as the API's changes are.
-		await core.saved();
+		// An approval or a clock move is on disk before it is reported, as the API's changes are; a list
+		// that showed a change which could not be saved is not sent.
+		await core.saved(mark);
 		if ("field" in result) {
 			const issues = [{ field: result.field, message: result.message }];
 			return json(result.status, { status: "error", message: `${result.field} ${result.message}`, issues });

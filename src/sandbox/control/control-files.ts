@@ -1,18 +1,21 @@
 import { randomBytes } from "node:crypto";
-import { readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { ConfigurationError } from "../../errors/configuration-error.js";
+import {
+	checkPrivateFolder,
+	createPrivateFile,
+	openPrivateFile,
+	readPrivateFile,
+	replacePrivateFile,
+} from "../persistence/private-files.js";
+import { STATE_FILES } from "../persistence/state-layout.js";
+import { stateProblem } from "../persistence/state-problem.js";
 
-/**
- * The files of a state directory that let a command or a test reach the sandbox running on it: the
- * control credential, readable by its owner only, and where the sandbox listens.
- */
-export const CONTROL_FILES = {
-	/** The bearer token of the control API (mode 0600), made on the first start and kept. */
-	token: "control-token",
-	/** Where the running sandbox listens and for which merchant; written once it listens, removed when it stops. */
-	running: "sandbox.json",
-} as const;
+// The files of a state directory that let a command or a test reach the sandbox running on it: the control
+// credential (`control-token`, mode 0600, made on the first start and kept) and where the sandbox listens
+// (`sandbox.json`, written once it listens, removed when it stops). Both are opened without following a
+// link, in a directory that must be this user's: the CLI sends the one to the URL the other names.
 
 /** What `sandbox.json` says about the sandbox running on a state directory. */
 export interface RunningSandbox {
@@ -29,67 +32,52 @@ export interface RunningSandbox {
 }
 
 const TOKEN_BYTES = 32;
-const SUBJECT = "sandbox state directory";
-
-const problem = (field: string, message: string) => new ConfigurationError([{ field, message }], SUBJECT);
-
-const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code;
 
 /**
  * The control credential of a state directory: read when it exists, else made (random, mode 0600).
  * @throws ConfigurationError when the file is empty, or other users may read it.
  */
 export async function ensureControlToken(stateDir: string): Promise<string> {
-	const path = join(stateDir, CONTROL_FILES.token);
-	try {
-		await writeFile(path, `${randomBytes(TOKEN_BYTES).toString("base64url")}\n`, { mode: 0o600, flag: "wx" });
-	} catch (error) {
-		if (errorCode(error) !== "EEXIST") throw problem("stateDir", `cannot write ${path} (${errorCode(error)})`);
-	}
+	const path = join(stateDir, STATE_FILES.controlToken);
+	await createPrivateFile(path, `${randomBytes(TOKEN_BYTES).toString("base64url")}\n`, 0o600);
 	return readControlToken(stateDir);
 }
 
 /**
  * The control credential a running sandbox made in its state directory.
- * @throws ConfigurationError naming the file when it is missing, empty, or readable by other users.
+ * @throws ConfigurationError naming the file when it is missing, empty, a link, or readable by other users.
  */
 export async function readControlToken(stateDir: string): Promise<string> {
-	const path = join(stateDir, CONTROL_FILES.token);
+	await checkPrivateFolder(stateDir, { followLink: true });
+	const path = join(stateDir, STATE_FILES.controlToken);
+	const file = await openPrivateFile(path, constants.O_RDONLY, undefined);
+	if (!file) throw stateProblem(`${path} does not exist: is this the --state-dir of a running sandbox?`);
 	let text: string;
 	try {
-		const mode = (await stat(path)).mode & 0o777;
+		const mode = (await file.stat()).mode & 0o777;
 		// Windows keeps no such mode bits: its file permissions decide.
 		if ((mode & 0o077) !== 0 && process.platform !== "win32") {
 			const octal = `0${mode.toString(8)}`;
 			const fix = `run chmod 600 ${path}, or delete it and restart the sandbox for a new one`;
-			throw problem("stateDir", `${path} may be read by other users (mode ${octal}): ${fix}`);
+			throw stateProblem(`${path} may be read by other users (mode ${octal}): ${fix}`);
 		}
-		text = await readFile(path, "utf8");
-	} catch (error) {
-		if (error instanceof ConfigurationError) throw error;
-		const code = errorCode(error);
-		const why =
-			code === "ENOENT"
-				? "does not exist: is this the --state-dir of a running sandbox?"
-				: `cannot be read (${code ?? "unknown error"})`;
-		throw problem("stateDir", `${path} ${why}`);
+		text = await file.readFile("utf8");
+	} finally {
+		await file.close();
 	}
 	const token = text.trim();
-	if (token === "") throw problem("stateDir", `${path} is empty: delete it and restart the sandbox for a new one`);
+	if (token === "") throw stateProblem(`${path} is empty: delete it and restart the sandbox for a new one`);
 	return token;
 }
 
-/** Records where the sandbox listens (temporary file, then rename: a reader never sees half of it). */
+/** Records where the sandbox listens (a new temporary file, then rename: a reader never sees half of it). */
 export async function writeRunningSandbox(stateDir: string, running: RunningSandbox): Promise<void> {
-	const path = join(stateDir, CONTROL_FILES.running);
-	const temporary = `${path}.${process.pid}.tmp`;
-	await writeFile(temporary, `${JSON.stringify(running, null, 2)}\n`, { mode: 0o644 });
-	await rename(temporary, path);
+	await replacePrivateFile(join(stateDir, STATE_FILES.running), `${JSON.stringify(running, null, 2)}\n`, 0o644);
 }
 
 /** Forgets where the sandbox listened, when it stops. */
 export async function removeRunningSandbox(stateDir: string): Promise<void> {
-	await rm(join(stateDir, CONTROL_FILES.running), { force: true });
+	await rm(join(stateDir, STATE_FILES.running), { force: true });
 }
 
 /**
@@ -97,17 +85,19 @@ export async function removeRunningSandbox(stateDir: string): Promise<void> {
  * @throws ConfigurationError naming the file when no sandbox runs there or the file cannot be read.
  */
 export async function readRunningSandbox(stateDir: string): Promise<RunningSandbox> {
-	const path = join(stateDir, CONTROL_FILES.running);
+	await checkPrivateFolder(stateDir, { followLink: true });
+	const path = join(stateDir, STATE_FILES.running);
+	const text = await readPrivateFile(path);
+	if (text === undefined) {
+		throw stateProblem(
+			`no sandbox is running on ${stateDir} (${path} does not exist): start one with --state-dir ${stateDir}`,
+		);
+	}
 	let parsed: unknown;
 	try {
-		parsed = JSON.parse(await readFile(path, "utf8"));
-	} catch (error) {
-		const code = errorCode(error);
-		const why =
-			code === "ENOENT"
-				? `no sandbox is running on ${stateDir} (${path} does not exist): start one with --state-dir ${stateDir}`
-				: `${path} cannot be read (${code ?? "not JSON"})`;
-		throw problem("stateDir", why);
+		parsed = JSON.parse(text);
+	} catch {
+		throw stateProblem(`${path} cannot be read (not JSON)`);
 	}
 	const running = parsed as Partial<RunningSandbox> | null;
 	const valid =
@@ -115,6 +105,6 @@ export async function readRunningSandbox(stateDir: string): Promise<RunningSandb
 		typeof running.pid === "number" &&
 		typeof running.merchantId === "string" &&
 		(running.signVersion === "2.0" || running.signVersion === "2.1");
-	if (!valid) throw problem("stateDir", `${path} is not what the sandbox writes: restart the sandbox`);
+	if (!valid) throw stateProblem(`${path} is not what the sandbox writes: restart the sandbox`);
 	return running as RunningSandbox;
 }

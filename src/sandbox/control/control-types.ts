@@ -1,6 +1,6 @@
 import type { Refund } from "../../schemas/resources.js";
 import type { SandboxTransaction } from "../core/views.js";
-import type { DeliveryAttempt } from "../ipn/notifier.js";
+import type { DeliveryAttempt } from "../wire/notifier.js";
 
 /** A transaction as the control API lists it: the sandbox's view of it and its refunds, oldest first. */
 export type ControlTransaction = SandboxTransaction & {

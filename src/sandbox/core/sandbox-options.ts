@@ -1,6 +1,6 @@
 import type { SignedStringForm } from "../../signing/canonical.js";
 import type { SandboxMerchantOptions } from "../books/merchant-options.js";
-import type { DeliveryAttempt } from "../ipn/notifier.js";
+import type { DeliveryAttempt } from "../wire/notifier.js";
 
 /** IPN delivery settings. */
 export interface SandboxIpnOptions {

@@ -10,7 +10,7 @@ import {
 } from "../../internal/options.js";
 import { lazySchema } from "../../schemas/lazy.js";
 import { epochOf } from "../books/clock.js";
-import type { IpnSettings } from "../ipn/notifier.js";
+import type { IpnSettings } from "../wire/notifier.js";
 import { DEFAULT_BASE_URL, type SandboxOptions } from "./sandbox-options.js";
 
 /** A sandbox's options with defaults applied, every one checked. */

@@ -1,4 +1,4 @@
-import { verifyNotification } from "../../notifications/verify.js";
+import { verifyNotification } from "../../notifications/message/verify.js";
 import { openCallbackUrl } from "../../signing/callback-url.js";
 import type { SandboxCore } from "../core/sandbox-core.js";
 import type { ApiResponse } from "../wire/spec-responses.js";

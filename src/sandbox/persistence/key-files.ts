@@ -1,22 +1,10 @@
 import { createPrivateKey, createPublicKey } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { loadPrivateKey, loadPublicKey, publicKeyText } from "../../signing/keys.js";
+import { checkPrivateFolder, createPrivateFile, readPrivateFile } from "./private-files.js";
+import { KEY_FILES } from "./state-layout.js";
 import { fileError, type StateField, stateProblem } from "./state-problem.js";
-
-/**
- * The key files of a state directory's `keys/` folder, which `--keys-dir` also holds:
- * `checkout create` reads the merchant's private key and the gateway's public key from them.
- */
-export const KEY_FILES = {
-	gatewayPrivate: "gateway-private.pem",
-	gatewayPublic: "gateway-public.pem",
-	merchantPrivate: "merchant-private.pem",
-	merchantPublic: "merchant-public.pem",
-} as const;
-
-/** The folder of a state directory that holds the key files. */
-export const KEYS_FOLDER = "keys";
 
 /** A key pair as PEM text. */
 export interface KeyPair {
@@ -51,7 +39,8 @@ export interface KeyFolder {
 /**
  * Opens a folder of key files: the keys it holds are reused, the ones it lacks are written (private
  * keys with mode 0600). A key file is never overwritten: one that does not parse, or that contradicts
- * a key given by a flag, stops the start with an error naming the file and what to do.
+ * a key given by a flag, stops the start with an error naming the file and what to do. The folder must be
+ * this user's and writable by no one else; the `keys/` of a state directory must not be a link.
  */
 export async function openKeyFolder(folder: string, options: KeyFolderOptions): Promise<KeyFolder> {
 	const files = new KeyFiles(folder, options.field);
@@ -60,6 +49,8 @@ export async function openKeyFolder(folder: string, options: KeyFolderOptions): 
 	} catch (error) {
 		throw stateProblem(`cannot create ${folder}: ${fileError(error)}`, options.field);
 	}
+	// --keys-dir is the path the user gave; a state directory's keys/ is the sandbox's own name.
+	await checkPrivateFolder(folder, { field: options.field, followLink: options.field === "keysDir" });
 	const gateway = await gatewayPair(files, options);
 	const merchant = await merchantKeys(files, options);
 	return { gateway, merchant, written: files.written };
@@ -136,25 +127,15 @@ class KeyFiles {
 	}
 
 	/** The file's text, or undefined when there is no such file. */
-	async read(name: string): Promise<string | undefined> {
-		try {
-			return await readFile(join(this.#folder, name), "utf8");
-		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-			throw this.problem(name, `cannot be read: ${fileError(error)}`);
-		}
+	read(name: string): Promise<string | undefined> {
+		return readPrivateFile(join(this.#folder, name), { field: this.#field });
 	}
 
 	/** Writes a new file; one that appeared meanwhile (another sandbox starting) is never overwritten. */
 	async write(name: string, text: string, mode: number): Promise<void> {
 		const path = join(this.#folder, name);
-		try {
-			await writeFile(path, text, { mode, flag: "wx" });
-		} catch (error) {
-			const code = (error as NodeJS.ErrnoException).code;
-			const why = code === "EEXIST" ? "appeared while the sandbox was writing it: start again" : fileError(error);
-			throw this.problem(name, `cannot be written: ${why}`);
-		}
+		if (!(await createPrivateFile(path, text, mode, { field: this.#field })))
+			throw this.problem(name, "cannot be written: it appeared while the sandbox was writing it: start again");
 		this.written.push(path);
 	}
 

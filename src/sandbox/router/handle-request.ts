@@ -1,5 +1,5 @@
 import { redactText } from "../../internal/redact.js";
-import type { ApiContext } from "../api/context.js";
+import { type ApiContext, findMerchant } from "../api/context.js";
 import { ENDPOINT_HANDLERS } from "../api/handlers.js";
 import type { SandboxCore } from "../core/sandbox-core.js";
 import { showCheckoutPage, submitCheckoutPage } from "../pages/checkout-page.js";
@@ -11,7 +11,6 @@ import { isBrowserForm } from "../wire/authentication.js";
 import type { SandboxRequest, SandboxResponse } from "../wire/request-response.js";
 import { type ApiResponse, isApiResponse, notFound } from "../wire/spec-responses.js";
 import { type Arrived, arrivalRecord, readRequest } from "./arrival.js";
-import { runFault } from "./fault-runner.js";
 import { formErrorPage, jsonResponse, methodNotAllowed, pageResponse, type Routed } from "./response-encoding.js";
 
 const HOME_BODY =
@@ -76,11 +75,19 @@ export async function handleRequest(
 	let routed: Routed;
 	try {
 		const read = () => readRequest(request, url, origin ?? url.origin, received);
-		const respond = async (arrived: Arrived | ApiResponse) =>
-			isApiResponse(arrived) ? jsonResponse(arrived) : dispatch(core, arrived);
-		routed = fault ? await runFault(core, fault, received, read, respond, request.signal) : await respond(await read());
-		// With a state directory, nothing leaves before the changes it reports are on disk.
-		await core.saved();
+		let mark: number | undefined;
+		const respond = async (arrived: Arrived | ApiResponse) => {
+			mark = core.mark();
+			return isApiResponse(arrived) ? jsonResponse(arrived) : dispatch(core, arrived);
+		};
+		const accountVersion = (claimed: Record<string, unknown>) => findMerchant(core, claimed)?.merchant?.signVersion;
+		const sandbox = { clock: core.clock, signer: core.signer, accountVersion };
+		routed = fault
+			? await core.faults.run(fault, received, read, respond, sandbox, request.signal)
+			: await respond(await read());
+		// With a state directory, nothing leaves before the changes it reports are on disk; a response
+		// built on a change that could not be saved becomes an error (the change left the books).
+		await core.saved(mark);
 	} catch (error) {
 		// Details stay out of the response; the event gets a redacted message.
 		core.emit({ type: "error", message: redactText(error instanceof Error ? error.message : String(error)) });

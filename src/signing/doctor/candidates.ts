@@ -1,9 +1,8 @@
-import { referenceForm, type SignedStringForm } from "../canonical.js";
+import { referenceForm, referenceFormOfText, type SignedStringForm } from "../canonical.js";
 import { flatStringifiedForm } from "../forms/flat-stringified.js";
 import { nodeSnippetForm } from "../forms/node-snippet.js";
 import { retiredFirstDraftForm } from "../forms/retired-first-draft.js";
 import { withoutSignature } from "../open.js";
-import { referenceFormOfText } from "../text-form.js";
 
 /** A 2.0 part as received: the signed object, and the text it came from when the text was at hand. */
 export interface FlatSource {

@@ -1,6 +1,7 @@
 import { isPlainObject } from "../../internal/plain-object.js";
-import { fail, type PathStack, quoted, type SignedStringForm } from "../canonical.js";
+import type { SignedStringForm } from "../canonical.js";
 import { naturalCompare, phpNumberString, phpTrim } from "../php.js";
+import { fail, type PathStack, quoted } from "../text-form.js";
 
 /** A top-level value as the string this form signs: PHP's string cast, or a nested value's JSON text. */
 function leafText(value: unknown, path: PathStack): string {

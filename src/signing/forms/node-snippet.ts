@@ -1,5 +1,6 @@
 import { isPlainObject } from "../../internal/plain-object.js";
-import { fail, type PathStack, type SignedStringForm } from "../canonical.js";
+import type { SignedStringForm } from "../canonical.js";
+import { fail, type PathStack } from "../text-form.js";
 
 let collator: Intl.Collator | undefined;
 

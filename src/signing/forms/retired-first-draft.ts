@@ -1,6 +1,7 @@
 import { isPlainObject } from "../../internal/plain-object.js";
-import { fail, MAX_DEPTH, type PathStack, quoted, type SignedStringForm } from "../canonical.js";
+import type { SignedStringForm } from "../canonical.js";
 import { phpTrim } from "../php.js";
+import { fail, MAX_DEPTH, type PathStack, quoted } from "../text-form.js";
 
 function serialize(value: unknown, path: PathStack): string {
 	switch (typeof value) {

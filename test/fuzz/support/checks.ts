@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
-import { GatewayError } from "../../../src/errors/gateway-error.js";
-import { canonicalString } from "../../../src/signing/canonical.js";
+import { GatewayError } from "../../../src/index.js";
+import { canonicalString } from "../../../src/signing/index.js";
 import { phpNumberString, phpTrim } from "../../../src/signing/php.js";
 import { sameSignedContent } from "../../support/signed-content.js";
 

@@ -1,8 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import { isPlainObject } from "../../../src/internal/plain-object.js";
-import { canonicalString, referenceForm } from "../../../src/signing/canonical.js";
-import { referenceFormOfText } from "../../../src/signing/text-form.js";
+import { canonicalString, referenceForm, referenceFormOfText } from "../../../src/signing/canonical.js";
 import { sameSignedContent } from "../../support/signed-content.js";
 import { violation } from "./checks.js";
 import { applyByteMutation, type ByteMutation, byteMutations } from "./mutations.js";

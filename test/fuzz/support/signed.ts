@@ -1,9 +1,8 @@
 import { createPublicKey, verify } from "node:crypto";
 import fc from "fast-check";
-import { canonicalString } from "../../../src/signing/canonical.js";
-import { loadPrivateKey, loadPublicKey } from "../../../src/signing/keys.js";
+import { canonicalString, referenceFormOfText } from "../../../src/signing/canonical.js";
+import { loadPrivateKey, loadPublicKey } from "../../../src/signing/index.js";
 import { sealMessage, signText } from "../../../src/signing/seal.js";
-import { referenceFormOfText } from "../../../src/signing/text-form.js";
 import { awkwardNumber, awkwardString, jsonObject } from "../../signing/arbitraries.js";
 import { checkoutCreated, ids, refund, transaction } from "../../support/gateway-messages.js";
 import { parseJsonText, TextNumber, TextObject, type TextValue } from "../../support/json-text.js";

@@ -1,6 +1,6 @@
 import { join } from "node:path";
+import { STATE_FILES } from "../../../sandbox/cli-entry.js";
 import type { CliIo } from "../../io.js";
-import { STATE_KEYS } from "./state-dir.js";
 
 /** What the banner shows: where the sandbox listens, its account, its keys and how to reach it. */
 export interface Banner {
@@ -23,6 +23,8 @@ export interface Banner {
 	written: string[];
 	/** How many transactions the --state-dir resumed (undefined without one). */
 	resumed: number | undefined;
+	/** --quiet (as in CI): one line instead, where it listens, the merchant id and where the keys are. */
+	quiet: boolean;
 }
 
 /** An argument as a POSIX shell reads it back unchanged: quoted when it holds anything but safe characters. */
@@ -49,8 +51,17 @@ function checkoutLines(banner: Banner): string[] {
 	return ["Create a checkout and print its payment link:", command("checkout", "create", ...args, ...order)];
 }
 
+/** Where the key files are: --keys-dir, or the state directory's (a temporary one's too). */
+const keysFolder = (banner: Banner) => banner.keysDir ?? join(banner.controlDir, STATE_FILES.keys);
+
 /** Prints the banner: the sandbox's facts, then commands that run as printed from another terminal. */
 export function printBanner(io: CliIo, banner: Banner): void {
+	if (banner.quiet) {
+		const links = banner.url === banner.listening ? "" : `links use ${banner.url}, `;
+		const account = `merchant id ${banner.merchantId}, keys in ${keysFolder(banner)}`;
+		io.stdout(`Merchant Gateway sandbox listening on ${banner.listening} (${links}${account})\n`);
+		return;
+	}
 	const { url, controlDir } = banner;
 	const lines = [`Merchant Gateway sandbox listening on ${banner.listening}`];
 	if (url !== banner.listening) lines.push(`  public URL:       ${url}   (every link uses it)`);
@@ -68,7 +79,7 @@ export function printBanner(io: CliIo, banner: Banner): void {
 		"  http://127.0.0.1 and http://localhost notification/callback URLs are accepted (sandbox only).",
 		"",
 	);
-	const keysIn = join(controlDir, STATE_KEYS.dir);
+	const keysIn = keysFolder(banner);
 	if (banner.written.length > 0) lines.push(`  keys written: ${banner.written.join(", ")}`, "");
 	else if (banner.keysDir) lines.push(`  keys in:          ${banner.keysDir}   (reused)`, "");
 	else if (!banner.temporary) lines.push(`  keys in:          ${keysIn}   (reused)`, "");

@@ -1,5 +1,4 @@
-import type { ClockMove } from "../../../sandbox/control/control-types.js";
-import { DURATION_RULE, parseDuration } from "../../../sandbox/control/duration.js";
+import { type ClockMove, DURATION_RULE, parseDuration } from "../../../sandbox/cli-entry.js";
 import { parse } from "../../command.js";
 import { EXIT, usageError } from "../../io.js";
 import {

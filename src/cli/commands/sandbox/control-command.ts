@@ -2,7 +2,7 @@ import { AuthenticationError } from "../../../errors/authentication-error.js";
 import { ConfigurationError } from "../../../errors/configuration-error.js";
 import { ConnectionError } from "../../../errors/connection-error.js";
 import { GatewayError } from "../../../errors/gateway-error.js";
-import { connectSandbox, type SandboxControl } from "../../../sandbox/connect-sandbox.js";
+import { connectSandbox, type SandboxControl } from "../../../sandbox/cli-entry.js";
 import { CliError, type CliIo, EXIT, usageError } from "../../io.js";
 
 /** A command that drives a running sandbox: `merchant-gateway sandbox <name> ...`. */

@@ -1,15 +1,17 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigurationError } from "../../../errors/configuration-error.js";
 import {
+	createPrivateFile,
 	ensureControlToken,
+	KEY_FILES,
 	type RunningSandbox,
 	removeRunningSandbox,
+	STATE_FILES,
 	writeRunningSandbox,
-} from "../../../sandbox/control/control-files.js";
+} from "../../../sandbox/cli-entry.js";
 import { CliError, fileProblem } from "../../io.js";
-import { STATE_KEYS } from "./state-dir.js";
 
 /**
  * The directory the other commands find a running sandbox by: its control credential, `sandbox.json`
@@ -61,16 +63,14 @@ export async function openControlDir(stateDir: string | undefined, keys: Throwaw
 }
 
 async function writeKeys(dir: string, keys: ThrowawayKeys): Promise<void> {
-	const keysDir = join(dir, STATE_KEYS.dir);
+	const keysDir = join(dir, STATE_FILES.keys);
 	await mkdir(keysDir, { mode: 0o700 });
-	const files: [string, string, number][] = [[STATE_KEYS.gatewayPublic, keys.gatewayPublicKey, 0o644]];
+	const files: [string, string, number][] = [[KEY_FILES.gatewayPublic, keys.gatewayPublicKey, 0o644]];
 	const { privateKey, publicKey } = keys.merchantKeys;
 	if (privateKey)
-		files.push([STATE_KEYS.merchantPrivate, privateKey, 0o600], [STATE_KEYS.merchantPublic, publicKey, 0o644]);
+		files.push([KEY_FILES.merchantPrivate, privateKey, 0o600], [KEY_FILES.merchantPublic, publicKey, 0o644]);
 	for (const [name, text, mode] of files) {
 		const path = join(keysDir, name);
-		await writeFile(path, text, { mode, flag: "wx" }).catch((error: unknown) => {
-			throw new CliError(`cannot write ${path}: ${fileProblem(error)}`);
-		});
+		if (!(await createPrivateFile(path, text, mode))) throw new CliError(`cannot write ${path}: it already exists`);
 	}
 }

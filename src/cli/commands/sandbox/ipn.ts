@@ -1,4 +1,4 @@
-import type { DeliveryAttempt } from "../../../sandbox/ipn/notifier.js";
+import type { DeliveryAttempt } from "../../../sandbox/cli-entry.js";
 import { parse } from "../../command.js";
 import { EXIT, usageError } from "../../io.js";
 import {
@@ -8,11 +8,20 @@ import {
 	onePositional,
 	runControl,
 } from "./control-command.js";
-import { describeAttempt } from "./delivery-text.js";
+import { describeAttempt, retryCalledOffBy } from "./delivery-text.js";
 
-function list(attempts: readonly DeliveryAttempt[]): string {
+/**
+ * `ipn list`'s text: one attempt a line, oldest first. A retry that a later acknowledged attempt called off is
+ * said to be called off, not still due.
+ */
+export function listAttempts(attempts: readonly DeliveryAttempt[]): string {
 	if (attempts.length === 0) return "No IPN deliveries yet.";
-	return attempts.map((attempt) => `${attempt.finishedAt}  ${describeAttempt(attempt)}`).join("\n");
+	return attempts
+		.map((attempt, index) => {
+			const calledOffBy = retryCalledOffBy(attempt, attempts.slice(index + 1));
+			return `${attempt.finishedAt}  ${describeAttempt(attempt, calledOffBy)}`;
+		})
+		.join("\n");
 }
 
 export const ipnCommand: ControlCommand = {
@@ -49,7 +58,7 @@ Exit codes: 0 done, 1 unknown id, no IPN yet, or the sandbox is not running
 			const limit = values.limit === undefined ? undefined : Number(values.limit);
 			if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 1000))
 				throw usageError("--limit must be a whole number from 1 to 1000");
-			return runControl(io, values, (control) => control.deliveries({ limit }), list);
+			return runControl(io, values, (control) => control.deliveries({ limit }), listAttempts);
 		}
 		if (action === "resend") {
 			const id = onePositional(rest, "a transaction id or a refund id");

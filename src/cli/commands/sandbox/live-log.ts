@@ -1,4 +1,4 @@
-import type { SandboxEvent } from "../../../sandbox/core/sandbox-options.js";
+import type { SandboxEvent } from "../../../sandbox/cli-entry.js";
 import { describeAttempt } from "./delivery-text.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { RefundDecisionResult } from "../../../sandbox/control/control-types.js";
+import type { RefundDecisionResult } from "../../../sandbox/cli-entry.js";
 import { parse } from "../../command.js";
 import { EXIT, usageError } from "../../io.js";
 import {

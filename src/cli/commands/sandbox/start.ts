@@ -1,12 +1,19 @@
 import { createPublicKey } from "node:crypto";
 import { join } from "node:path";
 import { ConfigurationError } from "../../../errors/configuration-error.js";
-import { CONTROL_FILES } from "../../../sandbox/control/control-files.js";
-import type { SandboxOptions } from "../../../sandbox/core/sandbox-options.js";
-import { type Sandbox, sandboxOnStateDir } from "../../../sandbox/create-sandbox.js";
-import { type SandboxServer, startSandboxServer } from "../../../sandbox/http-server.js";
-import { KEYS_FOLDER, type KeyFolder, type KeyPair, openKeyFolder } from "../../../sandbox/persistence/key-files.js";
-import { openStateDir, type StateDir } from "../../../sandbox/persistence/state-dir.js";
+import {
+	type KeyFolder,
+	type KeyPair,
+	openKeyFolder,
+	openStateDir,
+	type Sandbox,
+	type SandboxOptions,
+	type SandboxServer,
+	STATE_FILES,
+	type StateDir,
+	sandboxOnStateDir,
+	startSandboxServer,
+} from "../../../sandbox/cli-entry.js";
 import { generateKeyPair } from "../../../signing/generate.js";
 import { type DeprecatedFlag, parse } from "../../command.js";
 import { FLAGS, signVersionFlag } from "../../flags.js";
@@ -26,7 +33,31 @@ const OLD_GATEWAY_PRIVATE_KEY: Record<string, DeprecatedFlag> = {
 
 /** `merchant-gateway sandbox [options]`: starts the sandbox server and runs until stopped. */
 export async function startSandbox(args: string[], io: CliIo, help: string): Promise<number> {
-	const { values, positionals } = parse(
+	const { values, positionals } = parseStartArgs(args, io);
+	if (values.help) {
+		io.stdout(`${help}\n`);
+		return EXIT.ok;
+	}
+	if (positionals.length > 0) throw usageError(`unexpected argument ${positionals[0]}`);
+	const settings = startSettings(values, io);
+	const keys = await startKeys(values, settings.stateDir);
+	const launched = await launch(settings, keys, io);
+	const stopped = io.untilStopped().then(() => undefined);
+	const listening = await announce(launched, settings);
+	// Through npx or a script, the starter's end (SIGTERM to npx, a parent killed) must end the sandbox too.
+	const starter = settings.keepRunning ? undefined : watchStarter();
+	showBanner(io, settings, keys, launched, listening);
+	const starterGone = await Promise.race([stopped, starter?.gone ?? stopped]);
+	starter?.stop();
+	if (starterGone) io.stderr(`merchant-gateway sandbox: ${starterGone}; stopping\n`);
+	await launched.stop();
+	io.stdout("sandbox stopped\n");
+	return EXIT.ok;
+}
+
+/** The command line, read by the CLI's flag parser. */
+function parseStartArgs(args: string[], io: CliIo) {
+	return parse(
 		args,
 		{
 			port: { type: "string", short: "p" },
@@ -49,11 +80,28 @@ export async function startSandbox(args: string[], io: CliIo, help: string): Pro
 		},
 		{ command: "sandbox", io, deprecated: OLD_GATEWAY_PRIVATE_KEY },
 	);
-	if (values.help) {
-		io.stdout(`${help}\n`);
-		return EXIT.ok;
-	}
-	if (positionals.length > 0) throw usageError(`unexpected argument ${positionals[0]}`);
+}
+
+type StartValues = ReturnType<typeof parseStartArgs>["values"];
+
+/** The flags' values, checked (a usage error names the flag and its rule), with their defaults. */
+interface StartSettings {
+	port: number;
+	host: string;
+	publicUrl: string | undefined;
+	allowNonLoopback: boolean;
+	merchantId: string;
+	signVersion: "2.0" | "2.1";
+	refundApproval: "auto" | "manual";
+	hppOnly: boolean;
+	timeScale: number;
+	stateDir: string | undefined;
+	keysDir: string | undefined;
+	keepRunning: boolean;
+	quiet: boolean;
+}
+
+function startSettings(values: StartValues, io: CliIo): StartSettings {
 	const port = values.port === undefined ? 8080 : Number(values.port);
 	if (!Number.isInteger(port) || port < 0 || port > 65535)
 		throw usageError("--port must be an integer from 0 to 65535");
@@ -73,36 +121,68 @@ export async function startSandbox(args: string[], io: CliIo, help: string): Pro
 	if (stateDir !== undefined && values["keys-dir"] !== undefined)
 		throw usageError(
 			"--keys-dir and --state-dir do not go together: the state directory keeps its keys in " +
-				join(stateDir, KEYS_FOLDER),
+				join(stateDir, STATE_FILES.keys),
 		);
-	const merchantId = values["merchant-id"] ?? "sandbox-merchant";
+	return {
+		port,
+		host,
+		publicUrl,
+		allowNonLoopback: values["allow-non-loopback"] === true,
+		merchantId: values["merchant-id"] ?? "sandbox-merchant",
+		signVersion,
+		refundApproval,
+		hppOnly: values["hpp-only"] === true,
+		timeScale,
+		stateDir,
+		keysDir: values["keys-dir"],
+		keepRunning: values["keep-running"] === true,
+		quiet: values.quiet === true,
+	};
+}
+
+/** The keys given as files (--key, --merchant-key, --gateway-public-key checked against --key), then opened. */
+async function startKeys(values: StartValues, stateDir: string | undefined): Promise<StartKeys> {
 	const givenGatewayKeys = values.key ? await readKeyPairFile("--key", values.key, values.passphrase) : undefined;
 	if (values["gateway-public-key"] !== undefined && givenGatewayKeys)
 		await checkSamePublicKey(values["gateway-public-key"], givenGatewayKeys.publicKey, values.key ?? "");
 	const givenMerchantKey = values["merchant-key"]
 		? { publicKey: await readPublicKeyFile("--merchant-key", values["merchant-key"]) }
 		: undefined;
-	const keys = await openKeys(values["keys-dir"], stateDir, givenGatewayKeys, givenMerchantKey);
-	const quiet = values.quiet === true;
+	return await openKeys(values["keys-dir"], stateDir, givenGatewayKeys, givenMerchantKey);
+}
+
+/** A sandbox started: its server, the sandbox when made on a state directory, and its control directory. */
+interface Launched {
+	server: SandboxServer;
+	sandbox: Sandbox | undefined;
+	controlDir: ControlDir;
+	/** Stops the server, then closes the sandbox and the control directory. */
+	stop(): Promise<void>;
+}
+
+/**
+ * Opens the control directory (the state directory, or a temporary one: where the other commands reach this
+ * sandbox), makes the sandbox and starts its server. What was opened is closed again when a step fails.
+ */
+async function launch(settings: StartSettings, keys: StartKeys, io: CliIo): Promise<Launched> {
 	const sandboxOptions: SandboxOptions = {
 		gatewayKeys: keys.gateway,
 		merchants: [
 			{
-				merchantId,
+				merchantId: settings.merchantId,
 				publicKey: keys.merchant.publicKey,
-				signVersion,
-				refundApproval,
-				...(values["hpp-only"] ? { providers: [{ name: "Sandbox Hosted Processor", kind: "hpp" as const }] } : {}),
+				signVersion: settings.signVersion,
+				refundApproval: settings.refundApproval,
+				...(settings.hppOnly ? { providers: [{ name: "Sandbox Hosted Processor", kind: "hpp" as const }] } : {}),
 			},
 		],
-		ipn: { timeScale },
-		onEvent: quiet ? undefined : (event) => io.stdout(`${formatEvent(event)}\n`),
+		ipn: { timeScale: settings.timeScale },
+		onEvent: settings.quiet ? undefined : (event) => io.stdout(`${formatEvent(event)}\n`),
 	};
-	const listen = { port, host, publicUrl, allowNonLoopback: values["allow-non-loopback"] === true };
-	// The directory the other commands reach this sandbox through: the state directory, or a temporary one.
+	const { port, host, publicUrl, allowNonLoopback } = settings;
 	let controlDir: ControlDir;
 	try {
-		controlDir = await openControlDir(stateDir, {
+		controlDir = await openControlDir(settings.stateDir, {
 			gatewayPublicKey: keys.gateway.publicKey,
 			merchantKeys: keys.merchant,
 		});
@@ -116,7 +196,14 @@ export async function startSandbox(args: string[], io: CliIo, help: string): Pro
 		// On a state directory the sandbox is made here, on the directory opened above; otherwise the server makes it.
 		sandbox = keys.state ? await sandboxOnStateDir(sandboxOptions, keys.state) : undefined;
 		const served = sandbox ? { sandbox } : sandboxOptions;
-		server = await startSandboxServer({ ...listen, ...served, controlToken: controlDir.token });
+		server = await startSandboxServer({
+			port,
+			host,
+			publicUrl,
+			allowNonLoopback,
+			...served,
+			controlToken: controlDir.token,
+		});
 	} catch (error) {
 		await (sandbox ? sandbox.close() : keys.state?.close());
 		await controlDir.close();
@@ -127,40 +214,46 @@ export async function startSandbox(args: string[], io: CliIo, help: string): Pro
 		await sandbox?.close();
 		await controlDir.close();
 	};
+	return { server, sandbox, controlDir, stop };
+}
+
+/**
+ * Writes where the sandbox listens into its control directory, for the other commands; the address returned is
+ * the one this machine reaches. Stops the sandbox when that cannot be written.
+ */
+async function announce(launched: Launched, settings: StartSettings): Promise<string> {
+	const { server, controlDir } = launched;
+	const { host, merchantId, signVersion } = settings;
 	const shownHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
-	// The address this machine reaches: what the other commands use.
 	const anyAddress: Record<string, string> = { "0.0.0.0": "127.0.0.1", "[::]": "[::1]" };
 	const listening = `http://${anyAddress[shownHost] ?? shownHost}:${server.port}`;
-	const stopped = io.untilStopped().then(() => undefined);
 	const linksAt = server.url === listening ? undefined : server.url;
 	try {
 		await controlDir.announce({ url: listening, publicUrl: linksAt, pid: process.pid, merchantId, signVersion });
 	} catch (error) {
-		await stop();
-		throw new CliError(`cannot write ${join(controlDir.dir, CONTROL_FILES.running)}: ${fileProblem(error)}`);
+		await launched.stop();
+		throw new CliError(`cannot write ${join(controlDir.dir, STATE_FILES.running)}: ${fileProblem(error)}`);
 	}
-	// Through npx or a script, the starter's end (SIGTERM to npx, a parent killed) must end the sandbox too.
-	const starter = values["keep-running"] ? undefined : watchStarter();
+	return listening;
+}
+
+function showBanner(io: CliIo, settings: StartSettings, keys: StartKeys, launched: Launched, listening: string): void {
+	const { controlDir, server } = launched;
 	printBanner(io, {
 		listening,
 		url: server.url,
-		merchantId,
-		signVersion,
-		refundApproval,
+		merchantId: settings.merchantId,
+		signVersion: settings.signVersion,
+		refundApproval: settings.refundApproval,
 		gatewayPublicKey: keys.gateway.publicKey,
 		merchantKeys: keys.merchant,
-		keysDir: values["keys-dir"],
+		keysDir: settings.keysDir,
 		controlDir: controlDir.dir,
 		temporary: controlDir.temporary,
 		written: keys.written,
 		resumed: keys.state?.loaded.transactions.size,
+		quiet: settings.quiet,
 	});
-	const starterGone = await Promise.race([stopped, starter?.gone ?? stopped]);
-	starter?.stop();
-	if (starterGone) io.stderr(`merchant-gateway sandbox: ${starterGone}; stopping\n`);
-	await stop();
-	io.stdout("sandbox stopped\n");
-	return EXIT.ok;
 }
 
 /** The keys the sandbox starts with, and where they live. */

@@ -17,12 +17,6 @@ export interface StarterProbe {
 	parentOf(pid: number): number | undefined;
 	/** Whether a process exists (whoever owns it). */
 	isAlive(pid: number): boolean;
-	/** A process's command name (Linux), such as `sh`. */
-	commandOf(pid: number): string | undefined;
-	/** How many times a process went to sleep (Linux), or undefined when it cannot be told. */
-	sleepCount(pid: number): number | undefined;
-	/** Whether any of the standard streams is a terminal. */
-	interactive: boolean;
 	/** The environment: npm marks the processes it starts. */
 	env: NodeJS.ProcessEnv;
 }
@@ -41,12 +35,11 @@ export interface StarterWatch {
  * (`npx`, `npm exec`, `npm run`), the parent is a `sh -c` that npm started, so npm is watched too:
  * SIGKILL to npm leaves that shell waiting on the sandbox.
  *
- * npm passes SIGINT and SIGTERM on to that shell. SIGTERM ends it; SIGINT does not: a `sh -c` (dash,
- * the /bin/sh of Debian and Ubuntu) holds SIGINT back until its command ends, so npm, the shell and the
- * sandbox would all stay. The only trace is the shell itself: blocked waiting for the sandbox, it wakes
- * for nothing else than a signal it catches (SIGINT) or a change in the sandbox's own state. So outside a
- * terminal (where Ctrl+C reaches the sandbox directly and Ctrl+Z wakes the shell too), a wake of that
- * shell ends the sandbox; the shell then dies of the SIGINT and npm with it.
+ * npm passes SIGTERM on to that shell, which it ends: the sandbox sees its parent go. SIGINT to npm's pid
+ * alone ends nothing: a `sh -c` (dash, the /bin/sh of Debian and Ubuntu) holds SIGINT back until its
+ * command ends, and nothing the sandbox could watch tells that apart from the shell merely waking (a
+ * SIGSTOP and SIGCONT of the sandbox, a debugger), so the sandbox does not guess. Ctrl+C in a terminal,
+ * or SIGINT to the whole process group, reaches the sandbox itself.
  * @returns undefined when there is no starter to outlive (the parent is init, as in a container).
  */
 export function watchStarter(
@@ -56,16 +49,12 @@ export function watchStarter(
 	const parent = probe.parentPid();
 	if (parent <= 1) return undefined;
 	const npm = probe.env.npm_lifecycle_event === undefined ? undefined : probe.parentOf(parent);
-	const shell = npm !== undefined && !probe.interactive && SHELLS.has(probe.commandOf(parent) ?? "");
-	const sleeps = shell ? probe.sleepCount(parent) : undefined;
 	let timer: ReturnType<typeof setInterval> | undefined;
 	const gone = new Promise<string>((resolve) => {
 		timer = setInterval(() => {
 			if (probe.parentPid() !== parent) resolve(`the process that started it (pid ${parent}) ended`);
 			else if (npm !== undefined && npm > 1 && !probe.isAlive(npm))
 				resolve(`npm (pid ${npm}), which started it, ended`);
-			else if (sleeps !== undefined && probe.sleepCount(parent) !== sleeps)
-				resolve(`npm (pid ${npm}) passed a signal to the shell that runs it (pid ${parent})`);
 			else return;
 			clearInterval(timer);
 		}, intervalMs);
@@ -75,38 +64,8 @@ export function watchStarter(
 	return { gone, stop: () => clearInterval(timer) };
 }
 
-/** The shells that hold SIGINT back while their `-c` command runs. */
-const SHELLS = new Set(["sh", "dash"]);
-
 function processProbe(): StarterProbe {
-	const interactive = [process.stdin, process.stdout, process.stderr].some((stream) => stream.isTTY === true);
-	return {
-		parentPid: () => process.ppid,
-		parentOf,
-		isAlive: isProcessAlive,
-		commandOf,
-		sleepCount,
-		interactive,
-		env: process.env,
-	};
-}
-
-function commandOf(pid: number): string | undefined {
-	try {
-		return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
-	} catch {
-		return undefined;
-	}
-}
-
-/** Linux: the voluntary context switches in /proc/<pid>/status, one for each time it blocked. */
-function sleepCount(pid: number): number | undefined {
-	try {
-		const count = /^voluntary_ctxt_switches:\s*(\d+)$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-		return count === undefined ? undefined : Number(count);
-	} catch {
-		return undefined;
-	}
+	return { parentPid: () => process.ppid, parentOf, isAlive: isProcessAlive, env: process.env };
 }
 
 /** Linux: the fourth field of /proc/<pid>/stat; elsewhere, `ps`. */

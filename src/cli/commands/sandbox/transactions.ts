@@ -1,5 +1,5 @@
 import { toMinorUnits } from "../../../money/amount.js";
-import type { ControlTransaction } from "../../../sandbox/control/control-types.js";
+import type { ControlTransaction } from "../../../sandbox/cli-entry.js";
 import { parse } from "../../command.js";
 import { EXIT, usageError } from "../../io.js";
 import { CONTROL_FLAGS, CONTROL_FLAGS_HELP, type ControlCommand, runControl } from "./control-command.js";

@@ -1,0 +1,60 @@
+import { type Command, parse } from "../command.js";
+import { FLAGS, OLD_GATEWAY_KEY_SHORT } from "../flags.js";
+import { INPUT_LIMIT_HELP } from "../input.js";
+import { CliError, type CliIo, EXIT, usageError } from "../io.js";
+import { readPublicKeyFile } from "../keys.js";
+import { describeFailure } from "./failure.js";
+
+/** A command that verifies one input with the gateway's public key and prints what it decodes as JSON. */
+interface VerifyingCommand {
+	name: string;
+	summary: string;
+	/** Its argument, as the usage line names it. */
+	argument: string;
+	/** What the command does, for --help. */
+	about: string;
+	/** The usage error when not given exactly one argument. */
+	oneArgument: string;
+	/** The input the argument names. */
+	read(argument: string, io: CliIo): Promise<string>;
+	verify(input: string, gatewayPublicKey: string): unknown;
+}
+
+/** The command: its --help, its one argument and --gateway-key, and the verified result or the failure. */
+export function verifyingCommand(command: VerifyingCommand): Command {
+	return {
+		name: command.name,
+		summary: command.summary,
+		help: `Usage: merchant-gateway ${command.name} ${command.argument} --gateway-key <file>
+
+${command.about}
+
+${INPUT_LIMIT_HELP}
+
+Options:
+  -g, --gateway-key <file>    The gateway's public key (PEM or base64 DER)
+  -h, --help                  Show this help
+
+Exit codes: 0 verified, 1 not verified or malformed, 2 bad usage, 130 Ctrl+C.`,
+		async run(args, io) {
+			const { values, positionals } = parse(
+				args,
+				{ "gateway-key": FLAGS.gatewayKey },
+				{ command: this.name, io, deprecated: OLD_GATEWAY_KEY_SHORT },
+			);
+			if (values.help) {
+				io.stdout(`${this.help}\n`);
+				return EXIT.ok;
+			}
+			if (positionals.length !== 1) throw usageError(command.oneArgument);
+			const gatewayPublicKey = await readPublicKeyFile("--gateway-key", values["gateway-key"]);
+			const input = await command.read(positionals[0] ?? "-", io);
+			try {
+				io.stdout(`${JSON.stringify(command.verify(input, gatewayPublicKey), null, 2)}\n`);
+				return EXIT.ok;
+			} catch (error) {
+				throw new CliError(describeFailure(error));
+			}
+		},
+	};
+}

@@ -1,0 +1,74 @@
+// What a failed run leaves in the store, written and read in one place: the delivery's signed message
+// exactly as received (a replay verifies it again, as a delivery is verified, and needs no gateway) and
+// the error as its class name and redacted message.
+import { InvalidNotificationError } from "../../errors/invalid-notification-error.js";
+import { type ReplayRefusalReason, ReplayRefusedError } from "../../errors/replay-refused-error.js";
+import { SignatureVerificationError } from "../../errors/signature-verification-error.js";
+import { isPlainObject } from "../../internal/plain-object.js";
+import { redactText } from "../../internal/redact.js";
+import { utf8Decode } from "../../signing/encoding.js";
+import { type NotificationEvent, openNotification, type VerifyNotificationOptions } from "../message/verify.js";
+
+/** The longest error text kept: a message, not a dump. */
+const MAX_ERROR_LENGTH = 1000;
+
+/** The error's class (and its `name` when that says more, as a DOMException's does). */
+function errorLabel(error: object): string {
+	const className = (error as { constructor?: { name?: unknown } }).constructor?.name;
+	const name = (error as { name?: unknown }).name;
+	const label = typeof className === "string" && className !== "" ? className : "Error";
+	return typeof name === "string" && name !== "" && name !== label && name !== "Error" ? `${label} (${name})` : label;
+}
+
+/** `ClassName: message`, redacted and cut short; never the stack, which can hold values. */
+export function describeFailure(error: unknown): string {
+	const text =
+		typeof error === "object" && error !== null
+			? `${errorLabel(error)}: ${String((error as { message?: unknown }).message ?? "")}`
+			: `${typeof error}: ${String(error)}`;
+	const redacted = redactText(text);
+	return redacted.length <= MAX_ERROR_LENGTH ? redacted : `${redacted.slice(0, MAX_ERROR_LENGTH - 1)}…`;
+}
+
+/**
+ * A delivery's record: its body exactly as received (bytes as their UTF-8 text, which verified), or the
+ * object a body parser made of it. Nothing else: the event is read from it again when it is replayed.
+ */
+export function signedMessage(body: unknown): string {
+	return JSON.stringify({ signed: body instanceof Uint8Array ? utf8Decode(body) : body });
+}
+
+/** The refusal of a record: what is wrong with it, then the verification's own words (redacted). */
+function refused(reason: ReplayRefusalReason, what: string, cause?: Error): ReplayRefusedError {
+	const message = `The failed event's ${what}; it is not replayed.${cause ? ` ${cause.message}` : ""}`;
+	return new ReplayRefusedError(reason, redactText(message), cause && { cause });
+}
+
+/**
+ * The event a record's signed message holds, verified again with `options` exactly as a delivery is,
+ * and checked against the id the record is kept under: what the store holds is trusted no further than
+ * its signature (anyone who can write to the store could have written it).
+ * @throws ReplayRefusedError naming why the record is refused (never a value from it).
+ */
+export function replayedEvent(eventId: string, message: string, options: VerifyNotificationOptions): NotificationEvent {
+	let signed: unknown;
+	try {
+		signed = (JSON.parse(message) as { signed?: unknown } | null)?.signed;
+	} catch {}
+	if (typeof signed !== "string" && !isPlainObject(signed)) {
+		throw refused("unsigned", "record keeps no signed message (a reconciliation's, or one kept before records had it)");
+	}
+	let event: NotificationEvent;
+	try {
+		event = openNotification(signed, options).event;
+	} catch (error) {
+		if (error instanceof SignatureVerificationError)
+			throw refused("signature", "signed message does not verify", error);
+		if (error instanceof InvalidNotificationError) throw refused("invalid", "signed message is not a valid IPN", error);
+		throw error;
+	}
+	if (event.eventId !== eventId) {
+		throw refused("other_event", "signed message verifies, but is another event than its record is kept under");
+	}
+	return event;
+}

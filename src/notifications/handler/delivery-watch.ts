@@ -1,0 +1,152 @@
+import { InvalidNotificationError } from "../../errors/invalid-notification-error.js";
+import { SignatureVerificationError } from "../../errors/signature-verification-error.js";
+import { errorName, Seam } from "../../internal/seam.js";
+import type { DriftReport } from "../../schemas/drift-reports.js";
+import type { EventOutcome, StepWatcher } from "../claims/claimed-event.js";
+import type { NotificationResponse } from "../http/exchange.js";
+import { HttpRuleError } from "../http/http-rules.js";
+import type { OpenedNotification } from "../message/verify.js";
+
+// An IPN delivery's lifecycle, as the handler tells it: the one seam its onError and logger and an
+// instrumentation (merchant-gateway/opentelemetry) all watch.
+
+/**
+ * Why a delivery was refused, as `merchant_gateway.refusal` says: its HTTP rule (`method`, `content_type`,
+ * `size`, `body_timeout`, `request`), its signature (`signature`), its body or fields (`schema`), or an
+ * unexpected error (`error`).
+ */
+export type RefusalReason =
+	| "method"
+	| "content_type"
+	| "size"
+	| "body_timeout"
+	| "request"
+	| "signature"
+	| "schema"
+	| "error";
+
+const REFUSAL_BY_STATUS: Readonly<Record<number, RefusalReason>> = {
+	405: "method",
+	415: "content_type",
+	413: "size",
+	408: "body_timeout",
+};
+
+/** Why `error` refused a delivery. */
+export function refusalReason(error: unknown): RefusalReason {
+	if (error instanceof HttpRuleError) return REFUSAL_BY_STATUS[error.httpStatus] ?? "request";
+	if (error instanceof SignatureVerificationError) return "signature";
+	if (error instanceof InvalidNotificationError) return "schema";
+	return "error";
+}
+
+/** A delivery as it starts: its HTTP method (as the request gave it: any string, or none). */
+export interface DeliveryStart {
+	readonly method: string | undefined;
+}
+
+/** One delivery's lifecycle, told by the handler in this order. */
+export interface DeliveryWatch {
+	/** Reads and verifies the body. */
+	verifying<T>(verify: () => Promise<T>): Promise<T>;
+	/** The verified IPN: its event and its signed fields (personal data the watch must keep out). */
+	verified(opened: OpenedNotification): void;
+	/** Told of the run's steps (claim, callback, confirm or release), once verified; none when unwatched. */
+	readonly steps: StepWatcher | undefined;
+	/** Runs the merchant's callback (so that an instrumentation can make its span active around it). */
+	inCallback<T>(run: () => T): T;
+	/** A drift first seen (in this process) in this delivery. */
+	drift(report: DriftReport): void;
+	/**
+	 * The response the delivery gets and the outcome it came from; `joined` when it joined a run of the same
+	 * event in flight (whose own delivery was told the same outcome), `refusal` why it was refused.
+	 */
+	finished(
+		outcome: EventOutcome,
+		response: NotificationResponse,
+		joined: boolean,
+		refusal: RefusalReason | undefined,
+	): void;
+}
+
+const nothing = () => undefined;
+
+/** The watch of a delivery nobody watches. */
+export const UNWATCHED_DELIVERY: DeliveryWatch = {
+	verifying: (verify) => verify(),
+	verified: nothing,
+	steps: undefined,
+	inCallback: (run) => run(),
+	drift: nothing,
+	finished: nothing,
+};
+
+/** The IPN delivery's seam: what an instrumentation subscribes to. */
+export const ipnDeliveries = new Seam<DeliveryStart, DeliveryWatch>("ipn.delivery");
+
+/** Both step watchers told of each step (either may be absent). */
+export function bothSteps(first: StepWatcher | undefined, second: StepWatcher | undefined): StepWatcher | undefined {
+	if (first === undefined || second === undefined) return first ?? second;
+	return (step) => {
+		const a = first(step);
+		const b = second(step);
+		return (ended) => {
+			a(ended);
+			b(ended);
+		};
+	};
+}
+
+/** Two watches of one delivery, told the same in the same order (the handler's own first). */
+class BothWatch implements DeliveryWatch {
+	readonly #first: DeliveryWatch;
+	readonly #second: DeliveryWatch;
+
+	constructor(first: DeliveryWatch, second: DeliveryWatch) {
+		this.#first = first;
+		this.#second = second;
+	}
+
+	verifying<T>(verify: () => Promise<T>): Promise<T> {
+		return this.#first.verifying(() => this.#second.verifying(verify));
+	}
+	verified(opened: OpenedNotification): void {
+		this.#first.verified(opened);
+		this.#second.verified(opened);
+	}
+	get steps(): StepWatcher | undefined {
+		return bothSteps(this.#first.steps, this.#second.steps);
+	}
+	inCallback<T>(run: () => T): T {
+		return this.#first.inCallback(() => this.#second.inCallback(run));
+	}
+	drift(report: DriftReport): void {
+		this.#first.drift(report);
+		this.#second.drift(report);
+	}
+	finished(
+		outcome: EventOutcome,
+		response: NotificationResponse,
+		joined: boolean,
+		refusal: RefusalReason | undefined,
+	): void {
+		this.#first.finished(outcome, response, joined, refusal);
+		this.#second.finished(outcome, response, joined, refusal);
+	}
+}
+
+/**
+ * The watch of one delivery: the handler's own (its onError and logger, when set) and the seam's subscriber's.
+ * `warn` says that a subscriber failed to start.
+ */
+export function watchDelivery(
+	own: DeliveryWatch | undefined,
+	method: string | undefined,
+	warn: (message: string) => void,
+): DeliveryWatch {
+	const subscribed = ipnDeliveries.start({ method }, (error) =>
+		warn(`An instrumentation failed to start; the delivery goes on without it: ${errorName(error)}`),
+	);
+	if (subscribed === undefined) return own ?? UNWATCHED_DELIVERY;
+	return own === undefined ? subscribed : new BothWatch(own, subscribed);
+}

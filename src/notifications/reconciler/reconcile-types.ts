@@ -1,0 +1,153 @@
+import type { Refund, Transaction } from "../../schemas/resources.js";
+import type { SignVersion } from "../../signing/seal.js";
+import type { Logger } from "../../transport/observer.js";
+import type { NotificationContext } from "../claims/run-types.js";
+import type { NotificationStore } from "../claims/store.js";
+
+// The reconciler's public shapes: its options, what a run is given and what it reports. The
+// reconciler itself is in reconcile.ts.
+
+/** Where a reconciliation failure happened. */
+export interface ReconcileErrorInfo {
+	/** Whether the id is a transaction's or a refund's. */
+	kind: "transaction" | "refund";
+	/** The transaction or refund id as given. */
+	id: string;
+	/** The event, once the query told its status. */
+	eventId: string | undefined;
+}
+
+/**
+ * What the reconciler uses of a gateway client: the two queries and the version their responses are
+ * verified in. A `GatewayClient` is one.
+ */
+export interface ReconcilerGateway {
+	/** The version the client verifies responses in: what a reconciled event's context says it arrived in. */
+	readonly signVersion: SignVersion;
+	/** The transaction query. */
+	readonly transactions: {
+		/** The transaction, verified. */
+		retrieve(transactionId: string): Promise<Transaction>;
+	};
+	/** The refund query. */
+	readonly refunds: {
+		/** The refund, verified. */
+		retrieve(refundId: string): Promise<Refund>;
+	};
+}
+
+/** What `createReconciler` needs: the client, the handler's store and callbacks, and limits with defaults. */
+export interface ReconcilerOptions {
+	/** The client that queries the gateway (a `GatewayClient`): every response is verified before anything is handed on. */
+	gateway: ReconcilerGateway;
+	/** The store your IPN handler uses: a reconciled event and its IPN are claimed under the same event id. */
+	store: NotificationStore;
+	/**
+	 * The handler's `onTransaction`, called with `context.reconciled === true`; same contract (resolve once
+	 * stored, throw to retry later). `context.signal` aborts when the claim's lease ends before it settles.
+	 */
+	onTransaction: (transaction: Transaction, context: NotificationContext) => unknown;
+	/** The handler's `onRefund`, called with `context.reconciled === true`. */
+	onRefund: (refund: Refund, context: NotificationContext) => unknown;
+	/**
+	 * How long a claim protects an event being processed, in ms (at most 2147483647, as every duration here);
+	 * use the handler's value. The reconciler waits for a callback until it ends. @default 60000
+	 */
+	leaseMs?: number | undefined;
+	/**
+	 * How long each store call (claim, confirm, release) may take, in ms; an id whose claim has no answer by
+	 * then fails (a claim granted later is given back). @default 2000
+	 */
+	storeTimeoutMs?: number | undefined;
+	/**
+	 * Starts the timers behind `leaseMs` and `storeTimeoutMs`; returns the function that cancels one. Tests
+	 * pass one driven by their own clock. @default a real timer (setTimeout, unref'ed where the runtime can)
+	 */
+	startTimer?: ((onExpiry: () => void, delayMs: number) => () => void) | undefined;
+	/** Queries (and callbacks) running at once. @default 4 */
+	concurrency?: number | undefined;
+	/** Times one id's query is tried again after `RateLimitError` (on top of the client's own retries). @default 5 */
+	rateLimitRetries?: number | undefined;
+	/**
+	 * First wait after `RateLimitError` when the gateway gave no Retry-After, in ms; doubles per retry, up to
+	 * 60 s. Every worker waits. @default 1000
+	 */
+	rateLimitDelayMs?: number | undefined;
+	/** Transaction statuses that are not final (not handed on: `pending`). @default DEFAULT_PENDING_STATUSES */
+	pendingStatuses?: readonly string[] | undefined;
+	/**
+	 * Told about every failure (also in the report) and about callbacks that outlived their lease. Not
+	 * awaited; what it throws or rejects with is ignored. @default undefined
+	 */
+	onError?: ((error: unknown, info: ReconcileErrorInfo) => void) | undefined;
+	/**
+	 * A console-like logger for warnings (telemetry that cannot record). The gateway client's drift warnings
+	 * go to the client's own logger. @default none
+	 */
+	logger?: Logger | undefined;
+}
+
+/** What to reconcile: transaction ids, refund ids, or both. Duplicates are queried once. */
+export interface ReconcileInput {
+	/** Transaction ids to query. @default none */
+	transactions?: Iterable<string> | undefined;
+	/** Refund ids to query. @default none */
+	refunds?: Iterable<string> | undefined;
+}
+
+/** Counts so far. `done` = processed + alreadyProcessed + inProgress + pending + failed. */
+export interface ReconcileProgress {
+	/** Ids to reconcile. */
+	total: number;
+	/** Ids finished, whatever their result. */
+	done: number;
+	/** Handed to your callback now, which resolved. */
+	processed: number;
+	/** Already processed (by an IPN or an earlier reconciliation): not handed on again. */
+	alreadyProcessed: number;
+	/** Claimed by another worker right now (an IPN being processed): that worker finishes it. */
+	inProgress: number;
+	/** In a status that is not final yet: nothing to hand on; reconcile it again later. */
+	pending: number;
+	/** Query, store or callback failed: see `outcomes`; reconcile it again later. */
+	failed: number;
+}
+
+/** One id's result. */
+export interface ReconcileOutcome {
+	/** Whether the id is a transaction's or a refund's. */
+	kind: "transaction" | "refund";
+	/** The id as given. */
+	id: string;
+	/** What happened to it; the counts of `ReconcileProgress` say what each result means. */
+	result: "processed" | "already_processed" | "in_progress" | "pending" | "failed";
+	/** The verified status, when the query succeeded. */
+	status: string | undefined;
+	/** The event identity, when the query succeeded. */
+	eventId: string | undefined;
+	/** Why it failed. */
+	error: unknown;
+}
+
+/** What a `reconcile` run did: the final counts and each id's outcome. */
+export interface ReconcileReport extends ReconcileProgress {
+	/** One entry per id, in the order they finished. */
+	outcomes: ReconcileOutcome[];
+}
+
+/** Options of one `reconcile` run. */
+export interface ReconcileRunOptions {
+	/** Called after each id, with the counts so far; not awaited, and what it throws or rejects with is ignored. @default undefined */
+	onProgress?: ((progress: ReconcileProgress) => void) | undefined;
+}
+
+/** Made by `createReconciler`: brings the events whose IPN never arrived to your callbacks. */
+export interface Reconciler {
+	/**
+	 * Queries each id (verified), and hands every result in a final status that was
+	 * not processed yet to your callback, claimed through the store exactly as its
+	 * IPN would be. Never creates anything. Resolves when every id is done; one id's
+	 * failure is in the report, not thrown.
+	 */
+	reconcile(input: ReconcileInput, options?: ReconcileRunOptions): Promise<ReconcileReport>;
+}

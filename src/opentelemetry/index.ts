@@ -1,0 +1,79 @@
+// merchant-gateway/opentelemetry: the SDK's spans and metrics, recorded with @opentelemetry/api.
+import { ConfigurationError } from "../errors/configuration-error.js";
+import { replays } from "../notifications/claims/replay-watch.js";
+import { ipnDeliveries } from "../notifications/handler/delivery-watch.js";
+import { reconciliations } from "../notifications/reconciler/reconcile-watch.js";
+import { clientCalls } from "../resources/call-watch.js";
+import type { MeterProviderLike, Providers, TracerProviderLike } from "./active.js";
+import { recordCalls } from "./client.js";
+import { recordDeliveries } from "./delivery.js";
+import { recordReconciliations } from "./reconcile.js";
+import { recordReplays } from "./replay.js";
+
+export type { MeterProviderLike, TracerProviderLike } from "./active.js";
+
+/** Where the SDK's spans and metrics go. */
+export interface OpenTelemetryOptions {
+	/**
+	 * Where spans go, instead of the global tracer provider.
+	 * @default the tracer provider registered with `@opentelemetry/api`, now or later (none registered: no spans)
+	 */
+	tracerProvider?: TracerProviderLike | undefined;
+	/**
+	 * Where metrics go, instead of the global meter provider.
+	 * @default the meter provider registered with `@opentelemetry/api`, now or later (none registered: no metrics)
+	 */
+	meterProvider?: MeterProviderLike | undefined;
+}
+
+/** What `instrumentMerchantGateway` returns. */
+export interface MerchantGatewayInstrumentation {
+	/** Stops recording: the SDK's calls, deliveries, replays and reconciliations are no longer recorded. */
+	disable(): void;
+}
+
+const hasMethod = (value: unknown, method: string) =>
+	typeof value === "object" && value !== null && typeof (value as Record<string, unknown>)[method] === "function";
+
+/**
+ * Records the SDK's work with OpenTelemetry from now on, in this process: a span and metrics per client call,
+ * per IPN delivery, per replay of a failed event and per reconciliation (docs/operations.md lists them). Call
+ * it once, when the application starts; clients and handlers made before or after are recorded alike, from
+ * their first call. A second call replaces the first.
+ *
+ * ```ts
+ * import { instrumentMerchantGateway } from "merchant-gateway/opentelemetry";
+ * instrumentMerchantGateway();
+ * ```
+ *
+ * @throws ConfigurationError when a provider given is not one.
+ */
+export function instrumentMerchantGateway(options: OpenTelemetryOptions = {}): MerchantGatewayInstrumentation {
+	const { tracerProvider, meterProvider } = options ?? {};
+	const issues = [];
+	if (tracerProvider !== undefined && !hasMethod(tracerProvider, "getTracer")) {
+		issues.push({
+			field: "tracerProvider",
+			message: "must be an OpenTelemetry TracerProvider (an object with a getTracer method)",
+		});
+	}
+	if (meterProvider !== undefined && !hasMethod(meterProvider, "getMeter")) {
+		issues.push({
+			field: "meterProvider",
+			message: "must be an OpenTelemetry MeterProvider (an object with a getMeter method)",
+		});
+	}
+	if (issues.length > 0) throw new ConfigurationError(issues, "OpenTelemetry options");
+	const providers: Providers = { tracerProvider, meterProvider };
+	const unsubscribe = [
+		clientCalls.subscribe(recordCalls(providers)),
+		ipnDeliveries.subscribe(recordDeliveries(providers)),
+		replays.subscribe(recordReplays(providers)),
+		reconciliations.subscribe(recordReconciliations(providers)),
+	];
+	return {
+		disable() {
+			for (const stop of unsubscribe) stop();
+		},
+	};
+}

@@ -1,0 +1,248 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { ConfigurationError } from "../../src/index.js";
+import { claimPath, type LockStep, takeLock } from "../../src/sandbox/persistence/lock.js";
+import { createSandbox } from "../../src/testing.js";
+import { keys } from "../support/vectors.js";
+
+// The lock of a state directory names a live sandbox holding it, or it is stale and taken over: a pid now
+// used by another process, or this very process's pid (a container restarted after kill -9 reuses pids),
+// does not make a lock live. However many start at once over a stale lock, exactly one wins.
+
+const gatewayKeys = { privateKey: keys.gatewayPrivate, publicKey: keys.gatewayPublic };
+let root: string;
+let count = 0;
+const children: ChildProcess[] = [];
+
+beforeAll(() => {
+	root = mkdtempSync(join(tmpdir(), "mg-state-lock-"));
+});
+afterEach(() => {
+	for (const child of children.splice(0)) child.kill("SIGKILL");
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** A new state directory (created, empty). */
+function fresh(): string {
+	const dir = join(root, `dir-${++count}`);
+	mkdirSync(dir, { mode: 0o700 });
+	return dir;
+}
+
+const lockOf = (dir: string) => join(dir, "sandbox.lock");
+const readLock = (dir: string) => JSON.parse(readFileSync(lockOf(dir), "utf8")) as Record<string, unknown>;
+/** Field 22 of /proc/<pid>/stat: when the process started. */
+const startOf = (pid: number) => {
+	const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+	return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+};
+/** A process that lives until the test ends, and is no sandbox. */
+function liveNonSandbox(): number {
+	const child = spawn("sleep", ["600"], { stdio: "ignore" });
+	children.push(child);
+	if (child.pid === undefined) throw new Error("sleep did not start");
+	return child.pid;
+}
+const gonePid = () => spawnSync(process.execPath, ["-e", "0"]).pid;
+
+/** The message of the ConfigurationError `attempt` rejects with. */
+async function refusal(attempt: Promise<unknown>): Promise<string> {
+	const error = await attempt.then(
+		() => undefined,
+		(reason: unknown) => reason,
+	);
+	expect(error).toBeInstanceOf(ConfigurationError);
+	return (error as Error).message;
+}
+
+describe("a lock that names no live sandbox is taken over", () => {
+	test("its pid now belongs to another live process (a reused pid)", async () => {
+		const dir = fresh();
+		const pid = liveNonSandbox();
+		// Written by the sandbox that had this pid: another process start than the live one's.
+		writeFileSync(lockOf(dir), JSON.stringify({ pid, hostname: hostname(), processStart: "1", nonce: "gone" }));
+		const sandbox = await createSandbox({ gatewayKeys, stateDir: dir });
+		expect(readLock(dir)).toMatchObject({ pid: process.pid, processStart: startOf(process.pid) });
+		await sandbox.close();
+		expect(existsSync(lockOf(dir))).toBe(false);
+	});
+
+	test("it names the starting process's own pid (a container restarted after kill -9)", async () => {
+		for (const earlier of [
+			{ pid: process.pid, hostname: hostname(), processStart: "1", nonce: "earlier" },
+			// The same start too (this process), but a lock this process does not hold.
+			{ pid: process.pid, hostname: hostname(), processStart: startOf(process.pid), nonce: "not-held" },
+			{ pid: process.pid, hostname: hostname() },
+		]) {
+			const dir = fresh();
+			writeFileSync(lockOf(dir), JSON.stringify(earlier));
+			const sandbox = await createSandbox({ gatewayKeys, stateDir: dir });
+			expect(readLock(dir).nonce).not.toBe(earlier.nonce);
+			await sandbox.close();
+		}
+	});
+
+	test("but a live process whose start matches the lock is the sandbox: refused, naming its pid", async () => {
+		const dir = fresh();
+		const pid = liveNonSandbox();
+		const held = JSON.stringify({ pid, hostname: hostname(), processStart: startOf(pid), nonce: "live" });
+		writeFileSync(lockOf(dir), held);
+		const message = await refusal(createSandbox({ gatewayKeys, stateDir: dir }));
+		expect(message).toContain(`${dir} is in use by the sandbox with pid ${pid}`);
+		expect(readFileSync(lockOf(dir), "utf8")).toBe(held);
+	});
+
+	test("a lock held by a sandbox of this process stays held", async () => {
+		const dir = fresh();
+		const first = await createSandbox({ gatewayKeys, stateDir: dir });
+		const message = await refusal(createSandbox({ gatewayKeys, stateDir: dir }));
+		expect(message).toContain(`${dir} is in use by the sandbox with pid ${process.pid}`);
+		await first.close();
+	});
+});
+
+describe("taking over a stale lock: one starter only (steps played in a chosen order)", () => {
+	const staleLock = () => JSON.stringify({ pid: gonePid(), hostname: hostname(), processStart: "1", nonce: "x" });
+
+	/** Steps a starter reaches, each resolved when reached; `hold` keeps it at a step until released. */
+	function stepper(hold?: LockStep) {
+		const reached = new Map<LockStep, PromiseWithResolvers<void>>();
+		const at = (step: LockStep) => {
+			if (!reached.has(step)) reached.set(step, Promise.withResolvers<void>());
+			return reached.get(step) as PromiseWithResolvers<void>;
+		};
+		const gate = Promise.withResolvers<void>();
+		return {
+			reachedStep: (step: LockStep) => at(step).promise,
+			release: () => gate.resolve(),
+			options: {
+				reached: async (step: LockStep) => {
+					at(step).resolve();
+					if (step === hold) await gate.promise;
+				},
+			},
+		};
+	}
+
+	test("two starters that both judged the lock stale: exactly one takes it", async () => {
+		for (let round = 0; round < 20; round++) {
+			const dir = fresh();
+			writeFileSync(lockOf(dir), staleLock());
+			const a = stepper("judged-stale");
+			const b = stepper("judged-stale");
+			const outcomes = [takeLock(dir, a.options), takeLock(dir, b.options)].map((taking) =>
+				taking.then(
+					(release) => ({ release }),
+					(error: unknown) => ({ error: error as Error }),
+				),
+			);
+			await Promise.all([a.reachedStep("judged-stale"), b.reachedStep("judged-stale")]);
+			a.release();
+			b.release();
+			const settled = await Promise.all(outcomes);
+			const winners = settled.filter((outcome) => "release" in outcome);
+			expect(winners).toHaveLength(1);
+			const loser = settled.find((outcome) => "error" in outcome);
+			expect(loser && "error" in loser && loser.error.message).toContain(
+				`in use by the sandbox with pid ${process.pid}`,
+			);
+			for (const winner of winners) if ("release" in winner) await winner.release();
+			expect(readdirSync(dir)).toEqual([]);
+		}
+	});
+
+	test("a starter that judged the lock stale before another took it over leaves the new lock alone", async () => {
+		const dir = fresh();
+		writeFileSync(lockOf(dir), staleLock());
+		const late = stepper("judged-stale");
+		const second = refusal(takeLock(dir, late.options));
+		await late.reachedStep("judged-stale");
+		// Meanwhile another starter takes the lock over, start to end.
+		const release = await takeLock(dir);
+		const taken = readFileSync(lockOf(dir), "utf8");
+		late.release();
+		expect(await second).toContain(`${dir} is in use by the sandbox with pid ${process.pid}`);
+		expect(readFileSync(lockOf(dir), "utf8")).toBe(taken);
+		await release();
+	});
+
+	test("a starter holding the claim: another one waits, then finds the lock taken", async () => {
+		const dir = fresh();
+		writeFileSync(lockOf(dir), staleLock());
+		const a = stepper("claimed");
+		const b = stepper();
+		const first = takeLock(dir, a.options);
+		await a.reachedStep("claimed");
+		const second = refusal(takeLock(dir, b.options));
+		// It must wait: settling first (taking the lock too) fails the test at once.
+		await Promise.race([b.reachedStep("waiting"), second.then(() => expect.fail("it did not wait for the claim"))]);
+		a.release();
+		const release = await first;
+		expect(await second).toContain(`${dir} is in use by the sandbox with pid ${process.pid}`);
+		expect(readLock(dir)).toMatchObject({ pid: process.pid });
+		await release();
+	});
+
+	test("a claim left by a starter that died is claimed in turn, and the claims are removed", async () => {
+		const dir = fresh();
+		const stale = staleLock();
+		writeFileSync(lockOf(dir), stale);
+		const deadStarter = JSON.stringify({ pid: gonePid(), hostname: hostname(), processStart: "1", nonce: "d" });
+		writeFileSync(claimPath(lockOf(dir), stale), deadStarter);
+		const release = await takeLock(dir);
+		expect(readLock(dir)).toMatchObject({ pid: process.pid });
+		expect(readdirSync(dir)).toEqual(["sandbox.lock"]);
+		await release();
+	});
+});
+
+describe("starters in processes of their own, all at once over a stale lock", () => {
+	const STARTERS = 6;
+	const ROUNDS = 25;
+	const hook = fileURLToPath(new URL("../cli/ts-resolve-hook.mjs", import.meta.url));
+	const script = fileURLToPath(new URL("./support/lock-starter.ts", import.meta.url));
+
+	/** A starter process: send it a command, read its answer. */
+	function starter() {
+		const child = spawn(process.execPath, ["--import", hook, script], { stdio: ["pipe", "pipe", "inherit"] });
+		children.push(child);
+		const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
+		return {
+			pid: child.pid as number,
+			async ask(command: string): Promise<{ won?: boolean; message?: string }> {
+				child.stdin?.write(`${command}\n`);
+				const next = await lines.next();
+				if (next.done) throw new Error("the starter ended");
+				return JSON.parse(next.value as string) as { won?: boolean; message?: string };
+			},
+		};
+	}
+
+	test(`${STARTERS} starters, ${ROUNDS} rounds: exactly one wins each time, the others name it`, async () => {
+		const starters = Array.from({ length: STARTERS }, starter);
+		const pid = liveNonSandbox();
+		for (let round = 0; round < ROUNDS; round++) {
+			const dir = fresh();
+			// A sandbox killed with kill -9: its pid gone, or now another process's.
+			const stalePid = round % 2 === 0 ? gonePid() : pid;
+			writeFileSync(lockOf(dir), JSON.stringify({ pid: stalePid, hostname: hostname(), processStart: "1" }));
+			const answers = await Promise.all(starters.map((one) => one.ask(`open ${dir}`)));
+			const winners = starters.filter((_, index) => answers[index]?.won);
+			expect(
+				winners.map((one) => one.pid),
+				`round ${round}`,
+			).toHaveLength(1);
+			const winner = winners[0]?.pid;
+			for (const answer of answers.filter((one) => !one.won))
+				expect(answer.message).toContain(`${dir} is in use by the sandbox with pid ${winner}`);
+			expect(readLock(dir)).toMatchObject({ pid: winner });
+			await Promise.all(starters.map((one) => one.ask("close")));
+			expect(existsSync(lockOf(dir))).toBe(false);
+		}
+	}, 120_000);
+});
