@@ -107,7 +107,7 @@ function flagError(args: string[], options: Options, command: string): CliError 
 }
 
 /** parseArgs with strict flags, positionals allowed, deprecated spellings warned about, errors as usage errors. */
-export function parse<O extends Options>(args: string[], options: O, context: ParseContext) {
+function parse<O extends Options>(args: string[], options: O, context: ParseContext) {
 	const renamed = renameDeprecated(args, context);
 	const all = { ...options, help: { type: "boolean", short: "h" } } satisfies Options;
 	try {
@@ -115,4 +115,35 @@ export function parse<O extends Options>(args: string[], options: O, context: Pa
 	} catch (error) {
 		throw flagError(renamed, all, context.command) ?? usageError((error as Error).message);
 	}
+}
+
+/** A command line as `parse` reads it: the flags' values and the positionals. */
+export type Parsed<O extends Options> = ReturnType<typeof parse<O>>;
+
+/** What a command declares: its flags and their old spellings, and what it does with them. */
+export interface CommandSpec<O extends Options> extends Omit<Command, "run"> {
+	options: O;
+	/** Old spellings, such as "-k" or "--out", mapped to today's flag. */
+	deprecated?: ParseContext["deprecated"];
+	run(parsed: Parsed<O>, io: CliIo): Promise<number>;
+}
+
+/**
+ * A command whose flags are parsed, and whose --help is answered, as in every other command. `usedAs` is how
+ * messages name it (`sandbox clock` for a subcommand).
+ */
+export function defineCommand<O extends Options>(spec: CommandSpec<O>, usedAs = spec.name): Command {
+	return {
+		name: spec.name,
+		summary: spec.summary,
+		help: spec.help,
+		async run(args, io) {
+			const parsed = parse(args, spec.options, { command: usedAs, io, deprecated: spec.deprecated });
+			if ((parsed.values as { help?: boolean }).help) {
+				io.stdout(`${spec.help}\n`);
+				return EXIT.ok;
+			}
+			return spec.run(parsed, io);
+		},
+	};
 }

@@ -41,7 +41,6 @@ export class GatewayError extends Error {
 	}
 
 	/** `instanceof` that also recognises this class's errors thrown by the other build (ESM or CJS). */
-	/** `instanceof` that also recognises this class's errors thrown by the other build (ESM or CJS). */
 	static override [Symbol.hasInstance](value: unknown): boolean {
 		// A class without a kind of its own (a user's subclass, an internal one) is matched by identity, as usual.
 		if (!Object.hasOwn(this, ERROR_KIND)) return Function.prototype[Symbol.hasInstance].call(this, value);

@@ -54,6 +54,15 @@ export class Seam<Start, Watch> {
 	}
 }
 
+/** A method of two watches of one lifecycle as one: `first`'s, then `second`'s, told the same. */
+export function tellBoth<W, K extends keyof W>(first: W, second: W, method: K): W[K] {
+	const tell = (watch: W, args: unknown[]) => (watch[method] as (...args: unknown[]) => void).apply(watch, args);
+	return ((...args: unknown[]) => {
+		tell(first, args);
+		tell(second, args);
+	}) as W[K];
+}
+
 /** An error's class name for a warning: never its message, which may hold anything. */
 export function errorName(error: unknown): string {
 	const name = typeof error === "object" && error !== null ? (error as { name?: unknown }).name : undefined;

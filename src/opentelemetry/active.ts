@@ -22,20 +22,28 @@ export interface MeterProviderLike {
 	getMeter(name: string, version?: string, options?: { schemaUrl?: string }): unknown;
 }
 
-/** Where spans and metrics go: the given providers, or the application's global ones. */
-export interface Providers {
+/** Where the SDK's spans and metrics go: the given providers, or the application's global ones. */
+export interface OpenTelemetryOptions {
+	/**
+	 * Where spans go, instead of the global tracer provider.
+	 * @default the tracer provider registered with `@opentelemetry/api`, now or later (none registered: no spans)
+	 */
 	tracerProvider?: TracerProviderLike | undefined;
+	/**
+	 * Where metrics go, instead of the global meter provider.
+	 * @default the meter provider registered with `@opentelemetry/api`, now or later (none registered: no metrics)
+	 */
 	meterProvider?: MeterProviderLike | undefined;
 }
 
 /** A component's tracer and instruments. */
 export class ActiveTelemetry<Instruments> {
-	readonly #providers: Providers;
+	readonly #providers: OpenTelemetryOptions;
 	readonly #define: (meter: Meter) => Instruments;
 	#tracer: Tracer | undefined;
 	#instruments: { provider: MeterProviderLike; instruments: Instruments } | undefined;
 
-	constructor(providers: Providers, define: (meter: Meter) => Instruments) {
+	constructor(providers: OpenTelemetryOptions, define: (meter: Meter) => Instruments) {
 		this.#providers = providers;
 		this.#define = define;
 	}

@@ -13,7 +13,7 @@ import { redactForTelemetry } from "../internal/redact.js";
 import type { CallStart, CallWatch, ClientOutcome } from "../resources/call-watch.js";
 import type { DriftReport } from "../schemas/drift-reports.js";
 import type { ClientRetryEvent } from "../transport/observer.js";
-import { ActiveTelemetry, type Providers } from "./active.js";
+import { ActiveTelemetry, type OpenTelemetryOptions } from "./active.js";
 import { describeError } from "./described.js";
 import { driftCounter, recordDrift } from "./drift-record.js";
 import { ATTRIBUTES, DURATION_BUCKETS, EVENTS, METRICS } from "./names.js";
@@ -44,7 +44,7 @@ function defineInstruments(meter: Meter): ClientInstruments {
 }
 
 /** The client calls' subscriber: a span and metric points per call. */
-export function recordCalls(providers: Providers): (start: CallStart) => CallWatch {
+export function recordCalls(providers: OpenTelemetryOptions): (start: CallStart) => CallWatch {
 	const active = new ActiveTelemetry(providers, defineInstruments);
 	return (start) => new RecordedCall(active, start);
 }

@@ -4,20 +4,20 @@ import type { DeliveryStart, DeliveryWatch, RefusalReason } from "../notificatio
 import type { NotificationResponse } from "../notifications/http/exchange.js";
 import type { OpenedNotification } from "../notifications/message/verify.js";
 import type { DriftReport } from "../schemas/drift-reports.js";
-import { ActiveTelemetry, type Providers } from "./active.js";
+import { ActiveTelemetry, type OpenTelemetryOptions } from "./active.js";
 import { describeError, errorType } from "./described.js";
 import { recordDrift } from "./drift-record.js";
 import { ATTRIBUTES } from "./names.js";
 import { recordError } from "./span-error.js";
 import { defineEventInstruments, type EventInstruments, RunSteps } from "./steps.js";
-import { eventIdValue, idValue, statusValue } from "./values.js";
+import { eventAttributes } from "./values.js";
 
 /** The IPN handler's span name. */
 const OPERATION = "ipn.handle";
 const HTTP_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]);
 
 /** The deliveries' subscriber: a span, its step events and metric points per delivery. */
-export function recordDeliveries(providers: Providers): (start: DeliveryStart) => DeliveryWatch {
+export function recordDeliveries(providers: OpenTelemetryOptions): (start: DeliveryStart) => DeliveryWatch {
 	const active = new ActiveTelemetry(providers, defineEventInstruments);
 	return (start) => new RecordedDelivery(active, start.method);
 }
@@ -71,17 +71,7 @@ class RecordedDelivery implements DeliveryWatch {
 		this.#fields = fields;
 		this.#event[ATTRIBUTES.eventKind] = event.type;
 		this.#steps = new RunSteps(this.#active, "ipn", this.#span, { ...this.#event });
-		if (!this.#recording) return;
-		const resource = event.type === "transaction" ? event.transaction : event.refund;
-		const attributes: Attributes = {
-			[ATTRIBUTES.eventId]: eventIdValue(event.eventId),
-			[ATTRIBUTES.eventKind]: event.type,
-			[ATTRIBUTES.status]: statusValue(resource.status),
-			[ATTRIBUTES.signVersion]: event.signVersion,
-			[ATTRIBUTES.transactionId]: idValue(resource.transactionId),
-		};
-		if (event.type === "refund") attributes[ATTRIBUTES.refundId] = idValue(event.refund.refundId);
-		this.#verified = attributes;
+		if (this.#recording) this.#verified = eventAttributes(event);
 	}
 
 	inCallback<T>(run: () => T): T {

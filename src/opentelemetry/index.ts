@@ -4,27 +4,13 @@ import { replays } from "../notifications/claims/replay-watch.js";
 import { ipnDeliveries } from "../notifications/handler/delivery-watch.js";
 import { reconciliations } from "../notifications/reconciler/reconcile-watch.js";
 import { clientCalls } from "../resources/call-watch.js";
-import type { MeterProviderLike, Providers, TracerProviderLike } from "./active.js";
+import type { OpenTelemetryOptions } from "./active.js";
 import { recordCalls } from "./client.js";
 import { recordDeliveries } from "./delivery.js";
 import { recordReconciliations } from "./reconcile.js";
 import { recordReplays } from "./replay.js";
 
-export type { MeterProviderLike, TracerProviderLike } from "./active.js";
-
-/** Where the SDK's spans and metrics go. */
-export interface OpenTelemetryOptions {
-	/**
-	 * Where spans go, instead of the global tracer provider.
-	 * @default the tracer provider registered with `@opentelemetry/api`, now or later (none registered: no spans)
-	 */
-	tracerProvider?: TracerProviderLike | undefined;
-	/**
-	 * Where metrics go, instead of the global meter provider.
-	 * @default the meter provider registered with `@opentelemetry/api`, now or later (none registered: no metrics)
-	 */
-	meterProvider?: MeterProviderLike | undefined;
-}
+export type { MeterProviderLike, OpenTelemetryOptions, TracerProviderLike } from "./active.js";
 
 /** What `instrumentMerchantGateway` returns. */
 export interface MerchantGatewayInstrumentation {
@@ -34,6 +20,12 @@ export interface MerchantGatewayInstrumentation {
 
 const hasMethod = (value: unknown, method: string) =>
 	typeof value === "object" && value !== null && typeof (value as Record<string, unknown>)[method] === "function";
+
+/** Each provider option, the method it must have, and what it must be. */
+const PROVIDERS = [
+	["tracerProvider", "getTracer", "TracerProvider"],
+	["meterProvider", "getMeter", "MeterProvider"],
+] as const;
 
 /**
  * Records the SDK's work with OpenTelemetry from now on, in this process: a span and metrics per client call,
@@ -50,21 +42,14 @@ const hasMethod = (value: unknown, method: string) =>
  */
 export function instrumentMerchantGateway(options: OpenTelemetryOptions = {}): MerchantGatewayInstrumentation {
 	const { tracerProvider, meterProvider } = options ?? {};
-	const issues = [];
-	if (tracerProvider !== undefined && !hasMethod(tracerProvider, "getTracer")) {
-		issues.push({
-			field: "tracerProvider",
-			message: "must be an OpenTelemetry TracerProvider (an object with a getTracer method)",
-		});
-	}
-	if (meterProvider !== undefined && !hasMethod(meterProvider, "getMeter")) {
-		issues.push({
-			field: "meterProvider",
-			message: "must be an OpenTelemetry MeterProvider (an object with a getMeter method)",
-		});
-	}
+	const providers: OpenTelemetryOptions = { tracerProvider, meterProvider };
+	const issues = PROVIDERS.filter(
+		([field, method]) => providers[field] !== undefined && !hasMethod(providers[field], method),
+	).map(([field, method, what]) => ({
+		field,
+		message: `must be an OpenTelemetry ${what} (an object with a ${method} method)`,
+	}));
 	if (issues.length > 0) throw new ConfigurationError(issues, "OpenTelemetry options");
-	const providers: Providers = { tracerProvider, meterProvider };
 	const unsubscribe = [
 		clientCalls.subscribe(recordCalls(providers)),
 		ipnDeliveries.subscribe(recordDeliveries(providers)),

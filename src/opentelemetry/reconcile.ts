@@ -7,7 +7,7 @@ import type {
 	ReconcileWatch,
 } from "../notifications/reconciler/reconcile-watch.js";
 import type { Refund, Transaction } from "../schemas/resources.js";
-import { ActiveTelemetry, type Providers } from "./active.js";
+import { ActiveTelemetry, type OpenTelemetryOptions } from "./active.js";
 import { describeError } from "./described.js";
 import { ATTRIBUTES } from "./names.js";
 import { recordError } from "./span-error.js";
@@ -15,7 +15,7 @@ import { defineEventInstruments, type EventInstruments, RunSteps } from "./steps
 import { eventIdValue, idValue, statusValue } from "./values.js";
 
 /** The reconciliations' subscriber: a span per run and one per id under it, with the ids' steps and metrics. */
-export function recordReconciliations(providers: Providers): (start: ReconcileStart) => ReconcileWatch {
+export function recordReconciliations(providers: OpenTelemetryOptions): (start: ReconcileStart) => ReconcileWatch {
 	const active = new ActiveTelemetry(providers, defineEventInstruments);
 	return (start) => new RecordedRun(active, start.total);
 }

@@ -3,18 +3,18 @@ import type { StepWatcher } from "../notifications/claims/claimed-event.js";
 import type { ReplayStart, ReplayWatch } from "../notifications/claims/replay-watch.js";
 import type { FailedEventRetry } from "../notifications/claims/run-types.js";
 import type { NotificationEvent } from "../notifications/message/verify.js";
-import { ActiveTelemetry, type Providers } from "./active.js";
+import { ActiveTelemetry, type OpenTelemetryOptions } from "./active.js";
 import { describeError } from "./described.js";
 import { ATTRIBUTES } from "./names.js";
 import { recordError } from "./span-error.js";
 import { defineEventInstruments, type EventInstruments, RunSteps } from "./steps.js";
-import { eventIdValue, idValue, statusValue } from "./values.js";
+import { eventAttributes } from "./values.js";
 
 /** A replay's span name. */
 const OPERATION = "ipn.replay";
 
 /** The replays' subscriber: a span, its step events and a metric point per `failedEvents.retry`. */
-export function recordReplays(providers: Providers): (start: ReplayStart) => ReplayWatch {
+export function recordReplays(providers: OpenTelemetryOptions): (start: ReplayStart) => ReplayWatch {
 	const active = new ActiveTelemetry(providers, defineEventInstruments);
 	return () => new RecordedReplay(active);
 }
@@ -55,14 +55,7 @@ class RecordedReplay implements ReplayWatch {
 			const point: Attributes = { ...this.#point, [ATTRIBUTES.outcome]: retry.result };
 			if (described !== undefined) point[ATTRIBUTES.errorType] = described.type;
 			if (this.#span.isRecording()) {
-				const attributes: Attributes = { ...point };
-				if (event !== undefined && resource !== undefined) {
-					attributes[ATTRIBUTES.eventId] = eventIdValue(event.eventId);
-					attributes[ATTRIBUTES.status] = statusValue(resource.status);
-					attributes[ATTRIBUTES.signVersion] = event.signVersion;
-					attributes[ATTRIBUTES.transactionId] = idValue(resource.transactionId);
-					if (event.type === "refund") attributes[ATTRIBUTES.refundId] = idValue(event.refund.refundId);
-				}
+				const attributes: Attributes = { ...(event && eventAttributes(event)), ...point };
 				if (retry.attempts !== undefined) attributes[ATTRIBUTES.attempts] = retry.attempts;
 				this.#span.setAttributes(attributes);
 				if (described !== undefined && retry.result === "failed") recordError(this.#span, described);

@@ -1,5 +1,8 @@
+import type { Attributes } from "@opentelemetry/api";
+import type { NotificationEvent } from "../notifications/message/verify.js";
 import type { DriftReport } from "../schemas/drift-reports.js";
 import { STATUS_CODES } from "../statuses/catalogue.js";
+import { ATTRIBUTES } from "./names.js";
 
 // What an attribute may carry: a value from a closed set, or an identifier of its documented shape. Anything
 // else (a signed IPN may carry any text the gateway put in it, a card number or an email included) is
@@ -35,6 +38,19 @@ export function eventIdValue(eventId: string): string {
 	const kind = eventId.slice(0, first);
 	if (first < 0 || last === first || (kind !== "transaction" && kind !== "refund")) return OTHER;
 	return `${kind}:${idValue(eventId.slice(first + 1, last))}:${statusValue(eventId.slice(last + 1))}`;
+}
+
+/** A verified event's attributes: its id, status, signing version and the ids of its resource. */
+export function eventAttributes(event: NotificationEvent): Attributes {
+	const resource = event.type === "transaction" ? event.transaction : event.refund;
+	const attributes: Attributes = {
+		[ATTRIBUTES.eventId]: eventIdValue(event.eventId),
+		[ATTRIBUTES.status]: statusValue(resource.status),
+		[ATTRIBUTES.signVersion]: event.signVersion,
+		[ATTRIBUTES.transactionId]: idValue(resource.transactionId),
+	};
+	if (event.type === "refund") attributes[ATTRIBUTES.refundId] = idValue(event.refund.refundId);
+	return attributes;
 }
 
 /** An error's class name, when it is one; OTHER for anything else (a thrown non-error, a crafted name). */

@@ -4,12 +4,12 @@ import { GatewayRefusalError } from "../errors/gateway-refusal-error.js";
 import { InvalidInputError } from "../errors/invalid-input-error.js";
 import { OutcomeUnknownError } from "../errors/outcome-unknown-error.js";
 import { VerificationError } from "../errors/verification-error.js";
-import { errorName, Seam } from "../internal/seam.js";
+import { errorName, Seam, tellBoth } from "../internal/seam.js";
 import { type DriftReport, driftWarning } from "../schemas/drift-reports.js";
 import type { CardChargeOutcome, RefundApproval } from "../schemas/responses.js";
 import type { SignVersion } from "../signing/seal.js";
 import type { AttemptWatch } from "../transport/http.js";
-import type { ClientRequestEvent, ClientResponseEvent, ClientRetryEvent, Observer } from "../transport/observer.js";
+import type { Observer } from "../transport/observer.js";
 
 // The client call's lifecycle, as the request pipeline (pipeline.ts) tells it: the one seam its hooks, its
 // logger and an instrumentation (merchant-gateway/opentelemetry) all watch.
@@ -91,93 +91,43 @@ export const UNWATCHED_CALL: CallWatch = {
 export const clientCalls = new Seam<CallStart, CallWatch>("client.call");
 
 /** The client's hooks and logger as a watch of its calls: each event to its hook and its log line. */
-class ObservedCall implements CallWatch {
-	readonly #observer: Observer;
-	readonly #path: string;
-
-	constructor(observer: Observer, path: string) {
-		this.#observer = observer;
-		this.#path = path;
-	}
-
-	during<T>(send: () => Promise<T>): Promise<T> {
-		return send();
-	}
-	sending(): void {}
-	attempt(event: Omit<ClientRequestEvent, "fields">, fields: Record<string, unknown>): void {
-		this.#observer.request(event, fields);
-	}
-	responded(event: ClientResponseEvent): void {
-		this.#observer.response(event);
-	}
-	retried(event: ClientRetryEvent): void {
-		this.#observer.retry(event);
-	}
-	exchanged(): void {}
-	drift(report: DriftReport): void {
-		this.#observer.log("warn", driftWarning(report));
-	}
-	succeeded(): void {}
-	failed(error: unknown): void {
-		if (error instanceof Error) this.#observer.error({ method: "POST", path: this.#path, error });
-	}
+function observedCall(observer: Observer, path: string): CallWatch {
+	return {
+		...UNWATCHED_CALL,
+		attempt: (event, fields) => observer.request(event, fields),
+		responded: (event) => observer.response(event),
+		retried: (event) => observer.retry(event),
+		drift: (report) => observer.log("warn", driftWarning(report)),
+		failed: (error) => {
+			if (error instanceof Error) observer.error({ method: "POST", path, error });
+		},
+	};
 }
 
 /** Two watches of one call, told the same in the same order (the client's own first). */
-class BothWatch implements CallWatch {
-	readonly #first: CallWatch;
-	readonly #second: CallWatch;
-
-	constructor(first: CallWatch, second: CallWatch) {
-		this.#first = first;
-		this.#second = second;
-	}
-
-	during<T>(send: () => Promise<T>): Promise<T> {
-		return this.#first.during(() => this.#second.during(send));
-	}
-	sending(fields: Record<string, unknown>): void {
-		this.#first.sending(fields);
-		this.#second.sending(fields);
-	}
-	attempt(event: Omit<ClientRequestEvent, "fields">, fields: Record<string, unknown>): void {
-		this.#first.attempt(event, fields);
-		this.#second.attempt(event, fields);
-	}
-	responded(event: ClientResponseEvent): void {
-		this.#first.responded(event);
-		this.#second.responded(event);
-	}
-	retried(event: ClientRetryEvent): void {
-		this.#first.retried(event);
-		this.#second.retried(event);
-	}
-	exchanged(status: number | undefined, attempts: number): void {
-		this.#first.exchanged(status, attempts);
-		this.#second.exchanged(status, attempts);
-	}
-	drift(report: DriftReport): void {
-		this.#first.drift(report);
-		this.#second.drift(report);
-	}
-	succeeded(result: unknown, outcome: ClientOutcome): void {
-		this.#first.succeeded(result, outcome);
-		this.#second.succeeded(result, outcome);
-	}
-	failed(error: unknown, outcome: ClientOutcome): void {
-		this.#first.failed(error, outcome);
-		this.#second.failed(error, outcome);
-	}
+function bothWatch(first: CallWatch, second: CallWatch): CallWatch {
+	const both = <K extends keyof CallWatch>(method: K) => tellBoth(first, second, method);
+	return {
+		during: (send) => first.during(() => second.during(send)),
+		sending: both("sending"),
+		attempt: both("attempt"),
+		responded: both("responded"),
+		retried: both("retried"),
+		exchanged: both("exchanged"),
+		drift: both("drift"),
+		succeeded: both("succeeded"),
+		failed: both("failed"),
+	};
 }
 
 /** The watch of one call of `client` to `endpoint`: its hooks and logger (when they listen), and the seam's. */
 export function watchCall(client: CallingClient, observer: Observer, endpoint: EndpointRow): CallWatch {
-	const own = observer.listens ? new ObservedCall(observer, endpoint.path) : undefined;
+	const own = observer.listens ? observedCall(observer, endpoint.path) : undefined;
 	const failed = (error: unknown) =>
 		observer.log("warn", `An instrumentation failed to start; the call goes on without it: ${errorName(error)}`);
 	const subscribed = clientCalls.start({ endpoint, client }, failed);
 	if (subscribed === undefined) return own ?? UNWATCHED_CALL;
-	return own === undefined ? subscribed : new BothWatch(own, subscribed);
+	return own === undefined ? subscribed : bothWatch(own, subscribed);
 }
 
 /** Where the client's calls go, read once from its base URL. */

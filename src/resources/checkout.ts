@@ -1,7 +1,7 @@
 import { ENDPOINTS } from "../endpoints.js";
 import { RequestValidationError } from "../errors/request-validation-error.js";
 import type { CheckoutParams } from "../schemas/params.js";
-import { checkoutFormParamsSchema } from "../schemas/requests.js";
+import { requestSchemas } from "../schemas/requests.js";
 import type { CheckoutSession } from "../schemas/responses.js";
 import type { RequestOptions } from "../transport/http.js";
 import type { ClientContext } from "./context.js";
@@ -45,7 +45,7 @@ export class CheckoutResource {
 		const ctx = this.#ctx;
 		const { path } = ENDPOINTS.checkout;
 		try {
-			const data = validate(checkoutFormParamsSchema(ctx), params, path);
+			const data = validate(requestSchemas(ctx).checkoutFormParams, params, path);
 			const message = { merchantId: ctx.merchantId, ...data, connectionMode: "DIRECT_POST" };
 			return directPostForm(ctx, path, message, options);
 		} catch (error) {

@@ -21,10 +21,10 @@ import {
  * `signature` and `signVersion` excluded, because they belong to the envelope,
  * not the message), made from the shapes in request-shapes.ts. They encode
  * every field rule of the spec and work on received JSON too (the sandbox
- * validates incoming requests with them). The `*ParamsSchema` factories are
- * what merchants pass: the same shapes without what the client fills in.
+ * validates incoming requests with them). The `*Params` schemas are what
+ * merchants pass: the same shapes without what the client fills in.
  *
- * Each export is a factory taking {@link RequestSchemaOptions}; the two
+ * Each is had from a factory taking {@link RequestSchemaOptions}; the two
  * variants are built once and cached, so calling a factory is cheap.
  */
 
@@ -93,7 +93,8 @@ function build(allowLoopbackHttp: boolean) {
 type Schemas = ReturnType<typeof build>;
 const cache = new Map<boolean, Schemas>();
 
-function schemas(options: RequestSchemaOptions | undefined): Schemas {
+/** Every request schema, the wire messages' and what merchants pass, for these options. */
+export function requestSchemas(options?: RequestSchemaOptions): Schemas {
 	const key = options?.allowLoopbackHttp === true;
 	let built = cache.get(key);
 	if (!built) {
@@ -103,38 +104,22 @@ function schemas(options: RequestSchemaOptions | undefined): Schemas {
 	return built;
 }
 
-/** POST /v2/checkout: the message the gateway receives. */
-export const checkoutRequestSchema = (options?: RequestSchemaOptions): Schemas["checkout"] => schemas(options).checkout;
-/** POST /v2/card/api: the message the gateway receives; output has paymentMethod `card` and connectionMode `API`. */
-export const cardChargeRequestSchema = (options?: RequestSchemaOptions): Schemas["cardCharge"] =>
-	schemas(options).cardCharge;
-/** POST /v2/checkout/query. */
-export const transactionQueryRequestSchema = (options?: RequestSchemaOptions): Schemas["transactionQuery"] =>
-	schemas(options).transactionQuery;
-/** POST /v2/refund. */
-export const refundRequestSchema = (options?: RequestSchemaOptions): Schemas["refund"] => schemas(options).refund;
-/** POST /v2/refund/query. */
-export const refundQueryRequestSchema = (options?: RequestSchemaOptions): Schemas["refundQuery"] =>
-	schemas(options).refundQuery;
+/** One request schema's factory. */
+const factory =
+	<K extends keyof Schemas>(name: K) =>
+	(options?: RequestSchemaOptions): Schemas[K] =>
+		requestSchemas(options)[name];
 
-/** @internal what `GatewayClient` validates merchants' parameters with. */
-export const checkoutParamsSchema = (options?: RequestSchemaOptions): Schemas["checkoutParams"] =>
-	schemas(options).checkoutParams;
-/** @internal what `checkout.directPost` validates merchants' parameters with (DIRECT_POST allowed). */
-export const checkoutFormParamsSchema = (options?: RequestSchemaOptions): Schemas["checkoutFormParams"] =>
-	schemas(options).checkoutFormParams;
-/** @internal */
-export const cardChargeParamsSchema = (options?: RequestSchemaOptions): Schemas["cardChargeParams"] =>
-	schemas(options).cardChargeParams;
-/** @internal */
-export const refundParamsSchema = (options?: RequestSchemaOptions): Schemas["refundParams"] =>
-	schemas(options).refundParams;
-/** @internal */
-export const transactionQueryParamsSchema = (options?: RequestSchemaOptions): Schemas["transactionQueryParams"] =>
-	schemas(options).transactionQueryParams;
-/** @internal */
-export const refundQueryParamsSchema = (options?: RequestSchemaOptions): Schemas["refundQueryParams"] =>
-	schemas(options).refundQueryParams;
+/** POST /v2/checkout: the message the gateway receives. */
+export const checkoutRequestSchema = factory("checkout");
+/** POST /v2/card/api: the message the gateway receives; output has paymentMethod `card` and connectionMode `API`. */
+export const cardChargeRequestSchema = factory("cardCharge");
+/** POST /v2/checkout/query. */
+export const transactionQueryRequestSchema = factory("transactionQuery");
+/** POST /v2/refund. */
+export const refundRequestSchema = factory("refund");
+/** POST /v2/refund/query. */
+export const refundQueryRequestSchema = factory("refundQuery");
 
 /** `signature`: base64, at most 750 characters (the envelope field, outside the message schemas). */
 export const signatureSchema = lazySchema(() =>

@@ -15,7 +15,7 @@ import {
 	readRunningSandbox,
 	STATE_FILES,
 } from "../../sandbox/cli-entry.js";
-import { type Command, parse } from "../command.js";
+import { defineCommand } from "../command.js";
 import { FLAGS, signVersionFlag } from "../flags.js";
 import { CliError, EXIT, usageError } from "../io.js";
 import { readPrivateKeyFile, readPublicKeyFile } from "../keys.js";
@@ -43,7 +43,7 @@ const FLAG_OF: Record<string, string> = {
 const describeIssues = (issues: readonly FieldIssue[]) =>
 	issues.map((issue) => `${FLAG_OF[issue.field] ?? issue.field} ${issue.message}`).join("; ");
 
-export const checkout: Command = {
+export const checkout = defineCommand({
 	name: "checkout",
 	summary: "Create a checkout in a running sandbox and print its payment link",
 	help: `Usage: merchant-gateway checkout create --sandbox-url <url> --amount <n> --currency <code> [options]
@@ -85,36 +85,28 @@ Options:
 
 Exit codes: 0 created, 1 refused or not verified, 2 bad usage, 130 Ctrl+C (the
 checkout may then exist: look for its --order-ref in the sandbox's log).`,
-	async run(args, io) {
-		const { values, positionals } = parse(
-			args,
-			{
-				"sandbox-url": { type: "string" },
-				amount: { type: "string" },
-				currency: { type: "string" },
-				"merchant-id": FLAGS.merchantId,
-				key: FLAGS.key,
-				passphrase: FLAGS.passphrase,
-				"gateway-key": FLAGS.gatewayKey,
-				"keys-dir": FLAGS.keysDir,
-				"state-dir": { type: "string" },
-				"sign-version": FLAGS.signVersion,
-				"order-ref": { type: "string" },
-				description: { type: "string" },
-				"callback-url": { type: "string" },
-				"notification-url": { type: "string" },
-				"cancel-url": { type: "string" },
-				"error-url": { type: "string" },
-				"brand-name": { type: "string" },
-				"color-mode": { type: "string" },
-				json: FLAGS.json,
-			},
-			{ command: this.name, io },
-		);
-		if (values.help) {
-			io.stdout(`${this.help}\n`);
-			return EXIT.ok;
-		}
+	options: {
+		"sandbox-url": { type: "string" },
+		amount: { type: "string" },
+		currency: { type: "string" },
+		"merchant-id": FLAGS.merchantId,
+		key: FLAGS.key,
+		passphrase: FLAGS.passphrase,
+		"gateway-key": FLAGS.gatewayKey,
+		"keys-dir": FLAGS.keysDir,
+		"state-dir": FLAGS.stateDir,
+		"sign-version": FLAGS.signVersion,
+		"order-ref": { type: "string" },
+		description: { type: "string" },
+		"callback-url": { type: "string" },
+		"notification-url": { type: "string" },
+		"cancel-url": { type: "string" },
+		"error-url": { type: "string" },
+		"brand-name": { type: "string" },
+		"color-mode": { type: "string" },
+		json: FLAGS.json,
+	},
+	async run({ values, positionals }, io) {
 		const [action, ...rest] = positionals;
 		if (action !== "create")
 			throw usageError(action ? `unknown action ${action}; use create` : "give an action: create");
@@ -175,7 +167,7 @@ checkout may then exist: look for its --order-ref in the sandbox's log).`,
 			throw new CliError(`${describeFailure(error)}${hint}${flagHint(error, merchantId, signVersion)}`);
 		}
 	},
-};
+});
 
 /** Where --key and --gateway-key come from: the flags, else --keys-dir, else the state directory's keys. */
 function keyFiles(values: {

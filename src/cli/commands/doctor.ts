@@ -1,5 +1,5 @@
 import { diagnoseSignature, type SignatureAttempt, type SignatureDiagnosis } from "../../signing/doctor/diagnose.js";
-import { type Command, parse } from "../command.js";
+import { defineCommand } from "../command.js";
 import { FLAGS, OLD_GATEWAY_KEY_SHORT } from "../flags.js";
 import { INPUT_LIMIT_HELP, readInput } from "../input.js";
 import { CliError, EXIT, usageError } from "../io.js";
@@ -49,7 +49,7 @@ export function formatDiagnosis(report: SignatureDiagnosis): string {
 	return `${lines.join("\n")}\n`;
 }
 
-export const doctor: Command = {
+export const doctor = defineCommand({
 	name: "doctor",
 	summary: "Find out why a signature does not verify, and how to configure the SDK",
 	help: `Usage: merchant-gateway doctor <file|-|url> --gateway-key <file> [--gateway-key <file>] [--json]
@@ -74,16 +74,9 @@ Options:
 
 Exit codes: 0 a form verifies, 1 none verifies or the input is not a signed
 message, 2 bad usage, 130 Ctrl+C.`,
-	async run(args, io) {
-		const { values, positionals } = parse(
-			args,
-			{ "gateway-key": { ...FLAGS.gatewayKey, multiple: true }, json: FLAGS.json },
-			{ command: this.name, io, deprecated: OLD_GATEWAY_KEY_SHORT },
-		);
-		if (values.help) {
-			io.stdout(`${this.help}\n`);
-			return EXIT.ok;
-		}
+	options: { "gateway-key": { ...FLAGS.gatewayKey, multiple: true }, json: FLAGS.json },
+	deprecated: OLD_GATEWAY_KEY_SHORT,
+	async run({ values, positionals }, io) {
 		if (positionals.length !== 1) throw usageError("give exactly one file, - for standard input, or a callback URL");
 		const keyFiles = values["gateway-key"] ?? [];
 		if (keyFiles.length === 0) throw usageError("--gateway-key <file> is required");
@@ -102,4 +95,4 @@ message, 2 bad usage, 130 Ctrl+C.`,
 		io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatDiagnosis(report));
 		return report.verified ? EXIT.ok : EXIT.failure;
 	},
-};
+});

@@ -2,7 +2,7 @@ import { constants } from "node:fs";
 import { access, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { generateKeyPair } from "../../signing/generate.js";
-import { type Command, type DeprecatedFlag, parse } from "../command.js";
+import { type DeprecatedFlag, defineCommand } from "../command.js";
 import { FLAGS } from "../flags.js";
 import { CliError, EXIT, fileProblem, usageError } from "../io.js";
 
@@ -18,7 +18,7 @@ const OLD_OUT: Record<string, DeprecatedFlag> = {
 	"-o": { use: "keys-dir", why: "--keys-dir names the key directory in every command" },
 };
 
-export const keygen: Command = {
+export const keygen = defineCommand({
 	name: "keygen",
 	summary: "Write a new merchant key pair to PEM files",
 	help: `Usage: merchant-gateway keygen [--keys-dir <dir>] [--name <name>] [--bits <n>]
@@ -35,16 +35,9 @@ Options:
 
 Exit codes: 0 written, 1 a file exists or cannot be written, 2 bad usage,
 130 Ctrl+C.`,
-	async run(args, io) {
-		const { values, positionals } = parse(
-			args,
-			{ "keys-dir": FLAGS.keysDir, name: { type: "string", short: "n" }, bits: { type: "string", short: "b" } },
-			{ command: this.name, io, deprecated: OLD_OUT },
-		);
-		if (values.help) {
-			io.stdout(`${this.help}\n`);
-			return EXIT.ok;
-		}
+	options: { "keys-dir": FLAGS.keysDir, name: { type: "string", short: "n" }, bits: { type: "string", short: "b" } },
+	deprecated: OLD_OUT,
+	async run({ values, positionals }, io) {
 		if (positionals.length > 0) throw usageError(`unexpected argument ${positionals[0]}`);
 		const name = values.name ?? "merchant";
 		if (!/^[A-Za-z0-9._-]+$/.test(name))
@@ -77,4 +70,4 @@ Exit codes: 0 written, 1 a file exists or cannot be written, 2 bad usage,
 		io.stdout(`private key: ${privatePath}\npublic key:  ${publicPath}\n`);
 		return EXIT.ok;
 	},
-};
+});

@@ -6,7 +6,7 @@ import { canonicalString } from "../../signing/canonical.js";
 import type { PrivateKey } from "../../signing/keys.js";
 import { parseJsonObject } from "../../signing/open.js";
 import { type SignVersion, signText } from "../../signing/seal.js";
-import { type Command, parse } from "../command.js";
+import { defineCommand } from "../command.js";
 import { FLAGS, signVersionFlag } from "../flags.js";
 import { INPUT_LIMIT_HELP, readInput } from "../input.js";
 import { CliError, EXIT, fileProblem, usageError } from "../io.js";
@@ -23,7 +23,7 @@ const WITHHELD_NOTE =
 	"(card data is redacted here, and the signature with it: beside the visible digits it would let the\n" +
 	"hidden ones be found by trial. --unredacted-out <file> writes the complete signed message to a new file.)";
 
-export const sign: Command = {
+export const sign = defineCommand({
 	name: "sign",
 	summary: "Sign a JSON message and show the exact string that was signed",
 	help: `Usage: merchant-gateway sign <file|-> --key <file> [--passphrase <p>] [--sign-version 2.0|2.1] [--message]
@@ -67,23 +67,16 @@ Options:
 
 Exit codes: 0 signed or explained, 1 unreadable input or key, or --unredacted-out
 exists, 2 bad usage, 130 Ctrl+C.`,
-	async run(args, io) {
-		const { values, positionals } = parse(
-			args,
-			{
-				key: FLAGS.key,
-				passphrase: FLAGS.passphrase,
-				"sign-version": FLAGS.signVersion,
-				message: { type: "boolean" },
-				"unredacted-out": { type: "string" },
-				explain: { type: "boolean", short: "e" },
-			},
-			{ command: this.name, io, deprecated: { "-m": { use: "message", why: "-m means --merchant-id" } } },
-		);
-		if (values.help) {
-			io.stdout(`${this.help}\n`);
-			return EXIT.ok;
-		}
+	options: {
+		key: FLAGS.key,
+		passphrase: FLAGS.passphrase,
+		"sign-version": FLAGS.signVersion,
+		message: { type: "boolean" },
+		"unredacted-out": { type: "string" },
+		explain: { type: "boolean", short: "e" },
+	},
+	deprecated: { "-m": { use: "message", why: "-m means --merchant-id" } },
+	async run({ values, positionals }, io) {
 		if (positionals.length !== 1) throw usageError("give exactly one file, or - for standard input");
 		const version = signVersionFlag(values["sign-version"]);
 		if (values.explain && values.message) throw usageError("give --explain or --message, not both");
@@ -112,7 +105,7 @@ exists, 2 bad usage, 130 Ctrl+C.`,
 		io.stdout(output.printed);
 		return EXIT.ok;
 	},
-};
+});
 
 interface SignOutput {
 	/** What goes to standard output: card data redacted, and the signature too when it covers card data. */

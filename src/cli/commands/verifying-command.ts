@@ -1,4 +1,4 @@
-import { type Command, parse } from "../command.js";
+import { type Command, defineCommand } from "../command.js";
 import { FLAGS, OLD_GATEWAY_KEY_SHORT } from "../flags.js";
 import { INPUT_LIMIT_HELP } from "../input.js";
 import { CliError, type CliIo, EXIT, usageError } from "../io.js";
@@ -22,7 +22,7 @@ interface VerifyingCommand {
 
 /** The command: its --help, its one argument and --gateway-key, and the verified result or the failure. */
 export function verifyingCommand(command: VerifyingCommand): Command {
-	return {
+	return defineCommand({
 		name: command.name,
 		summary: command.summary,
 		help: `Usage: merchant-gateway ${command.name} ${command.argument} --gateway-key <file>
@@ -36,16 +36,9 @@ Options:
   -h, --help                  Show this help
 
 Exit codes: 0 verified, 1 not verified or malformed, 2 bad usage, 130 Ctrl+C.`,
-		async run(args, io) {
-			const { values, positionals } = parse(
-				args,
-				{ "gateway-key": FLAGS.gatewayKey },
-				{ command: this.name, io, deprecated: OLD_GATEWAY_KEY_SHORT },
-			);
-			if (values.help) {
-				io.stdout(`${this.help}\n`);
-				return EXIT.ok;
-			}
+		options: { "gateway-key": FLAGS.gatewayKey },
+		deprecated: OLD_GATEWAY_KEY_SHORT,
+		async run({ values, positionals }, io) {
 			if (positionals.length !== 1) throw usageError(command.oneArgument);
 			const gatewayPublicKey = await readPublicKeyFile("--gateway-key", values["gateway-key"]);
 			const input = await command.read(positionals[0] ?? "-", io);
@@ -56,5 +49,5 @@ Exit codes: 0 verified, 1 not verified or malformed, 2 bad usage, 130 Ctrl+C.`,
 				throw new CliError(describeFailure(error));
 			}
 		},
-	};
+	});
 }

@@ -1,6 +1,6 @@
 import { InvalidNotificationError } from "../../errors/invalid-notification-error.js";
 import { SignatureVerificationError } from "../../errors/signature-verification-error.js";
-import { errorName, Seam } from "../../internal/seam.js";
+import { errorName, Seam, tellBoth } from "../../internal/seam.js";
 import type { DriftReport } from "../../schemas/drift-reports.js";
 import type { EventOutcome, StepWatcher } from "../claims/claimed-event.js";
 import type { NotificationResponse } from "../http/exchange.js";
@@ -98,41 +98,18 @@ export function bothSteps(first: StepWatcher | undefined, second: StepWatcher | 
 }
 
 /** Two watches of one delivery, told the same in the same order (the handler's own first). */
-class BothWatch implements DeliveryWatch {
-	readonly #first: DeliveryWatch;
-	readonly #second: DeliveryWatch;
-
-	constructor(first: DeliveryWatch, second: DeliveryWatch) {
-		this.#first = first;
-		this.#second = second;
-	}
-
-	verifying<T>(verify: () => Promise<T>): Promise<T> {
-		return this.#first.verifying(() => this.#second.verifying(verify));
-	}
-	verified(opened: OpenedNotification): void {
-		this.#first.verified(opened);
-		this.#second.verified(opened);
-	}
-	get steps(): StepWatcher | undefined {
-		return bothSteps(this.#first.steps, this.#second.steps);
-	}
-	inCallback<T>(run: () => T): T {
-		return this.#first.inCallback(() => this.#second.inCallback(run));
-	}
-	drift(report: DriftReport): void {
-		this.#first.drift(report);
-		this.#second.drift(report);
-	}
-	finished(
-		outcome: EventOutcome,
-		response: NotificationResponse,
-		joined: boolean,
-		refusal: RefusalReason | undefined,
-	): void {
-		this.#first.finished(outcome, response, joined, refusal);
-		this.#second.finished(outcome, response, joined, refusal);
-	}
+function bothWatch(first: DeliveryWatch, second: DeliveryWatch): DeliveryWatch {
+	return {
+		verifying: (verify) => first.verifying(() => second.verifying(verify)),
+		verified: tellBoth(first, second, "verified"),
+		// Read when the run starts: each watch has its steps once the delivery is verified.
+		get steps() {
+			return bothSteps(first.steps, second.steps);
+		},
+		inCallback: (run) => first.inCallback(() => second.inCallback(run)),
+		drift: tellBoth(first, second, "drift"),
+		finished: tellBoth(first, second, "finished"),
+	};
 }
 
 /**
@@ -148,5 +125,5 @@ export function watchDelivery(
 		warn(`An instrumentation failed to start; the delivery goes on without it: ${errorName(error)}`),
 	);
 	if (subscribed === undefined) return own ?? UNWATCHED_DELIVERY;
-	return own === undefined ? subscribed : new BothWatch(own, subscribed);
+	return own === undefined ? subscribed : bothWatch(own, subscribed);
 }

@@ -1,4 +1,3 @@
-import type { ReplayRefusedError } from "../../errors/replay-refused-error.js";
 import type { Refund, Transaction } from "../../schemas/resources.js";
 import type { SignedStringForm } from "../../signing/canonical.js";
 import type { PublicKeyLike } from "../../signing/keys.js";

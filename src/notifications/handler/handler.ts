@@ -20,7 +20,6 @@ import {
 	claimOptionsShape,
 	createEventRunner,
 	type EventOutcome,
-	type EventRunner,
 	type RunOutcome,
 	realTimer,
 	runEvent,
@@ -42,12 +41,7 @@ import {
 } from "../http/http-rules.js";
 import { deliveryOf, toResponse } from "../http/web-request.js";
 import { type Acknowledgement, acknowledge, acknowledgeFailure } from "../message/acknowledge.js";
-import {
-	type NotificationEvent,
-	type OpenedNotification,
-	openNotification,
-	type VerifyNotificationOptions,
-} from "../message/verify.js";
+import { type NotificationEvent, type OpenedNotification, openNotification } from "../message/verify.js";
 import { DeliveryReports } from "./delivery-reports.js";
 import { type DeliveryWatch, refusalReason, UNWATCHED_DELIVERY, watchDelivery } from "./delivery-watch.js";
 import type { NotificationHandler, NotificationHandlerOptions } from "./handler-types.js";
@@ -83,30 +77,7 @@ interface Settled {
 }
 
 /** What every delivery to one handler shares: its checked options, its runner and its responses. */
-interface HandlerContext {
-	readonly maxBodyBytes: number;
-	readonly bodyTimeout: BodyTimeout;
-	readonly verifyOptions: VerifyNotificationOptions;
-	readonly onTransaction: Options["onTransaction"];
-	readonly onRefund: Options["onRefund"];
-	readonly acknowledgeAfterAttempts: number | undefined;
-	readonly reports: DeliveryReports;
-	readonly runner: EventRunner;
-	/** The fixed responses, made once per handler. */
-	readonly responses: Responses;
-	/** Events being processed in this process: later deliveries join them until the handler stops waiting. */
-	readonly inFlight: Map<string, Promise<Settled>>;
-	/** How a run ended after its response was sent: only reported, with the status that response had. */
-	readonly onLate: (outcome: RunOutcome) => void;
-}
-
-interface Responses {
-	processed: NotificationResponse;
-	duplicate: NotificationResponse;
-	stillRunning: NotificationResponse;
-	held: NotificationResponse;
-	notProcessed: NotificationResponse;
-}
+type HandlerContext = ReturnType<typeof handlerContext>;
 
 function failure(status: number, description: string): NotificationResponse {
 	const body: Acknowledgement = acknowledgeFailure(description, String(status));
@@ -184,7 +155,7 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 }
 
 /** The handler's options checked, its keys loaded and its store chosen: what its deliveries share. */
-function handlerContext(options: NotificationHandlerOptions): HandlerContext {
+function handlerContext(options: NotificationHandlerOptions) {
 	const config = parseOptions(handlerOptions, options, "notification handler options");
 	const verifyOptions = {
 		gatewayPublicKey: toPublicKeys(options.gatewayPublicKey),
@@ -210,7 +181,7 @@ function handlerContext(options: NotificationHandlerOptions): HandlerContext {
 	});
 	return {
 		maxBodyBytes: config.maxBodyBytes,
-		bodyTimeout: { ms: config.bodyTimeoutMs, start: startTimer },
+		bodyTimeout: { ms: config.bodyTimeoutMs, start: startTimer } satisfies BodyTimeout,
 		verifyOptions,
 		onTransaction: config.onTransaction,
 		onRefund: config.onRefund,
@@ -225,8 +196,10 @@ function handlerContext(options: NotificationHandlerOptions): HandlerContext {
 			held: failure(409, "This event is being processed by another worker; retry later."),
 			notProcessed: failure(500, "The notification could not be processed; it will be retried."),
 		},
-		inFlight: new Map(),
-		onLate: (outcome) => reports.late(outcome),
+		/** Events being processed in this process: later deliveries join them until the handler stops waiting. */
+		inFlight: new Map<string, Promise<Settled>>(),
+		/** How a run ended after its response was sent: only reported, with the status that response had. */
+		onLate: (outcome: RunOutcome) => reports.late(outcome),
 	};
 }
 

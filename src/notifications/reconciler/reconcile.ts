@@ -17,14 +17,7 @@ import { lazySchema } from "../../schemas/lazy.js";
 import type { Refund, Transaction } from "../../schemas/resources.js";
 import type { KnownTransactionStatus } from "../../statuses/catalogue.js";
 import type { Logger } from "../../transport/observer.js";
-import {
-	claimOptionsShape,
-	createEventRunner,
-	type EventRunner,
-	type RunOutcome,
-	realTimer,
-	runEvent,
-} from "../claims/claimed-event.js";
+import { claimOptionsShape, createEventRunner, type RunOutcome, realTimer, runEvent } from "../claims/claimed-event.js";
 import type { NotificationContext } from "../claims/run-types.js";
 import { storeOption } from "../claims/store.js";
 import { refundEventId, transactionEventId } from "../message/event-id.js";
@@ -91,20 +84,7 @@ function isReconcilerGateway(value: unknown): value is ReconcilerGateway {
 type Options = ReconcilerOptions;
 
 /** What every reconciliation of one reconciler shares: its checked options, its runner and the pause. */
-interface ReconcilerContext {
-	readonly gateway: ReconcilerGateway;
-	readonly onTransaction: Options["onTransaction"];
-	readonly onRefund: Options["onRefund"];
-	readonly onError: Options["onError"];
-	readonly concurrency: number;
-	readonly rateLimitRetries: number;
-	readonly rateLimitDelayMs: number;
-	readonly pendingStatuses: ReadonlySet<string>;
-	readonly runner: EventRunner;
-	readonly warn: (message: string) => void;
-	/** Until when every worker waits before its next query (set by a RateLimitError). */
-	pausedUntil: number;
-}
+type ReconcilerContext = ReturnType<typeof reconcilerContext>;
 
 /** What a transaction or refund id is reconciled as. */
 type ItemKind = "transaction" | "refund";
@@ -118,6 +98,9 @@ interface Reconciliation {
 	readonly summary: ReconcileReport;
 	readonly onProgress: ReconcileRunOptions["onProgress"];
 }
+
+/** The result of a run that did not fail. */
+const RESULT_OF = { processed: "processed", duplicate: "already_processed", held: "in_progress" } as const;
 
 /** Which count of the report a result adds to. */
 const COUNTER = {
@@ -165,9 +148,14 @@ const reconcilerOptions = lazySchema(() =>
  * @throws ConfigurationError for bad options.
  */
 export function createReconciler(options: ReconcilerOptions): Reconciler {
+	const context = reconcilerContext(options);
+	return { reconcile: (input, runOptions = {}) => reconcile(context, input, runOptions) };
+}
+
+function reconcilerContext(options: ReconcilerOptions) {
 	const config = parseOptions(reconcilerOptions, options, "reconciler options");
 	const { logger } = config;
-	const context: ReconcilerContext = {
+	return {
 		gateway: config.gateway,
 		onTransaction: config.onTransaction,
 		onRefund: config.onRefund,
@@ -175,7 +163,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 		concurrency: config.concurrency,
 		rateLimitRetries: config.rateLimitRetries,
 		rateLimitDelayMs: config.rateLimitDelayMs,
-		pendingStatuses: new Set<string>(config.pendingStatuses ?? DEFAULT_PENDING_STATUSES),
+		pendingStatuses: new Set<string>(config.pendingStatuses ?? DEFAULT_PENDING_STATUSES) as ReadonlySet<string>,
 		runner: createEventRunner({
 			store: config.store,
 			leaseMs: config.leaseMs,
@@ -184,10 +172,10 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 			storeTimeoutMs: config.storeTimeoutMs,
 			startTimer: config.startTimer ?? realTimer,
 		}),
-		warn: (message) => callHook(logger?.warn?.bind(logger), message),
+		warn: (message: string) => callHook(logger?.warn?.bind(logger), message),
+		/** Until when every worker waits before its next query (set by a RateLimitError). */
 		pausedUntil: 0,
 	};
-	return { reconcile: (input, runOptions = {}) => reconcile(context, input, runOptions) };
 }
 
 /** Reconciles every id of `input`, `concurrency` at a time, and reports each id's result. */
@@ -331,24 +319,11 @@ function settle(
 	result: ReconcileOutcome,
 	info: ReconcileErrorInfo,
 ): ReconcileOutcome {
-	switch (outcome.kind) {
-		case "processed":
-			if (outcome.problem !== undefined) report(context, outcome.problem, info);
-			result.result = "processed";
-			return result;
-		case "duplicate":
-			result.result = "already_processed";
-			return result;
-		case "held":
-			result.result = "in_progress";
-			return result;
-		case "callback_failed":
-			if (outcome.problem !== undefined) report(context, outcome.problem, info);
-			return fail(context, result, outcome.error, info);
-		case "store_unavailable":
-		case "timed_out":
-			return fail(context, result, outcome.error, info);
-	}
+	if ((outcome.kind === "processed" || outcome.kind === "callback_failed") && outcome.problem !== undefined)
+		report(context, outcome.problem, info);
+	if ("error" in outcome) return fail(context, result, outcome.error, info);
+	result.result = RESULT_OF[outcome.kind];
+	return result;
 }
 
 function fail(

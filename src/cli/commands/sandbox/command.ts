@@ -1,16 +1,15 @@
 import { KEY_FILES, STATE_FILES } from "../../../sandbox/cli-entry.js";
-import type { Command } from "../../command.js";
+import { type Command, defineCommand } from "../../command.js";
 import { clockCommand } from "./clock.js";
-import type { ControlCommand } from "./control-command.js";
 import { ipnCommand } from "./ipn.js";
 import { refundsCommand } from "./refunds.js";
-import { startSandbox } from "./start.js";
+import { OLD_GATEWAY_PRIVATE_KEY, START_OPTIONS, startSandbox } from "./start.js";
 import { transactionsCommand } from "./transactions.js";
 
 /** `merchant-gateway sandbox <name>`: the commands that drive a running sandbox. */
-const CONTROL_COMMANDS: readonly ControlCommand[] = [transactionsCommand, refundsCommand, ipnCommand, clockCommand];
+const CONTROL_COMMANDS: readonly Command[] = [transactionsCommand, refundsCommand, ipnCommand, clockCommand];
 
-export const sandbox: Command = {
+const start = defineCommand({
 	name: "sandbox",
 	summary: "Run the gateway sandbox on loopback HTTP",
 	help: `Usage: merchant-gateway sandbox [options]
@@ -70,9 +69,15 @@ ${CONTROL_COMMANDS.map((command) => `  sandbox ${command.name.padEnd(14)} ${comm
 
 Exit codes: 0 stopped (Ctrl+C, SIGTERM, or its starter ended), 1 could not start (the port
 is taken, the state directory is in use or cannot be read), 2 bad usage.`,
+	options: START_OPTIONS,
+	deprecated: OLD_GATEWAY_PRIVATE_KEY,
+	run: startSandbox,
+});
+
+export const sandbox: Command = {
+	...start,
 	run(args, io) {
 		const control = CONTROL_COMMANDS.find((command) => command.name === args[0]);
-		if (control) return control.run(args.slice(1), io);
-		return startSandbox(args, io, sandbox.help);
+		return control ? control.run(args.slice(1), io) : start.run(args, io);
 	},
 };

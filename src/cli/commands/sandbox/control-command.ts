@@ -5,15 +5,7 @@ import { GatewayError } from "../../../errors/gateway-error.js";
 import { connectSandbox, type SandboxControl } from "../../../sandbox/cli-entry.js";
 import { CliError, type CliIo, EXIT, usageError } from "../../io.js";
 
-/** A command that drives a running sandbox: `merchant-gateway sandbox <name> ...`. */
-export interface ControlCommand {
-	name: string;
-	summary: string;
-	help: string;
-	run(args: string[], io: CliIo): Promise<number>;
-}
-
-/** The flags every control command takes. */
+/** The flags every command that drives a running sandbox (`merchant-gateway sandbox <name> ...`) takes. */
 export const CONTROL_FLAGS = {
 	"state-dir": { type: "string" },
 	"sandbox-url": { type: "string" },
@@ -29,7 +21,7 @@ export const CONTROL_FLAGS_HELP = `      --state-dir <dir>       The running san
   -h, --help                  Show this help`;
 
 /** Connects to the sandbox the flags name; errors become messages that say what to pass. */
-export async function connect(values: { "state-dir"?: string | undefined; "sandbox-url"?: string | undefined }) {
+async function connect(values: { "state-dir"?: string | undefined; "sandbox-url"?: string | undefined }) {
 	const stateDir = values["state-dir"];
 	if (!stateDir) throw usageError("--state-dir <dir> is required: the running sandbox's state directory");
 	try {
@@ -40,7 +32,7 @@ export async function connect(values: { "state-dir"?: string | undefined; "sandb
 }
 
 /** A control call's failure as the CLI says it. */
-export function controlFailure(error: unknown, stateDir: string): CliError {
+function controlFailure(error: unknown, stateDir: string): CliError {
 	if (error instanceof ConfigurationError) {
 		const flagOf: Record<string, string> = { url: "--sandbox-url", stateDir: "--state-dir" };
 		const said = error.issues.map((issue) => {

@@ -15,7 +15,7 @@ import {
 	startSandboxServer,
 } from "../../../sandbox/cli-entry.js";
 import { generateKeyPair } from "../../../signing/generate.js";
-import { type DeprecatedFlag, parse } from "../../command.js";
+import type { DeprecatedFlag, Parsed } from "../../command.js";
 import { FLAGS, signVersionFlag } from "../../flags.js";
 import { CliError, type CliIo, EXIT, fileProblem, usageError } from "../../io.js";
 import { readKeyPairFile, readPublicKeyFile } from "../../keys.js";
@@ -24,20 +24,38 @@ import { type ControlDir, openControlDir } from "./control-dir.js";
 import { formatEvent } from "./live-log.js";
 import { watchStarter } from "./starter-watch.js";
 
-const OLD_GATEWAY_PRIVATE_KEY: Record<string, DeprecatedFlag> = {
+export const OLD_GATEWAY_PRIVATE_KEY: Record<string, DeprecatedFlag> = {
 	"--gateway-private-key": {
 		use: "key",
 		why: "--key names the private key a command signs with; the sandbox signs as the gateway",
 	},
 };
 
+/** The flags of `merchant-gateway sandbox [options]`. */
+export const START_OPTIONS = {
+	port: { type: "string", short: "p" },
+	host: { type: "string" },
+	"allow-non-loopback": { type: "boolean" },
+	"public-url": { type: "string" },
+	"merchant-id": FLAGS.merchantId,
+	"merchant-key": { type: "string" },
+	key: FLAGS.key,
+	passphrase: FLAGS.passphrase,
+	"gateway-public-key": { type: "string" },
+	"sign-version": FLAGS.signVersion,
+	"refund-approval": { type: "string" },
+	"hpp-only": { type: "boolean" },
+	"keys-dir": FLAGS.keysDir,
+	"state-dir": FLAGS.stateDir,
+	"keep-running": { type: "boolean" },
+	"ipn-time-scale": { type: "string" },
+	quiet: { type: "boolean", short: "q" },
+} as const;
+
+type StartValues = Parsed<typeof START_OPTIONS>["values"];
+
 /** `merchant-gateway sandbox [options]`: starts the sandbox server and runs until stopped. */
-export async function startSandbox(args: string[], io: CliIo, help: string): Promise<number> {
-	const { values, positionals } = parseStartArgs(args, io);
-	if (values.help) {
-		io.stdout(`${help}\n`);
-		return EXIT.ok;
-	}
+export async function startSandbox({ values, positionals }: Parsed<typeof START_OPTIONS>, io: CliIo): Promise<number> {
 	if (positionals.length > 0) throw usageError(`unexpected argument ${positionals[0]}`);
 	const settings = startSettings(values, io);
 	const keys = await startKeys(values, settings.stateDir);
@@ -55,53 +73,10 @@ export async function startSandbox(args: string[], io: CliIo, help: string): Pro
 	return EXIT.ok;
 }
 
-/** The command line, read by the CLI's flag parser. */
-function parseStartArgs(args: string[], io: CliIo) {
-	return parse(
-		args,
-		{
-			port: { type: "string", short: "p" },
-			host: { type: "string" },
-			"allow-non-loopback": { type: "boolean" },
-			"public-url": { type: "string" },
-			"merchant-id": FLAGS.merchantId,
-			"merchant-key": { type: "string" },
-			key: FLAGS.key,
-			passphrase: FLAGS.passphrase,
-			"gateway-public-key": { type: "string" },
-			"sign-version": FLAGS.signVersion,
-			"refund-approval": { type: "string" },
-			"hpp-only": { type: "boolean" },
-			"keys-dir": FLAGS.keysDir,
-			"state-dir": FLAGS.stateDir,
-			"keep-running": { type: "boolean" },
-			"ipn-time-scale": { type: "string" },
-			quiet: { type: "boolean", short: "q" },
-		},
-		{ command: "sandbox", io, deprecated: OLD_GATEWAY_PRIVATE_KEY },
-	);
-}
-
-type StartValues = ReturnType<typeof parseStartArgs>["values"];
+type StartSettings = ReturnType<typeof startSettings>;
 
 /** The flags' values, checked (a usage error names the flag and its rule), with their defaults. */
-interface StartSettings {
-	port: number;
-	host: string;
-	publicUrl: string | undefined;
-	allowNonLoopback: boolean;
-	merchantId: string;
-	signVersion: "2.0" | "2.1";
-	refundApproval: "auto" | "manual";
-	hppOnly: boolean;
-	timeScale: number;
-	stateDir: string | undefined;
-	keysDir: string | undefined;
-	keepRunning: boolean;
-	quiet: boolean;
-}
-
-function startSettings(values: StartValues, io: CliIo): StartSettings {
+function startSettings(values: StartValues, io: CliIo) {
 	const port = values.port === undefined ? 8080 : Number(values.port);
 	if (!Number.isInteger(port) || port < 0 || port > 65535)
 		throw usageError("--port must be an integer from 0 to 65535");
@@ -137,7 +112,7 @@ function startSettings(values: StartValues, io: CliIo): StartSettings {
 		keysDir: values["keys-dir"],
 		keepRunning: values["keep-running"] === true,
 		quiet: values.quiet === true,
-	};
+	} as const;
 }
 
 /** The keys given as files (--key, --merchant-key, --gateway-public-key checked against --key), then opened. */
