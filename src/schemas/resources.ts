@@ -2,13 +2,12 @@ import * as z from "zod/mini";
 import { isPlainObject } from "../internal/plain-object.js";
 import type { RefundStatus, TransactionStatus } from "../statuses/catalogue.js";
 import { type LazyOutput, lazySchema } from "./lazy.js";
-import type { Assert, SameShape } from "./type-equality.js";
 
 /**
  * Resources as the gateway returns them (transaction and refund query, IPNs,
- * callbacks). One schema per message, and the public interfaces below, checked
- * against what each schema parses to (`Assert` lines). Unknown extra fields are
- * dropped, unknown statuses are kept (the gateway may add some). Built on first use (see lazy.ts):
+ * callbacks). One schema per message, each field documented where its rule is: the public
+ * types below are what the schemas parse to. Unknown extra fields are dropped, unknown
+ * statuses are kept (the gateway may add some). Built on first use (see lazy.ts):
  * verifying the first IPN builds them, importing does not.
  */
 
@@ -21,33 +20,56 @@ const id = () => z.string().check(z.minLength(1));
 /** A field the gateway may leave out or send as null. */
 const absentOrNull = <S extends z.core.$ZodType>(schema: S) => z.optional(z.nullable(schema));
 
-const transactionDocumentObject = () => z.object({ type: z.string(), url: z.string() });
+/** A supporting document given when the session was created. */
+const transactionDocumentObject = () =>
+	z.object({
+		/** Kind of document, such as `invoice`. */
+		type: z.string(),
+		/** Where the document can be fetched. */
+		url: z.string(),
+	});
 
 const feesObject = () =>
 	z.object({
+		/** Fee paid by the buyer. */
 		buyer: z.optional(money()),
+		/** Fee paid by the merchant. */
 		seller: z.optional(money()),
+		/** Rolling reserve held back. */
 		rolling: z.optional(money()),
+		/** Operating fee. */
 		operate: z.optional(money()),
+		/** When the rolling reserve is released (ISO 8601). May be absent or null. */
 		estimationRollingReleaseAt: absentOrNull(isoDateTime()),
 	});
 
 const cardDetailsObject = () =>
 	z.object({
+		/** Cardholder name. May be absent or null. */
 		name: absentOrNull(z.string()),
+		/** The card number's first six digits. */
 		firstSixDigits: z.optional(z.string()),
+		/** The card number's last four digits. */
 		lastFourDigits: z.optional(z.string()),
+		/** Expiry month, two digits. */
 		expiryMonth: z.optional(z.string()),
+		/** Expiry year, two digits. */
 		expiryYear: z.optional(z.string()),
+		/** Card brand type. */
 		type: z.optional(z.string()),
 	});
 
 const paymentMethodDetailsObject = () =>
 	z.object({
+		/** Display name of the method. */
 		displayName: z.optional(z.string()),
+		/** Method group. */
 		group: z.optional(z.string()),
+		/** Method family. */
 		family: z.optional(z.string()),
+		/** Method type. */
 		type: z.optional(z.string()),
+		/** Present for card payments. */
 		card: z.optional(cardDetailsObject()),
 	});
 
@@ -61,24 +83,43 @@ const metadataRecord = () => absentOrNull(z.custom<Record<string, unknown>>(isPl
 /** The Transaction resource: transaction query response and transaction IPN. */
 export const transactionSchema = lazySchema(() =>
 	z.object({
+		/** Your merchant ID. May be absent. */
 		merchantId: z.optional(z.string()),
+		/** The gateway's transaction id (ULID), given when the session was created. Always sent. */
 		transactionId: id(),
+		/** Human-readable transaction number. May be absent. */
 		transactionNumber: z.optional(z.string()),
+		/** Your `orderRef`. Always sent. */
 		ref: z.string(),
+		/** ISO 4217 currency code. Always sent. */
 		currency: z.string(),
+		/** Invoice amount. Always sent. */
 		amount: money(),
+		/** Amount actually charged to the buyer, buyer fees included. May be absent. */
 		paidAmount: z.optional(money()),
+		/** Amount to be settled to you. May be absent. */
 		settlementAmount: z.optional(money()),
+		/** Estimated settlement time (ISO 8601). May be absent or null. */
 		estimationSettlementAt: absentOrNull(isoDateTime()),
+		/** Fee breakdown. May be absent. */
 		fees: z.optional(feesObject()),
+		/** Transaction status: one of the catalogue's names, or a newer one the gateway added. Always sent. */
 		status: statusOf<TransactionStatus>(),
+		/** Numeric status code. Always sent. */
 		statusCode: z.number(),
+		/** The key-value pairs given when the session was created, unchanged. May be absent or null. */
 		metadata: metadataRecord(),
+		/** Supporting documents given when the session was created. May be absent or null. */
 		transactionDocuments: absentOrNull(z.array(transactionDocumentObject())),
+		/** The payment method used. May be absent or null. */
 		paymentMethodDetails: absentOrNull(paymentMethodDetailsObject()),
+		/** Human-readable status message. May be absent or null. */
 		message: absentOrNull(z.string()),
+		/** Transaction descriptor. May be absent or null. */
 		descriptor: absentOrNull(z.string()),
+		/** Creation time in the gateway (ISO 8601). May be absent. */
 		transactionCreatedAt: z.optional(isoDateTime()),
+		/** Creation time at the payment service provider (ISO 8601). May be absent or null. */
 		originalTransactionCreatedAt: absentOrNull(isoDateTime()),
 	}),
 );
@@ -86,18 +127,31 @@ export const transactionSchema = lazySchema(() =>
 /** The Refund resource: refund query response and refund IPN. */
 export const refundSchema = lazySchema(() =>
 	z.object({
+		/** The refunded transaction's id (ULID). Always sent. */
 		transactionId: id(),
+		/** Your `orderRef` of the refunded transaction. Always sent. */
 		ref: z.string(),
+		/** The refund's id (ULID). Always sent. */
 		refundId: id(),
+		/** ISO 4217 currency code. Always sent. */
 		currency: z.string(),
+		/** Refunded amount. Always sent. */
 		refundAmount: money(),
+		/** Refund status: one of the catalogue's names, or a newer one the gateway added. Always sent. */
 		status: statusOf<RefundStatus>(),
+		/** Numeric status code. Always sent. */
 		statusCode: z.number(),
+		/** The key-value pairs of the original session. May be absent or null. */
 		metadata: metadataRecord(),
+		/** The refund reason. May be absent or null. */
 		reason: absentOrNull(z.string()),
+		/** Human-readable status message. May be absent or null. */
 		message: absentOrNull(z.string()),
+		/** Refund creation time at the payment service provider (ISO 8601). Always sent. */
 		originalRefundCreatedAt: isoDateTime(),
+		/** Refund creation time in the gateway (ISO 8601). Always sent. */
 		refundCreatedAt: isoDateTime(),
+		/** The refunded transaction's creation time (ISO 8601). Always sent. */
 		transactionCreatedAt: isoDateTime(),
 	}),
 );
@@ -106,171 +160,60 @@ export const refundSchema = lazySchema(() =>
 export const callbackResultSchema = lazySchema(() =>
 	// The gateway's guide marks every field but status as optional.
 	z.object({
+		/** Transaction status: one of the catalogue's names, or a newer one the gateway added. Always sent. */
 		status: statusOf<TransactionStatus>(),
+		/** The gateway's transaction id (ULID). May be absent. */
 		transactionId: z.optional(id()),
-		/** The merchant's orderRef. */
+		/** Your `orderRef`. May be absent. */
 		ref: z.optional(z.string()),
+		/** Invoice amount. May be absent. */
 		amount: z.optional(money()),
+		/** ISO 4217 currency code. May be absent. */
 		currency: z.optional(z.string()),
 	}),
 );
 
-/** A supporting document given when the session was created. */
-export interface TransactionDocument {
-	/** Kind of document, such as `invoice`. */
-	type: string;
-	/** Where the document can be fetched. */
-	url: string;
-}
-
-/** The fee breakdown of a transaction. Each field may be absent. */
-export interface TransactionFees {
-	/** Fee paid by the buyer. */
-	buyer?: number | undefined;
-	/** Fee paid by the merchant. */
-	seller?: number | undefined;
-	/** Rolling reserve held back. */
-	rolling?: number | undefined;
-	/** Operating fee. */
-	operate?: number | undefined;
-	/** When the rolling reserve is released (ISO 8601). May be absent or null. */
-	estimationRollingReleaseAt?: string | null | undefined;
-}
-
-/** The card a payment was made with, as much as the gateway shows of it. Each field may be absent. */
-export interface CardDetails {
-	/** Cardholder name. May be absent or null. */
-	name?: string | null | undefined;
-	/** The card number's first six digits. */
-	firstSixDigits?: string | undefined;
-	/** The card number's last four digits. */
-	lastFourDigits?: string | undefined;
-	/** Expiry month, two digits. */
-	expiryMonth?: string | undefined;
-	/** Expiry year, two digits. */
-	expiryYear?: string | undefined;
-	/** Card brand type. */
-	type?: string | undefined;
-}
-
-/** The payment method used. Each field may be absent. */
-export interface PaymentMethodDetails {
-	/** Display name of the method. */
-	displayName?: string | undefined;
-	/** Method group. */
-	group?: string | undefined;
-	/** Method family. */
-	family?: string | undefined;
-	/** Method type. */
-	type?: string | undefined;
-	/** Present for card payments. */
-	card?: CardDetails | undefined;
-}
-
 /**
  * A transaction, as the transaction query returns it and the transaction IPN carries it
  * (verified). Fields without "may be absent" are always sent; unknown extra fields are dropped.
+ * @interface
  */
-export interface Transaction {
-	/** Your merchant ID. May be absent. */
-	merchantId?: string | undefined;
-	/** The gateway's transaction id (ULID), given when the session was created. Always sent. */
-	transactionId: string;
-	/** Human-readable transaction number. May be absent. */
-	transactionNumber?: string | undefined;
-	/** Your `orderRef`. Always sent. */
-	ref: string;
-	/** ISO 4217 currency code. Always sent. */
-	currency: string;
-	/** Invoice amount. Always sent. */
-	amount: number;
-	/** Amount actually charged to the buyer, buyer fees included. May be absent. */
-	paidAmount?: number | undefined;
-	/** Amount to be settled to you. May be absent. */
-	settlementAmount?: number | undefined;
-	/** Estimated settlement time (ISO 8601). May be absent or null. */
-	estimationSettlementAt?: string | null | undefined;
-	/** Fee breakdown. May be absent. */
-	fees?: TransactionFees | undefined;
-	/** Transaction status: one of the catalogue's names, or a newer one the gateway added. Always sent. */
-	status: TransactionStatus;
-	/** Numeric status code. Always sent. */
-	statusCode: number;
-	/** The key-value pairs given when the session was created, unchanged. May be absent or null. */
-	metadata?: Record<string, unknown> | null | undefined;
-	/** Supporting documents given when the session was created. May be absent or null. */
-	transactionDocuments?: TransactionDocument[] | null | undefined;
-	/** The payment method used. May be absent or null. */
-	paymentMethodDetails?: PaymentMethodDetails | null | undefined;
-	/** Human-readable status message. May be absent or null. */
-	message?: string | null | undefined;
-	/** Transaction descriptor. May be absent or null. */
-	descriptor?: string | null | undefined;
-	/** Creation time in the gateway (ISO 8601). May be absent. */
-	transactionCreatedAt?: string | undefined;
-	/** Creation time at the payment service provider (ISO 8601). May be absent or null. */
-	originalTransactionCreatedAt?: string | null | undefined;
-}
+export type Transaction = LazyOutput<typeof transactionSchema>;
 
 /**
  * A refund, as the refund query returns it and the refund IPN carries it (verified).
  * Fields without "may be absent" are always sent; unknown extra fields are dropped.
+ * @interface
  */
-export interface Refund {
-	/** The refunded transaction's id (ULID). Always sent. */
-	transactionId: string;
-	/** Your `orderRef` of the refunded transaction. Always sent. */
-	ref: string;
-	/** The refund's id (ULID). Always sent. */
-	refundId: string;
-	/** ISO 4217 currency code. Always sent. */
-	currency: string;
-	/** Refunded amount. Always sent. */
-	refundAmount: number;
-	/** Refund status: one of the catalogue's names, or a newer one the gateway added. Always sent. */
-	status: RefundStatus;
-	/** Numeric status code. Always sent. */
-	statusCode: number;
-	/** The key-value pairs of the original session. May be absent or null. */
-	metadata?: Record<string, unknown> | null | undefined;
-	/** The refund reason. May be absent or null. */
-	reason?: string | null | undefined;
-	/** Human-readable status message. May be absent or null. */
-	message?: string | null | undefined;
-	/** Refund creation time at the payment service provider (ISO 8601). Always sent. */
-	originalRefundCreatedAt: string;
-	/** Refund creation time in the gateway (ISO 8601). Always sent. */
-	refundCreatedAt: string;
-	/** The refunded transaction's creation time (ISO 8601). Always sent. */
-	transactionCreatedAt: string;
-}
+export type Refund = LazyOutput<typeof refundSchema>;
 
 /**
  * The summary the buyer's redirect to your callbackUrl carries (verified). Only `status` is always
  * sent; the IPN or a transaction query gives the full transaction.
+ * @interface
  */
-export interface CallbackResult {
-	/** Transaction status: one of the catalogue's names, or a newer one the gateway added. Always sent. */
-	status: TransactionStatus;
-	/** The gateway's transaction id (ULID). May be absent. */
-	transactionId?: string | undefined;
-	/** Your `orderRef`. May be absent. */
-	ref?: string | undefined;
-	/** Invoice amount. May be absent. */
-	amount?: number | undefined;
-	/** ISO 4217 currency code. May be absent. */
-	currency?: string | undefined;
-}
+export type CallbackResult = LazyOutput<typeof callbackResultSchema>;
 
-export type _CallbackResultMatch = Assert<SameShape<CallbackResult, LazyOutput<typeof callbackResultSchema>>>;
+/**
+ * A supporting document given when the session was created.
+ * @interface
+ */
+export type TransactionDocument = NonNullable<Transaction["transactionDocuments"]>[number];
 
-export type _TransactionMatch = Assert<SameShape<Transaction, LazyOutput<typeof transactionSchema>>>;
-export type _RefundMatch = Assert<SameShape<Refund, LazyOutput<typeof refundSchema>>>;
-type InferredTransaction = LazyOutput<typeof transactionSchema>;
-export type _TransactionDocumentMatch = Assert<
-	SameShape<TransactionDocument, NonNullable<InferredTransaction["transactionDocuments"]>[number]>
->;
-export type _FeesMatch = Assert<SameShape<TransactionFees, NonNullable<InferredTransaction["fees"]>>>;
-export type _PaymentMethodDetailsMatch = Assert<
-	SameShape<PaymentMethodDetails, NonNullable<InferredTransaction["paymentMethodDetails"]>>
->;
+/**
+ * The fee breakdown of a transaction. Each field may be absent.
+ * @interface
+ */
+export type TransactionFees = NonNullable<Transaction["fees"]>;
+
+/**
+ * The payment method used. Each field may be absent.
+ * @interface
+ */
+export type PaymentMethodDetails = NonNullable<Transaction["paymentMethodDetails"]>;
+
+/**
+ * The card a payment was made with, as much as the gateway shows of it. Each field may be absent.
+ * @interface
+ */
+export type CardDetails = NonNullable<PaymentMethodDetails["card"]>;
