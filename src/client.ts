@@ -1,6 +1,7 @@
 import { apiBaseUrl, clientOptionsSchema, type GatewayClientOptions } from "./client-options.js";
 import { ConfigurationError } from "./errors/configuration-error.js";
 import { toFieldIssues } from "./internal/field-issues.js";
+import { userAgent } from "./internal/version.js";
 import { callingClient } from "./resources/call-watch.js";
 import { CardResource } from "./resources/card.js";
 import { CheckoutResource } from "./resources/checkout.js";
@@ -11,7 +12,6 @@ import { TransactionsResource } from "./resources/transactions.js";
 import { toPrivateKey, toPublicKeys } from "./signing/keys.js";
 import { Transport } from "./transport/http.js";
 import { Observer } from "./transport/observer.js";
-import { userAgent } from "./transport/version.js";
 
 /**
  * The gateway client: five endpoints, validated, signed in the account's

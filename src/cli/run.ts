@@ -1,4 +1,4 @@
-import { SDK_VERSION } from "../transport/version.js";
+import { SDK_VERSION } from "../internal/version.js";
 import type { Command } from "./command.js";
 import { checkout } from "./commands/checkout.js";
 import { decodeCallbackCommand } from "./commands/decode-callback.js";

@@ -4,3 +4,9 @@
  * `version`.
  */
 export const SDK_VERSION = "0.1.0";
+
+/** `merchant-gateway/<version> node/<version>` (the runtime part is left out where there is no `process`). */
+export function userAgent(): string {
+	const node = (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node;
+	return node ? `merchant-gateway/${SDK_VERSION} node/${node}` : `merchant-gateway/${SDK_VERSION}`;
+}

@@ -23,9 +23,13 @@ export class NotificationsResource {
 	 * Same as `verifyNotification(body, { gatewayPublicKey, acceptVersions: [signVersion] })`.
 	 */
 	verify(body: unknown): NotificationEvent {
-		const { publicKeys, signVersion, signedString } = this.#ctx;
-		return verifyNotification(body, { gatewayPublicKey: publicKeys, acceptVersions: [signVersion], signedString });
+		return verifyNotification(body, verifyOptions(this.#ctx));
 	}
+}
+
+/** The client's gateway keys, its signing version only, and its signed-string form. */
+function verifyOptions({ publicKeys, signVersion, signedString }: ClientContext): DecodeCallbackOptions {
+	return { gatewayPublicKey: publicKeys, acceptVersions: [signVersion], signedString };
 }
 
 /** A callback's outcome, verified by its own signature or, when it came unsigned, by a transaction query. */
@@ -59,13 +63,7 @@ export class CallbacksResource {
 	 * A callback without a signature is refused: use `resolve` for those.
 	 */
 	decode(input: CallbackInput): CallbackResult {
-		const { publicKeys, signVersion, signedString } = this.#ctx;
-		const options: DecodeCallbackOptions = {
-			gatewayPublicKey: publicKeys,
-			acceptVersions: [signVersion],
-			signedString,
-		};
-		return decodeCallback(input, options);
+		return decodeCallback(input, verifyOptions(this.#ctx));
 	}
 
 	/**

@@ -8,6 +8,7 @@ import { NoS2SProviderError } from "../errors/no-s2s-provider-error.js";
 import { OutcomeUnknownError } from "../errors/outcome-unknown-error.js";
 import { ProcessingError } from "../errors/processing-error.js";
 import { RateLimitError } from "../errors/rate-limit-error.js";
+import { isPlainObject } from "../internal/plain-object.js";
 import { type KnownSecrets, quotesGateway, redactText } from "../internal/redact.js";
 import { parseRetryAfter } from "../transport/retry.js";
 import { isSignatureRefusal } from "../transport/signature-refusal.js";
@@ -47,14 +48,10 @@ export function parseBody(text: string): Record<string, unknown> | undefined {
 	if (text === "") return undefined;
 	try {
 		const value: unknown = JSON.parse(text);
-		return isObject(value) ? value : undefined;
+		return isPlainObject(value) ? value : undefined;
 	} catch {
 		return undefined;
 	}
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function gatewayMessage(body: Record<string, unknown> | undefined, fallback: string, secrets: KnownSecrets): string {
@@ -76,7 +73,7 @@ function textOf(value: unknown): string {
 
 function fieldErrors(errors: unknown[], secrets: KnownSecrets): GatewayFieldError[] {
 	return errors.map((item) => {
-		const entry = isObject(item) ? item : {};
+		const entry = isPlainObject(item) ? item : {};
 		const raw = entry.message ?? entry.messages;
 		const list = Array.isArray(raw) ? raw : raw === undefined || raw === null ? [] : [raw];
 		const messages = list.map((message) => redactText(textOf(message), secrets));
@@ -181,7 +178,7 @@ function describeResponse(
 	}
 	if (status === 422) return new GatewayValidationError(say("The gateway refused the request."), [], where);
 	if (saysError) {
-		const data = isObject(body.data) ? body.data : undefined;
+		const data = isPlainObject(body.data) ? body.data : undefined;
 		const transactionId = bodyId(data?.transactionId, secrets) ?? call.ids.transactionId;
 		return new ProcessingError(`The gateway could not process the request: ${say("no message")}`, transactionId, where);
 	}

@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { inspect } from "node:util";
 import { describe, expect, test } from "vitest";
 import { ConfigurationError, GatewayClient, InvalidKeyError } from "../../src/index.js";
+import { SDK_VERSION, userAgent } from "../../src/internal/version.js";
 import { loadPrivateKey } from "../../src/signing/index.js";
-import { SDK_VERSION, userAgent } from "../../src/transport/version.js";
 import { keys } from "../support/vectors.js";
 import { BASE_URL, makeClient } from "./helpers.js";
 

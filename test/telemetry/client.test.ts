@@ -3,9 +3,9 @@ import type { HistogramMetricData, SumMetricData } from "@opentelemetry/sdk-metr
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { ENDPOINTS } from "../../src/endpoints.js";
+import { SDK_VERSION } from "../../src/internal/version.js";
 import { instrumentMerchantGateway } from "../../src/opentelemetry/index.js";
 import { transactionSchema } from "../../src/schemas/resources.js";
-import { SDK_VERSION } from "../../src/transport/version.js";
 import { useGateway } from "../client/gateway.js";
 import { cardParams, checkoutParams, failure } from "../client/helpers.js";
 import { ids, signedFlat, signedWrapped, transaction } from "../support/gateway-messages.js";

@@ -28,12 +28,16 @@ export function readChunks(source: ChunkSource, limit: number, timeout: BodyTime
 		let size = 0;
 		// A flag instead of removing listeners: cheaper per request, and late events are ignored.
 		let settled = false;
-		const stop = (error: unknown) => {
+		const settle = (then: () => void) => {
 			settled = true;
 			cancelTimer();
-			source.stop();
-			reject(error);
+			then();
 		};
+		const stop = (error: unknown) =>
+			settle(() => {
+				source.stop();
+				reject(error);
+			});
 		// Node itself would wait for a slow body up to server.requestTimeout (300 s by default).
 		const cancelTimer = timeout.start(() => {
 			if (!settled) stop(bodyTimedOut(timeout.ms));
@@ -50,16 +54,10 @@ export function readChunks(source: ChunkSource, limit: number, timeout: BodyTime
 				return false;
 			},
 			end() {
-				if (settled) return;
-				settled = true;
-				cancelTimer();
-				resolve(joinChunks(chunks, size));
+				if (!settled) settle(() => resolve(joinChunks(chunks, size)));
 			},
 			fail(error) {
-				if (settled) return;
-				settled = true;
-				cancelTimer();
-				reject(error);
+				if (!settled) settle(() => reject(error));
 			},
 		});
 	});

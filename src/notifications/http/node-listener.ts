@@ -40,16 +40,14 @@ export interface NodeResponseLike {
 /** A `(req, res)` listener for node:http and Express-style frameworks (Connect, Polka). */
 export type NodeListener = (req: NodeRequestLike, res: NodeResponseLike) => void;
 
-type NodeRequest = NodeRequestLike;
-
 /** A header as one string: node:http gives repeated headers as a list. */
-function headerOf(req: NodeRequest, name: string): string | undefined {
+function headerOf(req: NodeRequestLike, name: string): string | undefined {
 	const value = req.headers[name];
 	return Array.isArray(value) ? value.join(", ") : value;
 }
 
 /** A node:http request's chunks, as its events bring them; stopping pauses it. */
-function requestSource(req: NodeRequest): ChunkSource {
+function requestSource(req: NodeRequestLike): ChunkSource {
 	return {
 		start(sink) {
 			req.on("data", (chunk: Uint8Array) => void sink.chunk(chunk));
@@ -67,7 +65,7 @@ function requestSource(req: NodeRequest): ChunkSource {
  * left in `req.body`: an object (express.json()), a string (express.text()) or
  * bytes (express.raw()). All verify the same way (see `verifyNotification`).
  */
-function readBody(req: NodeRequest, limit: number, timeout: BodyTimeout): Promise<unknown> {
+function readBody(req: NodeRequestLike, limit: number, timeout: BodyTimeout): Promise<unknown> {
 	if (!req.readableEnded) return readChunks(requestSource(req), limit, timeout);
 	const parsed = req.body;
 	if (typeof parsed === "string" || parsed instanceof Uint8Array) {
@@ -85,20 +83,13 @@ function readBody(req: NodeRequest, limit: number, timeout: BodyTimeout): Promis
 }
 
 /** A node:http request as the handler sees it. */
-class NodeDelivery implements NotificationDelivery {
-	readonly method: string | undefined;
-	readonly contentType: string | undefined;
-	readonly contentLength: string | undefined;
-	readonly #req: NodeRequest;
-	constructor(req: NodeRequest) {
-		this.#req = req;
-		this.method = req.method;
-		this.contentType = headerOf(req, "content-type");
-		this.contentLength = headerOf(req, "content-length");
-	}
-	readBody(limit: number, timeout: BodyTimeout): Promise<unknown> {
-		return readBody(this.#req, limit, timeout);
-	}
+function nodeDelivery(req: NodeRequestLike): NotificationDelivery {
+	return {
+		method: req.method,
+		contentType: headerOf(req, "content-type"),
+		contentLength: headerOf(req, "content-length"),
+		readBody: (limit, timeout) => readBody(req, limit, timeout),
+	};
 }
 
 function send(res: NodeResponseLike, response: NotificationResponse): void {
@@ -137,7 +128,7 @@ export function toNodeListener(handler: DeliveryHandler): NodeListener {
 		);
 	}
 	return (req, res) => {
-		handler.handle(new NodeDelivery(req)).then(
+		handler.handle(nodeDelivery(req)).then(
 			(response) => send(res, response),
 			() => send(res, FALLBACK),
 		);
