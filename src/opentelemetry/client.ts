@@ -7,16 +7,15 @@ import {
 	type Span,
 	SpanKind,
 	trace,
-	ValueType,
 } from "@opentelemetry/api";
 import { redactForTelemetry } from "../internal/redact.js";
 import type { CallStart, CallWatch, ClientOutcome } from "../resources/call-watch.js";
 import type { DriftReport } from "../schemas/drift-reports.js";
 import type { ClientRetryEvent } from "../transport/observer.js";
-import { ActiveTelemetry, type OpenTelemetryOptions } from "./active.js";
+import { ActiveTelemetry, counter, durations, type OpenTelemetryOptions } from "./active.js";
 import { describeError } from "./described.js";
 import { driftCounter, recordDrift } from "./drift-record.js";
-import { ATTRIBUTES, DURATION_BUCKETS, EVENTS, METRICS } from "./names.js";
+import { ATTRIBUTES, EVENTS, METRICS } from "./names.js";
 import { recordError } from "./span-error.js";
 import { idValue } from "./values.js";
 
@@ -29,16 +28,12 @@ interface ClientInstruments {
 
 function defineInstruments(meter: Meter): ClientInstruments {
 	return {
-		calls: meter.createCounter(METRICS.clientCalls, {
-			unit: "{call}",
-			description: "Calls to the gateway, by operation and outcome.",
-			valueType: ValueType.INT,
-		}),
-		duration: meter.createHistogram(METRICS.clientCallDuration, {
-			unit: "s",
-			description: "Duration of calls to the gateway (validation, signing, every attempt, verification).",
-			advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-		}),
+		calls: counter(meter, METRICS.clientCalls, "{call}", "Calls to the gateway, by operation and outcome."),
+		duration: durations(
+			meter,
+			METRICS.clientCallDuration,
+			"Duration of calls to the gateway (validation, signing, every attempt, verification).",
+		),
 		drift: driftCounter(meter),
 	};
 }

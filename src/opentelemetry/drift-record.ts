@@ -1,15 +1,14 @@
-import { type Counter, type Meter, type Span, ValueType } from "@opentelemetry/api";
+import type { Counter, Meter, Span } from "@opentelemetry/api";
 import type { DriftReport } from "../schemas/drift-reports.js";
+import { counter } from "./active.js";
 import { ATTRIBUTES, EVENTS, METRICS } from "./names.js";
 import { driftValue } from "./values.js";
 
 /** The drift counter, shared by every component that receives signed messages. */
 export function driftCounter(meter: Meter): Counter {
-	return meter.createCounter(METRICS.driftReports, {
-		unit: "{report}",
-		valueType: ValueType.INT,
-		description: "Signed messages that carry a status, status code or field the SDK does not know (once per kind).",
-	});
+	const description =
+		"Signed messages that carry a status, status code or field the SDK does not know (once per kind).";
+	return counter(meter, METRICS.driftReports, "{report}", description);
 }
 
 /** A drift report as span event and counter attributes. */

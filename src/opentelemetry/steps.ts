@@ -6,13 +6,12 @@ import {
 	type Meter,
 	type Span,
 	trace,
-	ValueType,
 } from "@opentelemetry/api";
 import type { RunStep, StepWatcher } from "../notifications/claims/claimed-event.js";
-import type { ActiveTelemetry } from "./active.js";
+import { type ActiveTelemetry, counter, durations } from "./active.js";
 import { errorType } from "./described.js";
 import { driftCounter } from "./drift-record.js";
-import { ATTRIBUTES, DURATION_BUCKETS, METRICS } from "./names.js";
+import { ATTRIBUTES, METRICS } from "./names.js";
 
 /** Who runs a claimed event: the IPN handler (`ipn`), a replay (`replay`) or the reconciler (`reconcile`). */
 export type EventSource = "ipn" | "replay" | "reconcile";
@@ -28,35 +27,16 @@ export interface EventInstruments {
 }
 
 export function defineEventInstruments(meter: Meter): EventInstruments {
-	const seconds = (description: string) => ({
-		unit: "s",
-		description,
-		advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-	});
 	return {
-		deliveries: meter.createCounter(METRICS.ipnDeliveries, {
-			unit: "{delivery}",
-			valueType: ValueType.INT,
-			description: "IPN deliveries, by outcome.",
-		}),
-		reconciled: meter.createCounter(METRICS.reconciledEvents, {
-			unit: "{event}",
-			valueType: ValueType.INT,
-			description: "Transactions and refunds reconciled, by result.",
-		}),
-		replays: meter.createCounter(METRICS.replays, {
-			unit: "{replay}",
-			valueType: ValueType.INT,
-			description: "Replays of failed events (failedEvents.retry), by result.",
-		}),
-		callbackDuration: meter.createHistogram(
+		deliveries: counter(meter, METRICS.ipnDeliveries, "{delivery}", "IPN deliveries, by outcome."),
+		reconciled: counter(meter, METRICS.reconciledEvents, "{event}", "Transactions and refunds reconciled, by result."),
+		replays: counter(meter, METRICS.replays, "{replay}", "Replays of failed events (failedEvents.retry), by result."),
+		callbackDuration: durations(
+			meter,
 			METRICS.callbackDuration,
-			seconds("How long onTransaction / onRefund ran, until it settled or the SDK stopped waiting."),
+			"How long onTransaction / onRefund ran, until it settled or the SDK stopped waiting.",
 		),
-		claimDuration: meter.createHistogram(
-			METRICS.claimDuration,
-			seconds("How long the notification store took to answer a claim."),
-		),
+		claimDuration: durations(meter, METRICS.claimDuration, "How long the notification store took to answer a claim."),
 		drift: driftCounter(meter),
 	};
 }

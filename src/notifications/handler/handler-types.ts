@@ -1,11 +1,9 @@
 import type { Refund, Transaction } from "../../schemas/resources.js";
-import type { SignedStringForm } from "../../signing/canonical.js";
-import type { PublicKeyLike } from "../../signing/keys.js";
-import type { SignVersion } from "../../signing/seal.js";
 import type { Logger } from "../../transport/observer.js";
 import type { FailedEvents, NotificationContext } from "../claims/run-types.js";
 import type { NotificationStore } from "../claims/store.js";
 import type { NotificationDelivery, NotificationResponse } from "../http/exchange.js";
+import type { VerifyNotificationOptions } from "../message/verify.js";
 
 // The IPN handler's public shapes: its options and what it is. What your callbacks receive is in
 // claims/run-types.ts, the delivery and response it exchanges with a server adapter in http/exchange.ts.
@@ -23,19 +21,11 @@ export interface NotificationErrorInfo {
 	replay?: true;
 }
 
-/** What `createNotificationHandler` needs: the gateway's key, your callbacks, and limits with defaults. */
-export interface NotificationHandlerOptions {
-	/** The gateway's public key, or several during a key rotation. Parsed once, when the handler is made. */
-	gatewayPublicKey: PublicKeyLike | readonly PublicKeyLike[];
-	/** Signing versions to accept. @default ["2.0", "2.1"] */
-	acceptVersions?: readonly SignVersion[] | undefined;
-	/**
-	 * How a 2.0 message becomes the string its signature covers. Leave it unset: the SDK uses the
-	 * gateway's reference form. Set it only for a gateway that signs differently (the signature
-	 * doctor, `npx merchant-gateway doctor`, tells which form verifies and what to set here).
-	 * @default the gateway's reference form (`canonicalString`)
-	 */
-	signedString?: SignedStringForm | undefined;
+/**
+ * What `createNotificationHandler` needs: the gateway's key (loaded once, when the handler is made) and
+ * versions as `verifyNotification` takes them, your callbacks, and limits with defaults.
+ */
+export interface NotificationHandlerOptions extends VerifyNotificationOptions {
 	/**
 	 * Runs once per transaction event, with verified data. Resolve when the event is safely stored; throw to have the
 	 * gateway retry.

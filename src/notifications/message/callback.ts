@@ -3,25 +3,11 @@ import { MalformedMessageError } from "../../errors/malformed-message-error.js";
 import { SignatureVerificationError } from "../../errors/signature-verification-error.js";
 import { type CallbackResult, callbackResultSchema } from "../../schemas/resources.js";
 import { type CallbackInput, openCallbackUrl } from "../../signing/callback-url.js";
-import type { SignedStringForm } from "../../signing/canonical.js";
-import type { PublicKeyLike } from "../../signing/keys.js";
-import type { SignVersion } from "../../signing/seal.js";
 import { notificationIssues } from "./issues.js";
+import type { VerifyNotificationOptions } from "./verify.js";
 
-/** How `decodeCallback` checks the redirect. */
-export interface DecodeCallbackOptions {
-	/** The gateway's public key, or several during a key rotation. */
-	gatewayPublicKey: PublicKeyLike | readonly PublicKeyLike[];
-	/** Signing versions to accept. @default ["2.0", "2.1"] */
-	acceptVersions?: readonly SignVersion[] | undefined;
-	/**
-	 * How a 2.0 message becomes the string its signature covers. Leave it unset: the SDK uses the
-	 * gateway's reference form. Set it only for a gateway that signs differently (the signature
-	 * doctor, `npx merchant-gateway doctor`, tells which form verifies and what to set here).
-	 * @default the gateway's reference form (`canonicalString`)
-	 */
-	signedString?: SignedStringForm | undefined;
-}
+/** How `decodeCallback` checks the redirect: with the gateway's keys and versions, as an IPN. */
+export type DecodeCallbackOptions = VerifyNotificationOptions;
 
 /**
  * Verifies the buyer's redirect to your callbackUrl (2.0 and 2.1) and

@@ -10,7 +10,7 @@ import type { SignVersion } from "../../signing/seal.js";
 import { refundEventId, transactionEventId } from "./event-id.js";
 import { notificationIssues } from "./issues.js";
 
-/** How `verifyNotification` checks an IPN. */
+/** How `verifyNotification` checks an IPN (and `decodeCallback` a callback redirect). */
 export interface VerifyNotificationOptions {
 	/**
 	 * The gateway's public key, or several during a key rotation: any one may verify. Loaded keys or PEM / base64 DER
