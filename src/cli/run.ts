@@ -1,12 +1,11 @@
 import { SDK_VERSION } from "../internal/version.js";
 import type { Command } from "./command.js";
 import { checkout } from "./commands/checkout.js";
-import { decodeCallbackCommand } from "./commands/decode-callback.js";
 import { doctor } from "./commands/doctor.js";
 import { keygen } from "./commands/keygen.js";
 import { sandbox } from "./commands/sandbox/command.js";
 import { sign } from "./commands/sign.js";
-import { verifyIpn } from "./commands/verify-ipn.js";
+import { decodeCallbackCommand, verifyIpn } from "./commands/verify.js";
 import { CliError, type CliIo, EXIT } from "./io.js";
 
 const commands: readonly Command[] = [sandbox, checkout, keygen, decodeCallbackCommand, verifyIpn, sign, doctor];

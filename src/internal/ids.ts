@@ -5,3 +5,8 @@
 export function canonicalId(id: string): string {
 	return id.toLowerCase();
 }
+
+/** Two ULIDs name the same thing whatever their case. */
+export function sameId(a: string, b: string): boolean {
+	return canonicalId(a) === canonicalId(b);
+}

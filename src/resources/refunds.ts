@@ -1,10 +1,10 @@
+import { sameId } from "../internal/ids.js";
 import type { RefundParams } from "../schemas/params.js";
 import type { Refund } from "../schemas/resources.js";
 import type { RefundCreated } from "../schemas/responses.js";
 import type { RequestOptions } from "../transport/http.js";
 import type { ClientContext } from "./context.js";
 import { callEndpoint } from "./pipeline.js";
-import { sameId } from "./same-id.js";
 
 /** `gateway.refunds`: refund creation (POST /v2/refund) and refund query (POST /v2/refund/query). */
 export class RefundsResource {

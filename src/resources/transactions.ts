@@ -1,8 +1,8 @@
+import { sameId } from "../internal/ids.js";
 import type { Transaction } from "../schemas/resources.js";
 import type { RequestOptions } from "../transport/http.js";
 import type { ClientContext } from "./context.js";
 import { callEndpoint } from "./pipeline.js";
-import { sameId } from "./same-id.js";
 
 /** `gateway.transactions`: transaction query (POST /v2/checkout/query). */
 export class TransactionsResource {
