@@ -5,10 +5,17 @@ import { describe, expect, it, vi } from "vitest";
 import {
 	createMemoryStore,
 	createNotificationHandler,
+	type FailedEventStore,
 	type NotificationHandlerOptions,
 	type NotificationStore,
 	NotificationStoreError,
 } from "../../src/index.js";
+import {
+	createEventRunner,
+	realTimer,
+	runEvent,
+	type StartTimer,
+} from "../../src/notifications/claims/claimed-event.js";
 import { ControllableClock } from "../../src/sandbox/books/clock.js";
 import {
 	deferred,
@@ -217,5 +224,149 @@ describe("event identity is the id in its canonical (lower) case", () => {
 		gate.resolve();
 		expect((await both).map((response) => response.status)).toEqual([200, 200]);
 		expect(onTransaction).toHaveBeenCalledTimes(1);
+	});
+});
+
+describe("a failed run's record and its claim (the claim engine on its own)", () => {
+	/** A memory store whose calls are counted, `recordFailure` answering as `answer` says. */
+	function countingStore(answer?: () => unknown) {
+		const base = createMemoryStore();
+		const calls = { release: 0, recordFailure: 0 };
+		const store: FailedEventStore = {
+			...base,
+			claim: base.claim,
+			confirm: base.confirm,
+			release: (eventId, token) => {
+				calls.release++;
+				return base.release(eventId, token);
+			},
+			recordFailure: (eventId, token, failure) => {
+				calls.recordFailure++;
+				return answer === undefined ? base.recordFailure(eventId, token, failure) : (answer() as number);
+			},
+		};
+		return { store, base, calls };
+	}
+	const runnerOn = (store: NotificationStore, startTimer: StartTimer = realTimer) =>
+		createEventRunner({ store, leaseMs: 60_000, callbackTimeoutMs: 25_000, storeTimeoutMs: 2_000, startTimer });
+	const throwing = () => {
+		throw new Error("ERP down");
+	};
+
+	it("a recorded failure releases the claim in the same step: no separate release", async () => {
+		const { store, base, calls } = countingStore();
+		const outcome = await runEvent(
+			runnerOn(store),
+			"e",
+			throwing,
+			() => {},
+			() => "signed",
+		);
+		expect(outcome).toStrictEqual({ kind: "callback_failed", eventId: "e", error: expect.any(Error), attempts: 1 });
+		expect(calls).toEqual({ release: 0, recordFailure: 1 });
+		expect(base.claim("e", 60_000, "next")).toBe("claimed");
+	});
+
+	it.each([
+		["a text", () => "2", '"2"'],
+		["a negative count", () => -1, "-1"],
+		["a fraction", () => 1.5, "1.5"],
+		["nothing", () => undefined, "undefined"],
+	])(
+		"a failure record answered with %s is the store's failure, and the claim is released on its own",
+		async (_, answer, shown) => {
+			const { store, base, calls } = countingStore(answer);
+			const outcome = await runEvent(
+				runnerOn(store),
+				"e",
+				throwing,
+				() => {},
+				() => "signed",
+			);
+			expect(outcome).toStrictEqual({
+				kind: "callback_failed",
+				eventId: "e",
+				error: expect.any(Error),
+				problem: new NotificationStoreError(`The notification store's failure record of e answered ${shown}.`),
+			});
+			expect(calls.release).toBe(1);
+			expect(base.claim("e", 60_000, "next")).toBe("claimed");
+		},
+	);
+
+	it("a failure record that fails is the run's problem, and the claim is released on its own", async () => {
+		const refused = new NotificationStoreError("READONLY");
+		const { store, base, calls } = countingStore(() => Promise.reject(refused));
+		const outcome = await runEvent(
+			runnerOn(store),
+			"e",
+			throwing,
+			() => {},
+			() => "signed",
+		);
+		expect(outcome).toStrictEqual({
+			kind: "callback_failed",
+			eventId: "e",
+			error: expect.any(Error),
+			problem: refused,
+		});
+		expect(calls.release).toBe(1);
+		expect(base.claim("e", 60_000, "next")).toBe("claimed");
+	});
+
+	it("a failure record answering 0 (processed meanwhile) counts no attempts and releases the claim on its own", async () => {
+		const { store, calls } = countingStore(() => 0);
+		const outcome = await runEvent(
+			runnerOn(store),
+			"e",
+			throwing,
+			() => {},
+			() => "signed",
+		);
+		expect(outcome).toStrictEqual({ kind: "callback_failed", eventId: "e", error: expect.any(Error) });
+		expect(calls.release).toBe(1);
+	});
+
+	it.each([
+		["is given back and nothing is reported", undefined],
+		["whose release fails is reported late as store_unavailable", new NotificationStoreError("connection reset")],
+	])("a claim granted after its time limit %s", async (_, releaseFailure) => {
+		const expiries: (() => void)[] = [];
+		const startTimer: StartTimer = (onExpiry) => {
+			expiries.push(onExpiry);
+			return () => {};
+		};
+		const granted = deferred<"claimed">();
+		const released = vi.fn(() => (releaseFailure ? Promise.reject(releaseFailure) : Promise.resolve()));
+		const store: NotificationStore = { claim: () => granted.promise, confirm: () => {}, release: released };
+		const late = vi.fn();
+		const run = runEvent(runnerOn(store, startTimer), "e", () => {}, late);
+		await settle();
+		for (const expire of expiries) expire();
+		expect(await run).toMatchObject({ kind: "store_unavailable", eventId: "e" });
+		granted.resolve("claimed");
+		await settle();
+		expect(released).toHaveBeenCalledOnce();
+		if (releaseFailure === undefined) expect(late).not.toHaveBeenCalled();
+		else
+			expect(late).toHaveBeenCalledExactlyOnceWith({ kind: "store_unavailable", eventId: "e", error: releaseFailure });
+	});
+});
+
+describe("claim tokens", () => {
+	it("are one prefix per process (its random bytes, two hex digits each) and a counter after it", async () => {
+		let draw = 0;
+		const random = vi.spyOn(globalThis.crypto, "getRandomValues").mockImplementation(<T>(bytes: T) => {
+			(bytes as Uint8Array).fill(++draw);
+			return bytes;
+		});
+		try {
+			vi.resetModules();
+			const { newClaimToken } = await import("../../src/notifications/claims/claimed-event.js");
+			const tokens = [newClaimToken(), newClaimToken(), newClaimToken()];
+			expect(tokens).toEqual([`${"01".repeat(12)}.1`, `${"01".repeat(12)}.2`, `${"01".repeat(12)}.3`]);
+		} finally {
+			random.mockRestore();
+		}
 	});
 });

@@ -199,6 +199,13 @@ function contract(name: string, setup: () => Harness) {
 			expect(await a.failedEvent("e")).toBeUndefined();
 		});
 
+		it("a failure recorded without a token releases the claim made without one (the absent token is one)", async () => {
+			const [a, b] = await harness.failing();
+			expect(await a.claim("e", 60_000)).toBe("claimed");
+			expect(await a.recordFailure("e", undefined, { message: "m", error: "one", release: true })).toBe(1);
+			expect(await b.claim("e", 60_000, "b")).toBe("claimed");
+		});
+
 		it("a failure recorded with an empty message (a run that had none) keeps the message recorded before", async () => {
 			const [a, b] = await harness.failing();
 			await a.recordFailure("e", undefined, { message: '{"signed":"x"}', error: "one", release: true });

@@ -22,7 +22,8 @@ it("postgresStoreSchema and createPostgresStore refuse table names that are not 
 	for (const table of ["1events", "a.b.c", "", "events-x", "x".repeat(64)]) {
 		expect(() => createPostgresStore({ pool, table })).toThrow(/table: must be a name of letters, digits and _/);
 	}
-	const rules = /pool: must be a pg Pool.*ttlMs: must be an integer from 1 to 2147483647/;
+	const rules =
+		/^Invalid PostgreSQL store options: pool: must be a pg Pool.*ttlMs: must be an integer from 1 to 2147483647/;
 	expect(() => createPostgresStore({ pool: {} as never, ttlMs: -1 })).toThrow(rules);
 });
 
@@ -34,10 +35,35 @@ it("an unreachable database: every call fails with NotificationStoreError", asyn
 			.claim("e", 60_000, "x")
 			.catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(NotificationStoreError);
-		expect((error as Error).message).toMatch(/^PostgreSQL: /);
+		// The driver's words, with no advice to migrate: the table is not what is missing.
+		expect((error as Error).message).toMatch(/^PostgreSQL: .*ECONNREFUSED.*\.$/s);
+		expect((error as Error).message).not.toContain("migrate");
+		expect((error as Error).cause).toBeInstanceOf(Error);
 	} finally {
 		await pool.end();
 	}
+});
+
+it("a pool that fails with nothing (no error object) still fails with NotificationStoreError", async () => {
+	const pool = { query: () => Promise.reject(undefined) };
+	await expect(createPostgresStore({ pool }).claim("e", 60_000, "x")).rejects.toBeInstanceOf(NotificationStoreError);
+});
+
+it.each([
+	["no row", [], "undefined"],
+	["another word", [{ result: "OK" }], "OK"],
+])("a claim statement answering %s (a proxy in between) is a NotificationStoreError", async (_, rows, shown) => {
+	const pool = { query: async () => ({ rows, rowCount: rows.length }) };
+	await expect(createPostgresStore({ pool }).claim("e", 60_000, "x")).rejects.toThrow(
+		new NotificationStoreError(`PostgreSQL: the claim statement answered ${shown}.`),
+	);
+});
+
+it("cleanup refuses a batchSize that is not a positive integer, naming its options", async () => {
+	const pool = { query: async () => ({ rows: [], rowCount: 0 }) };
+	await expect(createPostgresStore({ pool }).cleanup({ batchSize: 0 })).rejects.toThrow(
+		/^Invalid cleanup options: batchSize: /,
+	);
 });
 
 const available = postgresAvailability();

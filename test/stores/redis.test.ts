@@ -52,6 +52,7 @@ describe.skipIf(!available.ok)(`createRedisStore on a real redis-server${skipRea
 		expect(await redis.exists("shop:e")).toBe(0);
 		expect(await redis.hKeys("failed:shop:records")).toEqual(["e"]);
 		expect(await redis.zRange("failed:shop:index", 0, -1)).toEqual(["e"]);
+		expect(await redis.get("failed:shop:sequence")).toBe("1");
 		expect(await redis.pTTL("failed:shop:records")).toBe(-1);
 		const other = createRedisStore({ client: redis, keyPrefix: "shop:", failedKeyPrefix: "kept:" });
 		expect(await other.failedEvent("e")).toBeUndefined();
@@ -68,7 +69,7 @@ describe.skipIf(!available.ok)(`createRedisStore on a real redis-server${skipRea
 			{ failedKeyPrefix: "merchant-gateway:event:f" },
 		]) {
 			expect(() => createRedisStore({ client: redis, ...options })).toThrow(
-				/failedKeyPrefix: must not make keys that start with keyPrefix/,
+				/^Invalid Redis store options: failedKeyPrefix: must not make keys that start with keyPrefix/,
 			);
 		}
 	});
@@ -100,6 +101,15 @@ describe.skipIf(!available.ok)(`createRedisStore on a real redis-server${skipRea
 		await expect(store.failedEvent("not-json")).rejects.toBeInstanceOf(NotificationStoreError);
 	});
 
+	it("an index entry whose record is gone (deleted by hand) is skipped by the list, not a failure", async () => {
+		const store = createRedisStore({ client: redis, keyPrefix: "orphan:" });
+		for (const id of ["a", "gone", "b"])
+			await store.recordFailure(id, undefined, { message: "m", error: "e", release: true });
+		await redis.hDel("failed:orphan:records", "gone");
+		const page = await store.listFailedEvents({ limit: 10 });
+		expect(page.records.map((record) => record.eventId)).toEqual(["a", "b"]);
+	});
+
 	it.each(["x1", "1x", "0", "01", "1.5", "12345678901234567"])("refuses the failed-event cursor %j", async (after) => {
 		const store = createRedisStore({ client: redis, keyPrefix: "cursor:" });
 		await expect(store.listFailedEvents({ limit: 1, after })).rejects.toBeInstanceOf(ConfigurationError);
@@ -126,6 +136,60 @@ describe.skipIf(!available.ok)(`createRedisStore on a real redis-server${skipRea
 		}
 	});
 
+	it.each(["node-redis", "ioredis"])(
+		"each script is sent to the server once, then run by its SHA-1, with %s",
+		async (driver) => {
+			const ioredis = driver === "ioredis" ? new IoRedis(server.port, "127.0.0.1") : undefined;
+			await ioredis?.ping();
+			const sent: string[] = [];
+			// The driver's own client, with its EVAL (a script's whole text) counted.
+			const client =
+				ioredis === undefined
+					? {
+							isReady: true,
+							evalSha: redis.evalSha.bind(redis),
+							eval: (script: string, options: { keys: string[]; arguments: string[] }) => {
+								sent.push(script);
+								return redis.eval(script, options);
+							},
+						}
+					: {
+							status: "ready",
+							evalsha: ioredis.evalsha.bind(ioredis),
+							eval: (script: string, numKeys: number, ...args: string[]) => {
+								sent.push(script);
+								return ioredis.eval(script, numKeys, ...args);
+							},
+						};
+			try {
+				await redis.scriptFlush();
+				const store = createRedisStore({ client, keyPrefix: `sha-${driver}:` });
+				for (const id of ["e1", "e2", "e3"]) expect(await store.claim(id, 60_000, "x")).toBe("claimed");
+				expect(sent).toHaveLength(1);
+			} finally {
+				ioredis?.disconnect();
+			}
+		},
+	);
+
+	it("an ioredis-like client without a status (a wrapper) is taken as connected", async () => {
+		const ioredis = new IoRedis(server.port, "127.0.0.1");
+		await ioredis.ping();
+		try {
+			const client = { evalsha: ioredis.evalsha.bind(ioredis), eval: ioredis.eval.bind(ioredis) };
+			expect(await createRedisStore({ client, keyPrefix: "no-status:" }).claim("e", 60_000, "x")).toBe("claimed");
+		} finally {
+			ioredis.disconnect();
+		}
+	});
+
+	it("a claim script answer other than 1, 2 or 3 (a proxy in between) is a NotificationStoreError", async () => {
+		const client = { isReady: true, evalSha: async () => "OK", eval: async () => "OK" };
+		await expect(createRedisStore({ client }).claim("e", 60_000, "x")).rejects.toThrow(
+			new NotificationStoreError("Redis: the claim script answered OK."),
+		);
+	});
+
 	it("a client not connected fails at once with NotificationStoreError, not after a queue timeout", async () => {
 		const idle = createClient({ url: `redis://127.0.0.1:${await freePort()}` });
 		const lazy = new IoRedis(await freePort(), "127.0.0.1", { lazyConnect: true });
@@ -137,32 +201,44 @@ describe.skipIf(!available.ok)(`createRedisStore on a real redis-server${skipRea
 		}
 	});
 
-	it("a driver failure becomes NotificationStoreError with the driver's error as cause", async () => {
-		const failing = {
-			isReady: true,
-			evalSha: async () => {
+	it.each(["node-redis", "ioredis"])(
+		"a driver failure becomes NotificationStoreError with the driver's error as cause, with %s",
+		async (driver) => {
+			const refuse = async () => {
 				throw new Error("READONLY You can't write against a read only replica.");
-			},
-			eval: async () => "unused",
-		};
-		const claim = createRedisStore({ client: failing }).claim("e", 60_000, "x");
-		const error = await claim.catch((e: unknown) => e);
-		expect(error).toBeInstanceOf(NotificationStoreError);
-		expect(error).toMatchObject({ message: "Redis: READONLY You can't write against a read only replica." });
-		expect((error as Error).cause).toBeInstanceOf(Error);
-	});
+			};
+			// Only a missing script is sent again with EVAL: any other failure is the answer.
+			const failing =
+				driver === "ioredis"
+					? { status: "ready", evalsha: refuse, eval: async () => 1 }
+					: { isReady: true, evalSha: refuse, eval: async () => 1 };
+			const claim = createRedisStore({ client: failing }).claim("e", 60_000, "x");
+			const error = await claim.catch((e: unknown) => e);
+			expect(error).toBeInstanceOf(NotificationStoreError);
+			expect(error).toMatchObject({ message: "Redis: READONLY You can't write against a read only replica." });
+			expect((error as Error).cause).toBeInstanceOf(Error);
+		},
+	);
 
 	it("refuses a missing or foreign client and bad options with ConfigurationError naming each field", () => {
 		expect(() => createRedisStore(undefined as never)).toThrow(ConfigurationError);
+		expect(() => createRedisStore({ client: null as never })).toThrow(
+			"Invalid Redis store options: client: must be a node-redis (redis 5+) or ioredis client",
+		);
 		const error = (() => {
 			try {
-				createRedisStore({ client: { get: () => {} } as never, ttlMs: 0, keyPrefix: 5 as never });
+				const client = { get: () => {} } as never;
+				createRedisStore({ client, ttlMs: 0, keyPrefix: 5 as never, failedKeyPrefix: 6 as never });
 			} catch (e) {
 				return e as ConfigurationError;
 			}
 		})();
 		expect(error).toBeInstanceOf(ConfigurationError);
-		expect(error?.issues.map((issue) => issue.field)).toEqual(["client", "keyPrefix", "ttlMs"]);
-		expect(error?.message).toContain("client: must be a node-redis (redis 5+) or ioredis client");
+		expect(error?.issues.map((issue) => issue.field)).toEqual(["client", "keyPrefix", "ttlMs", "failedKeyPrefix"]);
+		expect(error?.message).toMatch(
+			/^Invalid Redis store options: client: must be a node-redis \(redis 5\+\) or ioredis client; /,
+		);
+		expect(error?.issues).toContainEqual({ field: "keyPrefix", message: "must be a string" });
+		expect(error?.issues).toContainEqual({ field: "failedKeyPrefix", message: "must be a string" });
 	});
 });

@@ -11,6 +11,11 @@ import { type NotificationEvent, openNotification, type VerifyNotificationOption
 
 /** The longest error text kept: a message, not a dump. */
 const MAX_ERROR_LENGTH = 1000;
+/**
+ * How much text past that limit a long error's redaction reads: more than the longest secret the redaction
+ * recognises only whole (a key's base64, from 900 characters; a URL's password; a card number and its spaces).
+ */
+const REDACTION_MARGIN = 1024;
 
 /** The error's class (and its `name` when that says more, as a DOMException's does). */
 function errorLabel(error: object): string {
@@ -26,8 +31,19 @@ export function describeFailure(error: unknown): string {
 		typeof error === "object" && error !== null
 			? `${errorLabel(error)}: ${String((error as { message?: unknown }).message ?? "")}`
 			: `${typeof error}: ${String(error)}`;
-	const redacted = redactText(text);
-	return redacted.length <= MAX_ERROR_LENGTH ? redacted : `${redacted.slice(0, MAX_ERROR_LENGTH - 1)}…`;
+	if (text.length <= MAX_ERROR_LENGTH + 2 * REDACTION_MARGIN) {
+		const redacted = redactText(text);
+		return redacted.length <= MAX_ERROR_LENGTH ? redacted : `${redacted.slice(0, MAX_ERROR_LENGTH - 1)}…`;
+	}
+	// Redacting all of a long text takes seconds (a megabyte of digits); only its start can be shown. A secret
+	// the cut goes through may no longer be recognised, and a redaction before it (a key) can shorten the text
+	// enough to bring it into view: only what the text redacts to, cut at two places a margin apart, agrees on
+	// is kept, which ends before anything either cut changed.
+	const shorter = redactText(text.slice(0, MAX_ERROR_LENGTH + REDACTION_MARGIN));
+	const longer = redactText(text.slice(0, MAX_ERROR_LENGTH + 2 * REDACTION_MARGIN));
+	let agreed = 0;
+	while (agreed < MAX_ERROR_LENGTH - 1 && agreed < shorter.length && shorter[agreed] === longer[agreed]) agreed++;
+	return `${shorter.slice(0, agreed)}…`;
 }
 
 /**
