@@ -68,12 +68,13 @@ export function maskCardNumber(digits: string): string {
 const SEPARATOR = String.raw`[\s"'\\\[\]]*(?:=>|[:=>])\s*(?:string\(\d+\)\s*)?`;
 /**
  * A value: a JSON string, a JSON string escaped once or more, a PHP single-quoted string, or a bare token (after
- * the scheme of an `Authorization` header's value, when there is one).
+ * the scheme of an `Authorization` header's value, when there is one). A quoted value the text ends inside (a
+ * text cut short to be kept) runs to the end.
  */
 const SECRET_VALUE = [
-	String.raw`"(?:[^"\\]|\\.)*"`,
-	String.raw`\\+"[^"]*?\\+"`,
-	String.raw`'(?:[^'\\]|\\.)*'`,
+	String.raw`"(?:[^"\\]|\\.)*(?:"|\\?$)`,
+	String.raw`\\+"[^"]*?(?:\\+"|\\*$)`,
+	String.raw`'(?:[^'\\]|\\.)*(?:'|\\?$)`,
 	String.raw`(?:(?:Basic|Bearer|Digest)\s+)?[^\s"'\\<>,;&{}\[\]()]+`,
 ].join("|");
 /** `"cardSecurityCode":"123"`, `cvv=123`, `[card_security_code] => 123`...: the value goes. */

@@ -193,6 +193,15 @@ describe("credentials in free text are removed", () => {
 		],
 		["an API key header", "x-api-key: live_9f8e7d", "x-api-key: [redacted]"],
 		["JSON", '{"apiKey":"k-123","accessToken":"t-456"}', '{"apiKey":"[redacted]","accessToken":"[redacted]"}'],
+		[
+			"a JSON value the text ends inside",
+			'{"apiKey":"k-123","accessToken":"t-45',
+			'{"apiKey":"[redacted]","accessToken":"[redacted]"',
+		],
+		["an escaped JSON value the text ends inside", '{\\"password\\":\\"hunt', '{\\"password\\":\\"[redacted]\\"'],
+		["the same, cut inside its escape", '{\\"password\\":\\"hunt\\', '{\\"password\\":\\"[redacted]\\"'],
+		["a single-quoted value the text ends inside", "'password' => 'hunt", "'password' => '[redacted]'"],
+		["a JSON value cut inside an escape", '{"token":"t-4\\', '{"token":"[redacted]"'],
 	])("%s", (_name, text, shown) => {
 		expect(redactText(text)).toBe(shown);
 	});

@@ -59,6 +59,15 @@ it.each([
 	expect(stored).toBe(`${`Error: ${before} 424242******4242 declined${after}`.slice(0, 999)}…`);
 });
 
+it("a quoted secret longer than what is kept, starting in the part shown, is not shown in part", () => {
+	const token = "eyJhbGciOiJIUzI1NiJ9".repeat(400);
+	for (const quoted of [`"accessToken":"${token}"`, `'password' => '${token}'`, `{\\"token\\":\\"${token}\\"}`]) {
+		const stored = describeFailure(new Error(`upstream refused ${quoted} at ${"x".repeat(5000)}`));
+		expect(stored).toContain("[redacted]");
+		expect(stored).not.toContain("eyJ");
+	}
+});
+
 it("a long error's secrets the redaction's own cut goes through are not shown, even after a key shortened it", () => {
 	const key = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC".repeat(50);
 	const cards = "card 4242 4242 4242 4242 declined; ".repeat(200);
