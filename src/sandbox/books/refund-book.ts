@@ -84,7 +84,7 @@ export class RefundBook {
 		const held = approval === "manual";
 		const refund: RefundState = {
 			refundId: this.#ids.ulid(now),
-			refundNumber: this.#ids.refundNumber(now),
+			refundNumber: this.#ids.readableNumber(now),
 			transactionId: transaction.transactionId,
 			amountMinor,
 			reason: reason === "" ? undefined : reason,

@@ -13,7 +13,7 @@ export interface Branding {
 
 /** The merchant's branding for a transaction: the request's overrides, else the account's. */
 export function brandingOf(core: SandboxCore, record: TransactionRecord): Branding {
-	const merchant = core.merchantOf(record);
+	const merchant = core.merchants.of(record);
 	const logo = record.request.logoSource ?? merchant.logoSource;
 	return {
 		brand: record.request.brandName ?? merchant.brandName,

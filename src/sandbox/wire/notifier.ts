@@ -7,11 +7,11 @@ const GATEWAY_RETRY_SCHEDULE = { retries: 10, firstAfterStartMs: 30 * 60_000, ev
 
 /** IPN delivery settings with their defaults applied. */
 export interface IpnSettings {
-	retryDelaysMs: readonly number[] | undefined;
+	retryDelaysMs?: readonly number[] | undefined;
 	timeScale: number;
 	ackTimeoutMs: number;
 	duplicates: number;
-	fetch: typeof fetch | undefined;
+	fetch?: typeof fetch | undefined;
 }
 
 /** One attempt to deliver one notification, as `sandbox.deliveries()` lists it. */
