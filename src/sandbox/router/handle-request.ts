@@ -1,12 +1,12 @@
 import { redactText } from "../../internal/redact.js";
-import { type ApiContext, findMerchant } from "../api/context.js";
+import { type ApiContext, findMerchant } from "../api/endpoint.js";
 import { ENDPOINT_HANDLERS } from "../api/handlers.js";
 import type { SandboxCore } from "../core/sandbox-core.js";
-import { showCheckoutPage, submitCheckoutPage } from "../pages/checkout-page.js";
+import { checkoutPage } from "../pages/checkout-page.js";
 import { acknowledgeDemoIpn, DEMO_SHOP_PATH, showDemoShopPage } from "../pages/demo-shop.js";
 import { html, notice } from "../pages/html.js";
-import { pageForm } from "../pages/page-form.js";
-import { showThreeDsPage, submitThreeDsPage } from "../pages/three-ds-page.js";
+import { openHostedPage, pageForm } from "../pages/page-link.js";
+import { threeDsPage } from "../pages/three-ds-page.js";
 import { isBrowserForm } from "../wire/authentication.js";
 import type { SandboxRequest, SandboxResponse } from "../wire/request-response.js";
 import { type ApiResponse, isApiResponse, notFound } from "../wire/spec-responses.js";
@@ -37,19 +37,11 @@ function dispatch(core: SandboxCore, arrived: Arrived): Routed {
 	const pageMatch = /^\/(pay|3ds)\/([0-9A-Za-z]{26})$/.exec(path);
 	if (pageMatch) {
 		const [, kind, id = ""] = pageMatch;
-		if (request.method === "GET" || request.method === "HEAD") {
-			const referer = request.headers.get("referer");
-			const shown = kind === "pay" ? showCheckoutPage(core, id, url, referer) : showThreeDsPage(core, id, url, referer);
-			return pageResponse(shown, origin);
-		}
-		if (request.method !== "POST") return methodNotAllowed("GET, POST");
-		const form = pageForm(request.headers.get("content-type"), arrived.body);
-		const referer = request.headers.get("referer");
-		const submitted =
-			kind === "pay"
-				? submitCheckoutPage(core, id, form, url, referer)
-				: submitThreeDsPage(core, id, form, url, referer);
-		return pageResponse(submitted, origin);
+		const shown = request.method === "GET" || request.method === "HEAD";
+		if (!shown && request.method !== "POST") return methodNotAllowed("GET, POST");
+		const form = shown ? undefined : pageForm(request.headers.get("content-type"), arrived.body);
+		const page = kind === "pay" ? checkoutPage : threeDsPage;
+		return pageResponse(openHostedPage(core, page, id, url, request.headers.get("referer"), form), origin);
 	}
 	if (path === `${DEMO_SHOP_PATH}/ipn`) {
 		return request.method === "POST" ? jsonResponse(acknowledgeDemoIpn(core, arrived.body)) : methodNotAllowed("POST");
