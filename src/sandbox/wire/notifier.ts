@@ -1,6 +1,8 @@
+import * as z from "zod/mini";
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import { redactText } from "../../internal/redact.js";
 import type { BooksClock } from "../books/clock.js";
+import { savedDate } from "../books/records.js";
 
 /** The gateway's IPN retry schedule (D7, evidence): 10 retries, 30 minutes after the start, then every 5 minutes. */
 const GATEWAY_RETRY_SCHEDULE = { retries: 10, firstAfterStartMs: 30 * 60_000, everyMs: 5 * 60_000 } as const;
@@ -46,33 +48,36 @@ export interface DeliveryAttempt {
 	nextAttemptAt: string | undefined;
 }
 
-/** A notification to deliver: the signed body is fixed once and re-sent unchanged. */
-export interface Notification {
-	kind: "transaction" | "refund";
-	eventId: string;
-	url: string;
-	body: string;
-	/** When the transaction (or refund) started: the gateway's retry schedule counts from it (D7). */
-	startedAt: Date;
-}
+const epochMs = z.number().check(z.refine(Number.isFinite));
 
-/** A notification with where its delivery stands: what a saved state keeps of it. */
-export interface DeliveryState extends Notification {
-	deliveryId: string;
+/** A notification with where its delivery stands: what a saved state keeps of it, and reads back with this. */
+export const deliverySchema = z.object({
+	deliveryId: z.string(),
+	kind: z.enum(["transaction", "refund"]),
+	eventId: z.string(),
+	url: z.string(),
+	/** The signed body: fixed once, re-sent unchanged. */
+	body: z.string(),
+	/** When the transaction (or refund) started: the gateway's retry schedule counts from it (D7). */
+	startedAt: savedDate,
 	/** Attempts made so far, duplicates and resends included (each attempt's number). */
-	attempts: number;
+	attempts: z.int(),
 	/** When the last retry was due (sandbox-clock epoch ms), for "then every 5 minutes". */
-	lastDueAt: number | undefined;
+	lastDueAt: z.optional(epochMs),
 	/** The merchant acknowledged it: later attempts are duplicates. */
-	acknowledged: boolean;
+	acknowledged: z.boolean(),
 	/** The attempt of the schedule due next: 0 for the first try, then the retry's number. */
-	nextRetry: number;
+	nextRetry: z.int(),
 	/**
 	 * When that attempt is due (sandbox-clock epoch ms), a past time while it runs; undefined once the
 	 * merchant acknowledged it or the schedule ran out.
 	 */
-	nextDueAt: number | undefined;
-}
+	nextDueAt: z.optional(epochMs),
+});
+
+export type DeliveryState = z.output<typeof deliverySchema>;
+/** A notification to deliver. */
+export type Notification = Pick<DeliveryState, "kind" | "eventId" | "url" | "body" | "startedAt">;
 
 interface Delivery extends DeliveryState {
 	/** The retry waiting on the clock: when it is due (epoch ms) and how to call it off. */
