@@ -5,6 +5,7 @@ import { ConnectionError } from "../errors/connection-error.js";
 import { InvalidResponseError } from "../errors/invalid-response-error.js";
 import type { FieldIssue } from "../errors/request-validation-error.js";
 import { parseOptions } from "../internal/options.js";
+import { parseJsonObject } from "../internal/plain-object.js";
 import { isLoopbackHost } from "../schemas/fields.js";
 import { lazySchema } from "../schemas/lazy.js";
 import { readControlToken, readRunningSandbox } from "./control/control-files.js";
@@ -174,7 +175,7 @@ async function controlCall<T>({ url, token, method, path, body }: ControlCall): 
 	} catch (error) {
 		throw new ConnectionError(`No sandbox responded at ${url}: is it running?`, { ...where, cause: error });
 	}
-	const parsed = parseObject(text);
+	const parsed = parseJsonObject(text);
 	const context = { ...where, status: response.status };
 	if (response.ok && parsed) return parsed as T;
 	const message = typeof parsed?.message === "string" ? parsed.message : undefined;
@@ -185,13 +186,4 @@ async function controlCall<T>({ url, token, method, path, body }: ControlCall): 
 		throw new ConfigurationError(issues as FieldIssue[], "sandbox control request");
 	const why = message ?? `HTTP ${response.status} without the control API's JSON`;
 	throw new InvalidResponseError(`The sandbox's control API failed: ${why}`, text.slice(0, 200), context);
-}
-
-function parseObject(text: string): Record<string, unknown> | undefined {
-	try {
-		const parsed: unknown = JSON.parse(text);
-		return typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
-	} catch {
-		return undefined;
-	}
 }

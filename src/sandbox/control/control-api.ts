@@ -1,3 +1,4 @@
+import { parseJsonObject } from "../../internal/plain-object.js";
 import { redactText } from "../../internal/redact.js";
 import { refundEventId, transactionEventId } from "../../notifications/message/event-id.js";
 import type { TransactionRecord } from "../books/records.js";
@@ -5,6 +6,7 @@ import type { SandboxCore } from "../core/sandbox-core.js";
 import { decideRefund, refundView, transactionView } from "../core/views.js";
 import type { DeliveryAttempt } from "../wire/notifier.js";
 import { readBodyText } from "../wire/request-body.js";
+import type { SandboxResponse } from "../wire/request-response.js";
 import { type ControlCaller, refuseAccess } from "./access.js";
 import { CONTROL_PATH, type ControlTransaction } from "./control-types.js";
 import { MAX_ADVANCE_MS } from "./duration.js";
@@ -15,13 +17,6 @@ export interface ControlRequest extends ControlCaller {
 	url: URL;
 	/** The body's text (at most the sandbox's body limit). */
 	text(): Promise<string>;
-}
-
-/** A control API response: always JSON. */
-export interface ControlResponse {
-	status: number;
-	headers: Record<string, string>;
-	body: string;
 }
 
 /** What a route gets: the sandbox, the path's captures and the request's JSON body. */
@@ -117,7 +112,7 @@ async function advanceClock({ core, body }: RouteInput): Promise<RouteResult> {
 	return { json: { now: core.now().toISOString(), deliveries } };
 }
 
-const json = (status: number, value: unknown, headers: Record<string, string> = {}): ControlResponse => ({
+const json = (status: number, value: unknown, headers: Record<string, string> = {}): SandboxResponse => ({
 	status,
 	headers: { "content-type": "application/json", "cache-control": "no-store", ...headers },
 	body: JSON.stringify(value),
@@ -142,7 +137,7 @@ export async function handleControl(
 	core: SandboxCore,
 	token: string,
 	request: ControlRequest,
-): Promise<ControlResponse> {
+): Promise<SandboxResponse> {
 	const refusal = refuseAccess(request, token);
 	if (refusal) {
 		const challenge: Record<string, string> =
@@ -183,12 +178,5 @@ async function readJsonBody(request: ControlRequest): Promise<Record<string, unk
 	const text = await readBodyText(request);
 	if (text === undefined) return "The request body is too large.";
 	if (text.trim() === "") return {};
-	try {
-		const parsed: unknown = JSON.parse(text);
-		if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed))
-			return parsed as Record<string, unknown>;
-	} catch {
-		// refused below
-	}
-	return "The request body must be a JSON object.";
+	return parseJsonObject(text) ?? "The request body must be a JSON object.";
 }

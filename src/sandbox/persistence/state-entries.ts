@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { parseJsonObject } from "../../internal/plain-object.js";
 import { type PublicKeyLike, publicKeyText } from "../../signing/keys.js";
 import type { ClockReading } from "../books/clock.js";
 import type { SandboxMerchantOptions } from "../books/merchant-options.js";
@@ -164,18 +165,14 @@ type Kind = keyof typeof SCHEMAS;
  * @returns the entry, or why the line is not one (which field, which rule), never echoing its values.
  */
 export function decodeEntry(line: string): { entry: LoadedEntry } | { problem: string } {
-	let parsed: unknown;
-	try {
-		parsed = JSON.parse(line);
-	} catch {
-		return { problem: "it is not JSON" };
-	}
-	const keys = typeof parsed === "object" && parsed !== null ? Object.keys(parsed) : [];
+	const parsed = parseJsonObject(line);
+	if (!parsed) return { problem: "it is not a JSON object" };
+	const keys = Object.keys(parsed);
 	const kind = keys[0] as Kind | undefined;
 	if (keys.length !== 1 || kind === undefined || !Object.hasOwn(SCHEMAS, kind)) {
 		return { problem: `it is not one of ${Object.keys(SCHEMAS).join(", ")}` };
 	}
-	const value = (parsed as Record<string, unknown>)[kind];
+	const value = parsed[kind];
 	const result = z.safeParse(SCHEMAS[kind] as z.ZodMiniType, value);
 	if (!result.success) {
 		const issue = result.error.issues[0];

@@ -1,5 +1,6 @@
 import { MalformedMessageError } from "../../errors/malformed-message-error.js";
 import { SignatureVerificationError } from "../../errors/signature-verification-error.js";
+import { setMember } from "../../internal/plain-object.js";
 import { decodeCheckoutForm } from "../../schemas/requests.js";
 import type { SignedStringForm } from "../../signing/canonical.js";
 import { openVerified, parseJsonObject } from "../../signing/open.js";
@@ -48,8 +49,7 @@ export function readEnvelope(text: string, contentType: string | null, allowForm
 	if (type === "application/x-www-form-urlencoded" && allowForm) {
 		const body: Record<string, unknown> = {};
 		for (const [key, value] of new URLSearchParams(text)) {
-			if (!Object.hasOwn(body, key))
-				Object.defineProperty(body, key, { value, enumerable: true, writable: true, configurable: true });
+			if (!Object.hasOwn(body, key)) setMember(body, key, value);
 		}
 		return { body, form: true };
 	}

@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
 import { ConfigurationError } from "../../errors/configuration-error.js";
+import { parseJsonObject } from "../../internal/plain-object.js";
 import { redactText } from "../../internal/redact.js";
 import type { BooksClock } from "../books/clock.js";
 import { savedDate } from "../books/records.js";
@@ -106,10 +107,6 @@ export class Notifier {
 	readonly #log: DeliveryAttempt[] = [];
 	readonly #deliveries = new Map<string, Delivery>();
 	#onDelivery: ((delivery: DeliveryState) => void) | undefined;
-	/** Attempts running now. */
-	#active = 0;
-	/** Retries scheduled on the clock and not yet started. */
-	#waiting = 0;
 	#idleWaiters: (() => void)[] = [];
 	#sequence = 0;
 	#closed = false;
@@ -224,13 +221,13 @@ export class Notifier {
 	close(): void {
 		this.#closed = true;
 		this.#closing.abort();
-		this.#active = 0;
-		this.#waiting = 0;
 		this.#settle();
 	}
 
 	#idle(): boolean {
-		return this.#active === 0 && (this.#waiting === 0 || this.#clock.frozen);
+		const busy = (delivery: Delivery) =>
+			delivery.running.size > 0 || (delivery.scheduled !== undefined && !this.#clock.frozen);
+		return this.#closed || ![...this.#deliveries.values()].some(busy);
 	}
 
 	#delivery(deliveryId: string): Delivery {
@@ -247,12 +244,10 @@ export class Notifier {
 		after?: Promise<unknown>,
 	): Promise<DeliveryAttempt | undefined> {
 		if (this.#closed) return Promise.resolve(undefined);
-		this.#active++;
 		const attempt = () => this.#attempt(delivery, retry, kind);
 		// A change that could not be saved is not in the books: its notification never goes out.
 		const running = (after ? after.then(attempt, () => undefined) : attempt()).finally(() => {
 			delivery.running.delete(running);
-			this.#active = Math.max(0, this.#active - 1);
 			this.#settle();
 		});
 		delivery.running.add(running);
@@ -312,12 +307,10 @@ export class Notifier {
 
 	/** Puts retry number `retry` on the clock (one already due, as a restored one may be, runs at once). */
 	#schedule(delivery: Delivery, retry: number, dueAt: number): void {
-		this.#waiting++;
 		const scheduled = { dueAt, cancel: () => {} };
 		delivery.scheduled = scheduled;
 		scheduled.cancel = this.#clock.schedule(dueAt, () => {
 			if (delivery.scheduled === scheduled) delivery.scheduled = undefined;
-			this.#waiting = Math.max(0, this.#waiting - 1);
 			this.#run(delivery, retry, "retry");
 		});
 	}
@@ -327,7 +320,6 @@ export class Notifier {
 		delivery.scheduled.cancel();
 		delivery.scheduled = undefined;
 		delivery.nextDueAt = undefined;
-		this.#waiting = Math.max(0, this.#waiting - 1);
 		this.#settle();
 	}
 
@@ -403,17 +395,11 @@ export class Notifier {
 }
 
 function readReturnCode(text: string): string | undefined {
-	try {
-		const parsed: unknown = JSON.parse(text);
-		if (typeof parsed === "object" && parsed !== null && "returnCode" in parsed) {
-			const code = (parsed as { returnCode: unknown }).returnCode;
-			// Kept as sent, so a numeric 100 shows up as "100 (number)" in the detail.
-			return typeof code === "string" ? code : `${String(code)} (${typeof code})`;
-		}
-	} catch {
-		// not JSON: no returnCode
-	}
-	return undefined;
+	const parsed = parseJsonObject(text);
+	if (!parsed || !("returnCode" in parsed)) return undefined;
+	const code = parsed.returnCode;
+	// Kept as sent, so a numeric 100 shows up as "100 (number)" in the detail.
+	return typeof code === "string" ? code : `${String(code)} (${typeof code})`;
 }
 
 /** What the merchant's end did with one attempt. */
