@@ -79,7 +79,7 @@ export async function connectSandbox(options: ConnectSandboxOptions): Promise<Sa
 	const url =
 		givenUrl === undefined ? recordedOrigin(await readRunningSandbox(stateDir ?? "")) : new URL(givenUrl).origin;
 	const call = <T>(method: "GET" | "POST", path: string, body?: Record<string, unknown>) =>
-		controlCall<T>({ url, token, method, path, body });
+		controlCall<T>(url, token, method, path, body);
 	return {
 		url,
 		transactions: async () => (await call<{ transactions: ControlTransaction[] }>("GET", "/transactions")).transactions,
@@ -147,16 +147,14 @@ function milliseconds(by: number | string): number {
 	return ms;
 }
 
-interface ControlCall {
-	url: string;
-	token: string;
-	method: "GET" | "POST";
-	path: string;
-	body: Record<string, unknown> | undefined;
-}
-
 /** One control API call: its JSON on success, else the error that says what went wrong. */
-async function controlCall<T>({ url, token, method, path, body }: ControlCall): Promise<T> {
+async function controlCall<T>(
+	url: string,
+	token: string,
+	method: "GET" | "POST",
+	path: string,
+	body: Record<string, unknown> | undefined,
+): Promise<T> {
 	const full = `${url}${CONTROL_PATH}${path}`;
 	const where = { path: `${CONTROL_PATH}${path}` };
 	let response: Response;
