@@ -97,12 +97,8 @@ export async function connectSandbox(options: ConnectSandboxOptions): Promise<Sa
 
 /** The rule a control origin follows: an absolute http(s) URL on loopback (the control API serves this machine). */
 function controlOriginRule(value: string): string | undefined {
-	let url: URL;
-	try {
-		url = new URL(value);
-	} catch {
-		return "must be an absolute URL such as http://127.0.0.1:8080";
-	}
+	const url = URL.parse(value);
+	if (!url) return "must be an absolute URL such as http://127.0.0.1:8080";
 	if (url.protocol !== "http:" && url.protocol !== "https:") return "must be an http(s) URL";
 	if (!isLoopbackHost(url.hostname))
 		return `${url.hostname} must be the sandbox's loopback address (the control API serves this machine only)`;

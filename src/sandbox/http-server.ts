@@ -153,13 +153,7 @@ async function serve(
 		const response = !isControlPath(req.url ?? "/")
 			? await sandbox.handle(request, { origin: origin() })
 			: control
-				? await handleControl(control.core, control.token, {
-						method,
-						url: new URL(request.url),
-						remoteAddress: req.socket.remoteAddress,
-						header: (name) => request.headers.get(name),
-						text: () => request.text(),
-					})
+				? await handleControl(control.core, control.token, request, req.socket.remoteAddress)
 				: NO_CONTROL;
 		if (response.drop !== undefined) return dropConnection(req, res, response);
 		res.writeHead(response.status, response.headers);

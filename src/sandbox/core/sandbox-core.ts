@@ -149,10 +149,6 @@ export class SandboxCore {
 		}
 	}
 
-	now(): Date {
-		return this.clock.now();
-	}
-
 	/** Where the buyer's browser goes now, with the signed callback payload (D5). */
 	browserRedirect(record: TransactionRecord): string {
 		const { request } = record;

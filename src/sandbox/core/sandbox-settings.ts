@@ -19,13 +19,8 @@ const DELAY_RULE = `must be a number of milliseconds from 0 to ${MAX_DURATION_MS
 const STATE_DIR_RULE = "must be a directory path: a non-empty string";
 
 function isBaseUrl(value: string): boolean {
-	let url: URL;
-	try {
-		url = new URL(value);
-	} catch {
-		return false;
-	}
-	return (url.protocol === "https:" || url.protocol === "http:") && !url.search && !url.hash;
+	const url = URL.parse(value);
+	return (url?.protocol === "https:" || url?.protocol === "http:") && !url.search && !url.hash;
 }
 
 const isTime = (value: unknown) =>

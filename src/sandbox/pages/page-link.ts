@@ -44,15 +44,9 @@ const TEXT = "This payment link is incomplete or out of date. Return to the shop
 
 /** Where the buyer came from, when that is another site (the shop) and not this sandbox's own pages. */
 function cameFrom(referer: string | null, here: URL): string | undefined {
-	if (!referer) return undefined;
-	try {
-		const from = new URL(referer);
-		return (from.protocol === "https:" || from.protocol === "http:") && from.origin !== here.origin
-			? from.href
-			: undefined;
-	} catch {
-		return undefined;
-	}
+	const from = referer ? URL.parse(referer) : null;
+	const elsewhere = (from?.protocol === "https:" || from?.protocol === "http:") && from.origin !== here.origin;
+	return elsewhere ? from.href : undefined;
 }
 
 /**

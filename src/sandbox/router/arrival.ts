@@ -25,7 +25,7 @@ export interface Arrived {
 /** The record a request starts with in `sandbox.received`. */
 export function arrivalRecord(core: SandboxCore, request: SandboxRequest, url: URL): ReceivedEntry {
 	return {
-		receivedAt: core.now(),
+		receivedAt: core.clock.now(),
 		method: request.method,
 		path: normalPath(url.pathname),
 		url: request.url,
