@@ -97,11 +97,7 @@ type AttemptKind = "first" | "retry" | "duplicate" | "resend";
  * runs them on timers, a frozen one when a test moves it.
  */
 export class Notifier {
-	readonly #delays: readonly number[] | undefined;
-	readonly #scale: number;
-	readonly #ackTimeoutMs: number;
-	readonly #duplicates: number;
-	readonly #fetch: (() => typeof fetch) | undefined;
+	readonly #settings: IpnSettings;
 	readonly #clock: BooksClock;
 	readonly #onAttempt: (attempt: DeliveryAttempt) => void;
 	readonly #log: DeliveryAttempt[] = [];
@@ -114,12 +110,7 @@ export class Notifier {
 	readonly #closing = new AbortController();
 
 	constructor(settings: IpnSettings, clock: BooksClock, onAttempt: (attempt: DeliveryAttempt) => void) {
-		this.#delays = settings.retryDelaysMs;
-		this.#scale = settings.timeScale;
-		this.#ackTimeoutMs = settings.ackTimeoutMs;
-		this.#duplicates = settings.duplicates;
-		const custom = settings.fetch;
-		this.#fetch = custom ? () => custom : undefined;
+		this.#settings = settings;
 		this.#clock = clock;
 		this.#onAttempt = onAttempt;
 	}
@@ -285,7 +276,7 @@ export class Notifier {
 		this.#log.push(record);
 		this.#onAttempt(record);
 		if (acknowledged && kind !== "duplicate")
-			for (let i = 0; i < this.#duplicates; i++) this.#run(delivery, 0, "duplicate");
+			for (let i = 0; i < this.#settings.duplicates; i++) this.#run(delivery, 0, "duplicate");
 		if (onSchedule) {
 			delivery.nextRetry = retry + 1;
 			delivery.nextDueAt = dueAt;
@@ -332,9 +323,10 @@ export class Notifier {
 	 * A retry is never due before the attempt before it ended.
 	 */
 	#nextDueAt(delivery: Delivery, retry: number, failedAt: number): number | undefined {
-		const scaled = (ms: number) => Math.round(ms * this.#scale);
-		if (this.#delays) {
-			const delay = this.#delays[retry - 1];
+		const scaled = (ms: number) => Math.round(ms * this.#settings.timeScale);
+		const delays = this.#settings.retryDelaysMs;
+		if (delays) {
+			const delay = delays[retry - 1];
 			return delay === undefined ? undefined : failedAt + scaled(delay);
 		}
 		const { retries, firstAfterStartMs, everyMs } = GATEWAY_RETRY_SCHEDULE;
@@ -347,8 +339,9 @@ export class Notifier {
 	}
 
 	async #post(delivery: Delivery): Promise<AttemptResult> {
-		const doFetch = this.#fetch?.() ?? globalThis.fetch;
-		const signal = AbortSignal.timeout(this.#ackTimeoutMs);
+		const { ackTimeoutMs } = this.#settings;
+		const doFetch = this.#settings.fetch ?? globalThis.fetch;
+		const signal = AbortSignal.timeout(ackTimeoutMs);
 		const none = { httpStatus: undefined, returnCode: undefined, responseExcerpt: undefined };
 		let response: Response;
 		try {
@@ -361,7 +354,7 @@ export class Notifier {
 			});
 		} catch (error) {
 			return signal.aborted
-				? { outcome: "timeout", ...none, detail: `no response within ${this.#ackTimeoutMs} ms` }
+				? { outcome: "timeout", ...none, detail: `no response within ${ackTimeoutMs} ms` }
 				: { outcome: "network_error", ...none, detail: describe(error) };
 		}
 		let text: string;
