@@ -168,11 +168,6 @@ export class Ledger {
 		return this.#refunds.decide(refundId, approve, message);
 	}
 
-	/** Every record as it stands, without running what the clock made due: what a snapshot of the books holds. */
-	records(): { transactions: TransactionRecord[]; refunds: RefundRecord[] } {
-		return { transactions: [...this.#transactions.values()], refunds: this.#refunds.all() };
-	}
-
 	/**
 	 * Takes back records saved earlier, oldest first, into an empty ledger, and re-arms what
 	 * waits on the clock: session expiry and pending settlements (those already due run now,
