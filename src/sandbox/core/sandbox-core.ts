@@ -92,12 +92,13 @@ export class SandboxCore {
 	/** Empty books on the clock, each change saved (with a state directory) and reported. */
 	#openBooks(): Books {
 		const clock = this.clock.scoped();
-		const notifier = new Notifier(this.#settings.ipn, clock, (attempt) => {
-			this.#state?.record({ attempt });
-			this.emit({ type: "delivery", attempt });
+		const notifier = new Notifier(this.#settings.ipn, clock, {
+			attempt: (attempt) => {
+				this.#state?.record({ attempt });
+				this.emit({ type: "delivery", attempt });
+			},
+			delivery: (delivery) => this.#state?.record({ delivery }),
 		});
-		const state = this.#state;
-		if (state) notifier.onDelivery((delivery) => state.record({ delivery }));
 		const ledger = new Ledger({
 			clock,
 			merchants: this.merchants,

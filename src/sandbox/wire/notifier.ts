@@ -90,6 +90,12 @@ interface Delivery extends DeliveryState {
 /** Why an attempt runs: the first try, a scheduled retry, a duplicate of an acknowledged one, or a resend now. */
 type AttemptKind = "first" | "retry" | "duplicate" | "resend";
 
+/** What a notifier reports: each attempt as it ends, and where a delivery stands whenever it changes. */
+interface NotifierReports {
+	attempt(attempt: DeliveryAttempt): void;
+	delivery(delivery: DeliveryState): void;
+}
+
 /**
  * Delivers IPNs: POST, JSON, wait up to `ackTimeoutMs` for `{"returnCode":"100"}`
  * with a 2xx status, retry on the schedule otherwise. Retries are scheduled on
@@ -99,20 +105,19 @@ type AttemptKind = "first" | "retry" | "duplicate" | "resend";
 export class Notifier {
 	readonly #settings: IpnSettings;
 	readonly #clock: BooksClock;
-	readonly #onAttempt: (attempt: DeliveryAttempt) => void;
+	readonly #report: NotifierReports;
 	readonly #log: DeliveryAttempt[] = [];
 	readonly #deliveries = new Map<string, Delivery>();
-	#onDelivery: ((delivery: DeliveryState) => void) | undefined;
 	#idleWaiters: (() => void)[] = [];
 	#sequence = 0;
 	#closed = false;
 	/** Aborts the attempts in flight on close, so a merchant server that never responds cannot hold the process. */
 	readonly #closing = new AbortController();
 
-	constructor(settings: IpnSettings, clock: BooksClock, onAttempt: (attempt: DeliveryAttempt) => void) {
+	constructor(settings: IpnSettings, clock: BooksClock, report: NotifierReports) {
 		this.#settings = settings;
 		this.#clock = clock;
-		this.#onAttempt = onAttempt;
+		this.#report = report;
 	}
 
 	/**
@@ -137,11 +142,6 @@ export class Notifier {
 		this.#saved(delivery);
 		this.#run(delivery, 0, "first", after);
 		return deliveryId;
-	}
-
-	/** Calls `listener` with where a delivery stands whenever it is queued or an attempt of it ends. */
-	onDelivery(listener: (delivery: DeliveryState) => void): void {
-		this.#onDelivery = listener;
 	}
 
 	/**
@@ -274,7 +274,7 @@ export class Notifier {
 			nextAttemptAt: dueAt === undefined ? undefined : new Date(dueAt).toISOString(),
 		};
 		this.#log.push(record);
-		this.#onAttempt(record);
+		this.#report.attempt(record);
 		if (acknowledged && kind !== "duplicate")
 			for (let i = 0; i < this.#settings.duplicates; i++) this.#run(delivery, 0, "duplicate");
 		if (onSchedule) {
@@ -291,9 +291,8 @@ export class Notifier {
 
 	/** Reports where a delivery stands, without what only this process needs (timers, running attempts). */
 	#saved(delivery: Delivery): void {
-		if (!this.#onDelivery) return;
 		const { scheduled: _scheduled, running: _running, ...state } = delivery;
-		this.#onDelivery(state);
+		this.#report.delivery(state);
 	}
 
 	/** Puts retry number `retry` on the clock (one already due, as a restored one may be, runs at once). */
