@@ -120,7 +120,7 @@ function sandboxFacade(core: SandboxCore): Sandbox {
 	};
 	return {
 		gatewayPublicKey: core.gatewayPublicKey,
-		baseUrl: core.baseUrl,
+		baseUrl: core.settings.baseUrl,
 		clock: core.clock,
 		faults: core.faults,
 		received: core.received,

@@ -79,7 +79,7 @@ export function endpointPipeline<Definition extends EndpointDefinition, Schema e
 		const verified = authenticate(message.envelope, found.merchant, core.signer.signedString);
 		received.verified = !isApiResponse(verified);
 		if (isApiResponse(verified)) return verified;
-		const schema = requestSchema({ allowLoopbackHttp: core.allowLoopbackHttp });
+		const schema = requestSchema({ allowLoopbackHttp: core.settings.allowLoopbackHttp });
 		const checked = safeParse(schema, verified.fields);
 		if (!checked.success) return validationFailed(groupIssues(toFieldIssues(checked.error)));
 		return handler.handle({ params: checked.data, merchant: verified.merchant, form: verified.form }, ctx);

@@ -2,8 +2,9 @@ import { parseJsonObject } from "../../internal/plain-object.js";
 import { redactText } from "../../internal/redact.js";
 import { refundEventId, transactionEventId } from "../../notifications/message/event-id.js";
 import type { TransactionRecord } from "../books/records.js";
+import { refundResource } from "../books/resources.js";
 import type { SandboxCore } from "../core/sandbox-core.js";
-import { decideRefund, refundView, transactionView } from "../core/views.js";
+import { decideRefund, transactionView } from "../core/views.js";
 import type { DeliveryAttempt } from "../wire/notifier.js";
 import { readBodyText } from "../wire/request-body.js";
 import type { SandboxRequest, SandboxResponse } from "../wire/request-response.js";
@@ -46,7 +47,7 @@ const ROUTES: readonly Route[] = [
 function listTransactions(core: SandboxCore): ControlTransaction[] {
 	return core.ledger.transactions().map((record) => ({
 		...transactionView(core, record),
-		refunds: core.ledger.refundsOf(record).flatMap((refund) => refundView(core, refund.refundId) ?? []),
+		refunds: core.ledger.refundsOf(record).map((refund) => refundResource(refund, record)),
 	}));
 }
 

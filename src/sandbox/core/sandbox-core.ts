@@ -29,14 +29,13 @@ export class SandboxCore {
 	readonly clock: ControllableClock;
 	readonly signer: GatewaySigner;
 	readonly gatewayPublicKey: string;
-	readonly baseUrl: string;
-	readonly allowLoopbackHttp: boolean;
+	/** The options, checked and completed. */
+	readonly settings: SandboxSettings;
 	readonly merchants = new MerchantRegistry();
 	readonly faults = new FaultQueue();
 	readonly received = new RequestLog();
 	readonly #onEvent: ((event: SandboxEvent) => void) | undefined;
 	readonly #state: StateDir | undefined;
-	readonly #settings: SandboxSettings;
 	#books: Books;
 	/** The account options saved through this core, to save again any whose line was lost. */
 	readonly #accounts = new Map<string, SandboxMerchantOptions>();
@@ -60,11 +59,9 @@ export class SandboxCore {
 			: new ControllableClock(settings.frozenAt);
 		this.signer = new GatewaySigner(gatewayKeys.privateKey, options.signedString);
 		this.gatewayPublicKey = gatewayKeys.publicKey;
-		this.baseUrl = settings.baseUrl;
-		this.allowLoopbackHttp = settings.allowLoopbackHttp;
 		this.#onEvent = options.onEvent;
 		this.#state = state;
-		this.#settings = settings;
+		this.settings = settings;
 		this.#books = this.#openBooks();
 		if (state) {
 			this.merchants.restore([...state.loaded.merchants.values()]);
@@ -92,7 +89,7 @@ export class SandboxCore {
 	/** Empty books on the clock, each change saved (with a state directory) and reported. */
 	#openBooks(): Books {
 		const clock = this.clock.scoped();
-		const notifier = new Notifier(this.#settings.ipn, clock, {
+		const notifier = new Notifier(this.settings.ipn, clock, {
 			attempt: (attempt) => {
 				this.#state?.record({ attempt });
 				this.emit({ type: "delivery", attempt });
@@ -102,7 +99,7 @@ export class SandboxCore {
 		const ledger = new Ledger({
 			clock,
 			merchants: this.merchants,
-			pendingDelayMs: this.#settings.pendingDelayMs,
+			pendingDelayMs: this.settings.pendingDelayMs,
 			onChange: (change) => this.#changed(change),
 		});
 		return { clock, notifier, ledger };
