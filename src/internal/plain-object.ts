@@ -5,6 +5,16 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 	return proto === Object.prototype || proto === null;
 }
 
+/** The JSON object `text` holds, or undefined when it is no JSON or holds something else (an array, a number). */
+export function parseJsonObject(text: string): Record<string, unknown> | undefined {
+	try {
+		const parsed: unknown = JSON.parse(text);
+		return isPlainObject(parsed) ? parsed : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
 /** Sets `name` as an own data member, also when it is `__proto__` (assigning that would set the prototype). */
 export function setMember(object: Record<string, unknown>, name: string, value: unknown): void {
 	if (name === "__proto__")

@@ -5,6 +5,7 @@ import { ConnectionError } from "../errors/connection-error.js";
 import { InvalidResponseError } from "../errors/invalid-response-error.js";
 import type { FieldIssue } from "../errors/request-validation-error.js";
 import { parseOptions } from "../internal/options.js";
+import { parseJsonObject } from "../internal/plain-object.js";
 import { isLoopbackHost } from "../schemas/fields.js";
 import { lazySchema } from "../schemas/lazy.js";
 import { readControlToken, readRunningSandbox } from "./control/control-files.js";
@@ -78,7 +79,7 @@ export async function connectSandbox(options: ConnectSandboxOptions): Promise<Sa
 	const url =
 		givenUrl === undefined ? recordedOrigin(await readRunningSandbox(stateDir ?? "")) : new URL(givenUrl).origin;
 	const call = <T>(method: "GET" | "POST", path: string, body?: Record<string, unknown>) =>
-		controlCall<T>({ url, token, method, path, body });
+		controlCall<T>(url, token, method, path, body);
 	return {
 		url,
 		transactions: async () => (await call<{ transactions: ControlTransaction[] }>("GET", "/transactions")).transactions,
@@ -96,12 +97,8 @@ export async function connectSandbox(options: ConnectSandboxOptions): Promise<Sa
 
 /** The rule a control origin follows: an absolute http(s) URL on loopback (the control API serves this machine). */
 function controlOriginRule(value: string): string | undefined {
-	let url: URL;
-	try {
-		url = new URL(value);
-	} catch {
-		return "must be an absolute URL such as http://127.0.0.1:8080";
-	}
+	const url = URL.parse(value);
+	if (!url) return "must be an absolute URL such as http://127.0.0.1:8080";
 	if (url.protocol !== "http:" && url.protocol !== "https:") return "must be an http(s) URL";
 	if (!isLoopbackHost(url.hostname))
 		return `${url.hostname} must be the sandbox's loopback address (the control API serves this machine only)`;
@@ -146,16 +143,14 @@ function milliseconds(by: number | string): number {
 	return ms;
 }
 
-interface ControlCall {
-	url: string;
-	token: string;
-	method: "GET" | "POST";
-	path: string;
-	body: Record<string, unknown> | undefined;
-}
-
 /** One control API call: its JSON on success, else the error that says what went wrong. */
-async function controlCall<T>({ url, token, method, path, body }: ControlCall): Promise<T> {
+async function controlCall<T>(
+	url: string,
+	token: string,
+	method: "GET" | "POST",
+	path: string,
+	body: Record<string, unknown> | undefined,
+): Promise<T> {
 	const full = `${url}${CONTROL_PATH}${path}`;
 	const where = { path: `${CONTROL_PATH}${path}` };
 	let response: Response;
@@ -174,7 +169,7 @@ async function controlCall<T>({ url, token, method, path, body }: ControlCall): 
 	} catch (error) {
 		throw new ConnectionError(`No sandbox responded at ${url}: is it running?`, { ...where, cause: error });
 	}
-	const parsed = parseObject(text);
+	const parsed = parseJsonObject(text);
 	const context = { ...where, status: response.status };
 	if (response.ok && parsed) return parsed as T;
 	const message = typeof parsed?.message === "string" ? parsed.message : undefined;
@@ -185,13 +180,4 @@ async function controlCall<T>({ url, token, method, path, body }: ControlCall): 
 		throw new ConfigurationError(issues as FieldIssue[], "sandbox control request");
 	const why = message ?? `HTTP ${response.status} without the control API's JSON`;
 	throw new InvalidResponseError(`The sandbox's control API failed: ${why}`, text.slice(0, 200), context);
-}
-
-function parseObject(text: string): Record<string, unknown> | undefined {
-	try {
-		const parsed: unknown = JSON.parse(text);
-		return typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
-	} catch {
-		return undefined;
-	}
 }

@@ -1,10 +1,11 @@
 import { ConfigurationError } from "../errors/configuration-error.js";
 import type { Refund } from "../schemas/resources.js";
+import { generateKeyPair } from "../signing/generate.js";
 import type { SandboxClock } from "./books/clock.js";
 import type { SandboxMerchantOptions } from "./books/merchant-options.js";
-import { coreOnStateDir, openSandboxCore } from "./core/open-core.js";
-import type { SandboxCore } from "./core/sandbox-core.js";
+import { SandboxCore } from "./core/sandbox-core.js";
 import type { SandboxOptions } from "./core/sandbox-options.js";
+import { sandboxSettings } from "./core/sandbox-settings.js";
 import { decideRefund, refundView, type SandboxTransaction, transactionView } from "./core/views.js";
 import type { StateDir } from "./persistence/state-dir.js";
 import { handleRequest } from "./router/handle-request.js";
@@ -71,12 +72,26 @@ export interface Sandbox {
  * @throws ConfigurationError naming each wrong option and its rule, or the state file that cannot be used.
  */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-	return facadeOf(await openSandboxCore(options));
+	// The options are checked before anything touches the disk. The persistence code (node:fs) loads only
+	// when a state directory is asked for, so the in-memory sandbox stays free of it.
+	const { stateDir } = sandboxSettings(options);
+	if (stateDir === undefined)
+		return facadeOf(new SandboxCore(options, options.gatewayKeys ?? (await generateKeyPair())));
+	const { openStateDir } = await import("./persistence/state-dir.js");
+	return sandboxOnStateDir(options, await openStateDir(stateDir, { gatewayKeys: options.gatewayKeys }));
 }
 
-/** A sandbox on a state directory its caller opened (the CLI, which reads the directory's keys first). */
+/**
+ * A sandbox on a state directory its caller opened (the CLI, which reads the directory's keys first); it
+ * owns the directory from now on.
+ */
 export async function sandboxOnStateDir(options: SandboxOptions, state: StateDir): Promise<Sandbox> {
-	return facadeOf(await coreOnStateDir(options, state));
+	try {
+		return facadeOf(new SandboxCore(options, state.keys.gateway, state));
+	} catch (error) {
+		await state.close();
+		throw error;
+	}
 }
 
 function facadeOf(core: SandboxCore): Sandbox {
@@ -105,7 +120,7 @@ function sandboxFacade(core: SandboxCore): Sandbox {
 	};
 	return {
 		gatewayPublicKey: core.gatewayPublicKey,
-		baseUrl: core.baseUrl,
+		baseUrl: core.settings.baseUrl,
 		clock: core.clock,
 		faults: core.faults,
 		received: core.received,

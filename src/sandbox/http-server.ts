@@ -150,8 +150,11 @@ async function serve(
 				return gone.signal;
 			},
 		};
-		if (isControlPath(req.url ?? "/")) return await serveControl(control, req, res, request);
-		const response = await sandbox.handle(request, { origin: origin() });
+		const response = !isControlPath(req.url ?? "/")
+			? await sandbox.handle(request, { origin: origin() })
+			: control
+				? await handleControl(control.core, control.token, request, req.socket.remoteAddress)
+				: NO_CONTROL;
 		if (response.drop !== undefined) return dropConnection(req, res, response);
 		res.writeHead(response.status, response.headers);
 		res.end(method === "HEAD" ? undefined : response.body);
@@ -161,32 +164,15 @@ async function serve(
 	}
 }
 
-/** The control API's response; without a credential there is none, and the 404 says how to get one. */
-async function serveControl(
-	control: ControlMount | undefined,
-	req: IncomingMessage,
-	res: ServerResponse,
-	request: SandboxRequest,
-): Promise<void> {
-	const response = control
-		? await handleControl(control.core, control.token, {
-				method: request.method,
-				url: new URL(request.url),
-				remoteAddress: req.socket.remoteAddress,
-				header: (name) => request.headers.get(name),
-				text: () => request.text(),
-			})
-		: {
-				status: 404,
-				headers: { "content-type": "application/json" },
-				body: JSON.stringify({
-					status: "error",
-					message: "This sandbox has no control API: start it with --state-dir (or controlToken).",
-				}),
-			};
-	res.writeHead(response.status, response.headers);
-	res.end(request.method === "HEAD" ? undefined : response.body);
-}
+/** The control API of a server without a credential: there is none, and the 404 says how to get one. */
+const NO_CONTROL: SandboxResponse = {
+	status: 404,
+	headers: { "content-type": "application/json" },
+	body: JSON.stringify({
+		status: "error",
+		message: "This sandbox has no control API: start it with --state-dir (or controlToken).",
+	}),
+};
 
 /** A fault's dropped connection: nothing at all, or the status, the headers and half the body. */
 function dropConnection(req: IncomingMessage, res: ServerResponse, response: SandboxResponse): void {

@@ -1,6 +1,6 @@
 import { ENDPOINTS } from "../../endpoints.js";
 import { MESSAGES } from "../books/gateway-messages.js";
-import { ok, processingFailed } from "../wire/spec-responses.js";
+import { processingFailed } from "../wire/spec-responses.js";
 import { newTransaction } from "./create-transaction.js";
 import { endpointPipeline } from "./endpoint.js";
 import { ruleResponse } from "./rule-refusals.js";
@@ -19,7 +19,7 @@ export const chargeCard = endpointPipeline(ENDPOINTS.card, {
 		const { transaction, decision } = charged.value;
 		const { transactionId } = transaction;
 		const respond = (status: string, message: string, url?: string) =>
-			ok(core.signer.successResponse("card", { transactionId, url }, merchant.signVersion, { status, message }));
+			core.signer.successResponse("card", { transactionId, url }, merchant.signVersion, { status, message });
 		switch (decision.kind) {
 			case "approved":
 				return respond("success", MESSAGES.chargeCompleted);

@@ -1,6 +1,6 @@
 import { ENDPOINTS } from "../../endpoints.js";
 import { MESSAGES } from "../books/gateway-messages.js";
-import { checkoutFailed, ok } from "../wire/spec-responses.js";
+import { checkoutFailed } from "../wire/spec-responses.js";
 import { newTransaction } from "./create-transaction.js";
 import { endpointPipeline } from "./endpoint.js";
 import { ruleResponse } from "./rule-refusals.js";
@@ -19,6 +19,6 @@ export const openCheckout = endpointPipeline(ENDPOINTS.checkout, {
 		const paymentLink = `${origin}/pay/${transactionId}?token=${pageToken}`;
 		if ((params.connectionMode ?? (form ? "DIRECT_POST" : "API")) === "DIRECT_POST") return { redirect: paymentLink };
 		const created = { status: "created" as const, transactionId, paymentLink, message: MESSAGES.checkoutCreated };
-		return ok(core.signer.successResponse("checkout", created, merchant.signVersion));
+		return core.signer.successResponse("checkout", created, merchant.signVersion);
 	},
 });

@@ -1,11 +1,32 @@
 import type * as z from "zod/mini";
 import type { EndpointDefinition } from "../../endpoints.js";
+import { toFieldIssues } from "../../internal/field-issues.js";
 import type { RequestSchemaOptions } from "../../schemas/requests.js";
+import { safeParse } from "../../schemas/safe-parse.js";
 import type { MerchantAccount } from "../books/merchants.js";
-import type { ApiResponse } from "../wire/spec-responses.js";
-import { isApiResponse } from "../wire/spec-responses.js";
-import { type ApiContext, verifiedRequest } from "./context.js";
-import { validateFields } from "./field-validation.js";
+import type { SandboxCore } from "../core/sandbox-core.js";
+import { type ApiMessage, authenticate } from "../wire/authentication.js";
+import { LIMITS } from "../wire/limits.js";
+import type { ReceivedEntry } from "../wire/received-log.js";
+import {
+	type ApiResponse,
+	fieldError,
+	groupIssues,
+	isApiResponse,
+	unknownMerchant,
+	validationFailed,
+} from "../wire/spec-responses.js";
+
+/** One API request as every endpoint handler sees it. */
+export interface ApiContext {
+	core: SandboxCore;
+	/** The body, read once by the router: the message, or the response refusing it. */
+	message: ApiMessage | ApiResponse;
+	/** The record of this request in `sandbox.received`, which verification completes. */
+	received: ReceivedEntry;
+	/** The origin links in responses point to (the sandbox's own address). */
+	origin: string;
+}
 
 /** A request verified with the merchant's key and parsed with the endpoint's request schema. */
 export interface VerifiedRequest<Params> {
@@ -35,8 +56,11 @@ export interface ApiHandler<Definition extends EndpointDefinition = EndpointDefi
 }
 
 /**
- * Every endpoint's pipeline: verify the signature, parse the fields with the endpoint
- * table's request schema (the client's own), then let the handler call the ledger and respond.
+ * Every endpoint's pipeline: verify the signature with the key of the merchant the request leads to
+ * (`findMerchant`), parse the fields with the endpoint table's request schema (the client's own, so the
+ * sandbox and the client enforce the same field rules), then let the handler call the ledger and respond.
+ * When the request leads to no merchant, the response is `unknownSubject` (the endpoint's "no such
+ * transaction/refund"), or for creation requests a missing merchantId.
  */
 export function endpointPipeline<Definition extends EndpointDefinition, Schema extends z.core.$ZodType>(
 	endpoint: Definition & { request: (options?: RequestSchemaOptions) => Schema },
@@ -44,12 +68,44 @@ export function endpointPipeline<Definition extends EndpointDefinition, Schema e
 ): ApiHandler<Definition> {
 	const requestSchema: (options?: RequestSchemaOptions) => Schema = endpoint.request;
 	const respond = (ctx: ApiContext): EndpointResponse => {
-		const verified = verifiedRequest(ctx, handler.unknownSubject);
+		const { message, core, received } = ctx;
+		if (isApiResponse(message)) return message;
+		const found = findMerchant(core, message.claimed);
+		if (!found) return handler.unknownSubject ?? fieldError("merchantId", "is required");
+		if (!found.merchant) {
+			received.verified = false;
+			return unknownMerchant(found.merchantId, core.merchants.ids());
+		}
+		const verified = authenticate(message.envelope, found.merchant, core.signer.signedString);
+		received.verified = !isApiResponse(verified);
 		if (isApiResponse(verified)) return verified;
-		const schema = requestSchema({ allowLoopbackHttp: ctx.core.allowLoopbackHttp });
-		const checked = validateFields(schema, verified.fields);
-		if (isApiResponse(checked)) return checked;
-		return handler.handle({ params: checked.value, merchant: verified.merchant, form: verified.form }, ctx);
+		const schema = requestSchema({ allowLoopbackHttp: core.settings.allowLoopbackHttp });
+		const checked = safeParse(schema, verified.fields);
+		if (!checked.success) return validationFailed(groupIssues(toFieldIssues(checked.error)));
+		return handler.handle({ params: checked.data, merchant: verified.merchant, form: verified.form }, ctx);
 	};
 	return { endpoint, respond };
+}
+
+/**
+ * The merchant whose key must verify a request with these (unverified) fields: the one its merchantId
+ * names, or for requests that only name a transaction or refund (D11: queries and refunds carry no
+ * merchantId) that one's owner. `merchant` is undefined when no account has the id.
+ */
+export function findMerchant(
+	core: SandboxCore,
+	claimed: Record<string, unknown>,
+): { merchantId: string; merchant: MerchantAccount | undefined } | undefined {
+	const { merchantId, transactionId, refundId } = claimed;
+	if (merchantId !== undefined) {
+		const merchant = typeof merchantId === "string" ? core.merchants.get(merchantId) : undefined;
+		return { merchantId: String(merchantId).slice(0, LIMITS.quotedMerchantId), merchant };
+	}
+	const owner =
+		typeof transactionId === "string"
+			? core.ledger.ownerOf({ transactionId })
+			: typeof refundId === "string"
+				? core.ledger.ownerOf({ refundId })
+				: undefined;
+	return owner === undefined ? undefined : { merchantId: owner, merchant: core.merchants.get(owner) };
 }

@@ -1,6 +1,6 @@
 import { ENDPOINTS } from "../../endpoints.js";
 import { refundResource } from "../books/resources.js";
-import { notFound, ok } from "../wire/spec-responses.js";
+import { notFound } from "../wire/spec-responses.js";
 import { endpointPipeline } from "./endpoint.js";
 
 const noSuchRefund = notFound("No refund with this refundId for this merchant.");
@@ -13,8 +13,11 @@ export const queryRefund = endpointPipeline(ENDPOINTS.refundQuery, {
 		const transaction = refund && core.ledger.transactionOf(merchant.merchantId, refund.transactionId);
 		if (!refund || !transaction) return noSuchRefund;
 		const wrapper = { status: "success", message: "Refund found." };
-		return ok(
-			core.signer.successResponse("refundQuery", refundResource(refund, transaction), merchant.signVersion, wrapper),
+		return core.signer.successResponse(
+			"refundQuery",
+			refundResource(refund, transaction),
+			merchant.signVersion,
+			wrapper,
 		);
 	},
 });

@@ -1,6 +1,6 @@
 import { ENDPOINTS } from "../../endpoints.js";
 import { toMinorUnits } from "../../money/amount.js";
-import { fieldError, ok } from "../wire/spec-responses.js";
+import { fieldError } from "../wire/spec-responses.js";
 import { endpointPipeline } from "./endpoint.js";
 import { ruleResponse } from "./rule-refusals.js";
 
@@ -13,6 +13,6 @@ export const refundPayment = endpointPipeline(ENDPOINTS.refund, {
 		if (!made.ok) return ruleResponse(made.violation);
 		const { refundId, refundNumber, message } = made.value;
 		const wrapper = { status: "success", message };
-		return ok(core.signer.successResponse("refund", { refundId, refundNumber }, merchant.signVersion, wrapper));
+		return core.signer.successResponse("refund", { refundId, refundNumber }, merchant.signVersion, wrapper);
 	},
 });

@@ -1,6 +1,6 @@
 import { fromMinorUnits } from "../../money/amount.js";
 import type { RuleViolation } from "../books/rule-violations.js";
-import { type ApiResponse, badRequest, fieldError, noS2SProvider, notFound } from "../wire/spec-responses.js";
+import { type ApiResponse, badRequest, fieldError, noS2SProvider } from "../wire/spec-responses.js";
 
 const money = (minor: number, currency: string) => `${fromMinorUnits(minor).toFixed(2)} ${currency}`;
 
@@ -33,8 +33,6 @@ export function ruleResponse(violation: RuleViolation): ApiResponse {
 			return fieldError("amount", `must be at most the remaining refundable amount, ${remaining}`);
 		}
 		case "unknown_refund":
-			return notFound("No refund with this refundId for this merchant.");
-		case "unknown_link":
 		case "session_closed":
 		case "not_awaiting_three_ds":
 		case "not_under_review":

@@ -1,6 +1,6 @@
 import { ENDPOINTS } from "../../endpoints.js";
 import { transactionResource } from "../books/resources.js";
-import { notFound, ok } from "../wire/spec-responses.js";
+import { notFound } from "../wire/spec-responses.js";
 import { endpointPipeline } from "./endpoint.js";
 
 const noSuchTransaction = notFound("No transaction with this transactionId for this merchant.");
@@ -11,8 +11,10 @@ export const queryTransaction = endpointPipeline(ENDPOINTS.transactionQuery, {
 	handle({ params, merchant }, { core }) {
 		const transaction = core.ledger.transactionOf(merchant.merchantId, params.transactionId);
 		if (!transaction) return noSuchTransaction;
-		return ok(
-			core.signer.successResponse("transactionQuery", transactionResource(transaction, merchant), merchant.signVersion),
+		return core.signer.successResponse(
+			"transactionQuery",
+			transactionResource(transaction, merchant),
+			merchant.signVersion,
 		);
 	},
 });

@@ -1,5 +1,4 @@
-import type { SandboxProvider } from "./merchant-options.js";
-import type { ProviderAttempt, StoredCard } from "./records.js";
+import type { Provider, ProviderAttempt, StoredCard } from "./records.js";
 import { cardBrand, testCardBehaviour } from "./test-cards.js";
 
 /** Card data as the buyer or the merchant server sent it. Only masked parts are ever stored. */
@@ -9,8 +8,6 @@ export interface CardInput {
 	year: string;
 	name: string | null;
 }
-
-type Provider = Required<SandboxProvider>;
 
 /** What the providers decided, before any state changes. */
 export type ChargeDecision =

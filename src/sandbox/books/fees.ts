@@ -20,16 +20,6 @@ export interface FeeBreakdown {
 	rollingReleaseAt: Date;
 }
 
-/** The fee model with defaults applied and money in minor units. */
-export interface FeeModel {
-	basisPoints: number;
-	fixedMinor: number;
-	rollingBasisPoints: number;
-	operateMinor: number;
-	settlementDelayDays: number;
-	rollingReleaseDays: number;
-}
-
 const PERCENT_RULE = "must be a percentage from 0 to 100";
 const MONEY_RULE = "must be an amount of 0 or more with at most 2 decimal places";
 const DAYS_RULE = "must be a number of days, 0 or more";
@@ -59,13 +49,13 @@ export const feeOptionsSchema = () =>
 		rollingReleaseDays: days(180),
 	});
 
-/** The fee options as checked by `feeOptionsSchema`. */
-export type CheckedFeeOptions = z.output<ReturnType<typeof feeOptionsSchema>>;
+/** The fee model with defaults applied and money in minor units. */
+export type FeeModel = ReturnType<typeof toFeeModel>;
 
 const feeOptions = lazySchema(() => z.object({ fees: z.prefault(feeOptionsSchema(), {}) }));
 
 /** The fee model of checked fee options, money in minor units. */
-export function toFeeModel(fees: CheckedFeeOptions): FeeModel {
+export function toFeeModel(fees: z.output<ReturnType<typeof feeOptionsSchema>>) {
 	return {
 		basisPoints: Math.round(fees.percent * 100),
 		fixedMinor: toMinorUnits(fees.fixed),

@@ -9,20 +9,11 @@ export class IdSource {
 		return this.#ulid(now.getTime()).toLowerCase();
 	}
 
-	/** `2507-1753214448`: year and month of creation (UTC), a hyphen, Unix seconds. */
-	transactionNumber(now: Date): string {
-		return readableNumber(now);
+	/** A transaction or refund number, `2507-1753214448`: year and month (UTC), a hyphen, Unix seconds. */
+	readableNumber(now: Date): string {
+		const yymm = now.toISOString().slice(2, 7).replace("-", "");
+		return `${yymm}-${Math.floor(now.getTime() / 1000)}`;
 	}
-
-	/** Refund numbers take the same form as transaction numbers. */
-	refundNumber(now: Date): string {
-		return readableNumber(now);
-	}
-}
-
-function readableNumber(now: Date): string {
-	const yymm = now.toISOString().slice(2, 7).replace("-", "");
-	return `${yymm}-${Math.floor(now.getTime() / 1000)}`;
 }
 
 /** ISO 8601 to the second with an explicit offset, as the gateway writes dates: `2023-12-16T02:13:37+00:00`. */

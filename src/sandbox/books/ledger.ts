@@ -102,7 +102,7 @@ export class Ledger {
 	payOnPage(transactionId: string, card: CardInput): RuleResult<Charged> {
 		const state = this.#payable(transactionId);
 		if (!state.ok) return state;
-		const merchant = this.#merchantOf(state.value);
+		const merchant = this.#options.merchants.of(state.value);
 		return allowed({ transaction: state.value, decision: this.#charge(state.value, card, merchant.providers) });
 	}
 
@@ -110,7 +110,7 @@ export class Ledger {
 	failOnPage(transactionId: string): RuleResult<TransactionRecord> {
 		const state = this.#payable(transactionId);
 		if (!state.ok) return state;
-		const provider = this.#merchantOf(state.value).providers[0];
+		const provider = this.#options.merchants.of(state.value).providers[0];
 		const message = "Declined (simulated on the hosted page).";
 		state.value.provider = provider;
 		if (provider) state.value.attempts.push({ provider: provider.name, outcome: "declined", message });
@@ -128,9 +128,9 @@ export class Ledger {
 
 	/** The buyer's 3-D Secure result. Rule: the transaction waits for it. */
 	completeThreeDs(transactionId: string, passed: boolean): RuleResult<TransactionRecord> {
-		const state = this.#transactions.get(transactionId.toLowerCase());
-		if (!state) return refused({ rule: "unknown_transaction" });
-		if (!awaitsThreeDs(state)) return refused({ rule: "not_awaiting_three_ds", status: state.status });
+		const found = this.#awaitingThreeDs(transactionId);
+		if (!found.ok) return found;
+		const state = found.value;
 		const provider = state.provider?.name ?? "provider";
 		const message = passed ? null : "3-D Secure authentication failed.";
 		state.attempts.push({ provider, outcome: passed ? "approved" : "declined", message });
@@ -140,11 +140,15 @@ export class Ledger {
 
 	/** The buyer cancels on the 3-D Secure page. Rule: the transaction waits for 3-D Secure. */
 	cancelThreeDs(transactionId: string): RuleResult<TransactionRecord> {
+		const found = this.#awaitingThreeDs(transactionId);
+		if (found.ok) this.#finish(found.value, "canceled", "The buyer canceled the payment during 3-D Secure.");
+		return found;
+	}
+
+	#awaitingThreeDs(transactionId: string): RuleResult<TransactionState> {
 		const state = this.#transactions.get(transactionId.toLowerCase());
 		if (!state) return refused({ rule: "unknown_transaction" });
-		if (!awaitsThreeDs(state)) return refused({ rule: "not_awaiting_three_ds", status: state.status });
-		this.#finish(state, "canceled", "The buyer canceled the payment during 3-D Secure.");
-		return allowed(state);
+		return awaitsThreeDs(state) ? allowed(state) : refused({ rule: "not_awaiting_three_ds", status: state.status });
 	}
 
 	/** Refunds part or all of a successful payment of this merchant's (see `RefundBook.open` for the rules). */
@@ -156,17 +160,12 @@ export class Ledger {
 	): RuleResult<RefundRecord> {
 		const state = this.#transactions.get(transactionId.toLowerCase());
 		if (!state || state.merchantId !== merchantId) return refused({ rule: "unknown_transaction" });
-		return this.#refunds.open(state, this.#merchantOf(state).refundApproval, amountMinor, reason);
+		return this.#refunds.open(state, this.#options.merchants.of(state).refundApproval, amountMinor, reason);
 	}
 
 	/** The merchant's decision on a held refund: refund_successful, or refund_failed (refundable again). */
 	decideRefund(refundId: string, approve: boolean, message?: string): RuleResult<RefundRecord> {
 		return this.#refunds.decide(refundId, approve, message);
-	}
-
-	/** Every record as it stands, without running what the clock made due: what a snapshot of the books holds. */
-	records(): { transactions: TransactionRecord[]; refunds: RefundRecord[] } {
-		return { transactions: [...this.#transactions.values()], refunds: this.#refunds.all() };
 	}
 
 	/**
@@ -175,12 +174,7 @@ export class Ledger {
 	 * and report their change as any other). Restoring reports no change of its own.
 	 */
 	restore(transactions: readonly TransactionState[], refunds: readonly RefundState[]): void {
-		for (const state of transactions) {
-			this.#transactions.set(state.transactionId, state);
-			const refs = this.#orderRefs.get(state.merchantId) ?? new Set<string>();
-			refs.add(state.orderRef);
-			this.#orderRefs.set(state.merchantId, refs);
-		}
+		for (const state of transactions) this.#add(state);
 		this.#refunds.restore(refunds);
 		const { clock } = this.#options;
 		for (const state of transactions) {
@@ -207,7 +201,7 @@ export class Ledger {
 		const state: TransactionState = {
 			merchantId: input.merchant.merchantId,
 			transactionId: this.#ids.ulid(now),
-			transactionNumber: this.#ids.transactionNumber(now),
+			transactionNumber: this.#ids.readableNumber(now),
 			orderRef: input.orderRef,
 			currency: input.currency,
 			amountMinor: toMinorUnits(input.amount),
@@ -226,13 +220,16 @@ export class Ledger {
 			attempts: [],
 			pageToken: randomToken(),
 		};
-		this.#transactions.set(state.transactionId, state);
-		const refs = this.#orderRefs.get(state.merchantId) ?? new Set<string>();
-		refs.add(state.orderRef);
-		this.#orderRefs.set(state.merchantId, refs);
+		this.#add(state);
 		this.#options.onChange({ kind: "transaction", transaction: state, final: false });
 		if (state.expiresAt) clock.schedule(state.expiresAt.getTime(), () => this.#expireIfDue(state));
 		return state;
+	}
+
+	#add(state: TransactionState): void {
+		this.#transactions.set(state.transactionId, state);
+		const refs = this.#orderRefs.get(state.merchantId) ?? new Set<string>();
+		this.#orderRefs.set(state.merchantId, refs.add(state.orderRef));
 	}
 
 	/** The session, if it can still be paid: incomplete and not past expiresAt (expiring it now if it is). */
@@ -247,7 +244,7 @@ export class Ledger {
 	/** Asks the providers, records what they decided and moves the transaction on. */
 	#charge(state: TransactionState, card: CardInput, providers: MerchantAccount["providers"]): ChargeDecision {
 		const { clock } = this.#options;
-		const decision = decideCharge(card, providers, this.#merchantOf(state).autoCascade, clock.now());
+		const decision = decideCharge(card, providers, this.#options.merchants.of(state).autoCascade, clock.now());
 		state.card = storedCard(card);
 		state.provider = decision.provider;
 		state.attempts.push(...decision.attempts);
@@ -300,7 +297,7 @@ export class Ledger {
 	#finish(state: TransactionState, status: SandboxTransactionStatus, message: string | null): void {
 		if (transactionStatuses[state.status].terminal) return;
 		if (status === "successful") {
-			const { fees } = this.#merchantOf(state);
+			const { fees } = this.#options.merchants.of(state);
 			state.fees = computeFees(state.amountMinor, state.request.feeBySeller, fees, this.#options.clock.now());
 		}
 		state.pendingOn = undefined;
@@ -314,11 +311,5 @@ export class Ledger {
 		state.status = status;
 		state.message = message;
 		this.#options.onChange({ kind: "transaction", transaction: state, final: false });
-	}
-
-	#merchantOf(state: TransactionRecord): MerchantAccount {
-		const merchant = this.#options.merchants.get(state.merchantId);
-		if (!merchant) throw new Error(`merchant ${state.merchantId} vanished`);
-		return merchant;
 	}
 }

@@ -2,26 +2,12 @@ import * as z from "zod/mini";
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import { finiteNumber, parseOptions } from "../../internal/options.js";
 import { lazySchema } from "../../schemas/lazy.js";
-import { type PublicKey, toPublicKeys } from "../../signing/keys.js";
-import type { SignVersion } from "../../signing/seal.js";
-import { type FeeModel, feeOptionsSchema, toFeeModel } from "./fees.js";
+import { toPublicKeys } from "../../signing/keys.js";
+import { feeOptionsSchema, toFeeModel } from "./fees.js";
 import { DEFAULT_PROVIDERS, type SandboxMerchantOptions, type SandboxProvider } from "./merchant-options.js";
 
 /** A merchant account with its options resolved. */
-export interface MerchantAccount {
-	readonly merchantId: string;
-	readonly publicKeys: readonly PublicKey[];
-	readonly signVersion: SignVersion;
-	readonly refundApproval: "auto" | "manual";
-	readonly providers: readonly Required<SandboxProvider>[];
-	readonly autoCascade: boolean;
-	readonly feeBySeller: number;
-	readonly fees: FeeModel;
-	readonly brandName: string;
-	readonly logoSource: string | undefined;
-	readonly allowedDomains: readonly string[] | undefined;
-	readonly descriptor: string;
-}
+export type MerchantAccount = Readonly<ReturnType<typeof merchantAccount>>;
 
 const SUBJECT = "sandbox merchant";
 const ID_RULE = "must be 1 to 50 characters";
@@ -51,7 +37,6 @@ const merchantOptions = lazySchema(() =>
  */
 export class MerchantRegistry {
 	readonly #accounts = new Map<string, MerchantAccount>();
-	readonly #options = new Map<string, SandboxMerchantOptions>();
 	readonly #restored = new Set<string>();
 	#onAdd: ((options: SandboxMerchantOptions) => void) | undefined;
 
@@ -64,7 +49,6 @@ export class MerchantRegistry {
 		const account = merchantAccount(options);
 		this.#restored.delete(id);
 		this.#accounts.set(id, account);
-		this.#options.set(id, options);
 		this.#onAdd?.(options);
 		return account;
 	}
@@ -73,7 +57,6 @@ export class MerchantRegistry {
 	restore(saved: readonly SandboxMerchantOptions[]): void {
 		for (const options of saved) {
 			this.#accounts.set(options.merchantId, merchantAccount(options));
-			this.#options.set(options.merchantId, options);
 			this.#restored.add(options.merchantId);
 		}
 	}
@@ -92,10 +75,17 @@ export class MerchantRegistry {
 	get(merchantId: string): MerchantAccount | undefined {
 		return this.#accounts.get(merchantId);
 	}
+
+	/** The account of a transaction's merchant (accounts are never removed). */
+	of(record: { merchantId: string }): MerchantAccount {
+		const merchant = this.#accounts.get(record.merchantId);
+		if (!merchant) throw new Error(`merchant ${record.merchantId} vanished`);
+		return merchant;
+	}
 }
 
 /** An account's options checked and completed. @throws ConfigurationError naming the option and its rule. */
-export function merchantAccount(options: SandboxMerchantOptions): MerchantAccount {
+export function merchantAccount(options: SandboxMerchantOptions) {
 	const checked = parseOptions(merchantOptions, options, SUBJECT);
 	const providers = (checked.providers ?? DEFAULT_PROVIDERS).map((p) => ({
 		name: p.name,

@@ -1,10 +1,15 @@
-import type { FeeBreakdown } from "./fees.js";
-import type { SandboxProvider } from "./merchant-options.js";
-import type { SandboxRefundStatus, SandboxTransactionStatus } from "./statuses.js";
+import * as z from "zod/mini";
+import {
+	refundStatuses,
+	type SandboxRefundStatus,
+	type SandboxTransactionStatus,
+	transactionStatuses,
+} from "./statuses.js";
 
 /**
  * The ledger's records. Only the ledger changes them (its `…State` types);
- * everything else reads them as `TransactionRecord` and `RefundRecord`.
+ * everything else reads them as `TransactionRecord` and `RefundRecord`. Their schemas read them
+ * back from a saved state.
  */
 
 /** What a provider did with one charge attempt (auto-cascade may make several). */
@@ -17,86 +22,107 @@ export interface ProviderAttempt {
 	message: string | null;
 }
 
-/** The card as the sandbox keeps it: never the full number, never the security code. */
-export interface StoredCard {
-	readonly name: string | null;
-	readonly firstSixDigits: string;
-	readonly lastFourDigits: string;
-	readonly expiryMonth: string;
-	readonly expiryYear: string;
-	readonly type: string;
-}
+/** A date as a saved state writes it (ISO 8601), read back as a `Date`. */
+export const savedDate = z.pipe(
+	z.iso.datetime(),
+	z.transform((text) => new Date(text)),
+);
+const text = z.string();
+const optionalText = z.optional(text);
+const money = z.int();
+const outcome = z.enum(["approved", "declined"]);
 
-/** The URLs and display settings given at creation. */
-export interface SessionRequest {
-	readonly orderDescription: string;
-	readonly paymentMethod: string;
-	readonly callbackUrl: string;
-	readonly notificationUrl: string;
-	readonly cancelUrl: string;
-	readonly errorUrl: string;
-	readonly feeBySeller: number;
-	readonly metadata?: Record<string, unknown> | undefined;
-	readonly transactionDocuments?: readonly { type: string; url: string }[] | undefined;
-	readonly brandName?: string | undefined;
-	readonly colorMode?: string | undefined;
-	readonly logoSource?: string | undefined;
-}
-
-/** The provider's later answer to a pending charge, decided when it was charged. */
-export interface PendingSettlement {
-	readonly at: Date;
-	readonly outcome: "approved" | "declined";
-}
-
-/** How a transaction came to be: a hosted checkout session, or a server-to-server card charge. */
-export type Channel = "checkout" | "s2s";
+// A transaction as the ledger keeps it, and as a saved state reads it back: the schema is its type.
+export const transactionSchema = z.object({
+	merchantId: text,
+	transactionId: text,
+	transactionNumber: text,
+	orderRef: text,
+	currency: text,
+	amountMinor: money,
+	/** How it came to be: a hosted checkout session, or a server-to-server card charge. */
+	channel: z.enum(["checkout", "s2s"]),
+	/** The URLs and display settings given at creation. */
+	request: z.object({
+		orderDescription: text,
+		paymentMethod: text,
+		callbackUrl: text,
+		notificationUrl: text,
+		cancelUrl: text,
+		errorUrl: text,
+		feeBySeller: z.number(),
+		metadata: z.optional(z.record(z.string(), z.unknown())),
+		transactionDocuments: z.optional(z.array(z.object({ type: text, url: text }))),
+		brandName: optionalText,
+		colorMode: optionalText,
+		logoSource: optionalText,
+	}),
+	status: z.enum(Object.keys(transactionStatuses) as [SandboxTransactionStatus]),
+	/** What a `pending` transaction waits for: the buyer's 3-D Secure, or the provider's later answer. */
+	pendingOn: z.optional(z.enum(["three_ds", "provider"])),
+	/** A charge pending on the provider: when its answer comes (sandbox clock) and what it will be. */
+	settlement: z.optional(z.object({ at: savedDate, outcome })),
+	message: z.nullable(text),
+	createdAt: savedDate,
+	/** When a provider first handled the charge (originalTransactionCreatedAt). */
+	providerCreatedAt: z.optional(savedDate),
+	/** Checkout sessions only: the hosted page refuses payment after this. */
+	expiresAt: z.optional(savedDate),
+	fees: z.optional(
+		z.object({
+			buyer: money,
+			seller: money,
+			rolling: money,
+			operate: money,
+			paid: money,
+			settlement: money,
+			settlementAt: savedDate,
+			rollingReleaseAt: savedDate,
+		}),
+	),
+	/** The card as the sandbox keeps it: never the full number, never the security code. */
+	card: z.optional(
+		z.object({
+			name: z.nullable(text),
+			firstSixDigits: text,
+			lastFourDigits: text,
+			expiryMonth: text,
+			expiryYear: text,
+			type: text,
+		}),
+	),
+	provider: z.optional(z.object({ name: text, kind: z.enum(["s2s", "hpp"]), fullRefundOnly: z.boolean() })),
+	attempts: z.array(z.object({ provider: text, outcome, message: z.nullable(text) })),
+	/** Unguessable part of the hosted-page and 3DS links. */
+	pageToken: text,
+});
 
 /** A transaction as the ledger keeps it. */
-export interface TransactionState {
-	merchantId: string;
-	transactionId: string;
-	transactionNumber: string;
-	orderRef: string;
-	currency: string;
-	amountMinor: number;
-	channel: Channel;
-	request: SessionRequest;
-	status: SandboxTransactionStatus;
-	/** What a `pending` transaction waits for: the buyer's 3-D Secure, or the provider's later answer. */
-	pendingOn: "three_ds" | "provider" | undefined;
-	/** A charge pending on the provider: when its answer comes (sandbox clock) and what it will be. */
-	settlement: PendingSettlement | undefined;
-	message: string | null;
-	createdAt: Date;
-	/** When a provider first handled the charge (originalTransactionCreatedAt). */
-	providerCreatedAt: Date | undefined;
-	/** Checkout sessions only: the hosted page refuses payment after this. */
-	expiresAt: Date | undefined;
-	fees: FeeBreakdown | undefined;
-	card: StoredCard | undefined;
-	provider: Required<SandboxProvider> | undefined;
-	attempts: ProviderAttempt[];
-	/** Unguessable part of the hosted-page and 3DS links. */
-	pageToken: string;
-}
+export type TransactionState = z.output<typeof transactionSchema>;
+export type Channel = TransactionState["channel"];
+export type SessionRequest = TransactionState["request"];
+export type StoredCard = NonNullable<TransactionState["card"]>;
+export type Provider = NonNullable<TransactionState["provider"]>;
+
+// A refund names its transaction; the transaction does not list its refunds.
+export const refundSchema = z.object({
+	refundId: text,
+	refundNumber: text,
+	transactionId: text,
+	amountMinor: money,
+	reason: optionalText,
+	status: z.enum(Object.keys(refundStatuses) as [SandboxRefundStatus]),
+	message: z.nullable(text),
+	createdAt: savedDate,
+});
+
+/** A refund as the ledger keeps it. */
+export type RefundState = z.output<typeof refundSchema>;
 
 /** A transaction as everything but the ledger sees it. */
 export type TransactionRecord = Readonly<Omit<TransactionState, "attempts">> & {
 	readonly attempts: readonly Readonly<ProviderAttempt>[];
 };
-
-/** A refund as the ledger keeps it. It names its transaction; the transaction does not list its refunds. */
-export interface RefundState {
-	refundId: string;
-	refundNumber: string;
-	transactionId: string;
-	amountMinor: number;
-	reason: string | undefined;
-	status: SandboxRefundStatus;
-	message: string | null;
-	createdAt: Date;
-}
 
 /** A refund as everything but the ledger sees it. */
 export type RefundRecord = Readonly<RefundState>;

@@ -37,11 +37,6 @@ export class RefundBook {
 		return this.#refunds.get(refundId.toLowerCase());
 	}
 
-	/** Every refund, oldest first. */
-	all(): RefundRecord[] {
-		return [...this.#refunds.values()];
-	}
-
 	/** A transaction's refunds, oldest first. */
 	of(transactionId: string): RefundRecord[] {
 		return (this.#byTransaction.get(transactionId) ?? []).flatMap((id) => this.#refunds.get(id) ?? []);
@@ -84,7 +79,7 @@ export class RefundBook {
 		const held = approval === "manual";
 		const refund: RefundState = {
 			refundId: this.#ids.ulid(now),
-			refundNumber: this.#ids.refundNumber(now),
+			refundNumber: this.#ids.readableNumber(now),
 			transactionId: transaction.transactionId,
 			amountMinor,
 			reason: reason === "" ? undefined : reason,

@@ -15,8 +15,6 @@ export type RuleViolation =
 	| { rule: "no_s2s_provider" }
 	/** No such transaction, or not this merchant's. */
 	| { rule: "unknown_transaction" }
-	/** A hosted-page link whose token does not match. */
-	| { rule: "unknown_link" }
 	/** The session cannot be paid any more: expired, processed, or waiting for 3-D Secure. */
 	| { rule: "session_closed"; status: SandboxTransactionStatus; awaitingThreeDs: boolean }
 	/** The transaction is not waiting for the buyer's 3-D Secure. */

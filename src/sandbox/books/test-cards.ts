@@ -36,10 +36,14 @@ export const threeDsPasswords = {
 	fail: "111111",
 } as const;
 
-type Behaviour = TestCardBehaviour;
 const from =
 	(source: TestCard["source"]) =>
-	(number: string, behaviour: Behaviour, description: string): TestCard => ({ number, behaviour, description, source });
+	(number: string, behaviour: TestCardBehaviour, description: string): TestCard => ({
+		number,
+		behaviour,
+		description,
+		source,
+	});
 const guide = from("gateway-guide");
 const own = from("sandbox");
 

@@ -1,28 +1,16 @@
+import { parseJsonObject } from "../../internal/plain-object.js";
 import { redactText } from "../../internal/redact.js";
 import { refundEventId, transactionEventId } from "../../notifications/message/event-id.js";
 import type { TransactionRecord } from "../books/records.js";
+import { refundResource } from "../books/resources.js";
 import type { SandboxCore } from "../core/sandbox-core.js";
-import { decideRefund, refundView, transactionView } from "../core/views.js";
+import { decideRefund, transactionView } from "../core/views.js";
 import type { DeliveryAttempt } from "../wire/notifier.js";
 import { readBodyText } from "../wire/request-body.js";
-import { type ControlCaller, refuseAccess } from "./access.js";
+import type { SandboxRequest, SandboxResponse } from "../wire/request-response.js";
+import { refuseAccess } from "./access.js";
 import { CONTROL_PATH, type ControlTransaction } from "./control-types.js";
 import { MAX_ADVANCE_MS } from "./duration.js";
-
-/** A control API request, as the HTTP server hands it over. */
-export interface ControlRequest extends ControlCaller {
-	method: string;
-	url: URL;
-	/** The body's text (at most the sandbox's body limit). */
-	text(): Promise<string>;
-}
-
-/** A control API response: always JSON. */
-export interface ControlResponse {
-	status: number;
-	headers: Record<string, string>;
-	body: string;
-}
 
 /** What a route gets: the sandbox, the path's captures and the request's JSON body. */
 interface RouteInput {
@@ -59,7 +47,7 @@ const ROUTES: readonly Route[] = [
 function listTransactions(core: SandboxCore): ControlTransaction[] {
 	return core.ledger.transactions().map((record) => ({
 		...transactionView(core, record),
-		refunds: core.ledger.refundsOf(record).flatMap((refund) => refundView(core, refund.refundId) ?? []),
+		refunds: core.ledger.refundsOf(record).map((refund) => refundResource(refund, record)),
 	}));
 }
 
@@ -114,10 +102,10 @@ async function advanceClock({ core, body }: RouteInput): Promise<RouteResult> {
 	// What fell due runs now: wait for those attempts, so the response says how the merchant took them.
 	await core.notifier.whenSettled();
 	const deliveries: DeliveryAttempt[] = core.notifier.attempts().slice(before);
-	return { json: { now: core.now().toISOString(), deliveries } };
+	return { json: { now: core.clock.now().toISOString(), deliveries } };
 }
 
-const json = (status: number, value: unknown, headers: Record<string, string> = {}): ControlResponse => ({
+const json = (status: number, value: unknown, headers: Record<string, string> = {}): SandboxResponse => ({
 	status,
 	headers: { "content-type": "application/json", "cache-control": "no-store", ...headers },
 	body: JSON.stringify(value),
@@ -135,25 +123,28 @@ export function isControlPath(target: string): boolean {
 
 /**
  * Responds to a control API request: list transactions, approve or reject a held refund, list IPN
- * deliveries, resend an IPN now, move the clock. Only this machine's requests carrying the
- * control credential get through. A failure is a JSON response, never with a stack.
+ * deliveries, resend an IPN now, move the clock. Only this machine's requests (`remoteAddress`: the peer's,
+ * as the socket reports it) carrying the control credential get through. A failure is a JSON response,
+ * never with a stack.
  */
 export async function handleControl(
 	core: SandboxCore,
 	token: string,
-	request: ControlRequest,
-): Promise<ControlResponse> {
-	const refusal = refuseAccess(request, token);
+	request: SandboxRequest,
+	remoteAddress: string | undefined,
+): Promise<SandboxResponse> {
+	const refusal = refuseAccess({ remoteAddress, header: (name) => request.headers.get(name) }, token);
 	if (refusal) {
 		const challenge: Record<string, string> =
 			refusal.status === 401 ? { "www-authenticate": 'Bearer realm="merchant-gateway sandbox control"' } : {};
 		return failure(refusal.status, refusal.message, challenge);
 	}
-	const path = request.url.pathname.slice(CONTROL_PATH.length).replace(/\/+$/, "");
+	const url = new URL(request.url);
+	const path = url.pathname.slice(CONTROL_PATH.length).replace(/\/+$/, "");
 	const matching = ROUTES.filter((route) => route.path.test(path));
 	const route = matching.find((candidate) => candidate.method === request.method);
 	if (!route) {
-		if (matching.length === 0) return failure(404, `No control route at ${request.url.pathname}.`);
+		if (matching.length === 0) return failure(404, `No control route at ${url.pathname}.`);
 		return failure(405, `Use ${matching.map((r) => r.method).join(", ")}.`, {
 			allow: matching.map((r) => r.method).join(", "),
 		});
@@ -163,7 +154,7 @@ export async function handleControl(
 		if (typeof body === "string") return failure(400, body);
 		const captures = route.path.exec(path)?.slice(1) ?? [];
 		const mark = core.mark();
-		const result = await route.run({ core, captures, body, query: request.url.searchParams });
+		const result = await route.run({ core, captures, body, query: url.searchParams });
 		// An approval or a clock move is on disk before it is reported, as the API's changes are; a list
 		// that showed a change which could not be saved is not sent.
 		await core.saved(mark);
@@ -179,16 +170,9 @@ export async function handleControl(
 }
 
 /** The request's JSON object, {} for no body, or why it is refused. */
-async function readJsonBody(request: ControlRequest): Promise<Record<string, unknown> | string> {
+async function readJsonBody(request: SandboxRequest): Promise<Record<string, unknown> | string> {
 	const text = await readBodyText(request);
 	if (text === undefined) return "The request body is too large.";
 	if (text.trim() === "") return {};
-	try {
-		const parsed: unknown = JSON.parse(text);
-		if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed))
-			return parsed as Record<string, unknown>;
-	} catch {
-		// refused below
-	}
-	return "The request body must be a JSON object.";
+	return parseJsonObject(text) ?? "The request body must be a JSON object.";
 }

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
+import { parseJsonObject } from "../../internal/plain-object.js";
 import {
 	checkPrivateFolder,
 	createPrivateFile,
@@ -93,15 +94,10 @@ export async function readRunningSandbox(stateDir: string): Promise<RunningSandb
 			`no sandbox is running on ${stateDir} (${path} does not exist): start one with --state-dir ${stateDir}`,
 		);
 	}
-	let parsed: unknown;
-	try {
-		parsed = JSON.parse(text);
-	} catch {
-		throw stateProblem(`${path} cannot be read (not JSON)`);
-	}
-	const running = parsed as Partial<RunningSandbox> | null;
+	const running = parseJsonObject(text) as Partial<RunningSandbox> | undefined;
+	if (!running) throw stateProblem(`${path} cannot be read (not a JSON object)`);
 	const valid =
-		typeof running?.url === "string" &&
+		typeof running.url === "string" &&
 		typeof running.pid === "number" &&
 		typeof running.merchantId === "string" &&
 		(running.signVersion === "2.0" || running.signVersion === "2.1");

@@ -4,7 +4,7 @@ import { type BooksClock, ControllableClock } from "../books/clock.js";
 import { Ledger } from "../books/ledger.js";
 import type { LedgerChange } from "../books/ledger-types.js";
 import type { SandboxMerchantOptions } from "../books/merchant-options.js";
-import { type MerchantAccount, MerchantRegistry } from "../books/merchants.js";
+import { MerchantRegistry } from "../books/merchants.js";
 import type { TransactionRecord } from "../books/records.js";
 import { callbackFields, refundResource, transactionResource } from "../books/resources.js";
 import { refundStatuses, transactionStatuses } from "../books/statuses.js";
@@ -12,7 +12,7 @@ import type { StateDir } from "../persistence/state-dir.js";
 import type { SavedState } from "../persistence/state-entries.js";
 import { FaultQueue } from "../wire/faults.js";
 import { GatewaySigner } from "../wire/gateway-signer.js";
-import { Notifier } from "../wire/notifier.js";
+import { type Notification, Notifier } from "../wire/notifier.js";
 import { RequestLog } from "../wire/received-log.js";
 import type { SandboxEvent, SandboxOptions } from "./sandbox-options.js";
 import { type SandboxSettings, sandboxSettings } from "./sandbox-settings.js";
@@ -29,14 +29,13 @@ export class SandboxCore {
 	readonly clock: ControllableClock;
 	readonly signer: GatewaySigner;
 	readonly gatewayPublicKey: string;
-	readonly baseUrl: string;
-	readonly allowLoopbackHttp: boolean;
+	/** The options, checked and completed. */
+	readonly settings: SandboxSettings;
 	readonly merchants = new MerchantRegistry();
 	readonly faults = new FaultQueue();
 	readonly received = new RequestLog();
 	readonly #onEvent: ((event: SandboxEvent) => void) | undefined;
 	readonly #state: StateDir | undefined;
-	readonly #settings: SandboxSettings;
 	#books: Books;
 	/** The account options saved through this core, to save again any whose line was lost. */
 	readonly #accounts = new Map<string, SandboxMerchantOptions>();
@@ -60,11 +59,9 @@ export class SandboxCore {
 			: new ControllableClock(settings.frozenAt);
 		this.signer = new GatewaySigner(gatewayKeys.privateKey, options.signedString);
 		this.gatewayPublicKey = gatewayKeys.publicKey;
-		this.baseUrl = settings.baseUrl;
-		this.allowLoopbackHttp = settings.allowLoopbackHttp;
 		this.#onEvent = options.onEvent;
 		this.#state = state;
-		this.#settings = settings;
+		this.settings = settings;
 		this.#books = this.#openBooks();
 		if (state) {
 			this.merchants.restore([...state.loaded.merchants.values()]);
@@ -92,16 +89,17 @@ export class SandboxCore {
 	/** Empty books on the clock, each change saved (with a state directory) and reported. */
 	#openBooks(): Books {
 		const clock = this.clock.scoped();
-		const notifier = new Notifier(this.#settings.ipn, clock, (attempt) => {
-			this.#state?.record({ attempt });
-			this.emit({ type: "delivery", attempt });
+		const notifier = new Notifier(this.settings.ipn, clock, {
+			attempt: (attempt) => {
+				this.#state?.record({ attempt });
+				this.emit({ type: "delivery", attempt });
+			},
+			delivery: (delivery) => this.#state?.record({ delivery }),
 		});
-		const state = this.#state;
-		if (state) notifier.onDelivery((delivery) => state.record({ delivery }));
 		const ledger = new Ledger({
 			clock,
 			merchants: this.merchants,
-			pendingDelayMs: this.#settings.pendingDelayMs,
+			pendingDelayMs: this.settings.pendingDelayMs,
 			onChange: (change) => this.#changed(change),
 		});
 		return { clock, notifier, ledger };
@@ -149,16 +147,6 @@ export class SandboxCore {
 		}
 	}
 
-	now(): Date {
-		return this.clock.now();
-	}
-
-	merchantOf(record: TransactionRecord): MerchantAccount {
-		const merchant = this.merchants.get(record.merchantId);
-		if (!merchant) throw new Error(`merchant ${record.merchantId} vanished`);
-		return merchant;
-	}
-
 	/** Where the buyer's browser goes now, with the signed callback payload (D5). */
 	browserRedirect(record: TransactionRecord): string {
 		const { request } = record;
@@ -168,7 +156,7 @@ export class SandboxCore {
 				: record.status === "successful" || record.status === "pending"
 					? request.callbackUrl
 					: request.errorUrl;
-		const signVersion = this.merchantOf(record).signVersion;
+		const signVersion = this.merchants.of(record).signVersion;
 		return sealCallbackUrl(target, callbackFields(record), this.signer.sealOptions(signVersion));
 	}
 
@@ -185,35 +173,29 @@ export class SandboxCore {
 	#changed(change: LedgerChange): void {
 		const { transaction } = change;
 		this.#state?.record(change.kind === "transaction" ? { transaction } : { refund: change.refund });
-		const merchant = this.merchantOf(transaction);
+		const merchant = this.merchants.of(transaction);
+		let notification: Omit<Notification, "url" | "body"> & { fields: Record<string, unknown> };
 		if (change.kind === "transaction") {
 			const { transactionId, status } = transaction;
 			this.emit({ type: "transaction", transactionId, status, statusCode: transactionStatuses[status].code });
 			if (!change.final) return;
-			this.notifier.send(
-				{
-					kind: "transaction",
-					eventId: transactionEventId(transactionId, status),
-					url: transaction.request.notificationUrl,
-					body: JSON.stringify(this.signer.flat(transactionResource(transaction, merchant), merchant.signVersion)),
-					startedAt: transaction.createdAt,
-				},
-				this.#state?.written(),
-			);
-			return;
-		}
-		const { refundId, status } = change.refund;
-		this.emit({ type: "refund", refundId, status, statusCode: refundStatuses[status].code });
-		this.notifier.send(
-			{
+			const eventId = transactionEventId(transactionId, status);
+			const fields = transactionResource(transaction, merchant);
+			notification = { kind: "transaction", eventId, fields, startedAt: transaction.createdAt };
+		} else {
+			const { refundId, status } = change.refund;
+			this.emit({ type: "refund", refundId, status, statusCode: refundStatuses[status].code });
+			const fields = refundResource(change.refund, transaction);
+			notification = {
 				kind: "refund",
 				eventId: refundEventId(refundId, status),
-				url: transaction.request.notificationUrl,
-				body: JSON.stringify(this.signer.flat(refundResource(change.refund, transaction), merchant.signVersion)),
+				fields,
 				startedAt: change.refund.createdAt,
-			},
-			this.#state?.written(),
-		);
+			};
+		}
+		const { fields, ...rest } = notification;
+		const body = JSON.stringify(this.signer.flat(fields, merchant.signVersion));
+		this.notifier.send({ ...rest, url: transaction.request.notificationUrl, body }, this.#state?.written());
 	}
 }
 

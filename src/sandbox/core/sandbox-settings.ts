@@ -10,19 +10,7 @@ import {
 } from "../../internal/options.js";
 import { lazySchema } from "../../schemas/lazy.js";
 import { epochOf } from "../books/clock.js";
-import type { IpnSettings } from "../wire/notifier.js";
 import { DEFAULT_BASE_URL, type SandboxOptions } from "./sandbox-options.js";
-
-/** A sandbox's options with defaults applied, every one checked. */
-export interface SandboxSettings {
-	baseUrl: string;
-	allowLoopbackHttp: boolean;
-	pendingDelayMs: number;
-	/** Epoch milliseconds the clock stands still at, when frozen. */
-	frozenAt: number | undefined;
-	ipn: IpnSettings;
-	stateDir: string | undefined;
-}
 
 const TIME_RULE = "must be a valid date, ISO 8601 string or epoch milliseconds";
 const BASE_URL_RULE =
@@ -31,13 +19,8 @@ const DELAY_RULE = `must be a number of milliseconds from 0 to ${MAX_DURATION_MS
 const STATE_DIR_RULE = "must be a directory path: a non-empty string";
 
 function isBaseUrl(value: string): boolean {
-	let url: URL;
-	try {
-		url = new URL(value);
-	} catch {
-		return false;
-	}
-	return (url.protocol === "https:" || url.protocol === "http:") && !url.search && !url.hash;
+	const url = URL.parse(value);
+	return (url?.protocol === "https:" || url?.protocol === "http:") && !url.search && !url.hash;
 }
 
 const isTime = (value: unknown) =>
@@ -70,21 +53,14 @@ const sandboxOptions = lazySchema(() =>
 	}),
 );
 
-/** Checks and completes the sandbox's options. @throws ConfigurationError listing every wrong option and its rule. */
-export function sandboxSettings(options: SandboxOptions): SandboxSettings {
-	const settings = parseOptions(sandboxOptions, options, "sandbox options");
-	return {
-		baseUrl: settings.baseUrl.replace(/\/+$/, ""),
-		allowLoopbackHttp: settings.allowLoopbackHttp,
-		pendingDelayMs: settings.pendingDelayMs,
-		frozenAt: settings.now === undefined ? undefined : epochOf(settings.now),
-		ipn: {
-			retryDelaysMs: settings.ipn.retryDelaysMs,
-			timeScale: settings.ipn.timeScale,
-			ackTimeoutMs: settings.ipn.ackTimeoutMs,
-			duplicates: settings.ipn.duplicates,
-			fetch: settings.ipn.fetch,
-		},
-		stateDir: settings.stateDir,
-	};
+/** A sandbox's options with defaults applied, every one checked. */
+export type SandboxSettings = ReturnType<typeof sandboxSettings>;
+
+/**
+ * Checks and completes the sandbox's options; `frozenAt` is the epoch milliseconds a frozen clock stands still at.
+ * @throws ConfigurationError listing every wrong option and its rule.
+ */
+export function sandboxSettings(options: SandboxOptions) {
+	const { now, baseUrl, ...settings } = parseOptions(sandboxOptions, options, "sandbox options");
+	return { ...settings, baseUrl: baseUrl.replace(/\/+$/, ""), frozenAt: now === undefined ? undefined : epochOf(now) };
 }

@@ -20,7 +20,7 @@ export type SandboxTransaction = Transaction & {
 export function transactionView(core: SandboxCore, transaction: TransactionRecord): SandboxTransaction {
 	const { channel, transactionId, pageToken, expiresAt } = transaction;
 	return {
-		...transactionResource(transaction, core.merchantOf(transaction)),
+		...transactionResource(transaction, core.merchants.of(transaction)),
 		attempts: transaction.attempts.map((attempt) => ({ ...attempt })),
 		provider: transaction.provider?.name,
 		expiresAt: expiresAt ? gatewayTime(expiresAt) : undefined,

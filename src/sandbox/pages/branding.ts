@@ -13,7 +13,7 @@ export interface Branding {
 
 /** The merchant's branding for a transaction: the request's overrides, else the account's. */
 export function brandingOf(core: SandboxCore, record: TransactionRecord): Branding {
-	const merchant = core.merchantOf(record);
+	const merchant = core.merchants.of(record);
 	const logo = record.request.logoSource ?? merchant.logoSource;
 	return {
 		brand: record.request.brandName ?? merchant.brandName,
@@ -51,4 +51,14 @@ export function brandedNotice(
 <p>${escapeHtml(text)}</p>
 ${back === undefined ? "" : backLink(back, branding.brand)}`;
 	return html(status, `${title} - ${branding.brand}`, body, branding.theme);
+}
+
+/** The sandbox's shortcut buttons below a page's form (`[value, id, label]` each), then the way back to the shop. */
+export function shortcutForm(action: string, head: string, name: string, buttons: string[][], brand: string): string {
+	const all = [...buttons, ["cancel", "cancel", `Cancel and return to ${escapeHtml(brand)}`]];
+	const shown = all.map(
+		([value, id, label]) =>
+			`<button type="submit" class="secondary" name="${name}" value="${value}" id="${id}">${label}</button>`,
+	);
+	return `<form method="post" action="${action}" class="choices">\n${head}\n${shown.join("\n")}\n</form>`;
 }

@@ -4,20 +4,10 @@ import type { CardInput } from "../books/charge-decision.js";
 import type { TransactionRecord } from "../books/records.js";
 import { awaitsThreeDs } from "../books/records.js";
 import type { SandboxCore } from "../core/sandbox-core.js";
-import { brandedNotice, brandHeader, brandingOf } from "./branding.js";
+import { brandedNotice, brandHeader, brandingOf, shortcutForm } from "./branding.js";
 import { escapeHtml, html, type PageResponse, seeOther } from "./html.js";
-import type { PageForm } from "./page-form.js";
+import type { HostedPage, PageForm } from "./page-link.js";
 import { testCardHelp } from "./test-card-help.js";
-import { unknownLink } from "./unknown-link.js";
-
-/** The link's transaction, if the token matches. */
-export function linkedTransaction(
-	core: SandboxCore,
-	id: string,
-	token: string | null | undefined,
-): TransactionRecord | undefined {
-	return core.ledger.linkedSession(id, token);
-}
 
 /** The page for a session that can no longer be paid, with the way back to the shop (its signed callback). */
 function closedSession(core: SandboxCore, record: TransactionRecord): PageResponse {
@@ -116,6 +106,11 @@ const FIELDS: Record<Field, Omit<Input, "value">> = {
 	},
 };
 
+const SHORTCUTS = [
+	["approve", "simulate-success", "Simulate success"],
+	["fail", "simulate-failure", "Simulate failure"],
+];
+
 function render(core: SandboxCore, record: TransactionRecord, state?: FormState): PageResponse {
 	const branding = brandingOf(core, record);
 	const action = `/pay/${record.transactionId}`;
@@ -137,24 +132,9 @@ ${field("cardNumber")}
 <div>${field("cardSecurityCode")}</div></div>
 <button type="submit" name="action" value="pay" id="pay">Pay ${escapeHtml(money(record))}</button>
 </form>
-<form method="post" action="${action}" class="choices">
-${token}
-<button type="submit" class="secondary" name="action" value="approve" id="simulate-success">Simulate success</button>
-<button type="submit" class="secondary" name="action" value="fail" id="simulate-failure">Simulate failure</button>
-<button type="submit" class="secondary" name="action" value="cancel" id="cancel">
-Cancel and return to ${escapeHtml(branding.brand)}</button>
-</form>
+${shortcutForm(action, token, "action", SHORTCUTS, branding.brand)}
 ${testCardHelp()}`;
 	return html(state ? 422 : 200, `Pay ${branding.brand}`, body, branding.theme);
-}
-
-/** GET /pay/:id: the hosted checkout page. */
-export function showCheckoutPage(core: SandboxCore, id: string, url: URL, referer?: string | null): PageResponse {
-	const token = url.searchParams.get("token");
-	const record = linkedTransaction(core, id, token);
-	if (!record) return unknownLink(core, id, url, referer);
-	if (record.status !== "incomplete") return closedSession(core, record);
-	return render(core, record);
 }
 
 const APPROVED_CARD: CardInput = { number: "4000000000000010", month: "12", year: "99", name: null };
@@ -201,17 +181,15 @@ function enteredCard(form: PageForm): CardInput | FormState {
 	return { number, month: expiry.month, year: expiry.year, name: name || null };
 }
 
-/** POST /pay/:id: the buyer paid with a card, or picked an outcome. */
-export function submitCheckoutPage(
-	core: SandboxCore,
-	id: string,
-	form: PageForm,
-	url: URL,
-	referer?: string | null,
-): PageResponse {
-	const record = linkedTransaction(core, id, form.get("token"));
-	if (!record) return unknownLink(core, id, url, referer);
-	if (record.status !== "incomplete") return closedSession(core, record);
+/** GET /pay/:id: the hosted checkout page; POST: the buyer paid with a card, or picked an outcome. */
+export const checkoutPage: HostedPage = {
+	closed: (core, record) => (record.status === "incomplete" ? undefined : closedSession(core, record)),
+	show: (core, record) => render(core, record),
+	submit,
+};
+
+function submit(core: SandboxCore, record: TransactionRecord, form: PageForm): PageResponse {
+	const id = record.transactionId;
 	const action = form.get("action");
 	if (action === "cancel" || action === "fail") {
 		const done = action === "cancel" ? core.ledger.cancelOnPage(id) : core.ledger.failOnPage(id);

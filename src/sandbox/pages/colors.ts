@@ -66,18 +66,11 @@ function fromHexDigits(hex: string): { rgb: Rgb; alpha: number } | undefined {
 	return { rgb: { r: channel(0), g: channel(2), b: channel(4) }, alpha: digits.length === 8 ? channel(6) / 255 : 1 };
 }
 
-/** One rgb()/rgba() argument: 0-255 or a percentage, clamped as CSS clamps it. */
-function channelValue(text: string): number | undefined {
+/** One rgb()/rgba() argument: 0 to `full` (255 for a channel, 1 for alpha) or a percentage, clamped as CSS clamps it. */
+function cssNumber(text: string, full: number): number | undefined {
 	const value = Number.parseFloat(text);
 	if (!/^[+-]?(\d+\.?\d*|\.\d+)%?$/.test(text) || !Number.isFinite(value)) return undefined;
-	return Math.min(255, Math.max(0, text.endsWith("%") ? (value * 255) / 100 : value));
-}
-
-function alphaValue(text: string | undefined): number | undefined {
-	if (text === undefined) return 1;
-	const value = Number.parseFloat(text);
-	if (!/^[+-]?(\d+\.?\d*|\.\d+)%?$/.test(text) || !Number.isFinite(value)) return undefined;
-	return Math.min(1, Math.max(0, text.endsWith("%") ? value / 100 : value));
+	return Math.min(full, Math.max(0, text.endsWith("%") ? (value * full) / 100 : value));
 }
 
 /** rgb(1, 2, 3), rgba(1, 2, 3, .5), rgb(1 2 3 / 50%). */
@@ -89,8 +82,8 @@ function fromFunction(text: string): { rgb: Rgb; alpha: number } | undefined {
 	const parts = channels.trim().split(inner.includes(",") ? /\s*,\s*/ : /\s+/);
 	const alphaText = alphaPart?.trim() ?? (parts.length === 4 ? parts.pop() : undefined);
 	if (parts.length !== 3) return undefined;
-	const [r, g, b] = parts.map(channelValue);
-	const alpha = alphaValue(alphaText);
+	const [r, g, b] = parts.map((part) => cssNumber(part, 255));
+	const alpha = alphaText === undefined ? 1 : cssNumber(alphaText, 1);
 	if (r === undefined || g === undefined || b === undefined || alpha === undefined) return undefined;
 	return { rgb: { r, g, b }, alpha };
 }

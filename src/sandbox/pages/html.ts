@@ -13,8 +13,6 @@ export interface PageResponse {
 	location?: string | undefined;
 }
 
-export { type Theme, themeFrom } from "./theme.js";
-
 /** Fixed colours, each checked for AA contrast on the background it sits on (test/sandbox/pages.test.ts). */
 const INK = "#1b1f24";
 const MUTED = "#4a4f57";

@@ -16,16 +16,6 @@ export interface Theme {
 
 const DEFAULTS = { primary: "#1f6feb", accent: "#0b3d91", background: "#f5f7fb" } as const;
 
-function themeOf(primary: Rgb, accent: Rgb, background: Rgb): Theme {
-	return {
-		primary: toHex(primary),
-		onPrimary: toHex(textOn(primary)),
-		accent: toHex(readableOn(accent, WHITE)),
-		background: toHex(background),
-		onBackground: toHex(textOn(background)),
-	};
-}
-
 export const DEFAULT_THEME: Theme = themeFrom(undefined);
 
 /**
@@ -39,5 +29,16 @@ export function themeFrom(colorMode: string | undefined): Theme {
 		const part = parts[index]?.trim();
 		return (part && parseColor(part)) || (parseColor(fallback) as Rgb);
 	};
-	return themeOf(pick(0, DEFAULTS.primary), pick(1, DEFAULTS.accent), pick(2, DEFAULTS.background));
+	const [primary, accent, background] = [
+		pick(0, DEFAULTS.primary),
+		pick(1, DEFAULTS.accent),
+		pick(2, DEFAULTS.background),
+	];
+	return {
+		primary: toHex(primary),
+		onPrimary: toHex(textOn(primary)),
+		accent: toHex(readableOn(accent, WHITE)),
+		background: toHex(background),
+		onBackground: toHex(textOn(background)),
+	};
 }

@@ -3,11 +3,9 @@ import type { TransactionRecord } from "../books/records.js";
 import { awaitsThreeDs } from "../books/records.js";
 import { threeDsPasswords } from "../books/test-cards.js";
 import type { SandboxCore } from "../core/sandbox-core.js";
-import { brandedNotice, brandHeader, brandingOf } from "./branding.js";
-import { linkedTransaction } from "./checkout-page.js";
+import { brandedNotice, brandHeader, brandingOf, shortcutForm } from "./branding.js";
 import { escapeHtml, html, type PageResponse, seeOther } from "./html.js";
-import type { PageForm } from "./page-form.js";
-import { unknownLink } from "./unknown-link.js";
+import type { HostedPage, PageForm } from "./page-link.js";
 
 function notWaiting(core: SandboxCore, record: TransactionRecord): PageResponse {
 	return brandedNotice(
@@ -18,6 +16,11 @@ function notWaiting(core: SandboxCore, record: TransactionRecord): PageResponse 
 		core.browserRedirect(record),
 	);
 }
+
+const SHORTCUTS = [
+	["pass", "authenticate", "Authenticate without the password"],
+	["fail", "fail-authentication", "Fail authentication"],
+];
 
 /** Renders the challenge; a refused password is never written back into the page. */
 function render(core: SandboxCore, record: TransactionRecord, error?: string): PageResponse {
@@ -40,42 +43,24 @@ ${token}
 ${error ? `<p class="field-error" id="password-error" role="alert">${escapeHtml(error)}</p>` : ""}
 <button type="submit" id="submit-password">Confirm</button>
 </form>
-<form method="post" action="${action}" class="choices">
-${token}
-<p class="hint">Sandbox shortcuts:</p>
-<button type="submit" class="secondary" name="result" value="pass" id="authenticate">
-Authenticate without the password</button>
-<button type="submit" class="secondary" name="result" value="fail" id="fail-authentication">Fail authentication</button>
-<button type="submit" class="secondary" name="result" value="cancel" id="cancel">
-Cancel and return to ${escapeHtml(branding.brand)}</button>
-</form>`;
+${shortcutForm(action, `${token}\n<p class="hint">Sandbox shortcuts:</p>`, "result", SHORTCUTS, branding.brand)}`;
 	return html(error ? 422 : 200, `Confirm your payment - ${branding.brand}`, body, branding.theme);
 }
 
-/** GET /3ds/:id: the sandbox's stand-in for the issuer's 3-D Secure challenge. */
-export function showThreeDsPage(core: SandboxCore, id: string, url: URL, referer?: string | null): PageResponse {
-	const record = linkedTransaction(core, id, url.searchParams.get("token"));
-	if (!record) return unknownLink(core, id, url, referer);
-	if (!awaitsThreeDs(record)) return notWaiting(core, record);
-	return render(core, record);
-}
-
 /**
- * POST /3ds/:id: the outcome, then the IPN and the redirect to the merchant.
- * The buyer types the gateway guide's password (`password`: 123456 passes,
- * 111111 fails), or presses a shortcut (`result`: pass, fail or cancel; cancel
- * ends the payment as canceled and returns the buyer to cancelUrl).
+ * GET /3ds/:id: the sandbox's stand-in for the issuer's 3-D Secure challenge. POST: the outcome, then the
+ * IPN and the redirect to the merchant. The buyer types the gateway guide's password (`password`: 123456
+ * passes, 111111 fails), or presses a shortcut (`result`: pass, fail or cancel; cancel ends the payment as
+ * canceled and returns the buyer to cancelUrl).
  */
-export function submitThreeDsPage(
-	core: SandboxCore,
-	id: string,
-	form: PageForm,
-	url: URL,
-	referer?: string | null,
-): PageResponse {
-	const record = linkedTransaction(core, id, form.get("token"));
-	if (!record) return unknownLink(core, id, url, referer);
-	if (!awaitsThreeDs(record)) return notWaiting(core, record);
+export const threeDsPage: HostedPage = {
+	closed: (core, record) => (awaitsThreeDs(record) ? undefined : notWaiting(core, record)),
+	show: (core, record) => render(core, record),
+	submit,
+};
+
+function submit(core: SandboxCore, record: TransactionRecord, form: PageForm): PageResponse {
+	const id = record.transactionId;
 	const password = form.get("password");
 	const result = password === undefined ? form.get("result") : passwordResult(password);
 	if (result === "cancel") {

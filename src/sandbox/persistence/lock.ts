@@ -3,6 +3,7 @@ import { link, readFile, rename, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { parseJsonObject } from "../../internal/plain-object.js";
 import { isProcessAlive } from "../../internal/process-alive.js";
 import { createPrivateFile, readPrivateFile } from "./private-files.js";
 import { STATE_FILES, takeoverPath, temporaryPath } from "./state-layout.js";
@@ -193,22 +194,16 @@ function holderIn(path: string, text: string): Holder {
 }
 
 function parseHolder(text: string): Holder | undefined {
-	try {
-		const holder = JSON.parse(text) as Partial<Holder>;
-		const optionalText = (value: unknown) => value === undefined || typeof value === "string";
-		if (
-			Number.isInteger(holder.pid) &&
-			(holder.pid ?? 0) > 0 &&
-			typeof holder.hostname === "string" &&
-			optionalText(holder.processStart) &&
-			optionalText(holder.bootId) &&
-			optionalText(holder.nonce)
-		)
-			return holder as Holder;
-	} catch {
-		// not JSON
-	}
-	return undefined;
+	const holder = parseJsonObject(text) as Partial<Holder> | undefined;
+	const optionalText = (value: unknown) => value === undefined || typeof value === "string";
+	const valid =
+		Number.isInteger(holder?.pid) &&
+		(holder?.pid ?? 0) > 0 &&
+		typeof holder?.hostname === "string" &&
+		optionalText(holder.processStart) &&
+		optionalText(holder.bootId) &&
+		optionalText(holder.nonce);
+	return valid ? (holder as Holder) : undefined;
 }
 
 async function thisProcess(nonce: string) {

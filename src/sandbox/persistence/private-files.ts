@@ -90,8 +90,27 @@ export async function openPrivateFile(
 	mode: number | undefined,
 	options: PrivateFileOptions = {},
 ): Promise<FileHandle | undefined> {
+	const field = options.field;
 	const use = (flags & (O_WRONLY | O_RDWR)) === 0 ? "read" : "write";
-	return openPrivate(path, use === "read" ? flags | O_NONBLOCK : flags, mode, options, use);
+	let file: FileHandle;
+	try {
+		file = await open(path, (use === "read" ? flags | O_NONBLOCK : flags) | O_NOFOLLOW, mode);
+	} catch (error) {
+		const code = (error as NodeJS.ErrnoException).code;
+		if (code === "ENOENT" && (flags & O_CREAT) === 0) return undefined;
+		// ELOOP on Linux and macOS, EMLINK on FreeBSD: the last part of the path is a link.
+		if ((code === "ELOOP" || code === "EMLINK") && (await isLink(path)))
+			throw stateProblem(`${path} ${LINK_FIX} (rm ${path})`, field);
+		throw stateProblem(`${path} cannot be ${use === "read" ? "read" : "written"}: ${fileError(error)}`, field);
+	}
+	try {
+		const problem = openedProblem(await file.stat(), use);
+		if (problem) throw stateProblem(`${path} ${problem}`, field);
+	} catch (error) {
+		await file.close();
+		throw error;
+	}
+	return file;
 }
 
 /**
@@ -165,36 +184,6 @@ export async function syncFolder(dir: string): Promise<void> {
 
 const LINK_FIX =
 	"is a symbolic link, and the sandbox follows no link in its state directory: remove the link, then start again";
-
-async function openPrivate(
-	path: string,
-	flags: number,
-	mode: number | undefined,
-	options: PrivateFileOptions,
-	use: "read" | "write",
-): Promise<FileHandle | undefined> {
-	const field = options.field;
-	let file: FileHandle;
-	try {
-		file = await open(path, flags | O_NOFOLLOW, mode);
-	} catch (error) {
-		const code = (error as NodeJS.ErrnoException).code;
-		if (code === "ENOENT" && (flags & O_CREAT) === 0) return undefined;
-		// ELOOP on Linux and macOS, EMLINK on FreeBSD: the last part of the path is a link.
-		if ((code === "ELOOP" || code === "EMLINK") && (await isLink(path)))
-			throw stateProblem(`${path} ${LINK_FIX} (rm ${path})`, field);
-		throw stateProblem(`${path} cannot be ${use === "read" ? "read" : "written"}: ${fileError(error)}`, field);
-	}
-	try {
-		const info = await file.stat();
-		const problem = openedProblem(info, use);
-		if (problem) throw stateProblem(`${path} ${problem}`, field);
-	} catch (error) {
-		await file.close();
-		throw error;
-	}
-	return file;
-}
 
 /** What is wrong with a file just opened in a state directory, if anything. */
 function openedProblem(info: Stats, use: "read" | "write"): string | undefined {

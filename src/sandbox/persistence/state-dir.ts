@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { type FileHandle, lstat, mkdir, readdir, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { parseJsonObject } from "../../internal/plain-object.js";
 import { generateKeyPair } from "../../signing/generate.js";
 import { Journal, type JournalLine, type JournalListener, type JournalMark } from "./journal.js";
 import { type KeyFolder, type KeyFolderOptions, openKeyFolder } from "./key-files.js";
@@ -84,14 +85,18 @@ export async function openStateDir(dir: string, options: StateDirOptions = {}): 
 	try {
 		await removeTemporaryFiles(dir);
 		await checkFormat(dir);
-		const keys = await openKeyFolder(join(dir, STATE_FILES.keys), { ...options, field: "stateDir", generate });
+		const keys = await openKeyFolder(join(dir, STATE_FILES.keys), {
+			...options,
+			field: "stateDir",
+			generate: generateKeyPair,
+		});
 		const loaded = emptyState();
 		for (const entry of await readEntries(dir, STATE_FILES.snapshot, false)) applyEntry(loaded, entry);
 		for (const entry of await readEntries(dir, STATE_FILES.journal, true)) applyEntry(loaded, entry);
 		// What is on disk, one line per record: the snapshot a fold writes, and the state a failed write returns to.
 		const onDisk = new Map<string, string>();
 		for (const entry of stateEntries(loaded)) onDisk.set(entryKey(entry), encodeEntry(entry));
-		await writeAtomically(join(dir, STATE_FILES.snapshot), [...onDisk.values()].join(""));
+		await replacePrivateFile(join(dir, STATE_FILES.snapshot), [...onDisk.values()].join(""), 0o600);
 		let lostListener: ((state: SavedState) => void) | undefined;
 		let folding: Promise<void> | undefined;
 		const foldAt = options.foldJournalAt ?? FOLD_JOURNAL_AT;
@@ -138,8 +143,6 @@ export async function openStateDir(dir: string, options: StateDirOptions = {}): 
 	}
 }
 
-const generate = () => generateKeyPair();
-
 /** A new directory gets the format file; an existing one must carry the version this code reads. */
 async function checkFormat(dir: string): Promise<void> {
 	const path = join(dir, STATE_FILES.format);
@@ -153,15 +156,10 @@ async function checkFormat(dir: string): Promise<void> {
 				);
 			}
 		}
-		await writeAtomically(path, `${JSON.stringify({ format: FORMAT_NAME, version: FORMAT_VERSION })}\n`);
+		await replacePrivateFile(path, `${JSON.stringify({ format: FORMAT_NAME, version: FORMAT_VERSION })}\n`, 0o600);
 		return;
 	}
-	let format: { format?: unknown; version?: unknown } | undefined;
-	try {
-		format = JSON.parse(text) as typeof format;
-	} catch {
-		format = undefined;
-	}
+	const format = parseJsonObject(text);
 	if (format?.format !== FORMAT_NAME) {
 		throw stateProblem(
 			`${path} is not a sandbox state format file: put back the one that was there, or move ${dir} away ` +
@@ -225,7 +223,7 @@ async function foldJournal(
 ): Promise<void> {
 	journal.retain();
 	try {
-		await writeAtomically(join(dir, STATE_FILES.snapshot), snapshot);
+		await replacePrivateFile(join(dir, STATE_FILES.snapshot), snapshot, 0o600);
 		const next = temporaryPath(join(dir, STATE_FILES.journal), randomBytes(6).toString("hex"));
 		await journal.moveTo(async (tail) => {
 			const file = await openJournal(next, constants.O_CREAT | constants.O_EXCL);
@@ -276,11 +274,6 @@ async function openJournalFile(path: string, create: number): Promise<FileHandle
 	const file = await openPrivateFile(path, O_APPEND | create | O_WRONLY | (O_DSYNC ?? 0), 0o600);
 	if (!file) throw stateProblem(`cannot write ${path}: ${fileError({ code: "ENOENT" })}`);
 	return file;
-}
-
-/** Replaces a file so that a crash leaves either the old or the new one. */
-function writeAtomically(path: string, text: string): Promise<void> {
-	return replacePrivateFile(path, text, 0o600);
 }
 
 /** Temporary files a crash left behind (the lock is held: no other sandbox is writing one). */

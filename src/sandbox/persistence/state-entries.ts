@@ -1,11 +1,18 @@
 import * as z from "zod/mini";
+import { parseJsonObject } from "../../internal/plain-object.js";
 import { type PublicKeyLike, publicKeyText } from "../../signing/keys.js";
 import type { ClockReading } from "../books/clock.js";
 import type { SandboxMerchantOptions } from "../books/merchant-options.js";
 import { merchantAccount } from "../books/merchants.js";
-import type { RefundRecord, RefundState, TransactionRecord, TransactionState } from "../books/records.js";
-import { refundStatuses, transactionStatuses } from "../books/statuses.js";
-import type { DeliveryAttempt, DeliveryState } from "../wire/notifier.js";
+import {
+	type RefundRecord,
+	type RefundState,
+	refundSchema,
+	type TransactionRecord,
+	type TransactionState,
+	transactionSchema,
+} from "../books/records.js";
+import { type DeliveryAttempt, type DeliveryState, deliverySchema } from "../wire/notifier.js";
 
 /**
  * One line of a saved state: the whole of one record as it stands after a change. Every entry
@@ -93,110 +100,20 @@ export function encodeEntry(entry: StateEntry): string {
 	return `${JSON.stringify({ merchant: { ...entry.merchant, publicKey: keys } })}\n`;
 }
 
-const date = z.pipe(
-	z.iso.datetime(),
-	z.transform((text) => new Date(text)),
-);
 const text = z.string();
 const optionalText = z.optional(text);
-const money = z.int();
 const epochMs = z.number().check(z.refine(Number.isFinite));
 const enumOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values);
-const keysOf = <T extends string>(record: Record<T, unknown>) => Object.keys(record) as [T, ...T[]];
 
-const provider = z.object({ name: text, kind: enumOf(["s2s", "hpp"]), fullRefundOnly: z.boolean() });
-
-const transaction = z.object({
-	merchantId: text,
-	transactionId: text,
-	transactionNumber: text,
-	orderRef: text,
-	currency: text,
-	amountMinor: money,
-	channel: enumOf(["checkout", "s2s"]),
-	request: z.object({
-		orderDescription: text,
-		paymentMethod: text,
-		callbackUrl: text,
-		notificationUrl: text,
-		cancelUrl: text,
-		errorUrl: text,
-		feeBySeller: z.number(),
-		metadata: z.optional(z.record(z.string(), z.unknown())),
-		transactionDocuments: z.optional(z.array(z.object({ type: text, url: text }))),
-		brandName: optionalText,
-		colorMode: optionalText,
-		logoSource: optionalText,
-	}),
-	status: z.enum(keysOf(transactionStatuses)),
-	pendingOn: z.optional(enumOf(["three_ds", "provider"])),
-	settlement: z.optional(z.object({ at: date, outcome: enumOf(["approved", "declined"]) })),
-	message: z.nullable(text),
-	createdAt: date,
-	providerCreatedAt: z.optional(date),
-	expiresAt: z.optional(date),
-	fees: z.optional(
-		z.object({
-			buyer: money,
-			seller: money,
-			rolling: money,
-			operate: money,
-			paid: money,
-			settlement: money,
-			settlementAt: date,
-			rollingReleaseAt: date,
-		}),
-	),
-	card: z.optional(
-		z.object({
-			name: z.nullable(text),
-			firstSixDigits: text,
-			lastFourDigits: text,
-			expiryMonth: text,
-			expiryYear: text,
-			type: text,
-		}),
-	),
-	provider: z.optional(provider),
-	attempts: z.array(z.object({ provider: text, outcome: enumOf(["approved", "declined"]), message: z.nullable(text) })),
-	pageToken: text,
-	// Written by versions that kept a transaction's refund ids in it; a transaction's refunds are the
-	// refunds that name it, so the list is read and left aside.
-	refundIds: z.optional(z.array(text)),
-});
-
-const refund = z.object({
-	refundId: text,
-	refundNumber: text,
-	transactionId: text,
-	amountMinor: money,
-	reason: optionalText,
-	status: z.enum(keysOf(refundStatuses)),
-	message: z.nullable(text),
-	createdAt: date,
-});
-
-const notificationKind = enumOf(["transaction", "refund"]);
-
-const delivery = z.object({
-	deliveryId: text,
-	kind: notificationKind,
-	eventId: text,
-	url: text,
-	body: text,
-	startedAt: date,
-	attempts: z.int(),
-	lastDueAt: z.optional(epochMs),
-	acknowledged: z.boolean(),
-	nextRetry: z.int(),
-	nextDueAt: z.optional(epochMs),
-});
+// Written by versions that kept a transaction's refund ids in it; a transaction's refunds are the
+// refunds that name it, so the list is read and left aside.
+const transaction = z.extend(transactionSchema, { refundIds: z.optional(z.array(text)) });
 
 const attempt = z.object({
 	deliveryId: text,
 	attempt: z.int(),
 	eventId: text,
-	kind: notificationKind,
+	kind: enumOf(["transaction", "refund"]),
 	url: text,
 	duplicate: z.boolean(),
 	startedAt: text,
@@ -240,7 +157,7 @@ const merchant = z.object({
 
 const clock = z.object({ frozenAt: z.optional(epochMs), offsetMs: epochMs });
 
-const SCHEMAS = { merchant, transaction, refund, delivery, attempt, clock } as const;
+const SCHEMAS = { merchant, transaction, refund: refundSchema, delivery: deliverySchema, attempt, clock } as const;
 type Kind = keyof typeof SCHEMAS;
 
 /**
@@ -248,18 +165,14 @@ type Kind = keyof typeof SCHEMAS;
  * @returns the entry, or why the line is not one (which field, which rule), never echoing its values.
  */
 export function decodeEntry(line: string): { entry: LoadedEntry } | { problem: string } {
-	let parsed: unknown;
-	try {
-		parsed = JSON.parse(line);
-	} catch {
-		return { problem: "it is not JSON" };
-	}
-	const keys = typeof parsed === "object" && parsed !== null ? Object.keys(parsed) : [];
+	const parsed = parseJsonObject(line);
+	if (!parsed) return { problem: "it is not a JSON object" };
+	const keys = Object.keys(parsed);
 	const kind = keys[0] as Kind | undefined;
 	if (keys.length !== 1 || kind === undefined || !Object.hasOwn(SCHEMAS, kind)) {
 		return { problem: `it is not one of ${Object.keys(SCHEMAS).join(", ")}` };
 	}
-	const value = (parsed as Record<string, unknown>)[kind];
+	const value = parsed[kind];
 	const result = z.safeParse(SCHEMAS[kind] as z.ZodMiniType, value);
 	if (!result.success) {
 		const issue = result.error.issues[0];

@@ -1,17 +1,59 @@
+import { type EndpointName, endpointAt } from "../../endpoints.js";
 import { redactText } from "../../internal/redact.js";
-import { type ApiContext, findMerchant } from "../api/context.js";
+import { type ApiContext, findMerchant } from "../api/endpoint.js";
 import { ENDPOINT_HANDLERS } from "../api/handlers.js";
 import type { SandboxCore } from "../core/sandbox-core.js";
-import { showCheckoutPage, submitCheckoutPage } from "../pages/checkout-page.js";
+import { checkoutPage } from "../pages/checkout-page.js";
 import { acknowledgeDemoIpn, DEMO_SHOP_PATH, showDemoShopPage } from "../pages/demo-shop.js";
 import { html, notice } from "../pages/html.js";
-import { pageForm } from "../pages/page-form.js";
-import { showThreeDsPage, submitThreeDsPage } from "../pages/three-ds-page.js";
-import { isBrowserForm } from "../wire/authentication.js";
+import { openHostedPage, pageForm } from "../pages/page-link.js";
+import { threeDsPage } from "../pages/three-ds-page.js";
+import { type ApiMessage, isBrowserForm, readMessage } from "../wire/authentication.js";
+import { normalPath, type ReceivedEntry } from "../wire/received-log.js";
+import { readBodyText } from "../wire/request-body.js";
 import type { SandboxRequest, SandboxResponse } from "../wire/request-response.js";
-import { type ApiResponse, isApiResponse, notFound } from "../wire/spec-responses.js";
-import { type Arrived, arrivalRecord, readRequest } from "./arrival.js";
+import { type ApiResponse, badRequest, isApiResponse, notFound } from "../wire/spec-responses.js";
 import { formErrorPage, jsonResponse, methodNotAllowed, pageResponse, type Routed } from "./response-encoding.js";
+
+/** A request read once and recorded: what every handler works from. */
+interface Arrived {
+	request: SandboxRequest;
+	url: URL;
+	/** The URL's path without a trailing slash. */
+	path: string;
+	/** Where links in the response point. */
+	origin: string;
+	body: string;
+	/** The endpoint of the table at this path, if any. */
+	endpoint: EndpointName | undefined;
+	/** On an API path: the message as sent, or the response refusing the body. */
+	message: ApiMessage | ApiResponse | undefined;
+	received: ReceivedEntry;
+}
+
+/** Reads the body (the one place it is read) and, on an API path, the message in it; a 413 when it is too large. */
+async function readRequest(
+	request: SandboxRequest,
+	url: URL,
+	origin: string,
+	received: ReceivedEntry,
+): Promise<Arrived | ApiResponse> {
+	const body = await readBodyText(request);
+	if (body === undefined) return badRequest("The request body is larger than 1 MiB.", 413);
+	received.raw = body;
+	const path = received.path;
+	const endpoint = endpointAt(path);
+	let message: ApiMessage | ApiResponse | undefined;
+	if (endpoint !== undefined) {
+		// Only the checkout endpoint takes a browser's form post (DIRECT_POST).
+		message = readMessage(body, request.headers.get("content-type"), endpoint === "checkout");
+		if (!isApiResponse(message)) {
+			received.claimed = message.claimed;
+			received.signVersion = typeof message.envelope.body.payload === "string" ? "2.1" : "2.0";
+		}
+	}
+	return { request, url, path, origin, body, endpoint, message, received };
+}
 
 const HOME_BODY =
 	"<header><h1>Merchant Gateway sandbox</h1></header>" +
@@ -37,19 +79,11 @@ function dispatch(core: SandboxCore, arrived: Arrived): Routed {
 	const pageMatch = /^\/(pay|3ds)\/([0-9A-Za-z]{26})$/.exec(path);
 	if (pageMatch) {
 		const [, kind, id = ""] = pageMatch;
-		if (request.method === "GET" || request.method === "HEAD") {
-			const referer = request.headers.get("referer");
-			const shown = kind === "pay" ? showCheckoutPage(core, id, url, referer) : showThreeDsPage(core, id, url, referer);
-			return pageResponse(shown, origin);
-		}
-		if (request.method !== "POST") return methodNotAllowed("GET, POST");
-		const form = pageForm(request.headers.get("content-type"), arrived.body);
-		const referer = request.headers.get("referer");
-		const submitted =
-			kind === "pay"
-				? submitCheckoutPage(core, id, form, url, referer)
-				: submitThreeDsPage(core, id, form, url, referer);
-		return pageResponse(submitted, origin);
+		const shown = request.method === "GET" || request.method === "HEAD";
+		if (!shown && request.method !== "POST") return methodNotAllowed("GET, POST");
+		const form = shown ? undefined : pageForm(request.headers.get("content-type"), arrived.body);
+		const page = kind === "pay" ? checkoutPage : threeDsPage;
+		return pageResponse(openHostedPage(core, page, id, url, request.headers.get("referer"), form), origin);
 	}
 	if (path === `${DEMO_SHOP_PATH}/ipn`) {
 		return request.method === "POST" ? jsonResponse(acknowledgeDemoIpn(core, arrived.body)) : methodNotAllowed("POST");
@@ -70,7 +104,18 @@ export async function handleRequest(
 	origin?: string,
 ): Promise<SandboxResponse> {
 	const url = new URL(request.url);
-	const received = core.received.add(arrivalRecord(core, request, url));
+	const received = core.received.add({
+		receivedAt: core.clock.now(),
+		method: request.method,
+		path: normalPath(url.pathname),
+		url: request.url,
+		headers: request.headers,
+		raw: "",
+		claimed: undefined,
+		signVersion: undefined,
+		verified: undefined,
+		status: undefined,
+	});
 	const fault = core.faults.take(received.path);
 	let routed: Routed;
 	try {

@@ -1,5 +1,6 @@
 import { MalformedMessageError } from "../../errors/malformed-message-error.js";
 import { SignatureVerificationError } from "../../errors/signature-verification-error.js";
+import { setMember } from "../../internal/plain-object.js";
 import { decodeCheckoutForm } from "../../schemas/requests.js";
 import type { SignedStringForm } from "../../signing/canonical.js";
 import { openVerified, parseJsonObject } from "../../signing/open.js";
@@ -15,9 +16,6 @@ export interface Envelope {
 	/** Sent as application/x-www-form-urlencoded (a DIRECT_POST browser form). */
 	form: boolean;
 }
-
-/** A verified request, or the response that refuses it. */
-type Verified = Authenticated | ApiResponse;
 
 /** A verified request: whose it is, its fields, and the version it was signed in. */
 export interface Authenticated {
@@ -51,8 +49,7 @@ export function readEnvelope(text: string, contentType: string | null, allowForm
 	if (type === "application/x-www-form-urlencoded" && allowForm) {
 		const body: Record<string, unknown> = {};
 		for (const [key, value] of new URLSearchParams(text)) {
-			if (!Object.hasOwn(body, key))
-				Object.defineProperty(body, key, { value, enumerable: true, writable: true, configurable: true });
+			if (!Object.hasOwn(body, key)) setMember(body, key, value);
 		}
 		return { body, form: true };
 	}
@@ -96,16 +93,13 @@ export function claimedFields(envelope: Envelope): Record<string, unknown> | Api
  * version it was signed (requests may use either; responses follow the account).
  * A 2.0 DIRECT_POST form is verified over the strings as posted (what the SDK's
  * `checkout.directPost` signs), then decoded back into the JSON message.
- * Whatever cannot be verified gets the gateway's HTTP 500 (D12), naming
- * `merchantId`: the one the request claims, or the owner of its transaction.
+ * Whatever cannot be verified gets the gateway's HTTP 500 (D12), naming the merchant.
  */
 export function authenticate(
 	envelope: Envelope,
-	merchant: MerchantAccount | undefined,
-	merchantId: string,
+	merchant: MerchantAccount,
 	signedString: SignedStringForm | undefined,
-): Verified {
-	if (!merchant) return invalidSignature(merchantId, "no merchant account is registered for this merchantId");
+): Authenticated | ApiResponse {
 	try {
 		const opened = openVerified(envelope.text ?? envelope.body, { publicKey: merchant.publicKeys, signedString });
 		const fields =

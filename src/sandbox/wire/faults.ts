@@ -197,13 +197,13 @@ export class FaultQueue implements SandboxFaults {
 		sandbox: FaultSetting,
 		signal: AbortSignal | undefined,
 	): Promise<Handled | SandboxResponse> {
-		const wait = (ms: number, wake: () => void) => sandbox.clock.schedule(sandbox.clock.nowMs() + ms, wake);
 		if (fault.drop === "before-reading") {
-			await this.hold(fault, received.path, wait, signal);
+			await this.#hold(fault, received.path, sandbox.clock, signal);
 			return DROPPED;
 		}
 		const arrived = await read();
-		if (!(await this.hold(fault, received.path, wait, signal)) || fault.drop === "after-reading") return DROPPED;
+		if (!(await this.#hold(fault, received.path, sandbox.clock, signal)) || fault.drop === "after-reading")
+			return DROPPED;
 		let handled: Promise<Handled> | undefined;
 		const sandboxResponse = () => {
 			handled ??= respond(arrived);
@@ -224,35 +224,28 @@ export class FaultQueue implements SandboxFaults {
 	 * Holds a request as `fault` says. Resolves true when it may go on, false when it was let go
 	 * (the client went away, the sandbox closed, or `clear()`): its connection is then dropped.
 	 */
-	async hold(
-		fault: SandboxFault,
-		path: string,
-		wait: (ms: number, wake: () => void) => () => void,
-		signal: AbortSignal | undefined,
-	): Promise<boolean> {
+	async #hold(fault: SandboxFault, path: string, clock: ControllableClock, signal?: AbortSignal): Promise<boolean> {
 		if (fault.delayMs === undefined && fault.until === undefined && !fault.hang) return !this.#closed;
 		if (signal?.aborted || this.#closed) return false;
 		let letGo = false;
-		const waits: Promise<unknown>[] = [];
-		const cancels: (() => void)[] = [];
-		const released = new Promise<void>((resolve) => {
-			const release = () => {
-				letGo = true;
-				resolve();
-			};
-			this.#held.set(release, path);
-			cancels.push(() => this.#held.delete(release));
-			signal?.addEventListener("abort", release, { once: true });
-			cancels.push(() => signal?.removeEventListener("abort", release));
+		const released = Promise.withResolvers<void>();
+		const release = () => {
+			letGo = true;
+			released.resolve();
+		};
+		this.#held.set(release, path);
+		signal?.addEventListener("abort", release, { once: true });
+		const { delayMs } = fault;
+		let cancelDelay = () => {};
+		const delayed = new Promise<void>((resolve) => {
+			if (delayMs === undefined) resolve();
+			else cancelDelay = clock.schedule(clock.nowMs() + delayMs, resolve);
 		});
-		if (fault.delayMs !== undefined) {
-			const delayMs = fault.delayMs;
-			waits.push(new Promise<void>((resolve) => cancels.push(wait(delayMs, resolve))));
-		}
-		if (fault.until !== undefined) waits.push(Promise.resolve(fault.until).catch(() => undefined));
-		const done = fault.hang ? released : Promise.race([Promise.all(waits), released]);
-		await done;
-		for (const cancel of cancels) cancel();
+		const until = Promise.resolve(fault.until).catch(() => undefined);
+		await (fault.hang ? released.promise : Promise.race([Promise.all([delayed, until]), released.promise]));
+		this.#held.delete(release);
+		signal?.removeEventListener("abort", release);
+		cancelDelay();
 		return !letGo;
 	}
 }

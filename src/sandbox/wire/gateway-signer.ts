@@ -2,6 +2,7 @@ import { ENDPOINTS, type EndpointDefinition, type EndpointName, type ResponseDat
 import type { SignedStringForm } from "../../signing/canonical.js";
 import { type PrivateKey, toPrivateKey } from "../../signing/keys.js";
 import { type SealOptions, type SignVersion, sealMessage, sealWrapped } from "../../signing/seal.js";
+import type { ApiResponse } from "./spec-responses.js";
 
 /** The unsigned `status` and `message` around the signed `data` of a wrapped response. */
 export interface Wrapper {
@@ -30,16 +31,19 @@ export class GatewaySigner {
 		return { privateKey: this.#key, signVersion, signedString: this.signedString };
 	}
 
-	/** An endpoint's success response, sealed in the envelope the endpoint table gives it. */
+	/** An endpoint's success response (HTTP 200), sealed in the envelope the endpoint table gives it. */
 	successResponse<N extends EndpointName>(
 		endpoint: N,
 		data: ResponseDataOf<N>,
 		signVersion: SignVersion,
 		...[wrapper]: WrapperOf<N>
-	): Record<string, unknown> {
+	): ApiResponse {
 		const fields: Record<string, unknown> = { ...data };
-		if (ENDPOINTS[endpoint].envelope === "flat" || wrapper === undefined) return this.flat(fields, signVersion);
-		return this.wrapped(wrapper.status, wrapper.message, fields, signVersion);
+		const flat = ENDPOINTS[endpoint].envelope === "flat" || wrapper === undefined;
+		const json = flat
+			? this.flat(fields, signVersion)
+			: this.wrapped(wrapper.status, wrapper.message, fields, signVersion);
+		return { status: 200, json };
 	}
 
 	/** A flat message: a checkout creation or transaction query response, or an IPN body. */

@@ -1,17 +1,20 @@
+import * as z from "zod/mini";
 import { ConfigurationError } from "../../errors/configuration-error.js";
+import { parseJsonObject } from "../../internal/plain-object.js";
 import { redactText } from "../../internal/redact.js";
 import type { BooksClock } from "../books/clock.js";
+import { savedDate } from "../books/records.js";
 
 /** The gateway's IPN retry schedule (D7, evidence): 10 retries, 30 minutes after the start, then every 5 minutes. */
 const GATEWAY_RETRY_SCHEDULE = { retries: 10, firstAfterStartMs: 30 * 60_000, everyMs: 5 * 60_000 } as const;
 
 /** IPN delivery settings with their defaults applied. */
 export interface IpnSettings {
-	retryDelaysMs: readonly number[] | undefined;
+	retryDelaysMs?: readonly number[] | undefined;
 	timeScale: number;
 	ackTimeoutMs: number;
 	duplicates: number;
-	fetch: typeof fetch | undefined;
+	fetch?: typeof fetch | undefined;
 }
 
 /** One attempt to deliver one notification, as `sandbox.deliveries()` lists it. */
@@ -46,33 +49,36 @@ export interface DeliveryAttempt {
 	nextAttemptAt: string | undefined;
 }
 
-/** A notification to deliver: the signed body is fixed once and re-sent unchanged. */
-export interface Notification {
-	kind: "transaction" | "refund";
-	eventId: string;
-	url: string;
-	body: string;
-	/** When the transaction (or refund) started: the gateway's retry schedule counts from it (D7). */
-	startedAt: Date;
-}
+const epochMs = z.number().check(z.refine(Number.isFinite));
 
-/** A notification with where its delivery stands: what a saved state keeps of it. */
-export interface DeliveryState extends Notification {
-	deliveryId: string;
+/** A notification with where its delivery stands: what a saved state keeps of it, and reads back with this. */
+export const deliverySchema = z.object({
+	deliveryId: z.string(),
+	kind: z.enum(["transaction", "refund"]),
+	eventId: z.string(),
+	url: z.string(),
+	/** The signed body: fixed once, re-sent unchanged. */
+	body: z.string(),
+	/** When the transaction (or refund) started: the gateway's retry schedule counts from it (D7). */
+	startedAt: savedDate,
 	/** Attempts made so far, duplicates and resends included (each attempt's number). */
-	attempts: number;
+	attempts: z.int(),
 	/** When the last retry was due (sandbox-clock epoch ms), for "then every 5 minutes". */
-	lastDueAt: number | undefined;
+	lastDueAt: z.optional(epochMs),
 	/** The merchant acknowledged it: later attempts are duplicates. */
-	acknowledged: boolean;
+	acknowledged: z.boolean(),
 	/** The attempt of the schedule due next: 0 for the first try, then the retry's number. */
-	nextRetry: number;
+	nextRetry: z.int(),
 	/**
 	 * When that attempt is due (sandbox-clock epoch ms), a past time while it runs; undefined once the
 	 * merchant acknowledged it or the schedule ran out.
 	 */
-	nextDueAt: number | undefined;
-}
+	nextDueAt: z.optional(epochMs),
+});
+
+export type DeliveryState = z.output<typeof deliverySchema>;
+/** A notification to deliver. */
+export type Notification = Pick<DeliveryState, "kind" | "eventId" | "url" | "body" | "startedAt">;
 
 interface Delivery extends DeliveryState {
 	/** The retry waiting on the clock: when it is due (epoch ms) and how to call it off. */
@@ -84,6 +90,12 @@ interface Delivery extends DeliveryState {
 /** Why an attempt runs: the first try, a scheduled retry, a duplicate of an acknowledged one, or a resend now. */
 type AttemptKind = "first" | "retry" | "duplicate" | "resend";
 
+/** What a notifier reports: each attempt as it ends, and where a delivery stands whenever it changes. */
+interface NotifierReports {
+	attempt(attempt: DeliveryAttempt): void;
+	delivery(delivery: DeliveryState): void;
+}
+
 /**
  * Delivers IPNs: POST, JSON, wait up to `ackTimeoutMs` for `{"returnCode":"100"}`
  * with a 2xx status, retry on the schedule otherwise. Retries are scheduled on
@@ -91,35 +103,21 @@ type AttemptKind = "first" | "retry" | "duplicate" | "resend";
  * runs them on timers, a frozen one when a test moves it.
  */
 export class Notifier {
-	readonly #delays: readonly number[] | undefined;
-	readonly #scale: number;
-	readonly #ackTimeoutMs: number;
-	readonly #duplicates: number;
-	readonly #fetch: (() => typeof fetch) | undefined;
+	readonly #settings: IpnSettings;
 	readonly #clock: BooksClock;
-	readonly #onAttempt: (attempt: DeliveryAttempt) => void;
+	readonly #report: NotifierReports;
 	readonly #log: DeliveryAttempt[] = [];
 	readonly #deliveries = new Map<string, Delivery>();
-	#onDelivery: ((delivery: DeliveryState) => void) | undefined;
-	/** Attempts running now. */
-	#active = 0;
-	/** Retries scheduled on the clock and not yet started. */
-	#waiting = 0;
 	#idleWaiters: (() => void)[] = [];
 	#sequence = 0;
 	#closed = false;
 	/** Aborts the attempts in flight on close, so a merchant server that never responds cannot hold the process. */
 	readonly #closing = new AbortController();
 
-	constructor(settings: IpnSettings, clock: BooksClock, onAttempt: (attempt: DeliveryAttempt) => void) {
-		this.#delays = settings.retryDelaysMs;
-		this.#scale = settings.timeScale;
-		this.#ackTimeoutMs = settings.ackTimeoutMs;
-		this.#duplicates = settings.duplicates;
-		const custom = settings.fetch;
-		this.#fetch = custom ? () => custom : undefined;
+	constructor(settings: IpnSettings, clock: BooksClock, report: NotifierReports) {
+		this.#settings = settings;
 		this.#clock = clock;
-		this.#onAttempt = onAttempt;
+		this.#report = report;
 	}
 
 	/**
@@ -144,11 +142,6 @@ export class Notifier {
 		this.#saved(delivery);
 		this.#run(delivery, 0, "first", after);
 		return deliveryId;
-	}
-
-	/** Calls `listener` with where a delivery stands whenever it is queued or an attempt of it ends. */
-	onDelivery(listener: (delivery: DeliveryState) => void): void {
-		this.#onDelivery = listener;
 	}
 
 	/**
@@ -219,13 +212,13 @@ export class Notifier {
 	close(): void {
 		this.#closed = true;
 		this.#closing.abort();
-		this.#active = 0;
-		this.#waiting = 0;
 		this.#settle();
 	}
 
 	#idle(): boolean {
-		return this.#active === 0 && (this.#waiting === 0 || this.#clock.frozen);
+		const busy = (delivery: Delivery) =>
+			delivery.running.size > 0 || (delivery.scheduled !== undefined && !this.#clock.frozen);
+		return this.#closed || ![...this.#deliveries.values()].some(busy);
 	}
 
 	#delivery(deliveryId: string): Delivery {
@@ -242,12 +235,10 @@ export class Notifier {
 		after?: Promise<unknown>,
 	): Promise<DeliveryAttempt | undefined> {
 		if (this.#closed) return Promise.resolve(undefined);
-		this.#active++;
 		const attempt = () => this.#attempt(delivery, retry, kind);
 		// A change that could not be saved is not in the books: its notification never goes out.
 		const running = (after ? after.then(attempt, () => undefined) : attempt()).finally(() => {
 			delivery.running.delete(running);
-			this.#active = Math.max(0, this.#active - 1);
 			this.#settle();
 		});
 		delivery.running.add(running);
@@ -283,9 +274,9 @@ export class Notifier {
 			nextAttemptAt: dueAt === undefined ? undefined : new Date(dueAt).toISOString(),
 		};
 		this.#log.push(record);
-		this.#onAttempt(record);
+		this.#report.attempt(record);
 		if (acknowledged && kind !== "duplicate")
-			for (let i = 0; i < this.#duplicates; i++) this.#run(delivery, 0, "duplicate");
+			for (let i = 0; i < this.#settings.duplicates; i++) this.#run(delivery, 0, "duplicate");
 		if (onSchedule) {
 			delivery.nextRetry = retry + 1;
 			delivery.nextDueAt = dueAt;
@@ -300,19 +291,16 @@ export class Notifier {
 
 	/** Reports where a delivery stands, without what only this process needs (timers, running attempts). */
 	#saved(delivery: Delivery): void {
-		if (!this.#onDelivery) return;
 		const { scheduled: _scheduled, running: _running, ...state } = delivery;
-		this.#onDelivery(state);
+		this.#report.delivery(state);
 	}
 
 	/** Puts retry number `retry` on the clock (one already due, as a restored one may be, runs at once). */
 	#schedule(delivery: Delivery, retry: number, dueAt: number): void {
-		this.#waiting++;
 		const scheduled = { dueAt, cancel: () => {} };
 		delivery.scheduled = scheduled;
 		scheduled.cancel = this.#clock.schedule(dueAt, () => {
 			if (delivery.scheduled === scheduled) delivery.scheduled = undefined;
-			this.#waiting = Math.max(0, this.#waiting - 1);
 			this.#run(delivery, retry, "retry");
 		});
 	}
@@ -322,7 +310,6 @@ export class Notifier {
 		delivery.scheduled.cancel();
 		delivery.scheduled = undefined;
 		delivery.nextDueAt = undefined;
-		this.#waiting = Math.max(0, this.#waiting - 1);
 		this.#settle();
 	}
 
@@ -335,9 +322,10 @@ export class Notifier {
 	 * A retry is never due before the attempt before it ended.
 	 */
 	#nextDueAt(delivery: Delivery, retry: number, failedAt: number): number | undefined {
-		const scaled = (ms: number) => Math.round(ms * this.#scale);
-		if (this.#delays) {
-			const delay = this.#delays[retry - 1];
+		const scaled = (ms: number) => Math.round(ms * this.#settings.timeScale);
+		const delays = this.#settings.retryDelaysMs;
+		if (delays) {
+			const delay = delays[retry - 1];
 			return delay === undefined ? undefined : failedAt + scaled(delay);
 		}
 		const { retries, firstAfterStartMs, everyMs } = GATEWAY_RETRY_SCHEDULE;
@@ -350,8 +338,9 @@ export class Notifier {
 	}
 
 	async #post(delivery: Delivery): Promise<AttemptResult> {
-		const doFetch = this.#fetch?.() ?? globalThis.fetch;
-		const signal = AbortSignal.timeout(this.#ackTimeoutMs);
+		const { ackTimeoutMs } = this.#settings;
+		const doFetch = this.#settings.fetch ?? globalThis.fetch;
+		const signal = AbortSignal.timeout(ackTimeoutMs);
 		const none = { httpStatus: undefined, returnCode: undefined, responseExcerpt: undefined };
 		let response: Response;
 		try {
@@ -364,7 +353,7 @@ export class Notifier {
 			});
 		} catch (error) {
 			return signal.aborted
-				? { outcome: "timeout", ...none, detail: `no response within ${this.#ackTimeoutMs} ms` }
+				? { outcome: "timeout", ...none, detail: `no response within ${ackTimeoutMs} ms` }
 				: { outcome: "network_error", ...none, detail: describe(error) };
 		}
 		let text: string;
@@ -398,17 +387,11 @@ export class Notifier {
 }
 
 function readReturnCode(text: string): string | undefined {
-	try {
-		const parsed: unknown = JSON.parse(text);
-		if (typeof parsed === "object" && parsed !== null && "returnCode" in parsed) {
-			const code = (parsed as { returnCode: unknown }).returnCode;
-			// Kept as sent, so a numeric 100 shows up as "100 (number)" in the detail.
-			return typeof code === "string" ? code : `${String(code)} (${typeof code})`;
-		}
-	} catch {
-		// not JSON: no returnCode
-	}
-	return undefined;
+	const parsed = parseJsonObject(text);
+	if (!parsed || !("returnCode" in parsed)) return undefined;
+	const code = parsed.returnCode;
+	// Kept as sent, so a numeric 100 shows up as "100 (number)" in the detail.
+	return typeof code === "string" ? code : `${String(code)} (${typeof code})`;
 }
 
 /** What the merchant's end did with one attempt. */

@@ -84,8 +84,7 @@ export class RequestLog implements ReceivedLog {
 	}
 
 	count(path?: string): number {
-		const wanted = path === undefined ? undefined : normalPath(path);
-		return wanted === undefined ? this.#entries.length : this.#entries.filter((e) => e.path === wanted).length;
+		return this.all(path).length;
 	}
 
 	last(path?: string): ReceivedRequest | undefined {

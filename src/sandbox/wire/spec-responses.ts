@@ -28,8 +28,6 @@ export interface FieldErrors {
 	message: string[];
 }
 
-export const ok = (json: Record<string, unknown>, status = 200): ApiResponse => ({ status, json });
-
 /** 422 with `errors[]` of `{ field, message[] }`, under the gateway's own message (D12). */
 export function validationFailed(errors: readonly FieldErrors[], message: string = MESSAGES.invalidData): ApiResponse {
 	return { status: 422, json: { status: "error", message, errors } };
