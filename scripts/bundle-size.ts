@@ -22,13 +22,14 @@ export const budgets: Budget[] = [
 		name: "IPN route",
 		imports: { "index.js": ["verifyNotification", "acknowledge", "createNotificationHandler"] },
 		// Verifying, acknowledging, the store and failed events, and the lifecycle seams (no telemetry code: that
-		// is merchant-gateway/opentelemetry's). Measured at 25.4 KB (25.0 before the redaction of card numbers in
-		// digit runs, tokens and URL passwords, and the linear key-text reader); each part's gzipped share:
+		// is merchant-gateway/opentelemetry's). Measured at 25.5 KB (25.0 before the redaction of card numbers in
+		// digit runs, tokens and URL passwords, the linear key-text reader, and the redaction of a long callback
+		// error only as far as it is kept); each part's gzipped share:
 		// zod/mini's core 5.5 KB (the IPN's and the options' schemas), keys, verification and the Node crypto
 		// backend 4.2 KB, the 2.0 signed string (text reader, fast route, PHP's rules) 3.8 KB, the claim engine,
 		// memory store and failed events 3.4 KB, the handler 1.3 KB. Replays behind import() would make the route
 		// two files and 0.2 KB heavier: what they share with the route becomes a chunk of its own.
-		max: 25.5 * 1024,
+		max: 25.6 * 1024,
 	},
 	{
 		name: "edge IPN route",
@@ -38,7 +39,7 @@ export const budgets: Budget[] = [
 		},
 		// The IPN route's budget, plus the half kilobyte of esbuild's runtime chunk: once a CommonJS module
 		// (node-forge, behind import()) is in a split build, every chunk of it imports that runtime chunk.
-		max: 26.0 * 1024,
+		max: 26.1 * 1024,
 	},
 	// Measured at 39.2 KB: zod's core and the request and response schemas (11.1 KB of zod alone), verifying
 	// signed answers (the IPN route's signing code), the transport and the resources.
