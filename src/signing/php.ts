@@ -280,9 +280,16 @@ export function naturalCompare(a: string, b: string): number {
 	while (unitAt(b, j) === 0x30 && isDigit(unitAt(b, j + 1))) j++;
 	for (;;) {
 		// Equal characters that no rule treats specially compare equal: step over them together.
+		const from = i;
 		while (i < a.length && a.charCodeAt(i) === b.charCodeAt(j) && isPlainAscii(a.charCodeAt(i))) {
 			i++;
 			j++;
+		}
+		// As after any equal pair, an end is checked before white space is skipped ("a" < "a ").
+		if (i > from) {
+			if (i >= a.length && j >= b.length) return 0;
+			if (i >= a.length) return -1;
+			if (j >= b.length) return 1;
 		}
 		while (isSpace(unitAt(a, i))) i++;
 		while (isSpace(unitAt(b, j))) j++;

@@ -70,6 +70,11 @@ describe("D3 step 2: the top level in PHP's natural order, nested objects in the
 		);
 	});
 
+	it("sorts a top-level key before the same key followed by white space, as PHP's ksort does", () => {
+		expect(canonicalString({ "a ": 1, b: 3, a: 2 })).toBe('{"a":"2","a ":"1","b":"3"}');
+		expect(referenceFormOfText('{"x\\t":1,"x":2}')).toBe('{"x":"2","x\\t":"1"}');
+	});
+
 	it("sorts non-ASCII top-level keys in UTF-8 byte order, as PHP compares bytes", () => {
 		expect(canonicalString({ "\uff01": 1, "😀": 2, é: 3, z: 4 })).toBe(
 			'{"z":"4","\\u00e9":"3","\\uff01":"1","\\ud83d\\ude00":"2"}',
@@ -221,6 +226,24 @@ describe("refusals name the field and the rule", () => {
 		expect(error.message).toMatch(rule);
 	});
 
+	it.each(["objects", "arrays"])(
+		"refuses %s nested deeper than 64 levels, naming the path, as the text reader",
+		(kind) => {
+			const nest = (levels: number): unknown => {
+				let value: unknown = "x";
+				for (let i = 0; i < levels; i++) value = kind === "objects" ? { k: value } : [value];
+				return value;
+			};
+			const within = { a: nest(63) };
+			expect(canonicalString(within)).toBe(readTextReferenceForm(JSON.stringify(within)));
+			const error = refused({ a: nest(64) });
+			expect(error.message).toMatch(
+				/^Cannot canonicalize a(\.k|\[0\])+: nesting deeper than 64 levels is not allowed\.$/,
+			);
+			expect(() => readTextReferenceForm(JSON.stringify({ a: nest(64) }))).toThrow(error.message);
+		},
+	);
+
 	it.each([
 		["an array", []],
 		["null", null],
@@ -297,6 +320,10 @@ describe("a message object: the fast route and the text reader over its JSON tex
 			form: '{"9":"2","10":"1","b":"x"}',
 			route: "text",
 		});
+		// Only a digit first makes a name integer-like: names starting with characters before "0" keep the fast route.
+		for (const name of ["-1", " a", "$a", "!"]) {
+			expect(routedObjectForm({ [name]: 1, b: "x" }), name).toEqual({ form: `{"${name}":"1","b":"x"}`, route: "fast" });
+		}
 		expect(routedObjectForm({ a: "\\ud800 is text" })).toEqual({ form: '{"a":"\\\\ud800 is text"}', route: "text" });
 		expect(() => routedObjectForm({ a: ["\ud800"] })).toThrow("Cannot canonicalize a[0]: text must be well-formed");
 		// The signature is left out unread, however deep.

@@ -72,6 +72,21 @@ describe("the reference form written from JSON text", () => {
 		expect(() => referenceFormOfText(text, wrapped)).toThrow(rule);
 	});
 
+	it("refuses a wrapped response without a data object, naming data", () => {
+		for (const text of ['{"status":"ok","message":null}', '{"status":"ok","data":"x"}', '{"data":[]}']) {
+			const error = (() => {
+				try {
+					referenceFormOfText(text, true);
+				} catch (caught) {
+					return caught as MalformedMessageError;
+				}
+			})();
+			expect(error, text).toBeInstanceOf(MalformedMessageError);
+			expect(error?.message).toBe("A wrapped response must have a data object.");
+			expect(error?.field).toBe("data");
+		}
+	});
+
 	it("reads a __proto__ member as the data it is", () => {
 		const text = '{"__proto__":{" x":" y "},"a":"1"}';
 		const parsed = JSON.parse(text);
@@ -141,6 +156,32 @@ describe("the fast route from a parsed text (fast-form.ts)", () => {
 		expect(referenceFormOfText(flat)).toBe('{"a":"1"}');
 		const wrapped = `{"status":${deep},"data":{"a":" 1","signature":"s"}}`;
 		expect(referenceFormOfText(wrapped, true)).toBe('{"a":"1"}');
+	});
+
+	it("takes a number only where its value decides PHP's string; -0.0, 1.0e+17 and 10^20 go to the text reader", () => {
+		expect(
+			routedTextForm('{"a":1.5,"b":-2,"c":99999999999999}', JSON.parse('{"a":1.5,"b":-2,"c":99999999999999}')),
+		).toEqual({ form: '{"a":"1.5","b":"-2","c":"99999999999999"}', route: "fast" });
+		for (const [literal, written] of [
+			["-0.0", "-0"],
+			["-0", "0"],
+			["1.0e+17", "1.0E+17"],
+			["100000000000000000000", "1.0E+20"],
+			["100000000000000", "100000000000000"],
+		]) {
+			const text = `{"a":{"n":${literal}}}`;
+			expect(routedTextForm(text, JSON.parse(text)), literal).toEqual({
+				form: `{"a":{"n":"${written}"}}`,
+				route: "text",
+			});
+		}
+	});
+
+	it("counts the names inside an object signature or an unsigned wrapper member, and keeps the fast route", () => {
+		const flat = '{"a":" 1","signature":{"k":["v",{"j":1}],"m":{}}}';
+		expect(fastTextForm(flat, JSON.parse(flat), false)).toBe('{"a":"1"}');
+		const wrapped = '{"status":{"code":1,"at":[{"x":2}]},"data":{"a":" 1","signature":"s"}}';
+		expect(fastTextForm(wrapped, JSON.parse(wrapped), true)).toBe('{"a":"1"}');
 	});
 
 	it("keeps a __proto__ member as data, in the copies it makes too", () => {
