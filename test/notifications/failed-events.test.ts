@@ -10,9 +10,11 @@ import {
 	type NotificationErrorInfo,
 	type NotificationHandlerOptions,
 	type NotificationStore,
+	ReplayRefusedError,
 	type Transaction,
 	verifyNotification,
 } from "../../src/index.js";
+import { replays } from "../../src/notifications/claims/replay-watch.js";
 import { ControllableClock } from "../../src/sandbox/books/clock.js";
 import { deferred, gatewayPublicKey, ipnRequest, tick, transactionIpn } from "./fixtures.js";
 
@@ -246,6 +248,213 @@ describe("failed events are kept, not lost", () => {
 	});
 });
 
+/** The memory store on the driven clock, with some of its methods replaced. */
+function storeWith(time: ReturnType<typeof drivenTime>, changes: Partial<Required<NotificationStore>> = {}) {
+	const inner = time.store();
+	const store: Required<NotificationStore> = {
+		claim: (id, lease, token) => inner.claim(id, lease, token),
+		confirm: (id, token) => inner.confirm(id, token),
+		release: (id, token) => inner.release(id, token),
+		recordFailure: (id, token, failure) => inner.recordFailure(id, token, failure),
+		failedEvent: (id) => inner.failedEvent(id),
+		listFailedEvents: (options) => inner.listFailedEvents(options),
+		discardFailedEvent: (id) => inner.discardFailedEvent(id),
+	};
+	return Object.assign(store, changes);
+}
+
+describe("what failedEvents answers", () => {
+	it("a record that no longer verifies is listed and read with its refusal; retry refuses it and reports it as a replay", async () => {
+		const store = drivenTime().store();
+		await setUp({ store }).deliver(transactionIpn("T-OLD"));
+		const pinned = setUp({ store, acceptVersions: ["2.1"] });
+		const eventId = "transaction:t-old:successful";
+		const [listed] = (await pinned.handler.failedEvents.list()).events;
+		expect(listed).toMatchObject({ eventId, event: undefined, attempts: 1 });
+		expect(listed?.refusal).toBeInstanceOf(ReplayRefusedError);
+		expect(listed?.refusal?.reason).toBe("signature");
+		expect((await pinned.handler.failedEvents.get(eventId))?.refusal?.reason).toBe("signature");
+		const replay = await pinned.handler.failedEvents.retry(eventId);
+		expect(replay.result).toBe("refused");
+		expect(pinned.errors).toEqual([[replay.error, { status: 401, eventId, replay: true }]]);
+	});
+
+	it("a failure of the handler's own verification (its signedString form throws) fails list and get; it is no refusal", async () => {
+		const store = drivenTime().store();
+		await setUp({ store }).deliver(transactionIpn("T-FORM"));
+		const broken = new Error("form broken");
+		const { handler } = setUp({
+			store,
+			signedString: () => {
+				throw broken;
+			},
+		});
+		await expect(handler.failedEvents.list()).rejects.toBe(broken);
+		await expect(handler.failedEvents.get("transaction:t-form:successful")).rejects.toBe(broken);
+	});
+
+	it("a record that verifies is listed without a refusal, and a processed replay carries no error", async () => {
+		const { handler, broken, deliver } = setUp();
+		await deliver(transactionIpn("T-GOOD"));
+		const eventId = "transaction:t-good:successful";
+		const [listed] = (await handler.failedEvents.list()).events;
+		expect(listed && "refusal" in listed).toBe(false);
+		broken.now = false;
+		expect(await handler.failedEvents.retry(eventId)).toStrictEqual({ eventId, result: "processed" });
+	});
+
+	it("a replay of an event a delivery processed while its record was read answers already_processed and runs nothing", async () => {
+		const time = drivenTime();
+		const reading = deferred();
+		const store = storeWith(time);
+		const read = store.failedEvent;
+		store.failedEvent = async (id) => {
+			const record = await read(id);
+			await reading.promise;
+			return record;
+		};
+		const { handler, broken, received, deliver } = setUp({ store });
+		const body = transactionIpn("T-MEANWHILE");
+		await deliver(body);
+		broken.now = false;
+		const replay = handler.failedEvents.retry("transaction:t-meanwhile:successful");
+		await settle();
+		expect((await deliver(body)).status).toBe(200);
+		reading.resolve();
+		expect(await replay).toEqual({ eventId: "transaction:t-meanwhile:successful", result: "already_processed" });
+		expect(received).toHaveLength(2);
+	});
+
+	it("a replay whose claim the store fails answers failed with the store's error, and runs nothing", async () => {
+		const time = drivenTime();
+		const store = storeWith(time);
+		const { handler, received, deliver } = setUp({ store });
+		await deliver(transactionIpn("T-NOCLAIM"));
+		const down = new Error("store down");
+		store.claim = () => Promise.reject(down);
+		const replay = await handler.failedEvents.retry("transaction:t-noclaim:successful");
+		expect(replay).toStrictEqual({ eventId: "transaction:t-noclaim:successful", result: "failed", error: down });
+		expect(received).toHaveLength(1);
+	});
+
+	it("a replay whose record the store cannot read answers failed with the store's error, reported as no refusal", async () => {
+		const time = drivenTime();
+		const store = storeWith(time);
+		const { handler, errors, deliver } = setUp({ store });
+		await deliver(transactionIpn("T-NOREAD"));
+		const down = new Error("store down");
+		store.failedEvent = () => Promise.reject(down);
+		const replay = await handler.failedEvents.retry("transaction:t-noread:successful");
+		expect(replay).toEqual({ eventId: "transaction:t-noread:successful", result: "failed", error: down });
+		expect(errors.map(([, info]) => info.replay)).toEqual([undefined]);
+	});
+
+	it("a replay whose confirm the store fails answers processed with the store's error", async () => {
+		const time = drivenTime();
+		const store = storeWith(time);
+		const { handler, broken, deliver } = setUp({ store });
+		await deliver(transactionIpn("T-NOCONFIRM"));
+		broken.now = false;
+		const down = new Error("confirm lost");
+		store.confirm = () => Promise.reject(down);
+		const replay = await handler.failedEvents.retry("transaction:t-noconfirm:successful");
+		expect(replay).toEqual({ eventId: "transaction:t-noconfirm:successful", result: "processed", error: down });
+	});
+
+	it("a replay whose callback times out answers failed with the timeout and the attempts counted", async () => {
+		const gate = deferred();
+		const slow = { now: false };
+		const { handler, time, deliver } = setUp({
+			callbackTimeoutMs: 1000,
+			onTransaction: () => {
+				if (!slow.now) throw new Error("down");
+				return gate.promise;
+			},
+		});
+		await deliver(transactionIpn("T-SLOWREPLAY"));
+		slow.now = true;
+		const replay = handler.failedEvents.retry("transaction:t-slowreplay:successful");
+		await settle();
+		time.clock.advance(1000);
+		const answer = await replay;
+		expect(answer).toMatchObject({ result: "failed", attempts: 2, error: { name: "TimeoutError" } });
+		gate.resolve();
+	});
+
+	it("a failed replay whose failure cannot be recorded answers failed with the callback's error and no attempts", async () => {
+		const time = drivenTime();
+		const store = storeWith(time);
+		const { handler, deliver } = setUp({ store });
+		await deliver(transactionIpn("T-NORECORD"));
+		store.recordFailure = () => Promise.reject(new Error("record lost"));
+		const replay = await handler.failedEvents.retry("transaction:t-norecord:successful");
+		expect(replay).toStrictEqual({
+			eventId: "transaction:t-norecord:successful",
+			result: "failed",
+			error: expect.any(TypeError),
+		});
+	});
+
+	it("a failed replay keeps the signed message: the next replay verifies it again and processes the event", async () => {
+		const { handler, broken, received, deliver } = setUp();
+		await deliver(transactionIpn("T-TWICE"));
+		const eventId = "transaction:t-twice:successful";
+		expect(await handler.failedEvents.retry(eventId)).toMatchObject({ result: "failed", attempts: 2 });
+		broken.now = false;
+		expect(await handler.failedEvents.retry(eventId)).toEqual({ eventId, result: "processed" });
+		expect(received.map((transaction) => transaction.transactionId)).toEqual(["T-TWICE", "T-TWICE", "T-TWICE"]);
+	});
+
+	it("a store that does not answer within storeTimeoutMs: list, get, retry and discard name the step and the event", async () => {
+		const never = () => new Promise<never>(() => {});
+		const store = storeWith(drivenTime(), { failedEvent: never, listFailedEvents: never, discardFailedEvent: never });
+		const { handler, time } = setUp({ store, storeTimeoutMs: 2000 });
+		const late = (step: string, id: string) =>
+			`The notification store did not answer the ${step} of ${id} within 2000 ms (storeTimeoutMs).`;
+		const list = handler.failedEvents.list();
+		const get = handler.failedEvents.get("transaction:t-1:successful");
+		const retry = handler.failedEvents.retry("transaction:t-2:successful");
+		const discard = handler.failedEvents.discard("transaction:t-3:successful");
+		for (const pending of [list, get, discard]) pending.catch(() => {});
+		await settle();
+		time.clock.advance(2000);
+		await expect(list).rejects.toThrow(late("list", "failed events"));
+		await expect(get).rejects.toThrow(late("failed-event read", "transaction:t-1:successful"));
+		expect(((await retry).error as Error).message).toBe(late("failed-event read", "transaction:t-2:successful"));
+		await expect(discard).rejects.toThrow(late("failed-event discard", "transaction:t-3:successful"));
+	});
+
+	it("an instrumentation that fails to start a replay costs a warning naming its error's class, never the replay", async () => {
+		const warnings: string[] = [];
+		const { handler, broken, deliver } = setUp({ logger: { warn: (message: string) => warnings.push(message) } });
+		await deliver(transactionIpn("T-WATCHED"));
+		broken.now = false;
+		const unsubscribe = replays.subscribe(() => {
+			throw new RangeError("broken instrumentation");
+		});
+		try {
+			const replay = await handler.failedEvents.retry("transaction:t-watched:successful");
+			expect(replay).toEqual({ eventId: "transaction:t-watched:successful", result: "processed" });
+		} finally {
+			unsubscribe();
+		}
+		expect(warnings).toEqual(["An instrumentation failed to start; the replay goes on without it: RangeError"]);
+	});
+
+	it("wrong arguments are refused with the argument, its rule and what it belongs to", async () => {
+		const { handler } = setUp();
+		await expect(handler.failedEvents.list({ limit: 0 })).rejects.toThrow(
+			"Invalid failed-event list options: limit: must be an integer from 1 to 1000",
+		);
+		await expect(handler.failedEvents.list({ after: 5 as never })).rejects.toThrow(
+			"Invalid failed-event list options: after: must be the next of a page before",
+		);
+		for (const call of [handler.failedEvents.get, handler.failedEvents.retry, handler.failedEvents.discard]) {
+			await expect(call(5 as never)).rejects.toThrow("Invalid arguments: eventId: must be a string");
+		}
+	});
+});
+
 describe("stores that keep no failed events", () => {
 	/** A store written before failed events existed: claim, confirm and release only. */
 	function customStore(): NotificationStore {
@@ -272,7 +481,9 @@ describe("stores that keep no failed events", () => {
 		expect((await handler(ipnRequest(body))).status).toBe(200);
 		expect(runs).toBe(2);
 		await expect(handler.failedEvents.list()).rejects.toThrow(
-			/store: keeps no failed events: the notification store has no recordFailure/,
+			"Invalid notification handler options: store: keeps no failed events: the notification store has no " +
+				"recordFailure, failedEvent, listFailedEvents and discardFailedEvent (createMemoryStore, createRedisStore " +
+				"and createPostgresStore have them)",
 		);
 		await expect(handler.failedEvents.retry("x")).rejects.toThrow(ConfigurationError);
 	});
