@@ -12,9 +12,11 @@ import {
 } from "../../src/index.js";
 import {
 	createEventRunner,
+	type RunStep,
 	realTimer,
 	runEvent,
 	type StartTimer,
+	type StepWatcher,
 } from "../../src/notifications/claims/claimed-event.js";
 import { ControllableClock } from "../../src/sandbox/books/clock.js";
 import {
@@ -368,5 +370,326 @@ describe("claim tokens", () => {
 		} finally {
 			random.mockRestore();
 		}
+	});
+});
+
+describe("what a store's failure says: the store, the step and the event", () => {
+	/** A scheduler the test drives: the time limits still pending, each expired by hand. */
+	function scheduler() {
+		const pending = new Set<() => void>();
+		const startTimer: StartTimer = (onExpiry) => {
+			const entry = () => onExpiry();
+			pending.add(entry);
+			return () => pending.delete(entry);
+		};
+		const expireAll = () => {
+			for (const expire of [...pending]) {
+				pending.delete(expire);
+				expire();
+			}
+		};
+		return { pending, startTimer, expireAll };
+	}
+	const runnerOn = (store: NotificationStore, startTimer: StartTimer) =>
+		createEventRunner({ store, leaseMs: 60_000, callbackTimeoutMs: 25_000, storeTimeoutMs: 2_000, startTimer });
+	const throwing = () => {
+		throw new Error("ERP down");
+	};
+	/** A store call that fails with nothing at all, at once or as a rejected promise. */
+	const failsWithNothing = (how: "throws" | "rejects") => () => {
+		if (how === "throws") throw undefined;
+		return Promise.reject(undefined);
+	};
+
+	it.each(["throws", "rejects"] as const)(
+		"a store call that fails with nothing (it %s) is a NotificationStoreError naming the store, the step and the event",
+		async (how) => {
+			const { startTimer } = scheduler();
+			const base = createMemoryStore();
+			const plain = { claim: base.claim, confirm: base.confirm, release: base.release };
+			const claim = await runEvent(
+				runnerOn({ ...plain, claim: failsWithNothing(how) }, startTimer),
+				"e",
+				() => {},
+				() => {},
+			);
+			expect(claim).toStrictEqual({
+				kind: "store_unavailable",
+				eventId: "e",
+				error: new NotificationStoreError("The notification store's claim of e failed."),
+			});
+			const confirm = await runEvent(
+				runnerOn({ ...plain, confirm: failsWithNothing(how) }, startTimer),
+				"c",
+				() => {},
+				() => {},
+			);
+			expect(confirm).toStrictEqual({
+				kind: "processed",
+				eventId: "c",
+				problem: new NotificationStoreError("The notification store's confirm of c failed."),
+			});
+			const release = await runEvent(
+				runnerOn({ ...plain, release: failsWithNothing(how) }, startTimer),
+				"r",
+				throwing,
+				() => {},
+			);
+			expect(release).toStrictEqual({
+				kind: "callback_failed",
+				eventId: "r",
+				error: new Error("ERP down"),
+				problem: new NotificationStoreError("The notification store's release of r failed."),
+			});
+			const keeping: FailedEventStore = { ...base, recordFailure: failsWithNothing(how) };
+			const recorded = await runEvent(
+				runnerOn(keeping, startTimer),
+				"f",
+				throwing,
+				() => {},
+				() => "signed",
+			);
+			expect(recorded).toStrictEqual({
+				kind: "callback_failed",
+				eventId: "f",
+				error: new Error("ERP down"),
+				problem: new NotificationStoreError("The notification store's failure record of f failed."),
+			});
+		},
+	);
+
+	const calls = { claim: failsWithNothing("throws"), confirm: () => {}, release: () => {} };
+	const [Unnamed] = [
+		class {
+			claim = calls.claim;
+			confirm = calls.confirm;
+			release = calls.release;
+		},
+	];
+	class ErpStore {
+		claim = calls.claim;
+		confirm = calls.confirm;
+		release = calls.release;
+	}
+	it.each([
+		["an object literal: the notification store", () => ({ ...calls }), "The notification store"],
+		["no prototype: the notification store", () => Object.assign(Object.create(null), calls), "The notification store"],
+		["a class without a name: the notification store", () => new Unnamed(), "The notification store"],
+		["a named class: the store and its class", () => new ErpStore(), "The store ErpStore"],
+	])("a store's failures name it by its class, when it has a class name: %s", async (_, make, name) => {
+		const outcome = await runEvent(
+			runnerOn(make() as NotificationStore, scheduler().startTimer),
+			"e",
+			() => {},
+			() => {},
+		);
+		expect(outcome).toMatchObject({ error: new NotificationStoreError(`${name}'s claim of e failed.`) });
+	});
+
+	it.each([
+		["a long text, quoted and cut to its first 40 characters", "x".repeat(100), `"${"x".repeat(40)}"`],
+		["an object, by its kind only", { token: "secret" }, "an object"],
+		["a function, by its kind only", () => "secret", /an? function/],
+	])("a claim answered with %s: nothing runs, and the answer is shown", async (_, answer, shown) => {
+		const store: NotificationStore = { claim: () => answer as never, confirm: () => {}, release: () => {} };
+		const outcome = await runEvent(
+			runnerOn(store, scheduler().startTimer),
+			"e",
+			() => {},
+			() => {},
+		);
+		expect(outcome).toMatchObject({ kind: "store_unavailable", eventId: "e" });
+		const message = (outcome as { error: Error }).error.message;
+		const expected = 'one of "claimed", "processed" or "in_progress"; nothing was run.';
+		const [before, after] = message.split(" answered ");
+		expect(before).toBe("The notification store's claim of e");
+		expect(after?.endsWith(`, not ${expected}`)).toBe(true);
+		const shownPart = after?.slice(0, -`, not ${expected}`.length);
+		if (typeof shown === "string") expect(shownPart).toBe(shown);
+		else expect(shownPart).toMatch(new RegExp(`^${shown.source}$`));
+	});
+});
+
+describe("the time limits a run starts", () => {
+	const runnerOn = (store: NotificationStore, startTimer: StartTimer) =>
+		createEventRunner({ store, leaseMs: 60_000, callbackTimeoutMs: 25_000, storeTimeoutMs: 2_000, startTimer });
+
+	/** The memory store answering every call as a promise, so each call runs under a time limit. */
+	function promisedStore(): NotificationStore {
+		const base = createMemoryStore();
+		return {
+			claim: async (id, lease, token) => base.claim(id, lease, token),
+			confirm: async (id, token) => base.confirm(id, token),
+			release: async () => {
+				throw new NotificationStoreError("connection reset");
+			},
+		};
+	}
+
+	it.each([
+		["succeeds", async () => {}, "processed"],
+		["fails", async () => Promise.reject(new Error("ERP down")), "callback_failed"],
+	])("a run whose callback %s leaves no time limit scheduled once it ends", async (_, callback, kind) => {
+		const pending = new Set<() => void>();
+		const startTimer: StartTimer = (onExpiry) => {
+			pending.add(onExpiry);
+			return () => pending.delete(onExpiry);
+		};
+		const outcome = await runEvent(runnerOn(promisedStore(), startTimer), "e", callback, () => {});
+		expect(outcome.kind).toBe(kind);
+		expect(pending.size).toBe(0);
+	});
+
+	it("a real time limit does not keep the process alive, and cancelling it stops it", () => {
+		vi.useFakeTimers();
+		try {
+			const scheduled = vi.spyOn(globalThis, "setTimeout");
+			const onExpiry = vi.fn();
+			const cancel = realTimer(onExpiry, 2_000);
+			const timer = scheduled.mock.results[0]?.value as { hasRef(): boolean };
+			expect(timer.hasRef()).toBe(false);
+			cancel();
+			expect(vi.getTimerCount()).toBe(0);
+			vi.advanceTimersByTime(2_000);
+			expect(onExpiry).not.toHaveBeenCalled();
+		} finally {
+			vi.useRealTimers();
+		}
+	});
+
+	it("a confirm, release or failure record answered after its time limit is ignored, never thrown", async () => {
+		const base = createMemoryStore();
+		const answers: (() => void)[] = [];
+		const held =
+			<A extends unknown[]>(call: (...args: A) => unknown) =>
+			(...args: A) =>
+				new Promise<never>((resolve) => answers.push(() => resolve(call(...args) as never)));
+		const store: FailedEventStore = {
+			...base,
+			confirm: held(base.confirm),
+			release: held(base.release),
+			recordFailure: held(base.recordFailure),
+		};
+		const expiries: (() => void)[] = [];
+		const startTimer: StartTimer = (onExpiry) => {
+			expiries.push(onExpiry);
+			return () => {};
+		};
+		const runner = runnerOn(store, startTimer);
+		const expireAll = () => {
+			for (const expire of expiries.splice(0)) expire();
+		};
+		const unhandled = vi.fn();
+		process.on("unhandledRejection", unhandled);
+		try {
+			const processed = runEvent(
+				runner,
+				"p",
+				() => {},
+				() => {},
+			);
+			await settle();
+			expireAll();
+			expect(await processed).toMatchObject({ kind: "processed", problem: expect.any(NotificationStoreError) });
+			const failed = runEvent(
+				runner,
+				"f",
+				() => {
+					throw new Error("ERP down");
+				},
+				() => {},
+				() => "signed",
+			);
+			await settle();
+			expireAll(); // the failure record
+			await settle();
+			expireAll(); // the release on its own
+			expect(await failed).toMatchObject({ kind: "callback_failed", problem: expect.any(NotificationStoreError) });
+			for (const answer of answers.splice(0)) answer();
+			await settle();
+			expect(unhandled).not.toHaveBeenCalled();
+		} finally {
+			process.off("unhandledRejection", unhandled);
+		}
+	});
+});
+
+describe("the steps a run tells its instrumentation (what telemetry times and marks failed)", () => {
+	const runnerOn = (store: NotificationStore) =>
+		createEventRunner({
+			store,
+			leaseMs: 60_000,
+			callbackTimeoutMs: 25_000,
+			storeTimeoutMs: 2_000,
+			startTimer: () => () => {},
+		});
+	/** A watcher that keeps each step with how it ended. */
+	function stepsSeen() {
+		const steps: [RunStep, { error?: unknown; answer?: unknown }][] = [];
+		const watch: StepWatcher = (step) => (ended) => steps.push([step, ended]);
+		return { steps, watch };
+	}
+	const connectionReset = new NotificationStoreError("connection reset");
+	const erpDown = new Error("ERP down");
+
+	it("a run that succeeds ends each step with no error", async () => {
+		const { steps, watch } = stepsSeen();
+		const base = createMemoryStore();
+		await runEvent(
+			runnerOn(base),
+			"e",
+			async () => {},
+			() => {},
+			undefined,
+			watch,
+		);
+		expect(steps).toStrictEqual([
+			["claim", { answer: "claimed" }],
+			["callback", {}],
+			["confirm", {}],
+		]);
+	});
+
+	it("a callback that rejects ends its step with its error; a release that succeeds ends with none", async () => {
+		const { steps, watch } = stepsSeen();
+		const base = createMemoryStore();
+		await runEvent(
+			runnerOn(base),
+			"e",
+			async () => Promise.reject(erpDown),
+			() => {},
+			undefined,
+			watch,
+		);
+		expect(steps).toStrictEqual([
+			["claim", { answer: "claimed" }],
+			["callback", { error: erpDown }],
+			["release", {}],
+		]);
+	});
+
+	it("a confirm or a release that fails ends its step with the store's error", async () => {
+		const base = createMemoryStore();
+		const store: NotificationStore = {
+			claim: base.claim,
+			confirm: () => Promise.reject(connectionReset),
+			release: () => Promise.reject(connectionReset),
+		};
+		const confirmed = stepsSeen();
+		await runEvent(
+			runnerOn(store),
+			"c",
+			() => {},
+			() => {},
+			undefined,
+			confirmed.watch,
+		);
+		expect(confirmed.steps.at(-1)).toStrictEqual(["confirm", { error: connectionReset }]);
+		const released = stepsSeen();
+		const throwing = () => {
+			throw erpDown;
+		};
+		await runEvent(runnerOn(store), "r", throwing, () => {}, undefined, released.watch);
+		expect(released.steps.at(-1)).toStrictEqual(["release", { error: connectionReset }]);
 	});
 });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { ConfigurationError, createMemoryStore } from "../../src/index.js";
+import {
+	ConfigurationError,
+	createMemoryStore,
+	createNotificationHandler,
+	createReconciler,
+	GatewayClient,
+	type NotificationStore,
+} from "../../src/index.js";
+import { gatewayPublicKey, merchantPrivateKey } from "./fixtures.js";
 
 function clock(start = 1_000_000) {
 	let now = start;
@@ -245,6 +253,20 @@ describe("createMemoryStore, rule by rule", () => {
 		await expect(async () => store.listFailedEvents({ limit: 1, after })).rejects.toThrow(ConfigurationError);
 	});
 
+	it("a cursor the store did not make is refused naming after, its rule and the list options", async () => {
+		const store = createMemoryStore();
+		const refusal = await Promise.resolve()
+			.then(() => store.listFailedEvents({ limit: 1, after: "abc" }))
+			.catch((error: unknown) => error);
+		expect(refusal).toBeInstanceOf(ConfigurationError);
+		expect((refusal as ConfigurationError).message).toBe(
+			"Invalid failed-event list options: after: must be the next of a page this store returned",
+		);
+		expect((refusal as ConfigurationError).issues).toEqual([
+			{ field: "after", message: "must be the next of a page this store returned" },
+		]);
+	});
+
 	it("discarding a record answers whether there was one", async () => {
 		const store = createMemoryStore();
 		store.recordFailure("e1", undefined, failure("m"));
@@ -252,4 +274,30 @@ describe("createMemoryStore, rule by rule", () => {
 		expect(store.discardFailedEvent("e1")).toBe(false);
 		expect(await store.failedEvent("e1")).toBeUndefined();
 	});
+});
+
+describe("the store option", () => {
+	const inner = createMemoryStore();
+	const complete: NotificationStore = {
+		claim: (id, lease, token) => inner.claim(id, lease, token),
+		confirm: (id, token) => inner.confirm(id, token),
+		release: (id, token) => inner.release(id, token),
+	};
+	const rule = "store: must have claim, confirm and release methods";
+
+	it.each(["claim", "confirm", "release"] as const)(
+		"a store without %s is refused by the handler and the reconciler, naming the store and its rule",
+		(method) => {
+			const store = { ...complete, [method]: undefined } as unknown as NotificationStore;
+			const handler = { gatewayPublicKey, onTransaction: () => {}, onRefund: () => {} };
+			expect(() => createNotificationHandler({ ...handler, store })).toThrow(rule);
+			const gateway = new GatewayClient({
+				baseUrl: "https://gateway.test",
+				merchantId: "M-1001",
+				privateKey: merchantPrivateKey,
+				gatewayPublicKey,
+			});
+			expect(() => createReconciler({ ...handler, gateway, store })).toThrow(rule);
+		},
+	);
 });
