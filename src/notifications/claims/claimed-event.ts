@@ -123,7 +123,8 @@ function storeName(store: NotificationStore): string {
 /** A store's answer as a message shows it: a string quoted and cut short, an object by its kind. */
 function describeAnswer(answer: unknown): string {
 	if (typeof answer === "string") return JSON.stringify(answer.slice(0, 40));
-	if ((typeof answer === "object" && answer !== null) || typeof answer === "function") return `an ${typeof answer}`;
+	if (typeof answer === "object" && answer !== null) return "an object";
+	if (typeof answer === "function") return "a function";
 	return String(answer);
 }
 
