@@ -407,34 +407,22 @@ describe("what a store's failure says: the store, the step and the event", () =>
 			const { startTimer } = scheduler();
 			const base = createMemoryStore();
 			const plain = { claim: base.claim, confirm: base.confirm, release: base.release };
-			const claim = await runEvent(
-				runnerOn({ ...plain, claim: failsWithNothing(how) }, startTimer),
-				"e",
-				() => {},
-				() => {},
-			);
+			/** Runs `eventId` on the memory store with `step` failing with nothing, and `callback` as the callback. */
+			const failing = (step: keyof typeof plain, eventId: string, callback: () => void = () => {}) =>
+				runEvent(runnerOn({ ...plain, [step]: failsWithNothing(how) }, startTimer), eventId, callback, () => {});
+			const claim = await failing("claim", "e");
 			expect(claim).toStrictEqual({
 				kind: "store_unavailable",
 				eventId: "e",
 				error: new NotificationStoreError("The notification store's claim of e failed."),
 			});
-			const confirm = await runEvent(
-				runnerOn({ ...plain, confirm: failsWithNothing(how) }, startTimer),
-				"c",
-				() => {},
-				() => {},
-			);
+			const confirm = await failing("confirm", "c");
 			expect(confirm).toStrictEqual({
 				kind: "processed",
 				eventId: "c",
 				problem: new NotificationStoreError("The notification store's confirm of c failed."),
 			});
-			const release = await runEvent(
-				runnerOn({ ...plain, release: failsWithNothing(how) }, startTimer),
-				"r",
-				throwing,
-				() => {},
-			);
+			const release = await failing("release", "r", throwing);
 			expect(release).toStrictEqual({
 				kind: "callback_failed",
 				eventId: "r",
