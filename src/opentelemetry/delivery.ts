@@ -34,6 +34,8 @@ class RecordedDelivery implements DeliveryWatch {
 	#verified: Attributes | undefined;
 	#fields: Record<string, unknown> | undefined;
 	#steps: RunSteps | undefined;
+	/** When the body began being read and verified, until that step's event is added (recording spans only). */
+	#verifyingSince: number | undefined;
 
 	/** @throws what the tracer throws: the handler then records nothing for this delivery. */
 	constructor(active: ActiveTelemetry<EventInstruments>, method: string | undefined) {
@@ -49,24 +51,22 @@ class RecordedDelivery implements DeliveryWatch {
 		return this.#steps?.watch;
 	}
 
-	async verifying<T>(verify: () => Promise<T>): Promise<T> {
-		const startedAt = performance.now();
-		let error: unknown;
-		try {
-			return await verify();
-		} catch (thrown) {
-			error = thrown;
-			throw thrown;
-		} finally {
-			if (this.#recording) {
-				const event: Attributes = { [ATTRIBUTES.duration]: Math.round((performance.now() - startedAt) * 1000) / 1000 };
-				if (error !== undefined) event[ATTRIBUTES.errorType] = errorType(error);
-				this.#span.addEvent("merchant_gateway.verify", event);
-			}
-		}
+	verifying(): void {
+		if (this.#recording) this.#verifyingSince = performance.now();
+	}
+
+	/** The verify step's event, once: when the body is verified, or refused after it began being read. */
+	#verifyEnded(error: unknown): void {
+		const since = this.#verifyingSince;
+		if (since === undefined) return;
+		this.#verifyingSince = undefined;
+		const event: Attributes = { [ATTRIBUTES.duration]: Math.round((performance.now() - since) * 1000) / 1000 };
+		if (error !== undefined) event[ATTRIBUTES.errorType] = errorType(error);
+		this.#span.addEvent("merchant_gateway.verify", event);
 	}
 
 	verified(opened: OpenedNotification): void {
+		this.#verifyEnded(undefined);
 		const { event, fields } = opened;
 		this.#fields = fields;
 		this.#event[ATTRIBUTES.eventKind] = event.type;
@@ -97,6 +97,7 @@ class RecordedDelivery implements DeliveryWatch {
 
 	#end(outcome: EventOutcome, response: NotificationResponse, joined: boolean, refusal: RefusalReason | undefined) {
 		const error = "error" in outcome ? outcome.error : undefined;
+		this.#verifyEnded(error);
 		const described = error === undefined ? undefined : describeError(error, this.#fields);
 		const point: Attributes = { ...this.#event, [ATTRIBUTES.outcome]: outcome.kind };
 		if (refusal !== undefined) point[ATTRIBUTES.refusal] = refusal;

@@ -111,19 +111,27 @@ describe("one ipn.handle span per delivery", () => {
 		expect(stepNamed(again, "claim")["merchant_gateway.claim.result"]).toBe("processed");
 	});
 
-	const refusals: Array<[string, number, string, () => Request]> = [
+	// The last column: the verify step's error type, or null when the delivery was refused before its body was read.
+	const refusals: Array<[string, number, string, () => Request, string | null]> = [
 		[
 			"a forged signature",
 			401,
 			"signature",
 			() => ipnRequest(signedBody(transactionFields(), "2.0", merchantPrivateKey)),
+			"SignatureVerificationError",
 		],
-		["a body that is no JSON", 400, "schema", () => ipnRequest("not json")],
-		["a GET", 405, "method", () => new Request("http://127.0.0.1/ipn")],
-		["a form post", 415, "content_type", () => ipnRequest("a=1", { headers: { "content-type": "text/plain" } })],
-		["a body over maxBodyBytes", 413, "size", () => ipnRequest(`{"padding":"${"x".repeat(70_000)}"}`)],
+		["a body that is no JSON", 400, "schema", () => ipnRequest("not json"), "InvalidNotificationError"],
+		["a GET", 405, "method", () => new Request("http://127.0.0.1/ipn"), null],
+		["a form post", 415, "content_type", () => ipnRequest("a=1", { headers: { "content-type": "text/plain" } }), null],
+		[
+			"a body over maxBodyBytes",
+			413,
+			"size",
+			() => ipnRequest(`{"padding":"${"x".repeat(70_000)}"}`),
+			"InvalidNotificationError",
+		],
 	];
-	test.each(refusals)("%s is refused (HTTP %i), and why: %s", async (_, status, refusal, request) => {
+	test.each(refusals)("%s is refused (HTTP %i), and why: %s", async (_, status, refusal, request, verifyError) => {
 		const ipn = await handler();
 		const response = await ipn(request());
 		expect(response.status).toBe(status);
@@ -138,6 +146,15 @@ describe("one ipn.handle span per delivery", () => {
 		// The gateway's request was refused: not a failure of this server.
 		expect(span.status.code).toBe(SpanStatusCode.UNSET);
 		expect(span.attributes["merchant_gateway.event_id"]).toBeUndefined();
+		// A body read and refused has its verify step, with why; one refused by its head has no step at all.
+		if (verifyError === null) expect(stepsOf(span)).toEqual([]);
+		else {
+			expect(stepsOf(span)).toEqual(["merchant_gateway.verify"]);
+			expect(stepNamed(span, "verify")).toEqual({
+				"merchant_gateway.duration_ms": expect.any(Number),
+				"error.type": verifyError,
+			});
+		}
 	});
 
 	test("a callback that throws: ERROR on the delivery, the callback step's error type, the claim released", async () => {

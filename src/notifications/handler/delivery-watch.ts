@@ -47,8 +47,8 @@ export interface DeliveryStart {
 
 /** One delivery's lifecycle, told by the handler in this order. */
 export interface DeliveryWatch {
-	/** Reads and verifies the body. */
-	verifying<T>(verify: () => Promise<T>): Promise<T>;
+	/** The body starts being read and verified; `verified`, or `finished` with a refusal, ends that step. */
+	verifying(): void;
 	/** The verified IPN: its event and its signed fields (personal data the watch must keep out). */
 	verified(opened: OpenedNotification): void;
 	/** Told of the run's steps (claim, callback, confirm or release), once verified; none when unwatched. */
@@ -73,7 +73,7 @@ const nothing = () => undefined;
 
 /** The watch of a delivery nobody watches. */
 export const UNWATCHED_DELIVERY: DeliveryWatch = {
-	verifying: (verify) => verify(),
+	verifying: nothing,
 	verified: nothing,
 	steps: undefined,
 	inCallback: (run) => run(),
@@ -100,7 +100,7 @@ export function bothSteps(first: StepWatcher | undefined, second: StepWatcher | 
 /** Two watches of one delivery, told the same in the same order (the handler's own first). */
 function bothWatch(first: DeliveryWatch, second: DeliveryWatch): DeliveryWatch {
 	return {
-		verifying: (verify) => first.verifying(() => second.verifying(verify)),
+		verifying: tellBoth(first, second, "verifying"),
 		verified: tellBoth(first, second, "verified"),
 		// Read when the run starts: each watch has its steps once the delivery is verified.
 		get steps() {

@@ -214,9 +214,8 @@ async function handleDelivery(context: HandlerContext, delivery: NotificationDel
 	let body: unknown;
 	try {
 		checkHead(context, delivery);
-		({ opened, body } = await watch.verifying(async () =>
-			verifyBody(context, await delivery.readBody(context.maxBodyBytes, context.bodyTimeout)),
-		));
+		watch.verifying();
+		({ opened, body } = verifyBody(context, await delivery.readBody(context.maxBodyBytes, context.bodyTimeout)));
 	} catch (error) {
 		const outcome: EventOutcome = { kind: "refused", eventId: undefined, error };
 		const response = respond(context, outcome);
