@@ -12,7 +12,8 @@
 //
 // A third server shows the floor any instrumentation of this route pays: the handler with telemetry off,
 // wrapped in a listener that makes, per request, exactly the records the handler makes (one span with its
-// attributes, the four step events, the three metric points) with the same SDK, and nothing else.
+// attributes, the four step events, the three metric points, the span made active once) with the same SDK, and
+// nothing else.
 //
 // A fourth shows what sampling buys: the handler recording into the same SDK with a sampler that keeps one
 // trace in ten (every metric point is still recorded).
@@ -74,7 +75,7 @@ async function sdk(drain, sampledShare) {
  * Wraps a listener in the records the handler makes of a delivery, made directly with the SDK: the floor.
  * The attributes are those of a processed transaction IPN (names and values as the handler sets them).
  */
-function withBareRecords(listener, { tracerProvider, meterProvider }) {
+function withBareRecords(listener, { tracerProvider, meterProvider }, { context, trace }) {
 	const tracer = tracerProvider.getTracer("bench-floor");
 	const meter = meterProvider.getMeter("bench-floor");
 	const deliveries = meter.createCounter("merchant_gateway.ipn.deliveries", { unit: "{delivery}" });
@@ -111,7 +112,8 @@ function withBareRecords(listener, { tracerProvider, meterProvider }) {
 			callback.record(ms / 1000, kind);
 			deliveries.add(1, { "merchant_gateway.event.kind": "transaction", "merchant_gateway.outcome": "processed" });
 		});
-		listener(req, res);
+		// The span made active around the handler's work, as the handler makes it around the merchant's callback.
+		context.with(trace.setSpan(context.active(), span), () => listener(req, res));
 	};
 }
 
@@ -155,7 +157,10 @@ async function serve(role) {
 		},
 		onRefund: async () => {},
 	});
-	const listener = role === "floor" ? withBareRecords(toNodeListener(handler), providers) : toNodeListener(handler);
+	const listener =
+		role === "floor"
+			? withBareRecords(toNodeListener(handler), providers, await import("@opentelemetry/api"))
+			: toNodeListener(handler);
 	let served = 0;
 	const server = createServer((req, res) => {
 		served++;
