@@ -29,10 +29,10 @@ export class InputTooLarge extends Error {
  * (leaving the loop destroys a stream) and throws InputTooLarge.
  */
 export async function readCapped(source: AsyncIterable<Uint8Array | string>, maxBytes: number): Promise<string> {
-	const chunks: Buffer[] = [];
+	const chunks: Uint8Array[] = [];
 	let total = 0;
 	for await (const chunk of source) {
-		const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : Buffer.from(chunk);
+		const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
 		total += bytes.length;
 		if (total > maxBytes) throw new InputTooLarge(maxBytes);
 		chunks.push(bytes);
@@ -51,7 +51,7 @@ function tooLarge(what: string, where: string): CliError {
 /** A file read up to MAX_INPUT_BYTES. `what` names its content in errors, such as "the --key" or "the IPN body". */
 export async function readFileCapped(path: string, what: string): Promise<string> {
 	try {
-		return await readCapped(createReadStream(path, { highWaterMark: 64 * 1024 }), MAX_INPUT_BYTES);
+		return await readCapped(createReadStream(path), MAX_INPUT_BYTES);
 	} catch (error) {
 		if (error instanceof InputTooLarge) throw tooLarge(what, `file ${path}`);
 		throw new CliError(`cannot read ${what} file ${path}: ${fileProblem(error)}`);

@@ -3,6 +3,9 @@ import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
+import { doctor } from "../../src/cli/commands/doctor.js";
+import { sign } from "../../src/cli/commands/sign.js";
+import { decodeCallbackCommand, verifyIpn } from "../../src/cli/commands/verify.js";
 import { InputTooLarge, MAX_INPUT_BYTES, readCapped, readFileCapped, readInput } from "../../src/cli/input.js";
 import { CliError, type CliIo } from "../../src/cli/io.js";
 import { sealMessage } from "../../src/signing/index.js";
@@ -245,6 +248,17 @@ const stdinIo = (readStdin: (maxBytes: number) => Promise<string>): CliIo => ({
 });
 
 describe("the input cap, in process", () => {
+	test.each([
+		["verify-ipn", verifyIpn],
+		["decode-callback", decodeCallbackCommand],
+		["doctor", doctor],
+		["sign", sign],
+	])("%s's help states the limit", (_, command) => {
+		expect(command.help.replace(/\s+/g, " ")).toContain(
+			"Every input (a file, standard input, a key file) is read up to 1 MiB, the client's own response limit",
+		);
+	});
+
 	test("the cap is 1 MiB", () => {
 		expect(MAX_INPUT_BYTES).toBe(1_048_576);
 	});
