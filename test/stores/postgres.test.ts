@@ -345,6 +345,27 @@ describe.skipIf(!available.ok)(`synchronousCommit on a durable PostgreSQL${skipR
 		}
 	});
 
+	it("false: a confirm after a lost lease, a failure record and a discard do not wait for the disk either", async () => {
+		const durable = createPostgresStore({ pool, table: "durability_records" });
+		const fast = createPostgresStore({ pool, table: "durability_records", synchronousCommit: false });
+		await durable.migrate();
+		const events = 40;
+		const syncsFor = async (store: ReturnType<typeof createPostgresStore>, tag: string) => {
+			const before = await walSyncs();
+			for (let i = 0; i < events; i++) {
+				const id = `${tag}-${i}`;
+				expect(await store.confirm(`${id}-lost`, "t")).toBe("lease_lost");
+				expect(await store.recordFailure(id, undefined, { message: "m", error: "e", release: true })).toBe(1);
+				expect(await store.discardFailedEvent(id)).toBe(true);
+			}
+			return (await walSyncs()) - before;
+		};
+		// Each of the three is a commit that flushes in the default store...
+		expect(await syncsFor(durable, "durable")).toBeGreaterThanOrEqual(3 * events);
+		// ...and none waits for the disk with asynchronous commits (the WAL writer waits 10 s between rounds).
+		expect(await syncsFor(fast, "fast")).toBeLessThan(events / 4);
+	});
+
 	it("refuses a synchronousCommit that is not a boolean", () => {
 		const options = { pool, synchronousCommit: "off" as never };
 		expect(() => createPostgresStore(options)).toThrow(/synchronousCommit: must be a boolean/);
