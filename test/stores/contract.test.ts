@@ -293,7 +293,8 @@ function contract(name: string, setup: () => Harness) {
 			const { next } = await a.listFailedEvents({ limit: 1 });
 			expect(next).toBeDefined();
 			for (const after of [`x${next}`, `${next}x`, ` ${next}`, `${next}\n`]) {
-				await expect(async () => await a.listFailedEvents({ limit: 1, after }), JSON.stringify(after)).rejects.toThrow(
+				const listing = async () => await a.listFailedEvents({ limit: 1, after });
+				await expect(listing, JSON.stringify(after)).rejects.toThrow(
 					"Invalid failed-event list options: after: must be the next of a page this store returned",
 				);
 			}

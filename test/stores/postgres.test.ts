@@ -159,7 +159,7 @@ describe.skipIf(!available.ok)(`createPostgresStore on a real PostgreSQL${skipRe
 		expect(new Set(names).size).toBe(2);
 	});
 
-	it("a table with the longest name allowed (63 characters) gets its own expires_at and failed-events indexes", async () => {
+	it("a table named with the most characters allowed (63) gets its own two indexes", async () => {
 		const prefix = "merchant_gateway_events_of_the_shop_with_the_longest_name_of_";
 		const tables = [`${prefix}eu`, `${prefix}us`];
 		for (const table of tables) {
@@ -345,7 +345,7 @@ describe.skipIf(!available.ok)(`synchronousCommit on a durable PostgreSQL${skipR
 		}
 	});
 
-	it("false: a confirm after a lost lease, a failure record and a discard do not wait for the disk either", async () => {
+	it("false: a confirm after a lost lease, a failure record and a discard do not wait for the disk", async () => {
 		const durable = createPostgresStore({ pool, table: "durability_records" });
 		const fast = createPostgresStore({ pool, table: "durability_records", synchronousCommit: false });
 		await durable.migrate();
