@@ -441,6 +441,35 @@ describe("what failedEvents answers", () => {
 		expect(warnings).toEqual(["An instrumentation failed to start; the replay goes on without it: RangeError"]);
 	});
 
+	it("a subscriber of the replay lifecycle sees the event id at start, before the record is read", async () => {
+		const { handler, broken, deliver } = setUp();
+		await deliver(transactionIpn("T-SEEN"));
+		broken.now = false;
+		const told: unknown[] = [];
+		const unsubscribe = replays.subscribe((start) => {
+			told.push(["start", { ...start }]);
+			return {
+				read: (event) => void told.push(["read", event.type]),
+				steps: undefined,
+				inCallback: (run) => run(),
+				finished: (retry) => void told.push(["finished", retry.result]),
+			};
+		});
+		try {
+			await handler.failedEvents.retry("transaction:t-seen:successful");
+			await handler.failedEvents.retry("transaction:t-never-failed:successful");
+		} finally {
+			unsubscribe();
+		}
+		expect(told).toEqual([
+			["start", { eventId: "transaction:t-seen:successful" }],
+			["read", "transaction"],
+			["finished", "processed"],
+			["start", { eventId: "transaction:t-never-failed:successful" }],
+			["finished", "not_found"],
+		]);
+	});
+
 	it("wrong arguments are refused with the argument, its rule and what it belongs to", async () => {
 		const { handler } = setUp();
 		await expect(handler.failedEvents.list({ limit: 0 })).rejects.toThrow(

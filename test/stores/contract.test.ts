@@ -286,6 +286,22 @@ function contract(name: string, setup: () => Harness) {
 			);
 		});
 
+		it("a page's cursor with a character added before or after it is refused, naming after", async () => {
+			const [a] = await harness.failing();
+			for (const id of ["c1", "c2", "c3"])
+				await a.recordFailure(id, undefined, { message: id, error: "x", release: true });
+			const { next } = await a.listFailedEvents({ limit: 1 });
+			expect(next).toBeDefined();
+			for (const after of [`x${next}`, `${next}x`, ` ${next}`, `${next}\n`]) {
+				const listing = async () => await a.listFailedEvents({ limit: 1, after });
+				await expect(listing, JSON.stringify(after)).rejects.toThrow(
+					"Invalid failed-event list options: after: must be the next of a page this store returned",
+				);
+			}
+			const rest = await a.listFailedEvents({ limit: 5, after: next });
+			expect(rest.records.map((record) => record.eventId)).toEqual(["c2", "c3"]);
+		});
+
 		it("discard deletes the record without running the event; a held claim stays held", async () => {
 			const [a, b] = await harness.failing();
 			await a.recordFailure("idle", undefined, { message: "m", error: "e", release: true });

@@ -27,6 +27,37 @@ it("postgresStoreSchema and createPostgresStore refuse table names that are not 
 	expect(() => createPostgresStore({ pool: {} as never, ttlMs: -1 })).toThrow(rules);
 });
 
+it("postgresStoreSchema names the table option and its rule when it refuses a table name", () => {
+	expect(() => postgresStoreSchema("events-x")).toThrow(
+		"Invalid table name: table: must be a name of letters, digits and _ (not a digit first, at most 63), maybe " +
+			"schema-qualified",
+	);
+});
+
+it("a schema-qualified table name is refused when either part is not a plain identifier", () => {
+	const pool = { query: async () => ({ rows: [], rowCount: 0 }) };
+	for (const table of ["billing.events-x", "9billing.events", "billing.", ".events"]) {
+		expect(() => createPostgresStore({ pool, table }), table).toThrow(/table: must be a name of letters/);
+		expect(() => postgresStoreSchema(table), table).toThrow(ConfigurationError);
+	}
+});
+
+it("a table name that is not a string is refused as a table name, not failed on", () => {
+	const pool = { query: async () => ({ rows: [], rowCount: 0 }) };
+	for (const table of [5, ["events"], { toString: () => "events" }] as never[]) {
+		expect(() => createPostgresStore({ pool, table })).toThrow(/^Invalid PostgreSQL store options: table: must be/);
+		expect(() => postgresStoreSchema(table)).toThrow(/^Invalid table name: table: must be/);
+	}
+});
+
+it("options without a pool are refused naming pool and its rule", () => {
+	for (const options of [{}, { pool: undefined }, { pool: null }] as never[]) {
+		expect(() => createPostgresStore(options)).toThrow(
+			"Invalid PostgreSQL store options: pool: must be a pg Pool (an object with a query method)",
+		);
+	}
+});
+
 it("an unreachable database: every call fails with NotificationStoreError", async () => {
 	const connectionString = `postgresql://postgres@127.0.0.1:${await freePort()}/postgres`;
 	const pool = new pg.Pool({ connectionString, connectionTimeoutMillis: 2000 });
@@ -126,6 +157,25 @@ describe.skipIf(!available.ok)(`createPostgresStore on a real PostgreSQL${skipRe
 			names.push(rows[0].indexname);
 		}
 		expect(new Set(names).size).toBe(2);
+	});
+
+	it("a table named with the most characters allowed (63) gets its own two indexes", async () => {
+		const prefix = "merchant_gateway_events_of_the_shop_with_the_longest_name_of_";
+		const tables = [`${prefix}eu`, `${prefix}us`];
+		for (const table of tables) {
+			expect(table).toHaveLength(63);
+			await createPostgresStore({ pool, table }).migrate();
+		}
+		const onColumn = "SELECT indexname FROM pg_indexes WHERE tablename = $1 AND indexdef LIKE $2";
+		const names: string[] = [];
+		for (const table of tables) {
+			for (const columns of ["%(expires_at)", "%(first_failed_at, event_key) WHERE %"]) {
+				const { rows } = await pool.query(onColumn, [table, columns]);
+				expect(rows, `${table} ${columns}`).toHaveLength(1);
+				names.push(rows[0].indexname);
+			}
+		}
+		expect(new Set(names).size).toBe(4);
 	});
 
 	it("migrate() converts a table of the first layout (keyed by event_id text), keeping its rows", async () => {
@@ -293,6 +343,27 @@ describe.skipIf(!available.ok)(`synchronousCommit on a durable PostgreSQL${skipR
 			expect(await store.confirm(`lost-${store === fast}`, "t")).toBe("lease_lost");
 			expect(await store.claim(`lost-${store === fast}`, 60_000, "u")).toBe("processed");
 		}
+	});
+
+	it("false: a confirm after a lost lease, a failure record and a discard do not wait for the disk", async () => {
+		const durable = createPostgresStore({ pool, table: "durability_records" });
+		const fast = createPostgresStore({ pool, table: "durability_records", synchronousCommit: false });
+		await durable.migrate();
+		const events = 40;
+		const syncsFor = async (store: ReturnType<typeof createPostgresStore>, tag: string) => {
+			const before = await walSyncs();
+			for (let i = 0; i < events; i++) {
+				const id = `${tag}-${i}`;
+				expect(await store.confirm(`${id}-lost`, "t")).toBe("lease_lost");
+				expect(await store.recordFailure(id, undefined, { message: "m", error: "e", release: true })).toBe(1);
+				expect(await store.discardFailedEvent(id)).toBe(true);
+			}
+			return (await walSyncs()) - before;
+		};
+		// Each of the three is a commit that flushes in the default store...
+		expect(await syncsFor(durable, "durable")).toBeGreaterThanOrEqual(3 * events);
+		// ...and none waits for the disk with asynchronous commits (the WAL writer waits 10 s between rounds).
+		expect(await syncsFor(fast, "fast")).toBeLessThan(events / 4);
 	});
 
 	it("refuses a synchronousCommit that is not a boolean", () => {
