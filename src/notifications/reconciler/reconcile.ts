@@ -111,13 +111,7 @@ function reconcilerContext(options: ReconcilerOptions) {
 	const config = parseOptions(reconcilerOptionsSchema, options, "reconciler options");
 	const { logger } = config;
 	return {
-		gateway: config.gateway,
-		onTransaction: config.onTransaction,
-		onRefund: config.onRefund,
-		onError: config.onError,
-		concurrency: config.concurrency,
-		rateLimitRetries: config.rateLimitRetries,
-		rateLimitDelayMs: config.rateLimitDelayMs,
+		...config,
 		pendingStatuses: new Set<string>(config.pendingStatuses ?? DEFAULT_PENDING_STATUSES) as ReadonlySet<string>,
 		runner: createEventRunner({
 			store: config.store,
