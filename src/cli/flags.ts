@@ -27,3 +27,16 @@ export function signVersionFlag(value: string | undefined): "2.0" | "2.1" {
 	if (version !== "2.0" && version !== "2.1") throw usageError("--sign-version must be 2.0 or 2.1");
 	return version;
 }
+
+/**
+ * An http(s) origin given as `flag` (`example` shows one, `what` says whose it is). Only an origin: paths are
+ * resolved against it, so a path would be lost.
+ */
+export function originFlag(flag: string, value: string, example: string, what = "an origin only"): string {
+	const url = URL.parse(value);
+	if (!url) throw usageError(`${flag} must be an absolute URL such as ${example}`);
+	if (url.protocol !== "https:" && url.protocol !== "http:") throw usageError(`${flag} must be an http(s) URL`);
+	if (url.pathname !== "/" || url.search || url.hash || url.username || url.password)
+		throw usageError(`${flag} must be ${what}, without a path, query, fragment or credentials`);
+	return url.origin;
+}

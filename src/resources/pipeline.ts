@@ -2,6 +2,7 @@ import { ENDPOINTS, type EndpointName, type ParamsOf, type ResponseDataOf } from
 import { InvalidResponseError } from "../errors/invalid-response-error.js";
 import { RequestValidationError } from "../errors/request-validation-error.js";
 import { toFieldIssues } from "../internal/field-issues.js";
+import { parseJsonObject } from "../internal/plain-object.js";
 import { KnownSecrets } from "../internal/redact.js";
 import { findDrift } from "../schemas/drift.js";
 import { firstReports } from "../schemas/drift-reports.js";
@@ -16,7 +17,6 @@ import {
 	errorForResponse,
 	errorInSignedFields,
 	excerpt,
-	parseBody,
 	type ReadResponse,
 } from "./response-errors.js";
 import { validate } from "./validate.js";
@@ -89,7 +89,7 @@ export async function callEndpoint<N extends EndpointName, T>(
 		}
 		if (received.text === undefined) throw tooLargeError(call, received.status, ctx.transport.maxResponseBytes);
 		const response: ReadResponse = { ...received, text: received.text, secrets };
-		const body = parseBody(response.text);
+		const body = parseJsonObject(response.text);
 		const failure = errorForResponse(response, body, call);
 		if (failure) throw failure;
 		try {

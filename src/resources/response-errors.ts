@@ -13,19 +13,14 @@ import { type KnownSecrets, quotesGateway, redactText } from "../internal/redact
 import { parseRetryAfter } from "../transport/retry.js";
 import { isSignatureRefusal } from "../transport/signature-refusal.js";
 
-/** The ids an unknown outcome tells the merchant to reconcile by. */
-export interface ReconcileIds {
-	orderRef?: string | undefined;
-	transactionId?: string | undefined;
-}
-
 /** The call a response belongs to: the endpoint table's facts about it, and what it was about. */
 export interface CallContext {
 	endpoint: EndpointName;
 	path: string;
 	kind: EndpointKind;
 	what: string;
-	ids: ReconcileIds;
+	/** The ids an unknown outcome tells the merchant to reconcile by. */
+	ids: ConstructorParameters<typeof OutcomeUnknownError>[1];
 }
 
 /** A response whose body was read, with the request's secrets to redact from anything shown of it. */
@@ -41,17 +36,6 @@ export interface ReadResponse {
 export function excerpt(response: ReadResponse): string {
 	const safe = redactText(response.text.slice(0, 4000), response.secrets);
 	return safe.length > 200 ? `${safe.slice(0, 200)}…` : safe;
-}
-
-/** The body as a JSON object, or undefined when it is not one. */
-export function parseBody(text: string): Record<string, unknown> | undefined {
-	if (text === "") return undefined;
-	try {
-		const value: unknown = JSON.parse(text);
-		return isPlainObject(value) ? value : undefined;
-	} catch {
-		return undefined;
-	}
 }
 
 function gatewayMessage(body: Record<string, unknown> | undefined, fallback: string, secrets: KnownSecrets): string {

@@ -5,7 +5,7 @@ import type { SandboxClock } from "./books/clock.js";
 import type { SandboxMerchantOptions } from "./books/merchant-options.js";
 import { SandboxCore } from "./core/sandbox-core.js";
 import type { SandboxOptions } from "./core/sandbox-options.js";
-import { sandboxSettings } from "./core/sandbox-settings.js";
+import { sandboxSettings } from "./core/sandbox-options.js";
 import { decideRefund, refundView, type SandboxTransaction, transactionView } from "./core/views.js";
 import type { StateDir } from "./persistence/state-dir.js";
 import { handleRequest } from "./router/handle-request.js";

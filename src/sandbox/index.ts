@@ -15,7 +15,7 @@ export {
 export { type TestCard, type TestCardBehaviour, testCards, threeDsPasswords } from "./books/test-cards.js";
 export { type ConnectSandboxOptions, connectSandbox, type SandboxControl } from "./connect-sandbox.js";
 export type { ClockMove, ControlTransaction, RefundDecisionResult } from "./control/control-types.js";
-export type { SandboxEvent, SandboxIpnOptions, SandboxOptions } from "./core/sandbox-options.js";
+export type { SandboxEvent, SandboxOptions } from "./core/sandbox-options.js";
 export type { SandboxTransaction } from "./core/views.js";
 export { createSandbox, type Sandbox } from "./create-sandbox.js";
 export { type SandboxServer, type SandboxServerOptions, startSandboxServer } from "./http-server.js";
@@ -27,6 +27,6 @@ export type {
 	SandboxFault,
 	SandboxFaults,
 } from "./wire/faults.js";
-export type { DeliveryAttempt } from "./wire/notifier.js";
+export type { DeliveryAttempt, SandboxIpnOptions } from "./wire/notifier.js";
 export type { ReceivedLog, ReceivedRequest } from "./wire/received-log.js";
 export type { ConnectionDrop, SandboxRequest, SandboxResponse } from "./wire/request-response.js";

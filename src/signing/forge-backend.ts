@@ -41,15 +41,22 @@ function rsa(key: ForgePrivate | ForgePublic | undefined | null): ParsedKey {
 	return { handle: key, type: "rsa", bits: key.n.bitLength() };
 }
 
-/** Reads the algorithm OID of a PKCS#8 or SPKI structure so non-RSA keys get their own error. */
-function algorithmOid(asn1: forge.asn1.Asn1, index: number): string | undefined {
+/** What `read` returns, or undefined when it throws (forge throws on malformed input and wrong passphrases). */
+function orUndefined<T>(read: () => T): T | undefined {
 	try {
-		const seq = (asn1.value as forge.asn1.Asn1[])[index];
-		const oid = (seq?.value as forge.asn1.Asn1[] | undefined)?.[0];
-		return oid && oid.type === forge.asn1.Type.OID ? forge.asn1.derToOid(oid.value as string) : undefined;
+		return read();
 	} catch {
 		return undefined;
 	}
+}
+
+/** Reads the algorithm OID of a PKCS#8 or SPKI structure so non-RSA keys get their own error. */
+function algorithmOid(asn1: forge.asn1.Asn1, index: number): string | undefined {
+	return orUndefined(() => {
+		const seq = (asn1.value as forge.asn1.Asn1[])[index];
+		const oid = (seq?.value as forge.asn1.Asn1[] | undefined)?.[0];
+		return oid && oid.type === forge.asn1.Type.OID ? forge.asn1.derToOid(oid.value as string) : undefined;
+	});
 }
 
 /**
@@ -74,22 +81,13 @@ function certificateKey(asn1: forge.asn1.Asn1): ParsedKey {
 	return rsa(forge.pki.certificateFromAsn1(asn1).publicKey as ForgePublic);
 }
 
-function parseDer(bytes: Uint8Array): forge.asn1.Asn1 | undefined {
-	try {
-		return forge.asn1.fromDer(toBinary(bytes));
-	} catch {
-		return undefined;
-	}
-}
+const parseDer = (bytes: Uint8Array) => orUndefined(() => forge.asn1.fromDer(toBinary(bytes)));
 
-function pemToDer(text: string): Uint8Array | undefined {
-	try {
+const pemToDer = (text: string) =>
+	orUndefined(() => {
 		const [message] = forge.pem.decode(text);
 		return message ? fromBinary(message.body) : undefined;
-	} catch {
-		return undefined;
-	}
-}
+	});
 
 function privateFromAsn1(asn1: forge.asn1.Asn1): ParsedKey {
 	// Only a PrivateKeyInfo (version INTEGER, then the algorithm) names its algorithm; PKCS#1 has no OID.
@@ -109,12 +107,7 @@ const LEGACY_ENCRYPTED = /^Proc-Type:\s*4,\s*ENCRYPTED/m;
 
 function legacyEncrypted(pem: string, passphrase: string | undefined): ParsedKey {
 	if (passphrase === undefined) throw passphraseRequired();
-	let key: ForgePrivate | null = null;
-	try {
-		key = forge.pki.decryptRsaPrivateKey(pem, passphrase);
-	} catch {
-		key = null;
-	}
+	const key = orUndefined(() => forge.pki.decryptRsaPrivateKey(pem, passphrase));
 	if (!key) throw wrongPassphrase();
 	return rsa(key);
 }
@@ -141,12 +134,7 @@ function importPrivate(source: KeySource, passphrase: string | undefined): Parse
 			: algorithmOid(asn1, 0)?.startsWith("1.2.840.113549.1.5") === true;
 	if (encrypted) {
 		if (passphrase === undefined) throw passphraseRequired();
-		let decrypted: forge.asn1.Asn1 | null = null;
-		try {
-			decrypted = forge.pki.decryptPrivateKeyInfo(asn1, passphrase);
-		} catch {
-			decrypted = null;
-		}
+		const decrypted = orUndefined(() => forge.pki.decryptPrivateKeyInfo(asn1, passphrase));
 		if (!decrypted) throw wrongPassphrase();
 		try {
 			return privateFromAsn1(decrypted);

@@ -1,11 +1,5 @@
 import { InvalidKeyError } from "../errors/invalid-key-error.js";
-import {
-	type CryptoBackend,
-	type CryptoBackendName,
-	type KeySource,
-	type ParsedKey,
-	resolveBackend,
-} from "./backend.js";
+import { type CryptoBackendName, type KeySource, type ParsedKey, resolveBackend } from "./backend.js";
 import { base64Encode } from "./encoding.js";
 import { type KeyTextShape, readKeyText, withShape } from "./key-text.js";
 
@@ -116,9 +110,12 @@ abstract class ParsedKeyCache {
 	/** The key's size in bits (its modulus length). */
 	readonly bits: number;
 	readonly #handles = new Map<CryptoBackendName, unknown>();
+	/** The class's name as `inspect` shows it (a bundler may rename the class itself). */
+	readonly #kind: "PrivateKey" | "PublicKey";
 
 	/** @internal */
-	protected constructor(backend: CryptoBackendName, parsed: ParsedKey) {
+	protected constructor(kind: "PrivateKey" | "PublicKey", backend: CryptoBackendName, parsed: ParsedKey) {
+		this.#kind = kind;
 		this.bits = parsed.bits;
 		this.#handles.set(backend, parsed.handle);
 	}
@@ -128,16 +125,14 @@ abstract class ParsedKeyCache {
 		const cached = this.#handles.get(backend);
 		if (cached !== undefined) return cached;
 		const [fromName, fromHandle] = this.#handles.entries().next().value as [CryptoBackendName, unknown];
-		const handle = this.convert(resolveBackend(fromName), fromHandle, resolveBackend(backend));
+		const [from, to] = [resolveBackend(fromName), resolveBackend(backend)];
+		const handle =
+			this.#kind === "PrivateKey"
+				? to.importPrivateKey({ encoding: "der", bytes: from.exportPrivateKey(fromHandle) }, undefined).handle
+				: to.importPublicKey({ encoding: "der", bytes: from.exportPublicKey(fromHandle) }).handle;
 		this.#handles.set(backend, handle);
 		return handle;
 	}
-
-	/** @internal */
-	protected abstract convert(from: CryptoBackend, handle: unknown, to: CryptoBackend): unknown;
-
-	/** @internal The class's name as `inspect` shows it (a bundler may rename the class itself). */
-	protected abstract get kind(): string;
 
 	/** `"[redacted key]"`: key material never reaches JSON. */
 	toJSON(): string {
@@ -148,7 +143,7 @@ abstract class ParsedKeyCache {
 		return REDACTED;
 	}
 	[Symbol.for("nodejs.util.inspect.custom")](): string {
-		return `${this.kind} { bits: ${this.bits}, ${REDACTED} }`;
+		return `${this.#kind} { bits: ${this.bits}, ${REDACTED} }`;
 	}
 }
 
@@ -158,17 +153,7 @@ export class PrivateKey extends ParsedKeyCache {
 
 	/** @internal use `loadPrivateKey` */
 	constructor(backend: CryptoBackendName, parsed: ParsedKey) {
-		super(backend, parsed);
-	}
-
-	/** @internal */
-	protected get kind(): string {
-		return "PrivateKey";
-	}
-
-	/** @internal */
-	protected convert(from: CryptoBackend, handle: unknown, to: CryptoBackend): unknown {
-		return to.importPrivateKey({ encoding: "der", bytes: from.exportPrivateKey(handle) }, undefined).handle;
+		super("PrivateKey", backend, parsed);
 	}
 
 	/** Whether `value` is a key `loadPrivateKey` made. */
@@ -183,17 +168,7 @@ export class PublicKey extends ParsedKeyCache {
 
 	/** @internal use `loadPublicKey` */
 	constructor(backend: CryptoBackendName, parsed: ParsedKey) {
-		super(backend, parsed);
-	}
-
-	/** @internal */
-	protected get kind(): string {
-		return "PublicKey";
-	}
-
-	/** @internal */
-	protected convert(from: CryptoBackend, handle: unknown, to: CryptoBackend): unknown {
-		return to.importPublicKey({ encoding: "der", bytes: from.exportPublicKey(handle) }).handle;
+		super("PublicKey", backend, parsed);
 	}
 
 	/** Whether `value` is a key `loadPublicKey` made. */

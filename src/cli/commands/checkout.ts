@@ -16,7 +16,7 @@ import {
 	STATE_FILES,
 } from "../../sandbox/cli-entry.js";
 import { defineCommand } from "../command.js";
-import { FLAGS, signVersionFlag } from "../flags.js";
+import { FLAGS, originFlag, signVersionFlag } from "../flags.js";
 import { CliError, EXIT, usageError } from "../io.js";
 import { readPrivateKeyFile, readPublicKeyFile } from "../keys.js";
 import { describeFailure } from "./failure.js";
@@ -115,7 +115,7 @@ checkout may then exist: look for its --order-ref in the sandbox's log).`,
 		const running = stateDir === undefined ? undefined : await runningSandbox(stateDir, values["sandbox-url"]);
 		const sandboxUrl = values["sandbox-url"] ?? running?.url;
 		if (!sandboxUrl) throw usageError("--sandbox-url <url> (or --state-dir <dir>) is required");
-		const origin = sandboxOrigin(sandboxUrl);
+		const origin = originFlag("--sandbox-url", sandboxUrl, "http://127.0.0.1:8080", "the sandbox's origin");
 		if (values.amount === undefined) throw usageError("--amount <n> is required");
 		if (!/^\d{1,15}(\.\d{1,2})?$/.test(values.amount))
 			throw usageError("--amount must be a decimal number with at most 2 decimals, such as 10.00");
@@ -228,18 +228,4 @@ function flagHint(error: unknown, merchantId: string, signVersion: string): stri
 		return ` The sandbox signs ${other}: pass -v ${other} (--sign-version), or --state-dir to read it from there.`;
 	}
 	return "";
-}
-
-/** --sandbox-url: the sandbox's origin (the client appends /v2/...). */
-function sandboxOrigin(value: string): string {
-	let url: URL;
-	try {
-		url = new URL(value);
-	} catch {
-		throw usageError("--sandbox-url must be an absolute URL such as http://127.0.0.1:8080");
-	}
-	if (url.protocol !== "https:" && url.protocol !== "http:") throw usageError("--sandbox-url must be an http(s) URL");
-	if (url.pathname !== "/" || url.search || url.hash || url.username || url.password)
-		throw usageError("--sandbox-url must be the sandbox's origin, without a path, query, fragment or credentials");
-	return url.origin;
 }

@@ -1,8 +1,20 @@
+import * as z from "zod/mini";
+import {
+	duration,
+	optionalFunction,
+	positiveCount,
+	positiveInteger,
+	requiredFunction,
+} from "../../internal/options.js";
+import { lazySchema } from "../../schemas/lazy.js";
 import type { Refund, Transaction } from "../../schemas/resources.js";
+import type { SignedStringForm } from "../../signing/canonical.js";
 import type { Logger } from "../../transport/observer.js";
+import { DEFAULT_LEASE_MS, DEFAULT_STORE_TIMEOUT_MS } from "../claims/claimed-event.js";
 import type { FailedEvents, NotificationContext } from "../claims/run-types.js";
-import type { NotificationStore } from "../claims/store.js";
+import { storeOption } from "../claims/store.js";
 import type { NotificationDelivery, NotificationResponse } from "../http/exchange.js";
+import { DEFAULT_MAX_BODY_BYTES } from "../http/http-rules.js";
 import type { VerifyNotificationOptions } from "../message/verify.js";
 
 // The IPN handler's public shapes: its options and what it is. What your callbacks receive is in
@@ -21,82 +33,96 @@ export interface NotificationErrorInfo {
 	replay?: true;
 }
 
+/** Every option of `createNotificationHandler` but the keys and versions, with its rule and its documentation. */
+function handlerOptionsShape() {
+	return {
+		/**
+		 * Runs once per transaction event, with verified data. Resolve when the event is safely stored; throw to have the
+		 * gateway retry.
+		 */
+		onTransaction: requiredFunction<(transaction: Transaction, context: NotificationContext) => unknown>(),
+		/**
+		 * Runs once per refund event, with verified data. Resolve when the event is safely stored; throw to have the
+		 * gateway retry.
+		 */
+		onRefund: requiredFunction<(refund: Refund, context: NotificationContext) => unknown>(),
+		/** Which events were processed. @default createMemoryStore() (one process, forgotten on restart) */
+		store: z.optional(storeOption()),
+		/** Largest body accepted; larger ones get 413 and are not read to the end. @default 65536 */
+		maxBodyBytes: positiveInteger(DEFAULT_MAX_BODY_BYTES),
+		/**
+		 * How long a claim protects an event being processed, in ms (at most 2147483647, as every duration here);
+		 * after a crash the event is processed again once it ends. @default 60000
+		 */
+		leaseMs: duration(DEFAULT_LEASE_MS),
+		/**
+		 * How long each store call (claim, confirm, release) may take, in ms. A claim without an answer by then
+		 * gets 500 with a non-100 code and runs nothing (a claim granted later is given back); a confirm without
+		 * one is reported to `onError` and the event still acknowledged. Keeps a frozen Redis or an exhausted
+		 * PostgreSQL pool from holding deliveries past the gateway's 30 s deadline. @default 2000
+		 */
+		storeTimeoutMs: duration(DEFAULT_STORE_TIMEOUT_MS),
+		/**
+		 * Starts the timers behind `callbackTimeoutMs`, `bodyTimeoutMs` and `storeTimeoutMs`; returns the function
+		 * that cancels one.
+		 * Tests pass one driven by their own clock (with the store's `now`) to move time instead of waiting.
+		 * @default a real timer (setTimeout, unref'ed where the runtime can)
+		 */
+		startTimer: optionalFunction<(onExpiry: () => void, delayMs: number) => () => void>(),
+		/**
+		 * How long the handler waits for `onTransaction` / `onRefund`, in ms (never past `leaseMs`). Then it
+		 * responds 503 with a non-100 code, inside the gateway's 30 s deadline, so the gateway delivers the
+		 * event again, and aborts the callback's `signal`. @default 25000
+		 */
+		callbackTimeoutMs: duration(25_000),
+		/**
+		 * How long reading a request's body may take, in ms; a slower one gets 408 and its connection closes.
+		 * @default 10000
+		 */
+		bodyTimeoutMs: duration(10_000),
+		/**
+		 * After this many failed runs of one event's callback, counted across every instance (thrown or timed
+		 * out, gateway deliveries and replays alike), the delivery is acknowledged with "100" so the gateway
+		 * stops retrying; the event stays in `failedEvents` for a replay. Unset, a failed callback is never
+		 * acknowledged: the gateway retries until its schedule ends (the event is kept all the same). Needs a
+		 * store that keeps failed events (the memory, Redis and PostgreSQL stores do).
+		 * @default undefined (never acknowledge a failed callback)
+		 */
+		acknowledgeAfterAttempts: z.optional(positiveCount()),
+		/**
+		 * Told about every request that did not end in "100", and about a failed callback acknowledged after
+		 * `acknowledgeAfterAttempts` (status 200): typed SDK errors
+		 * (`SignatureVerificationError`, `InvalidNotificationError`), whatever your
+		 * callback or store threw, or a `TimeoutError` DOMException when your callback
+		 * outlived `callbackTimeoutMs`. Plug your logger here; the SDK logs nothing itself (but for one
+		 * warning: the memory store under `NODE_ENV=production`). It is not awaited, and what it throws or
+		 * rejects with is ignored: a failing logger never changes a response.
+		 * @default undefined
+		 */
+		onError: optionalFunction<(error: unknown, info: NotificationErrorInfo) => void>(),
+		/**
+		 * A console-like logger for warnings: an IPN carrying a status or a field the SDK does not know (drift,
+		 * once per kind and process), telemetry that cannot record. Lines carry redacted data only.
+		 * @default none
+		 */
+		logger: z.optional(
+			z.custom<Logger>((value) => typeof value === "object" && value !== null, "must be an object with a warn method"),
+		),
+	};
+}
+type HandlerOptionsObject = z.ZodMiniObject<ReturnType<typeof handlerOptionsShape>>;
+
+/** The handler's option rules and defaults (the keys and versions are checked where they are loaded). */
+export const handlerOptionsSchema = lazySchema(() =>
+	z.object({ signedString: optionalFunction<SignedStringForm>(), ...handlerOptionsShape() }),
+);
+
 /**
  * What `createNotificationHandler` needs: the gateway's key (loaded once, when the handler is made) and
  * versions as `verifyNotification` takes them, your callbacks, and limits with defaults.
+ * @interface
  */
-export interface NotificationHandlerOptions extends VerifyNotificationOptions {
-	/**
-	 * Runs once per transaction event, with verified data. Resolve when the event is safely stored; throw to have the
-	 * gateway retry.
-	 */
-	onTransaction: (transaction: Transaction, context: NotificationContext) => unknown;
-	/**
-	 * Runs once per refund event, with verified data. Resolve when the event is safely stored; throw to have the
-	 * gateway retry.
-	 */
-	onRefund: (refund: Refund, context: NotificationContext) => unknown;
-	/** Which events were processed. @default createMemoryStore() (one process, forgotten on restart) */
-	store?: NotificationStore | undefined;
-	/** Largest body accepted; larger ones get 413 and are not read to the end. @default 65536 */
-	maxBodyBytes?: number | undefined;
-	/**
-	 * How long a claim protects an event being processed, in ms (at most 2147483647, as every duration here);
-	 * after a crash the event is processed again once it ends. @default 60000
-	 */
-	leaseMs?: number | undefined;
-	/**
-	 * How long each store call (claim, confirm, release) may take, in ms. A claim without an answer by then
-	 * gets 500 with a non-100 code and runs nothing (a claim granted later is given back); a confirm without
-	 * one is reported to `onError` and the event still acknowledged. Keeps a frozen Redis or an exhausted
-	 * PostgreSQL pool from holding deliveries past the gateway's 30 s deadline. @default 2000
-	 */
-	storeTimeoutMs?: number | undefined;
-	/**
-	 * How long the handler waits for `onTransaction` / `onRefund`, in ms (never past `leaseMs`). Then it
-	 * responds 503 with a non-100 code, inside the gateway's 30 s deadline, so the gateway delivers the
-	 * event again, and aborts the callback's `signal`. @default 25000
-	 */
-	callbackTimeoutMs?: number | undefined;
-	/**
-	 * How long reading a request's body may take, in ms; a slower one gets 408 and its connection closes.
-	 * @default 10000
-	 */
-	bodyTimeoutMs?: number | undefined;
-	/**
-	 * After this many failed runs of one event's callback, counted across every instance (thrown or timed
-	 * out, gateway deliveries and replays alike), the delivery is acknowledged with "100" so the gateway
-	 * stops retrying; the event stays in `failedEvents` for a replay. Unset, a failed callback is never
-	 * acknowledged: the gateway retries until its schedule ends (the event is kept all the same). Needs a
-	 * store that keeps failed events (the memory, Redis and PostgreSQL stores do).
-	 * @default undefined (never acknowledge a failed callback)
-	 */
-	acknowledgeAfterAttempts?: number | undefined;
-	/**
-	 * Starts the timers behind `callbackTimeoutMs`, `bodyTimeoutMs` and `storeTimeoutMs`; returns the function
-	 * that cancels one.
-	 * Tests pass one driven by their own clock (with the store's `now`) to move time instead of waiting.
-	 * @default a real timer (setTimeout, unref'ed where the runtime can)
-	 */
-	startTimer?: ((onExpiry: () => void, delayMs: number) => () => void) | undefined;
-	/**
-	 * Told about every request that did not end in "100", and about a failed callback acknowledged after
-	 * `acknowledgeAfterAttempts` (status 200): typed SDK errors
-	 * (`SignatureVerificationError`, `InvalidNotificationError`), whatever your
-	 * callback or store threw, or a `TimeoutError` DOMException when your callback
-	 * outlived `callbackTimeoutMs`. Plug your logger here; the SDK logs nothing itself (but for one
-	 * warning: the memory store under `NODE_ENV=production`). It is not awaited, and what it throws or
-	 * rejects with is ignored: a failing logger never changes a response.
-	 * @default undefined
-	 */
-	onError?: ((error: unknown, info: NotificationErrorInfo) => void) | undefined;
-	/**
-	 * A console-like logger for warnings: an IPN carrying a status or a field the SDK does not know (drift,
-	 * once per kind and process), telemetry that cannot record. Lines carry redacted data only.
-	 * @default none
-	 */
-	logger?: Logger | undefined;
-}
+export type NotificationHandlerOptions = VerifyNotificationOptions & z.input<HandlerOptionsObject>;
 
 /**
  * The IPN route. Call it as a Web `(request: Request) => Promise<Response>` (Next.js, Hono, Bun, Deno,

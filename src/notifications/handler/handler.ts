@@ -1,39 +1,20 @@
-import * as z from "zod/mini";
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import { InvalidNotificationError } from "../../errors/invalid-notification-error.js";
 import { SignatureVerificationError } from "../../errors/signature-verification-error.js";
-import {
-	duration,
-	optionalFunction,
-	parseOptions,
-	positiveCount,
-	positiveInteger,
-	requiredFunction,
-} from "../../internal/options.js";
+import { parseOptions } from "../../internal/options.js";
 import { findDrift } from "../../schemas/drift.js";
 import { firstReports } from "../../schemas/drift-reports.js";
-import { lazySchema } from "../../schemas/lazy.js";
-import type { SignedStringForm } from "../../signing/canonical.js";
 import { toPublicKeys } from "../../signing/keys.js";
-import type { Logger } from "../../transport/observer.js";
-import {
-	claimOptionsShape,
-	createEventRunner,
-	type EventOutcome,
-	type RunOutcome,
-	realTimer,
-	runEvent,
-} from "../claims/claimed-event.js";
+import { createEventRunner, type EventOutcome, type RunOutcome, realTimer, runEvent } from "../claims/claimed-event.js";
 import { signedMessage } from "../claims/failed-event-record.js";
 import { createFailedEvents } from "../claims/failed-events.js";
 import { createMemoryStore } from "../claims/memory-store.js";
 import { warnIfMemoryStoreInProduction } from "../claims/production-warning.js";
-import { keepsFailedEvents, storeOption } from "../claims/store.js";
+import { keepsFailedEvents } from "../claims/store.js";
 import type { NotificationDelivery, NotificationResponse } from "../http/exchange.js";
 import {
 	type BodyTimeout,
 	bodyTooLarge,
-	DEFAULT_MAX_BODY_BYTES,
 	declaredLength,
 	HttpRuleError,
 	isJsonContentType,
@@ -44,31 +25,10 @@ import { type Acknowledgement, acknowledge, acknowledgeFailure } from "../messag
 import { type NotificationEvent, type OpenedNotification, openNotification } from "../message/verify.js";
 import { DeliveryReports } from "./delivery-reports.js";
 import { type DeliveryWatch, refusalReason, UNWATCHED_DELIVERY, watchDelivery } from "./delivery-watch.js";
-import type { NotificationHandler, NotificationHandlerOptions } from "./handler-types.js";
-
-type Options = NotificationHandlerOptions;
+import { handlerOptionsSchema, type NotificationHandler, type NotificationHandlerOptions } from "./handler-types.js";
 
 /** The operation a delivery's drift reports name as their source. */
 const IPN_OPERATION = "ipn.handle";
-
-/** The handler's option rules and defaults (the keys and versions are checked where they are loaded). */
-const handlerOptions = lazySchema(() =>
-	z.object({
-		signedString: optionalFunction<SignedStringForm>(),
-		onTransaction: requiredFunction<Options["onTransaction"]>(),
-		onRefund: requiredFunction<Options["onRefund"]>(),
-		store: z.optional(storeOption()),
-		maxBodyBytes: positiveInteger(DEFAULT_MAX_BODY_BYTES),
-		...claimOptionsShape(),
-		callbackTimeoutMs: duration(25_000),
-		bodyTimeoutMs: duration(10_000),
-		acknowledgeAfterAttempts: z.optional(positiveCount()),
-		onError: optionalFunction<NonNullable<Options["onError"]>>(),
-		logger: z.optional(
-			z.custom<Logger>((value) => typeof value === "object" && value !== null, "must be an object with a warn method"),
-		),
-	}),
-);
 
 /** A delivery's response and the outcome it came from (deliveries that join a run in flight share both). */
 interface Settled {
@@ -156,7 +116,7 @@ export function createNotificationHandler(options: NotificationHandlerOptions): 
 
 /** The handler's options checked, its keys loaded and its store chosen: what its deliveries share. */
 function handlerContext(options: NotificationHandlerOptions) {
-	const config = parseOptions(handlerOptions, options, "notification handler options");
+	const config = parseOptions(handlerOptionsSchema, options, "notification handler options");
 	const verifyOptions = {
 		gatewayPublicKey: toPublicKeys(options.gatewayPublicKey),
 		acceptVersions: options.acceptVersions,

@@ -1,11 +1,23 @@
+import * as z from "zod/mini";
+import {
+	duration,
+	integer,
+	MAX_DURATION_MS,
+	optionalFunction,
+	positiveInteger,
+	requiredFunction,
+	requiredOr,
+} from "../../internal/options.js";
+import { lazySchema } from "../../schemas/lazy.js";
 import type { Refund, Transaction } from "../../schemas/resources.js";
 import type { SignVersion } from "../../signing/seal.js";
 import type { Logger } from "../../transport/observer.js";
+import { DEFAULT_LEASE_MS, DEFAULT_STORE_TIMEOUT_MS } from "../claims/claimed-event.js";
 import type { NotificationContext } from "../claims/run-types.js";
-import type { NotificationStore } from "../claims/store.js";
+import { storeOption } from "../claims/store.js";
 
-// The reconciler's public shapes: its options, what a run is given and what it reports. The
-// reconciler itself is in reconcile.ts.
+// The reconciler's public shapes: its options (and their rules), what a run is given and what it reports.
+// The reconciler itself is in reconcile.ts.
 
 /** Where a reconciliation failure happened. */
 export interface ReconcileErrorInfo {
@@ -36,56 +48,82 @@ export interface ReconcilerGateway {
 	};
 }
 
-/** What `createReconciler` needs: the client, the handler's store and callbacks, and limits with defaults. */
-export interface ReconcilerOptions {
-	/** The client that queries the gateway (a `GatewayClient`): every response is verified before anything is handed on. */
-	gateway: ReconcilerGateway;
-	/** The store your IPN handler uses: a reconciled event and its IPN are claimed under the same event id. */
-	store: NotificationStore;
-	/**
-	 * The handler's `onTransaction`, called with `context.reconciled === true`; same contract (resolve once
-	 * stored, throw to retry later). `context.signal` aborts when the claim's lease ends before it settles.
-	 */
-	onTransaction: (transaction: Transaction, context: NotificationContext) => unknown;
-	/** The handler's `onRefund`, called with `context.reconciled === true`. */
-	onRefund: (refund: Refund, context: NotificationContext) => unknown;
-	/**
-	 * How long a claim protects an event being processed, in ms (at most 2147483647, as every duration here);
-	 * use the handler's value. The reconciler waits for a callback until it ends. @default 60000
-	 */
-	leaseMs?: number | undefined;
-	/**
-	 * How long each store call (claim, confirm, release) may take, in ms; an id whose claim has no answer by
-	 * then fails (a claim granted later is given back). @default 2000
-	 */
-	storeTimeoutMs?: number | undefined;
-	/**
-	 * Starts the timers behind `leaseMs` and `storeTimeoutMs`; returns the function that cancels one. Tests
-	 * pass one driven by their own clock. @default a real timer (setTimeout, unref'ed where the runtime can)
-	 */
-	startTimer?: ((onExpiry: () => void, delayMs: number) => () => void) | undefined;
-	/** Queries (and callbacks) running at once. @default 4 */
-	concurrency?: number | undefined;
-	/** Times one id's query is tried again after `RateLimitError` (on top of the client's own retries). @default 5 */
-	rateLimitRetries?: number | undefined;
-	/**
-	 * First wait after `RateLimitError` when the gateway gave no Retry-After, in ms; doubles per retry, up to
-	 * 60 s. Every worker waits. @default 1000
-	 */
-	rateLimitDelayMs?: number | undefined;
-	/** Transaction statuses that are not final (not handed on: `pending`). @default DEFAULT_PENDING_STATUSES */
-	pendingStatuses?: readonly string[] | undefined;
-	/**
-	 * Told about every failure (also in the report) and about callbacks that outlived their lease. Not
-	 * awaited; what it throws or rejects with is ignored. @default undefined
-	 */
-	onError?: ((error: unknown, info: ReconcileErrorInfo) => void) | undefined;
-	/**
-	 * A console-like logger for warnings (telemetry that cannot record). The gateway client's drift warnings
-	 * go to the client's own logger. @default none
-	 */
-	logger?: Logger | undefined;
+function isReconcilerGateway(value: unknown): value is ReconcilerGateway {
+	const gateway = value as Partial<ReconcilerGateway> | null | undefined;
+	return (
+		typeof gateway?.transactions?.retrieve === "function" &&
+		typeof gateway.refunds?.retrieve === "function" &&
+		(gateway.signVersion === "2.0" || gateway.signVersion === "2.1")
+	);
 }
+
+/** Every option of `createReconciler`, with its rule and its documentation. */
+function reconcilerOptionsShape() {
+	return {
+		/** The client that queries the gateway (a `GatewayClient`): every response is verified before anything is handed on. */
+		gateway: z.custom<ReconcilerGateway>(
+			isReconcilerGateway,
+			requiredOr("must be a GatewayClient (transactions.retrieve, refunds.retrieve and signVersion)"),
+		),
+		/** The store your IPN handler uses: a reconciled event and its IPN are claimed under the same event id. */
+		store: storeOption(),
+		/**
+		 * The handler's `onTransaction`, called with `context.reconciled === true`; same contract (resolve once
+		 * stored, throw to retry later). `context.signal` aborts when the claim's lease ends before it settles.
+		 */
+		onTransaction: requiredFunction<(transaction: Transaction, context: NotificationContext) => unknown>(),
+		/** The handler's `onRefund`, called with `context.reconciled === true`. */
+		onRefund: requiredFunction<(refund: Refund, context: NotificationContext) => unknown>(),
+		/**
+		 * How long a claim protects an event being processed, in ms (at most 2147483647, as every duration here);
+		 * use the handler's value. The reconciler waits for a callback until it ends. @default 60000
+		 */
+		leaseMs: duration(DEFAULT_LEASE_MS),
+		/**
+		 * How long each store call (claim, confirm, release) may take, in ms; an id whose claim has no answer by
+		 * then fails (a claim granted later is given back). @default 2000
+		 */
+		storeTimeoutMs: duration(DEFAULT_STORE_TIMEOUT_MS),
+		/**
+		 * Starts the timers behind `leaseMs` and `storeTimeoutMs`; returns the function that cancels one. Tests
+		 * pass one driven by their own clock. @default a real timer (setTimeout, unref'ed where the runtime can)
+		 */
+		startTimer: optionalFunction<(onExpiry: () => void, delayMs: number) => () => void>(),
+		/** Queries (and callbacks) running at once. @default 4 */
+		concurrency: positiveInteger(4),
+		/** Times one id's query is tried again after `RateLimitError` (on top of the client's own retries). @default 5 */
+		rateLimitRetries: integer(0, 100, 5),
+		/**
+		 * First wait after `RateLimitError` when the gateway gave no Retry-After, in ms; doubles per retry, up to
+		 * 60 s. Every worker waits. @default 1000
+		 */
+		rateLimitDelayMs: integer(0, MAX_DURATION_MS, 1000),
+		/** Transaction statuses that are not final (not handed on: `pending`). @default DEFAULT_PENDING_STATUSES */
+		pendingStatuses: z.optional(z.array(z.string(), { error: "must be an array of status strings" })),
+		/**
+		 * Told about every failure (also in the report) and about callbacks that outlived their lease. Not
+		 * awaited; what it throws or rejects with is ignored. @default undefined
+		 */
+		onError: optionalFunction<(error: unknown, info: ReconcileErrorInfo) => void>(),
+		/**
+		 * A console-like logger for warnings (telemetry that cannot record). The gateway client's drift warnings
+		 * go to the client's own logger. @default none
+		 */
+		logger: z.optional(
+			z.custom<Logger>((value) => typeof value === "object" && value !== null, "must be an object with a warn method"),
+		),
+	};
+}
+type ReconcilerOptionsObject = z.ZodMiniObject<ReturnType<typeof reconcilerOptionsShape>>;
+
+/** The reconciler's option rules and defaults. */
+export const reconcilerOptionsSchema = lazySchema((): ReconcilerOptionsObject => z.object(reconcilerOptionsShape()));
+
+/**
+ * What `createReconciler` needs: the client, the handler's store and callbacks, and limits with defaults.
+ * @interface
+ */
+export type ReconcilerOptions = z.input<ReconcilerOptionsObject>;
 
 /** What to reconcile: transaction ids, refund ids, or both. Duplicates are queried once. */
 export interface ReconcileInput {

@@ -1,36 +1,24 @@
-import * as z from "zod/mini";
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import { RateLimitError } from "../../errors/rate-limit-error.js";
 import { callHook } from "../../internal/hooks.js";
 import { canonicalId } from "../../internal/ids.js";
-import {
-	integer,
-	MAX_DURATION_MS,
-	optionalFunction,
-	parseOptions,
-	positiveInteger,
-	requiredFunction,
-	requiredOr,
-} from "../../internal/options.js";
+import { parseOptions } from "../../internal/options.js";
 import { errorName } from "../../internal/seam.js";
-import { lazySchema } from "../../schemas/lazy.js";
 import type { Refund, Transaction } from "../../schemas/resources.js";
 import type { KnownTransactionStatus } from "../../statuses/catalogue.js";
-import type { Logger } from "../../transport/observer.js";
-import { claimOptionsShape, createEventRunner, type RunOutcome, realTimer, runEvent } from "../claims/claimed-event.js";
+import { createEventRunner, type RunOutcome, realTimer, runEvent } from "../claims/claimed-event.js";
 import type { NotificationContext } from "../claims/run-types.js";
-import { storeOption } from "../claims/store.js";
 import { refundEventId, transactionEventId } from "../message/event-id.js";
-import type {
-	ReconcileErrorInfo,
-	ReconcileInput,
-	ReconcileOutcome,
-	ReconcileProgress,
-	ReconcileReport,
-	ReconcileRunOptions,
-	Reconciler,
-	ReconcilerGateway,
-	ReconcilerOptions,
+import {
+	type ReconcileErrorInfo,
+	type ReconcileInput,
+	type ReconcileOutcome,
+	type ReconcileProgress,
+	type ReconcileReport,
+	type ReconcileRunOptions,
+	type Reconciler,
+	type ReconcilerOptions,
+	reconcilerOptionsSchema,
 } from "./reconcile-types.js";
 import {
 	type ReconcileItemWatch,
@@ -72,17 +60,6 @@ function ids(input: ReconcileInput, field: "transactions" | "refunds"): Iterable
 	return value;
 }
 
-function isReconcilerGateway(value: unknown): value is ReconcilerGateway {
-	const gateway = value as Partial<ReconcilerGateway> | null | undefined;
-	return (
-		typeof gateway?.transactions?.retrieve === "function" &&
-		typeof gateway.refunds?.retrieve === "function" &&
-		(gateway.signVersion === "2.0" || gateway.signVersion === "2.1")
-	);
-}
-
-type Options = ReconcilerOptions;
-
 /** What every reconciliation of one reconciler shares: its checked options, its runner and the pause. */
 type ReconcilerContext = ReturnType<typeof reconcilerContext>;
 
@@ -111,28 +88,6 @@ const COUNTER = {
 	failed: "failed",
 } as const;
 
-/** The reconciler's option rules and defaults; the lease, store time limit and timer are the handler's rules. */
-const reconcilerOptions = lazySchema(() =>
-	z.object({
-		gateway: z.custom<ReconcilerGateway>(
-			isReconcilerGateway,
-			requiredOr("must be a GatewayClient (transactions.retrieve, refunds.retrieve and signVersion)"),
-		),
-		store: storeOption(),
-		onTransaction: requiredFunction<Options["onTransaction"]>(),
-		onRefund: requiredFunction<Options["onRefund"]>(),
-		...claimOptionsShape(),
-		concurrency: positiveInteger(4),
-		rateLimitRetries: integer(0, 100, 5),
-		rateLimitDelayMs: integer(0, MAX_DURATION_MS, 1000),
-		pendingStatuses: z.optional(z.array(z.string(), { error: "must be an array of status strings" })),
-		onError: optionalFunction<NonNullable<Options["onError"]>>(),
-		logger: z.optional(
-			z.custom<Logger>((value) => typeof value === "object" && value !== null, "must be an object with a warn method"),
-		),
-	}),
-);
-
 /**
  * The reconciliation the spec asks for ("use transaction query to reconcile when
  * an IPN was missed"), without double processing: a reconciled event is claimed
@@ -153,16 +108,10 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
 }
 
 function reconcilerContext(options: ReconcilerOptions) {
-	const config = parseOptions(reconcilerOptions, options, "reconciler options");
+	const config = parseOptions(reconcilerOptionsSchema, options, "reconciler options");
 	const { logger } = config;
 	return {
-		gateway: config.gateway,
-		onTransaction: config.onTransaction,
-		onRefund: config.onRefund,
-		onError: config.onError,
-		concurrency: config.concurrency,
-		rateLimitRetries: config.rateLimitRetries,
-		rateLimitDelayMs: config.rateLimitDelayMs,
+		...config,
 		pendingStatuses: new Set<string>(config.pendingStatuses ?? DEFAULT_PENDING_STATUSES) as ReadonlySet<string>,
 		runner: createEventRunner({
 			store: config.store,

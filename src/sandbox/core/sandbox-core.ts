@@ -14,8 +14,7 @@ import { FaultQueue } from "../wire/faults.js";
 import { GatewaySigner } from "../wire/gateway-signer.js";
 import { type Notification, Notifier } from "../wire/notifier.js";
 import { RequestLog } from "../wire/received-log.js";
-import type { SandboxEvent, SandboxOptions } from "./sandbox-options.js";
-import { type SandboxSettings, sandboxSettings } from "./sandbox-settings.js";
+import { type SandboxEvent, type SandboxOptions, type SandboxSettings, sandboxSettings } from "./sandbox-options.js";
 
 /**
  * The sandbox's parts, wired together: one clock, the merchant registry, the

@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
 import { ConfigurationError } from "../../errors/configuration-error.js";
+import { duration, finiteNumber, integer, MAX_DURATION_MS, optionalFunction } from "../../internal/options.js";
 import { parseJsonObject } from "../../internal/plain-object.js";
 import { redactText } from "../../internal/redact.js";
 import type { BooksClock } from "../books/clock.js";
@@ -8,14 +9,47 @@ import { savedDate } from "../books/records.js";
 /** The gateway's IPN retry schedule (D7, evidence): 10 retries, 30 minutes after the start, then every 5 minutes. */
 const GATEWAY_RETRY_SCHEDULE = { retries: 10, firstAfterStartMs: 30 * 60_000, everyMs: 5 * 60_000 } as const;
 
-/** IPN delivery settings with their defaults applied. */
-export interface IpnSettings {
-	retryDelaysMs?: readonly number[] | undefined;
-	timeScale: number;
-	ackTimeoutMs: number;
-	duplicates: number;
-	fetch?: typeof fetch | undefined;
+/** A delay in milliseconds, fractions allowed (it may be scaled), from 0 to the longest a timer honours. */
+export const delayMs = () =>
+	finiteNumber(0, MAX_DURATION_MS, `must be a number of milliseconds from 0 to ${MAX_DURATION_MS}`);
+
+/** Every IPN delivery setting, with its rule and its documentation. */
+function ipnOptionsShape() {
+	return {
+		/**
+		 * Replaces the gateway's retry schedule with your own: the delay before each
+		 * retry, counted from the end of the failed attempt, in milliseconds of
+		 * sandbox-clock time before `timeScale`; one retry per entry.
+		 * @default the gateway's retry schedule: 10 retries, the first 30 minutes after
+		 * the transaction (or refund) started, then every 5 minutes
+		 */
+		retryDelaysMs: z.optional(z.array(delayMs(), { error: "must be an array of delays" })),
+		/**
+		 * Multiplies every retry delay. Retries are scheduled on the sandbox clock: a
+		 * test passes 0.001 to run the gateway's 75 minutes in 4.5 seconds, or freezes
+		 * the clock (`now`) and moves it with `sandbox.clock.advance`.
+		 * @default 1
+		 */
+		timeScale: z._default(finiteNumber(0, Number.MAX_VALUE, "must be a finite number, 0 or more"), 1),
+		/** How long the merchant has to respond with returnCode "100" (spec: 30 s). Not scaled. @default 30_000 */
+		ackTimeoutMs: duration(30_000),
+		/** Extra copies of every acknowledged notification, sent at once, to test idempotency. @default 0 */
+		duplicates: integer(0, 10, 0),
+		/** The fetch that delivers IPNs. @default globalThis.fetch at delivery time (so MSW can intercept it) */
+		fetch: optionalFunction<typeof fetch>(),
+	};
 }
+type IpnOptionsObject = z.ZodMiniObject<ReturnType<typeof ipnOptionsShape>>;
+export const ipnOptionsObject = (): IpnOptionsObject => z.object(ipnOptionsShape());
+
+/**
+ * IPN delivery settings.
+ * @interface
+ */
+export type SandboxIpnOptions = z.input<IpnOptionsObject>;
+
+/** IPN delivery settings with their defaults applied. */
+type IpnSettings = z.output<IpnOptionsObject>;
 
 /** One attempt to deliver one notification, as `sandbox.deliveries()` lists it. */
 export interface DeliveryAttempt {

@@ -1,4 +1,3 @@
-import { AuthenticationError } from "../../../errors/authentication-error.js";
 import { ConfigurationError } from "../../../errors/configuration-error.js";
 import { ConnectionError } from "../../../errors/connection-error.js";
 import { GatewayError } from "../../../errors/gateway-error.js";
@@ -43,7 +42,6 @@ function controlFailure(error: unknown, stateDir: string): CliError {
 	}
 	if (error instanceof ConnectionError)
 		return new CliError(`${error.message} Start it with: merchant-gateway sandbox --state-dir ${stateDir}`);
-	if (error instanceof AuthenticationError) return new CliError(error.message);
 	if (error instanceof GatewayError) return new CliError(error.message);
 	throw error;
 }

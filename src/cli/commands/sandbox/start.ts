@@ -16,7 +16,7 @@ import {
 } from "../../../sandbox/cli-entry.js";
 import { generateKeyPair } from "../../../signing/generate.js";
 import type { DeprecatedFlag, Parsed } from "../../command.js";
-import { FLAGS, signVersionFlag } from "../../flags.js";
+import { FLAGS, originFlag, signVersionFlag } from "../../flags.js";
 import { CliError, type CliIo, EXIT, fileProblem, usageError } from "../../io.js";
 import { readKeyPairFile, readPublicKeyFile } from "../../keys.js";
 import { printBanner } from "./banner.js";
@@ -81,7 +81,10 @@ function startSettings(values: StartValues, io: CliIo) {
 	if (!Number.isInteger(port) || port < 0 || port > 65535)
 		throw usageError("--port must be an integer from 0 to 65535");
 	const host = values.host ?? "127.0.0.1";
-	const publicUrl = values["public-url"] === undefined ? undefined : publicUrlFlag(values["public-url"]);
+	const publicUrl =
+		values["public-url"] === undefined
+			? undefined
+			: originFlag("--public-url", values["public-url"], "https://sandbox.example.test");
 	const signVersion = signVersionFlag(values["sign-version"]);
 	const refundApproval = values["refund-approval"] ?? "auto";
 	if (refundApproval !== "auto" && refundApproval !== "manual")
@@ -280,21 +283,6 @@ function keyFolderKeys(folder: KeyFolder): Pick<StartKeys, "gateway" | "merchant
 	// Asked for ("generate" or --merchant-key), so the folder always yields a merchant key.
 	if (!folder.merchant) throw new Error("the key folder gave no merchant key");
 	return { gateway: folder.gateway, merchant: folder.merchant };
-}
-
-/** --public-url: an http(s) origin. Links are made by resolving paths against it, so a path would be lost. */
-function publicUrlFlag(value: string): string {
-	let url: URL;
-	try {
-		url = new URL(value);
-	} catch {
-		throw usageError("--public-url must be an absolute URL such as https://sandbox.example.test");
-	}
-	if (url.protocol !== "https:" && url.protocol !== "http:") throw usageError("--public-url must be an http(s) URL");
-	if (url.username || url.password) throw usageError("--public-url must not carry credentials");
-	if (url.pathname !== "/" || url.search || url.hash)
-		throw usageError("--public-url must be an origin only, without a path, query or fragment");
-	return url.origin;
 }
 
 async function checkSamePublicKey(path: string, derived: string, keyPath: string): Promise<void> {
