@@ -4,7 +4,6 @@
 // stopped waiting ends in another, handed to `onLate`.
 import { LeaseExpiredError } from "../../errors/lease-expired-error.js";
 import { NotificationStoreError } from "../../errors/notification-store-error.js";
-import { duration, optionalFunction } from "../../internal/options.js";
 import { isThenable } from "../../internal/thenable.js";
 import { describeFailure } from "./failed-event-record.js";
 import { type FailedEventStore, keepsFailedEvents, type NotificationStore } from "./store.js";
@@ -21,13 +20,6 @@ export const DEFAULT_STORE_TIMEOUT_MS = 2_000;
 
 /** Starts a timer; returns the function that cancels it. */
 export type StartTimer = (onExpiry: () => void, delayMs: number) => () => void;
-
-/** The option rules the handler and the reconciler share, written once. */
-export const claimOptionsShape = () => ({
-	leaseMs: duration(DEFAULT_LEASE_MS),
-	storeTimeoutMs: duration(DEFAULT_STORE_TIMEOUT_MS),
-	startTimer: optionalFunction<StartTimer>(),
-});
 
 /** A real timer, unref'ed where the runtime can: an event still waiting should not keep a finished process alive. */
 export function realTimer(onExpiry: () => void, delayMs: number): () => void {
