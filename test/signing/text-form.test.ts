@@ -96,6 +96,13 @@ describe("the reference form written from JSON text", () => {
 		const wrapped = '{"status":{"code":1,"at":[{"x":[2]}]},"data":{"a":" 1","signature":[{"s":"x"}]},"more":[{}]}';
 		expect(readTextReferenceForm(wrapped, undefined, true)).toBe('{"a":"1"}');
 		expect(readTextReferenceForm(wrapped, JSON.parse(wrapped), true)).toBe('{"a":"1"}');
+		// data first, white space around names and colons, strings holding delimiters, an object after data.
+		const spaced =
+			'{"data" :\n{"b":" 1","a":2}, \n"message" : "done, }]{[ \\"x\\"",\t"meta":{"note":"}]{[","list":["]"]}}';
+		expect(readTextReferenceForm(spaced, undefined, true)).toBe('{"a":"2","b":"1"}');
+		expect(readTextReferenceForm(spaced, JSON.parse(spaced), true)).toBe('{"a":"2","b":"1"}');
+		const quoted = '{"signature":{"k":"}]{[","l":["]",{"m":"{"}]},"a":"1"}';
+		expect(readTextReferenceForm(quoted)).toBe('{"a":"1"}');
 	});
 
 	it("reads a __proto__ member as the data it is", () => {
@@ -163,9 +170,12 @@ describe("the fast route from a parsed text (fast-form.ts)", () => {
 
 	it("leaves an unsigned value nested past the limit to the text reader, which skips it without recursion", () => {
 		const deep = `${"[".repeat(100_000)}"s"${"]".repeat(100_000)}`;
-		const flat = `{"a":" 1","signature":${deep}}`;
-		expect(fastTextForm(flat, JSON.parse(flat), false)).toBeUndefined();
-		expect(referenceFormOfText(flat)).toBe('{"a":"1"}');
+		const deepObject = `${'{"k":'.repeat(100_000)}"s"${"}".repeat(100_000)}`;
+		for (const signature of [deep, `{"k":${deep}}`, deepObject]) {
+			const flat = `{"a":" 1","signature":${signature}}`;
+			expect(fastTextForm(flat, JSON.parse(flat), false)).toBeUndefined();
+			expect(referenceFormOfText(flat)).toBe('{"a":"1"}');
+		}
 		const wrapped = `{"status":${deep},"data":{"a":" 1","signature":"s"}}`;
 		expect(referenceFormOfText(wrapped, true)).toBe('{"a":"1"}');
 	});
