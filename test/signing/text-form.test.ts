@@ -30,7 +30,7 @@ describe("the reference form written from JSON text", () => {
 	});
 
 	it("keeps the text's nested order and number literals, whatever the white space", () => {
-		const text = ' {\n "z" : { "10" : 1.0e+17 , "9" : 12345678901234567 , "a" : -0.0 } ,\t"a" : [ ] , "b" : { } }';
+		const text = ' {\n "z" : { "10" : 1.0e+17 , "9" : 12345678901234567 , "a" : -0.0 } ,\t"a" :\r[ ] , "b"\r: { } }';
 		expect(referenceFormOfText(text)).toBe('{"a":[],"b":[],"z":{"10":"1.0E+17","9":"12345678901234567","a":"-0"}}');
 	});
 
@@ -61,6 +61,8 @@ describe("the reference form written from JSON text", () => {
 		['{"a":["x"],"a":[1]}', /duplicate member name at position 0\./],
 		['{"a":{"b":" x"},"a":1}', /duplicate member name at position 0\./],
 		['{"o":{"a":[{"b":"x"}],"a":{}}}', /duplicate member name at position 5 \(in o\)/],
+		['{"a":{"b":"x"},"a":[1,2]}', /duplicate member name at position 0\./],
+		['{"o":{"l":[{"a":1,"a":2}]}}', /duplicate member name at position 11 \(in o\.l\.0\)/],
 		['{"data":{"a":1},"data":null}', /duplicate member name/],
 		['{"data":{"a":"x"},"data":{"a":[]}}', /duplicate member name/],
 		[`{"a":${"[".repeat(64)}${"]".repeat(64)}}`, /a(\[0\])+: nesting deeper than 64 levels/],
@@ -85,6 +87,22 @@ describe("the reference form written from JSON text", () => {
 			expect(error?.message).toBe("A wrapped response must have a data object.");
 			expect(error?.field).toBe("data");
 		}
+	});
+
+	it("skips the signature and a wrapper's other members whatever they hold, with or without the parsed object", () => {
+		const flat = '{"a":" 1","signature":{"k":["v",{"j":[1]}],"m":{}},"b":"2"}';
+		expect(readTextReferenceForm(flat)).toBe('{"a":"1","b":"2"}');
+		expect(readTextReferenceForm(flat, JSON.parse(flat))).toBe('{"a":"1","b":"2"}');
+		const wrapped = '{"status":{"code":1,"at":[{"x":[2]}]},"data":{"a":" 1","signature":[{"s":"x"}]},"more":[{}]}';
+		expect(readTextReferenceForm(wrapped, undefined, true)).toBe('{"a":"1"}');
+		expect(readTextReferenceForm(wrapped, JSON.parse(wrapped), true)).toBe('{"a":"1"}');
+		// data first, white space around names and colons, strings holding delimiters, an object after data.
+		const spaced =
+			'{"data" :\n{"b":" 1","a":2}, \n"message" : "done, }]{[ \\"x\\"",\t"meta":{"note":"}]{[","list":["]"]}}';
+		expect(readTextReferenceForm(spaced, undefined, true)).toBe('{"a":"2","b":"1"}');
+		expect(readTextReferenceForm(spaced, JSON.parse(spaced), true)).toBe('{"a":"2","b":"1"}');
+		const quoted = '{"signature":{"k":"}]{[","l":["]",{"m":"{"}]},"a":"1"}';
+		expect(readTextReferenceForm(quoted)).toBe('{"a":"1"}');
 	});
 
 	it("reads a __proto__ member as the data it is", () => {
@@ -128,6 +146,7 @@ describe("the fast route from a parsed text (fast-form.ts)", () => {
 		const text = JSON.stringify({ a: "b:c", d: { 'e\\"': ["f", 'g\\":'] }, h: {} }, null, 1);
 		expect(memberNameCount(text)).toBe(4);
 		expect(memberNameCount("[]")).toBe(0);
+		expect(memberNameCount('{"a" :1,"b"\n:{"c"\r:[],"d"\t:2}}')).toBe(4);
 	});
 
 	it("leaves a text with a repeated member name, at any depth, to the text reader", () => {
@@ -151,9 +170,12 @@ describe("the fast route from a parsed text (fast-form.ts)", () => {
 
 	it("leaves an unsigned value nested past the limit to the text reader, which skips it without recursion", () => {
 		const deep = `${"[".repeat(100_000)}"s"${"]".repeat(100_000)}`;
-		const flat = `{"a":" 1","signature":${deep}}`;
-		expect(fastTextForm(flat, JSON.parse(flat), false)).toBeUndefined();
-		expect(referenceFormOfText(flat)).toBe('{"a":"1"}');
+		const deepObject = `${'{"k":'.repeat(100_000)}"s"${"}".repeat(100_000)}`;
+		for (const signature of [deep, `{"k":${deep}}`, deepObject]) {
+			const flat = `{"a":" 1","signature":${signature}}`;
+			expect(fastTextForm(flat, JSON.parse(flat), false)).toBeUndefined();
+			expect(referenceFormOfText(flat)).toBe('{"a":"1"}');
+		}
 		const wrapped = `{"status":${deep},"data":{"a":" 1","signature":"s"}}`;
 		expect(referenceFormOfText(wrapped, true)).toBe('{"a":"1"}');
 	});
