@@ -1,7 +1,21 @@
-import { constants, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import {
+	chmodSync,
+	chownSync,
+	constants,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	statSync,
+	symlinkSync,
+	writeFileSync,
+} from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test } from "vitest";
 import { openStateDir, type StateDir } from "../../src/sandbox/persistence/state-dir.js";
 import { keys } from "../support/vectors.js";
@@ -108,6 +122,33 @@ describe("what a start cleans up or refuses", () => {
 		for (const name of left) expect(names).not.toContain(name);
 		for (const name of kept) expect(names).toContain(name);
 	});
+
+	// Root lists any directory, so the user is another one: the child process runs as root and drops to it.
+	const asRoot = process.platform !== "win32" && process.getuid?.() === 0;
+	test.skipIf(!asRoot)(
+		"a directory of the user's own that cannot be listed (mode 0300) still opens (as the user nobody; needs root)",
+		() => {
+			const NOBODY = 65534;
+			const root = mkdtempSync(join(tmpdir(), "sandbox-files-"));
+			dirs.push(root);
+			chmodSync(root, 0o711);
+			const dir = join(root, "state");
+			mkdirSync(dir);
+			chownSync(dir, NOBODY, NOBODY);
+			chmodSync(dir, 0o300);
+			const hook = fileURLToPath(new URL("../cli/ts-resolve-hook.mjs", import.meta.url));
+			const script = fileURLToPath(new URL("./support/open-state-as-user.ts", import.meta.url));
+			const child = spawnSync(process.execPath, ["--import", hook, script, dir, `${NOBODY}`, `${NOBODY}`], {
+				encoding: "utf8",
+			});
+			expect(child.stderr).toBe("");
+			expect(JSON.parse(child.stdout)).toEqual({ uid: NOBODY, opened: true });
+			const names = readdirSync(dir);
+			expect(names).toEqual(expect.arrayContaining(["state-format.json", "snapshot.ndjson", "journal.ndjson", "keys"]));
+			expect(names).not.toContain("sandbox.lock");
+			expect(statSync(join(dir, "journal.ndjson")).uid).toBe(NOBODY);
+		},
+	);
 
 	test.each(["snapshot.ndjson", "journal.ndjson"])(
 		"a directory with %s but no format file is refused",
