@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import {
 	chmodSync,
+	chownSync,
 	constants,
 	linkSync,
 	mkdirSync,
@@ -23,6 +24,8 @@ import {
 	readPrivateFile,
 	replacePrivateFile,
 } from "../../src/sandbox/persistence/private-files.js";
+import { keys } from "../support/vectors.js";
+import { openAsUser } from "./support/as-user.js";
 
 // How the sandbox opens the files of a state directory (or of a --keys-dir): what it refuses to open, and
 // why, naming the path and the option it comes from; a new file is created with its mode whatever the umask;
@@ -107,6 +110,24 @@ describe("a folder for state files", () => {
 		);
 	});
 });
+
+// Root may write anywhere anyway, so what root owns is trusted like the user's own; seen as another user.
+const asRoot = process.platform !== "win32" && process.getuid?.() === 0;
+test.skipIf(!asRoot)(
+	"a --keys-dir and key files root owns are trusted by another user (as the user nobody; needs root)",
+	() => {
+		const NOBODY = 65534;
+		const dir = fresh();
+		chmodSync(root, 0o711);
+		chmodSync(dir, 0o755);
+		writeFileSync(join(dir, "gateway-private.pem"), keys.gatewayPrivate, { mode: 0o644 });
+		writeFileSync(join(dir, "gateway-public.pem"), keys.gatewayPublic, { mode: 0o644 });
+		expect(openAsUser(NOBODY, "keys", dir)).toEqual({ uid: NOBODY, opened: true });
+		// Owned by a third user, the same folder is refused.
+		chownSync(dir, NOBODY + 1, NOBODY + 1);
+		expect(openAsUser(NOBODY, "keys", dir)).toMatchObject({ opened: false });
+	},
+);
 
 describe("a state file opened to be read", () => {
 	test("that does not exist reads as nothing", async () => {

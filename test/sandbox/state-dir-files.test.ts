@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import {
 	chmodSync,
 	chownSync,
@@ -15,10 +14,10 @@ import {
 import type { FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test } from "vitest";
 import { openStateDir, type StateDir } from "../../src/sandbox/persistence/state-dir.js";
 import { keys } from "../support/vectors.js";
+import { openAsUser } from "./support/as-user.js";
 
 // The files of a state directory as openStateDir reads and writes them, without a sandbox on top: what a
 // start cleans up or refuses, and what a fold or a failed journal write leaves on disk.
@@ -136,13 +135,7 @@ describe("what a start cleans up or refuses", () => {
 			mkdirSync(dir);
 			chownSync(dir, NOBODY, NOBODY);
 			chmodSync(dir, 0o300);
-			const hook = fileURLToPath(new URL("../cli/ts-resolve-hook.mjs", import.meta.url));
-			const script = fileURLToPath(new URL("./support/open-state-as-user.ts", import.meta.url));
-			const child = spawnSync(process.execPath, ["--import", hook, script, dir, `${NOBODY}`, `${NOBODY}`], {
-				encoding: "utf8",
-			});
-			expect(child.stderr).toBe("");
-			expect(JSON.parse(child.stdout)).toEqual({ uid: NOBODY, opened: true });
+			expect(openAsUser(NOBODY, "state", dir)).toEqual({ uid: NOBODY, opened: true });
 			const names = readdirSync(dir);
 			expect(names).toEqual(expect.arrayContaining(["state-format.json", "snapshot.ndjson", "journal.ndjson", "keys"]));
 			expect(names).not.toContain("sandbox.lock");
