@@ -183,13 +183,27 @@ describe("a state file opened to be read", () => {
 		expect((await refusal(readPrivateFile(path))).message).toBe(`${path} cannot be read: error (ELOOP)`);
 	});
 
-	test("a file it refuses is closed", async () => {
-		const path = join(fresh(), "snapshot.ndjson");
-		mkdirSync(path);
-		await refusal(readPrivateFile(path));
+	test("a file read, or refused, is closed", async () => {
+		const dir = fresh();
+		const refused = join(dir, "snapshot.ndjson");
+		mkdirSync(refused);
+		const read = join(dir, "journal.ndjson");
+		writeFileSync(read, "text\n");
+		await refusal(readPrivateFile(refused));
+		await readPrivateFile(read);
 		const before = openDescriptors();
-		for (let round = 0; round < 5; round++) await refusal(readPrivateFile(path));
+		for (let round = 0; round < 5; round++) {
+			await refusal(readPrivateFile(refused));
+			expect(await readPrivateFile(read)).toBe("text\n");
+		}
 		expect(openDescriptors()).toBe(before);
+	});
+
+	test("a file that opens but cannot be read is refused with the system's reason", async () => {
+		// A process's memory file: a regular file of its own that fails a read at offset 0.
+		expect((await refusal(readPrivateFile("/proc/self/mem"))).message).toBe(
+			"/proc/self/mem cannot be read: error (EIO)",
+		);
 	});
 });
 
@@ -251,6 +265,11 @@ describe("a state file opened to be written", () => {
 		expect(readFileSync(path, "utf8")).toBe("new\n");
 		expect(statSync(path).mode & 0o777).toBe(0o600);
 		expect(readdirSync(dir)).toEqual(["snapshot.ndjson"]);
+		// Nothing stays open: neither the file nor the folder synced after the rename.
+		const before = openDescriptors();
+		for (let round = 0; round < 5; round++) await replacePrivateFile(path, `${round}\n`, 0o600);
+		expect(openDescriptors()).toBe(before);
+		expect(readFileSync(path, "utf8")).toBe("4\n");
 	});
 
 	test("a replacement that cannot take the name is refused, naming it, and its temporary file removed", async () => {

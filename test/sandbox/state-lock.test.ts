@@ -344,6 +344,43 @@ describe("claims left on a stale lock", () => {
 		expect(readdirSync(dir).sort()).toEqual([lockOf(dir), ...claims].map((path) => path.slice(dir.length + 1)).sort());
 	});
 
+	test("a lock turned into something else during a takeover stops it, naming the lock; dead claims stay", async () => {
+		const dir = fresh();
+		const stale = staleLock();
+		writeFileSync(lockOf(dir), stale);
+		const [deadClaim] = deadClaims(dir, stale, 1);
+		const message = await refusal(
+			takeLock(dir, {
+				reached: (step) => {
+					if (step !== "claimed") return;
+					rmSync(lockOf(dir));
+					mkdirSync(lockOf(dir));
+				},
+			}),
+		);
+		expect(message).toContain(`cannot take over ${lockOf(dir)}: `);
+		expect(message).toContain(`${lockOf(dir)} is a directory, where the sandbox keeps a file`);
+		// The lock may still be the stale one for all this starter knows: the dead starter's claim stays.
+		const left = [lockOf(dir), deadClaim].map((path) => path?.slice(dir.length + 1));
+		expect(readdirSync(dir).sort()).toEqual(left.sort());
+	});
+
+	test("a starter whose own lock file is removed while it takes over stops, naming the path and why", async () => {
+		const dir = fresh();
+		const stale = staleLock();
+		writeFileSync(lockOf(dir), stale);
+		const message = await refusal(
+			takeLock(dir, {
+				reached: (step) => {
+					if (step !== "judged-stale") return;
+					for (const name of readdirSync(dir)) if (name.endsWith(".tmp")) rmSync(join(dir, name));
+				},
+			}),
+		);
+		expect(message).toContain(`cannot create ${claimPath(lockOf(dir), stale)}: no such file or directory (ENOENT)`);
+		expect(readFileSync(lockOf(dir), "utf8")).toBe(stale);
+	});
+
 	test("a claim written on another host is waited for, never taken over", async () => {
 		const dir = fresh();
 		const stale = staleLock();
@@ -412,4 +449,28 @@ describe("starters in processes of their own, all at once over a stale lock", ()
 			expect(existsSync(lockOf(dir))).toBe(false);
 		}
 	}, 120_000);
+});
+
+describe("a starter gives up", () => {
+	// Slow by nature: a starter waits about ten seconds for another to finish taking a lock over.
+	test("after about ten seconds of another starter holding the claim, naming the directory", async () => {
+		const dir = fresh();
+		writeFileSync(lockOf(dir), JSON.stringify({ pid: gonePid(), hostname: hostname(), processStart: "1" }));
+		const held = Promise.withResolvers<void>();
+		const claimed = Promise.withResolvers<void>();
+		const first = takeLock(dir, {
+			reached: async (step) => {
+				if (step !== "claimed") return;
+				claimed.resolve();
+				await held.promise;
+			},
+		});
+		await claimed.promise;
+		// Without a step hook, as a sandbox starts.
+		const message = await refusal(takeLock(dir));
+		expect(message).toContain(`${lockOf(dir)} keeps changing: another sandbox is starting on ${dir}; start again`);
+		held.resolve();
+		await (await first)();
+		expect(readdirSync(dir)).toEqual([]);
+	}, 60_000);
 });
