@@ -285,3 +285,31 @@ describe("a state file opened to be written", () => {
 		expect(readFileSync(join(path, "inside"), "utf8")).toBe("kept\n");
 	});
 });
+
+/** Mounts a tmpfs of `size` for the test; why it cannot, when it cannot. */
+function smallDisk(size: string): string {
+	const mountPoint = mkdtempSync(join(root, "disk-"));
+	const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", mountPoint]);
+	if (mounted.status !== 0) throw new Error(`mount -t tmpfs failed: ${mounted.stderr.toString().trim()}`);
+	disks.push(mountPoint);
+	return mountPoint;
+}
+const disks: string[] = [];
+afterAll(() => {
+	for (const disk of disks.splice(0)) spawnSync("umount", [disk]);
+});
+const rootOnLinux = process.platform === "linux" && process.getuid?.() === 0;
+
+test.skipIf(!rootOnLinux)(
+	"a new file that cannot be written whole is removed, and refused naming it and why (a full disk; needs root)",
+	async () => {
+		const disk = smallDisk("64k");
+		const path = join(disk, "gateway-private.pem");
+		const message = await refusal(createPrivateFile(path, "k".repeat(256 * 1024), 0o600, { field: "keysDir" }));
+		expect(message).toEqual({
+			field: "keysDir",
+			message: `cannot write ${path}: no space left on the device (ENOSPC)`,
+		});
+		expect(readdirSync(disk)).toEqual([]);
+	},
+);
