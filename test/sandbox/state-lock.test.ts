@@ -262,7 +262,7 @@ describe("a lock the starter cannot judge, or that is no longer its own, is left
 		);
 		// With its start recorded, the pid is known to be the sandbox: no such advice.
 		writeFileSync(lockOf(dir), JSON.stringify({ pid, hostname: hostname(), processStart: startOf(pid) }));
-		expect(await refusal(takeLock(dir))).not.toContain("is no sandbox");
+		expect(await refusal(takeLock(dir))).toMatch(/: stop that sandbox first, or use another state directory$/);
 	});
 
 	test("in another boot, a live pid with the lock's start is not the sandbox: the lock is taken over", async () => {
