@@ -1,10 +1,23 @@
-import { constants, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+	chmodSync,
+	chownSync,
+	constants,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	statSync,
+	symlinkSync,
+	writeFileSync,
+} from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { openStateDir, type StateDir } from "../../src/sandbox/persistence/state-dir.js";
 import { keys } from "../support/vectors.js";
+import { openAsUser } from "./support/as-user.js";
 
 // The files of a state directory as openStateDir reads and writes them, without a sandbox on top: what a
 // start cleans up or refuses, and what a fold or a failed journal write leaves on disk.
@@ -108,6 +121,27 @@ describe("what a start cleans up or refuses", () => {
 		for (const name of left) expect(names).not.toContain(name);
 		for (const name of kept) expect(names).toContain(name);
 	});
+
+	// Root lists any directory, so the user is another one: the child process runs as root and drops to it.
+	const asRoot = process.platform !== "win32" && process.getuid?.() === 0;
+	test.skipIf(!asRoot)(
+		"a directory of the user's own that cannot be listed (mode 0300) still opens (as the user nobody; needs root)",
+		() => {
+			const NOBODY = 65534;
+			const root = mkdtempSync(join(tmpdir(), "sandbox-files-"));
+			dirs.push(root);
+			chmodSync(root, 0o711);
+			const dir = join(root, "state");
+			mkdirSync(dir);
+			chownSync(dir, NOBODY, NOBODY);
+			chmodSync(dir, 0o300);
+			expect(openAsUser(NOBODY, "state", dir)).toEqual({ uid: NOBODY, opened: true });
+			const names = readdirSync(dir);
+			expect(names).toEqual(expect.arrayContaining(["state-format.json", "snapshot.ndjson", "journal.ndjson", "keys"]));
+			expect(names).not.toContain("sandbox.lock");
+			expect(statSync(join(dir, "journal.ndjson")).uid).toBe(NOBODY);
+		},
+	);
 
 	test.each(["snapshot.ndjson", "journal.ndjson"])(
 		"a directory with %s but no format file is refused",

@@ -201,6 +201,210 @@ describe("taking over a stale lock: one starter only (steps played in a chosen o
 	});
 });
 
+describe("a lock the starter cannot judge, or that is no longer its own, is left in place", () => {
+	let gone: number;
+	beforeAll(() => {
+		gone = gonePid();
+	});
+	test("a lock written on another host: refused, naming the host and its pid, the lock untouched", async () => {
+		const dir = fresh();
+		const pid = gone;
+		const held = JSON.stringify({ pid, hostname: "elsewhere.example", processStart: "1", nonce: "far" });
+		writeFileSync(lockOf(dir), held);
+		expect(await refusal(takeLock(dir))).toContain(
+			`${dir} is in use by a sandbox on host elsewhere.example (pid ${pid}); stop it, or remove ${lockOf(dir)} ` +
+				"if it is gone",
+		);
+		expect(readFileSync(lockOf(dir), "utf8")).toBe(held);
+		expect(readdirSync(dir)).toEqual(["sandbox.lock"]);
+	});
+
+	const here = () => ({ pid: gone, hostname: hostname() });
+	test.each([
+		["text that is no JSON", () => "not a lock\n"],
+		["no pid", () => JSON.stringify({ hostname: hostname() })],
+		["a pid that is no integer", () => JSON.stringify({ ...here(), pid: 12.5 })],
+		["a pid of 0", () => JSON.stringify({ ...here(), pid: 0 })],
+		["a negative pid", () => JSON.stringify({ ...here(), pid: -1 })],
+		["no hostname", () => JSON.stringify({ pid: gone })],
+		["a hostname that is no text", () => JSON.stringify({ ...here(), hostname: 7 })],
+		["a process start that is no text", () => JSON.stringify({ ...here(), processStart: 1 })],
+		["a boot id that is no text", () => JSON.stringify({ ...here(), bootId: 1 })],
+		["a nonce that is no text", () => JSON.stringify({ ...here(), nonce: 1 })],
+	])("a sandbox.lock with %s is no lock: refused, naming it, and left as it is", async (_, content) => {
+		const dir = fresh();
+		const text = content();
+		writeFileSync(lockOf(dir), text);
+		expect(await refusal(takeLock(dir))).toContain(
+			`${lockOf(dir)} is not a sandbox lock file: remove it if no sandbox is starting or running`,
+		);
+		expect(readFileSync(lockOf(dir), "utf8")).toBe(text);
+	});
+
+	test("a lock with every field a stale lock may have is taken over", async () => {
+		const dir = fresh();
+		writeFileSync(
+			lockOf(dir),
+			JSON.stringify({ ...here(), processStart: "1", bootId: "an earlier boot", nonce: "gone" }),
+		);
+		const release = await takeLock(dir);
+		expect(readLock(dir)).toMatchObject({ pid: process.pid });
+		await release();
+	});
+
+	test("a live pid whose start is not recorded: refused, saying to remove the lock if it is no sandbox", async () => {
+		const dir = fresh();
+		const pid = liveNonSandbox();
+		writeFileSync(lockOf(dir), JSON.stringify({ pid, hostname: hostname() }));
+		expect(await refusal(takeLock(dir))).toContain(
+			`${dir} is in use by the sandbox with pid ${pid} (${lockOf(dir)}): stop that sandbox first, or use another ` +
+				`state directory; if pid ${pid} is no sandbox, remove ${lockOf(dir)}`,
+		);
+		// With its start recorded, the pid is known to be the sandbox: no such advice.
+		writeFileSync(lockOf(dir), JSON.stringify({ pid, hostname: hostname(), processStart: startOf(pid) }));
+		expect(await refusal(takeLock(dir))).toMatch(/: stop that sandbox first, or use another state directory$/);
+	});
+
+	test("in another boot, a live pid with the lock's start is not the sandbox: the lock is taken over", async () => {
+		const dir = fresh();
+		const pid = liveNonSandbox();
+		const bootId = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+		const lock = { pid, hostname: hostname(), processStart: startOf(pid) };
+		writeFileSync(lockOf(dir), JSON.stringify({ ...lock, bootId }));
+		expect(await refusal(takeLock(dir))).toContain(`in use by the sandbox with pid ${pid}`);
+		writeFileSync(lockOf(dir), JSON.stringify({ ...lock, bootId: "another boot" }));
+		const release = await takeLock(dir);
+		expect(readLock(dir)).toMatchObject({ pid: process.pid, bootId });
+		await release();
+	});
+
+	test("releasing a lock that was replaced meanwhile leaves the replacement in place", async () => {
+		const dir = fresh();
+		const release = await takeLock(dir);
+		const replacement = JSON.stringify({ pid: gone, hostname: hostname(), processStart: "1" });
+		writeFileSync(lockOf(dir), replacement);
+		await release();
+		expect(readFileSync(lockOf(dir), "utf8")).toBe(replacement);
+	});
+
+	test("once released, a copy of this process's lock left behind is stale: the next start takes it over", async () => {
+		const dir = fresh();
+		const release = await takeLock(dir);
+		const copy = readFileSync(lockOf(dir), "utf8");
+		await release();
+		expect(existsSync(lockOf(dir))).toBe(false);
+		writeFileSync(lockOf(dir), copy);
+		const again = await takeLock(dir);
+		expect(readFileSync(lockOf(dir), "utf8")).not.toBe(copy);
+		await again();
+	});
+});
+
+describe("claims left on a stale lock", () => {
+	let gone: number;
+	beforeAll(() => {
+		gone = gonePid();
+	});
+	const staleLock = () => JSON.stringify({ pid: gone, hostname: hostname(), processStart: "1", nonce: "x" });
+	/** Writes `count` claims of dead starters, each on the one before (the first on the lock). */
+	function deadClaims(dir: string, lock: string, count: number): string[] {
+		const names: string[] = [];
+		let claimed = lock;
+		for (let index = 0; index < count; index++) {
+			const claim = JSON.stringify({ pid: gone, hostname: hostname(), processStart: "1", nonce: `d${index}` });
+			const name = claimPath(lockOf(dir), claimed);
+			writeFileSync(name, claim);
+			names.push(name);
+			claimed = claim;
+		}
+		return names;
+	}
+
+	test("16 claims of starters that died, one on another: the lock is taken over and every claim removed", async () => {
+		const dir = fresh();
+		const stale = staleLock();
+		writeFileSync(lockOf(dir), stale);
+		deadClaims(dir, stale, 16);
+		const release = await takeLock(dir);
+		expect(readLock(dir)).toMatchObject({ pid: process.pid });
+		expect(readdirSync(dir)).toEqual(["sandbox.lock"]);
+		await release();
+	});
+
+	test("17 such claims: refused, saying to remove the takeover files; the lock and the claims stay", async () => {
+		const dir = fresh();
+		const stale = staleLock();
+		writeFileSync(lockOf(dir), stale);
+		const claims = deadClaims(dir, stale, 17);
+		const message = await refusal(takeLock(dir));
+		expect(message).toContain(
+			`${claims[16]}: too many takeovers left unfinished; remove ${lockOf(dir)}.takeover-* and start again`,
+		);
+		expect(readFileSync(lockOf(dir), "utf8")).toBe(stale);
+		expect(readdirSync(dir).sort()).toEqual([lockOf(dir), ...claims].map((path) => path.slice(dir.length + 1)).sort());
+	});
+
+	test("a lock turned into something else during a takeover stops it, naming the lock; dead claims stay", async () => {
+		const dir = fresh();
+		const stale = staleLock();
+		writeFileSync(lockOf(dir), stale);
+		const [deadClaim] = deadClaims(dir, stale, 1);
+		const message = await refusal(
+			takeLock(dir, {
+				reached: (step) => {
+					if (step !== "claimed") return;
+					rmSync(lockOf(dir));
+					mkdirSync(lockOf(dir));
+				},
+			}),
+		);
+		expect(message).toContain(`cannot take over ${lockOf(dir)}: `);
+		expect(message).toContain(`${lockOf(dir)} is a directory, where the sandbox keeps a file`);
+		// The lock may still be the stale one for all this starter knows: the dead starter's claim stays.
+		const left = [lockOf(dir), deadClaim].map((path) => path?.slice(dir.length + 1));
+		expect(readdirSync(dir).sort()).toEqual(left.sort());
+	});
+
+	test("a starter whose own lock file is removed while it takes over stops, naming the path and why", async () => {
+		const dir = fresh();
+		const stale = staleLock();
+		writeFileSync(lockOf(dir), stale);
+		const message = await refusal(
+			takeLock(dir, {
+				reached: (step) => {
+					if (step !== "judged-stale") return;
+					for (const name of readdirSync(dir)) if (name.endsWith(".tmp")) rmSync(join(dir, name));
+				},
+			}),
+		);
+		expect(message).toContain(`cannot create ${claimPath(lockOf(dir), stale)}: no such file or directory (ENOENT)`);
+		expect(readFileSync(lockOf(dir), "utf8")).toBe(stale);
+	});
+
+	test("a claim written on another host is waited for, never taken over", async () => {
+		const dir = fresh();
+		const stale = staleLock();
+		writeFileSync(lockOf(dir), stale);
+		const claim = claimPath(lockOf(dir), stale);
+		const foreign = JSON.stringify({ pid: gone, hostname: "elsewhere.example", processStart: "1" });
+		writeFileSync(claim, foreign);
+		let waits = 0;
+		const release = await takeLock(dir, {
+			reached: (step) => {
+				if (step !== "waiting") return;
+				waits++;
+				// The foreign claim is still there, untouched: then its starter gives it up.
+				expect(readFileSync(claim, "utf8")).toBe(foreign);
+				expect(readFileSync(lockOf(dir), "utf8")).toBe(stale);
+				rmSync(claim);
+			},
+		});
+		expect(waits).toBe(1);
+		expect(readLock(dir)).toMatchObject({ pid: process.pid });
+		await release();
+	});
+});
+
 describe("starters in processes of their own, all at once over a stale lock", () => {
 	const STARTERS = 6;
 	const ROUNDS = 25;
@@ -245,4 +449,28 @@ describe("starters in processes of their own, all at once over a stale lock", ()
 			expect(existsSync(lockOf(dir))).toBe(false);
 		}
 	}, 120_000);
+});
+
+describe("a starter gives up", () => {
+	// Slow by nature: a starter waits about ten seconds for another to finish taking a lock over.
+	test("after about ten seconds of another starter holding the claim, naming the directory", async () => {
+		const dir = fresh();
+		writeFileSync(lockOf(dir), JSON.stringify({ pid: gonePid(), hostname: hostname(), processStart: "1" }));
+		const held = Promise.withResolvers<void>();
+		const claimed = Promise.withResolvers<void>();
+		const first = takeLock(dir, {
+			reached: async (step) => {
+				if (step !== "claimed") return;
+				claimed.resolve();
+				await held.promise;
+			},
+		});
+		await claimed.promise;
+		// Without a step hook, as a sandbox starts.
+		const message = await refusal(takeLock(dir));
+		expect(message).toContain(`${lockOf(dir)} keeps changing: another sandbox is starting on ${dir}; start again`);
+		held.resolve();
+		await (await first)();
+		expect(readdirSync(dir)).toEqual([]);
+	}, 60_000);
 });
