@@ -17,7 +17,8 @@ const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 /** Opening a FIFO planted in the directory would wait for a writer: this makes it fail at once, and fstat refuse it. */
 const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
 
-const uid = () => (process.platform === "win32" ? undefined : process.getuid?.());
+/** This process's user id; undefined on Windows, which has no `process.getuid`. */
+const uid = () => process.getuid?.();
 
 /** The owners a private file or folder may have: this user, or root (who can write anywhere anyway). */
 const trustedOwner = (owner: number, me: number) => owner === me || owner === 0;
