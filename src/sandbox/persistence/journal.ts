@@ -27,6 +27,9 @@ interface Move {
 	done: PromiseWithResolvers<void>;
 }
 
+/** A caller of `written`, waiting for lines up to `upTo` to settle. */
+type Waiter = { mark: JournalMark; upTo: number; resolve: () => void; reject: (error: unknown) => void };
+
 /** Dropped ranges kept to answer `written(mark)`: a mark older than this many failures is not asked about. */
 const LOST_RANGES_KEPT = 1000;
 
@@ -55,7 +58,7 @@ export class Journal {
 	#settled = 0;
 	/** Ranges (from, to] of line numbers dropped, with why. */
 	readonly #lost: { from: number; to: number; error: unknown }[] = [];
-	#waiters: { mark: JournalMark; upTo: number; resolve: () => void; reject: (error: unknown) => void }[] = [];
+	#waiters: Waiter[] = [];
 	#flushing: Promise<void> | undefined;
 	#failuresInARow = 0;
 	#closed = false;
@@ -110,13 +113,9 @@ export class Journal {
 	 * @param mark from `mark()`; by default, now: only lines still waiting to be written count.
 	 */
 	written(mark: JournalMark = this.#settled): Promise<void> {
-		const upTo = this.#appended;
-		if (this.#settled >= upTo) {
-			const lost = this.#lostBetween(mark, upTo);
-			return lost ? Promise.reject(lost.error) : Promise.resolve();
-		}
 		const { promise, resolve, reject } = Promise.withResolvers<void>();
-		this.#waiters.push({ mark, upTo, resolve, reject });
+		const waiter = { mark, upTo: this.#appended, resolve, reject };
+		if (!this.#answer(waiter)) this.#waiters.push(waiter);
 		return promise;
 	}
 
@@ -152,22 +151,13 @@ export class Journal {
 		await this.#file.close();
 	}
 
-	#lostBetween(mark: JournalMark, upTo: number) {
-		return this.#lost.find((range) => range.to > mark && range.from < upTo);
-	}
-
-	#wake(): void {
-		const waiting = this.#waiters;
-		this.#waiters = [];
-		for (const waiter of waiting) {
-			if (this.#settled < waiter.upTo) {
-				this.#waiters.push(waiter);
-				continue;
-			}
-			const lost = this.#lostBetween(waiter.mark, waiter.upTo);
-			if (lost) waiter.reject(lost.error);
-			else waiter.resolve();
-		}
+	/** Settles a waiter whose lines are all on disk or dropped; false while some are not. */
+	#answer(waiter: Waiter): boolean {
+		if (this.#settled < waiter.upTo) return false;
+		const lost = this.#lost.find((range) => range.to > waiter.mark && range.from < waiter.upTo);
+		if (lost) waiter.reject(lost.error);
+		else waiter.resolve();
+		return true;
 	}
 
 	async #flush(): Promise<void> {
@@ -207,7 +197,7 @@ export class Journal {
 			this.#failuresInARow++;
 			this.#listener?.lost(error);
 		}
-		this.#wake();
+		this.#waiters = this.#waiters.filter((waiter) => !this.#answer(waiter));
 	}
 
 	async #moveNow(move: Move): Promise<void> {

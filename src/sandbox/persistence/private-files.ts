@@ -100,7 +100,7 @@ export async function openPrivateFile(
 		const code = (error as NodeJS.ErrnoException).code;
 		if (code === "ENOENT" && (flags & O_CREAT) === 0) return undefined;
 		// ELOOP on Linux and macOS, EMLINK on FreeBSD: the last part of the path is a link.
-		if ((code === "ELOOP" || code === "EMLINK") && (await isLink(path)))
+		if ((code === "ELOOP" || code === "EMLINK") && (await lstat(path).catch(() => undefined))?.isSymbolicLink())
 			throw stateProblem(`${path} ${LINK_FIX} (rm ${path})`, field);
 		throw stateProblem(`${path} cannot be ${use === "read" ? "read" : "written"}: ${fileError(error)}`, field);
 	}
@@ -199,13 +199,6 @@ function openedProblem(info: Stats, use: "read" | "write"): string | undefined {
 	if (use === "write" && info.nlink > 1 && process.platform !== "win32")
 		return "has another name (a hard link to a file elsewhere): remove it, then start again";
 	return undefined;
-}
-
-async function isLink(path: string): Promise<boolean> {
-	return lstat(path).then(
-		(info) => info.isSymbolicLink(),
-		() => false,
-	);
 }
 
 const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`;

@@ -4,7 +4,7 @@ import { type FileHandle, lstat, mkdir, readdir, rename, unlink } from "node:fs/
 import { join } from "node:path";
 import { parseJsonObject } from "../../internal/plain-object.js";
 import { generateKeyPair } from "../../signing/generate.js";
-import { Journal, type JournalLine, type JournalListener, type JournalMark } from "./journal.js";
+import { Journal, type JournalLine, type JournalListener } from "./journal.js";
 import { type KeyFolder, type KeyFolderOptions, openKeyFolder } from "./key-files.js";
 import { takeLock } from "./lock.js";
 import {
@@ -43,21 +43,17 @@ export interface StateDirOptions extends Pick<KeyFolderOptions, "gatewayKeys" | 
 	wrapJournalFile?: ((file: FileHandle) => FileHandle) | undefined;
 }
 
-/** A state directory opened by one sandbox, which holds its lock until `close`. */
-export interface StateDir {
+/**
+ * A state directory opened by one sandbox, which holds its lock until `close`. Its journal's `mark` and
+ * `written` tell whether the records saved since a mark are on disk (see `onLost` for those that are not).
+ */
+export interface StateDir extends Pick<Journal, "mark" | "written"> {
 	readonly dir: string;
 	readonly keys: KeyFolder;
 	/** The state saved by the sandboxes before this one: empty for a new directory. */
 	readonly loaded: SavedState;
 	/** Saves a record as it now stands (in the next group the journal writes). */
 	record(entry: StateEntry): void;
-	/** Where the journal stands: take it before reading the books, and hand it to `written`. */
-	mark(): JournalMark;
-	/**
-	 * Resolves once every record saved so far is on disk. Rejects when a record saved after `mark` could
-	 * not be written: the books were then put back to what is on disk (see `onLost`).
-	 */
-	written(mark?: JournalMark): Promise<void>;
 	/**
 	 * Calls `listener` with the state on disk when a write failed: the records that could not be written,
 	 * and every record saved after them, are not on disk and must leave the books.
@@ -149,7 +145,8 @@ async function checkFormat(dir: string): Promise<void> {
 	const text = await readPrivateFile(path);
 	if (text === undefined) {
 		for (const name of [STATE_FILES.snapshot, STATE_FILES.journal]) {
-			if (await exists(join(dir, name))) {
+			// A name there counts as a file, a link (dangling or not) or anything else.
+			if (await lstat(join(dir, name)).catch(() => undefined)) {
 				throw stateProblem(
 					`${dir} has ${name} but no ${STATE_FILES.format}: put the file back, or move the directory away to ` +
 						"start afresh",
@@ -282,12 +279,4 @@ async function removeTemporaryFiles(dir: string): Promise<void> {
 	for (const entry of await readdir(dir).catch(() => [])) {
 		if (names.some((name) => isTemporaryOf(entry, name))) await unlink(join(dir, entry)).catch(() => {});
 	}
-}
-
-/** Whether a name exists in the directory, as a file, a link (dangling or not) or anything else. */
-async function exists(path: string): Promise<boolean> {
-	return lstat(path).then(
-		() => true,
-		() => false,
-	);
 }
