@@ -3,6 +3,7 @@ import { link, readFile, rename, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import * as z from "zod/mini";
 import { parseJsonObject } from "../../internal/plain-object.js";
 import { isProcessAlive } from "../../internal/process-alive.js";
 import { createPrivateFile, readPrivateFile } from "./private-files.js";
@@ -25,16 +26,17 @@ import { fileError, stateProblem } from "./state-problem.js";
 // (`takeover-<digest of the claim>`) the same way, and the chain stays in place until the lock is replaced.
 
 /** Who holds a state directory: the lock file's content. */
-interface Holder {
-	pid: number;
-	hostname: string;
+const holderSchema = z.object({
+	pid: z.number().check(z.refine((pid) => Number.isInteger(pid) && pid > 0)),
+	hostname: z.string(),
 	/** The process's start, in clock ticks after boot (/proc/<pid>/stat); Linux only. */
-	processStart?: string | undefined;
+	processStart: z.optional(z.string()),
 	/** The boot the process started in (/proc/sys/kernel/random/boot_id); Linux only. */
-	bootId?: string | undefined;
+	bootId: z.optional(z.string()),
 	/** Random for each lock: a lock naming this process's pid is its own only if it holds this nonce. */
-	nonce?: string | undefined;
-}
+	nonce: z.optional(z.string()),
+});
+type Holder = z.output<typeof holderSchema>;
 
 /** Steps of taking a lock, which a test can hold at to play a race in a chosen order. */
 export type LockStep = "judged-stale" | "claimed" | "waiting";
@@ -188,22 +190,10 @@ function inUse(holder: Holder, path: string, dir: string) {
 
 /** The holder a lock file (or a claim) names; a file that is no lock is refused. */
 function holderIn(path: string, text: string): Holder {
-	const holder = parseHolder(text);
-	if (!holder) throw stateProblem(`${path} is not a sandbox lock file: remove it if no sandbox is starting or running`);
-	return holder;
-}
-
-function parseHolder(text: string): Holder | undefined {
-	const holder = parseJsonObject(text) as Partial<Holder> | undefined;
-	const optionalText = (value: unknown) => value === undefined || typeof value === "string";
-	const valid =
-		Number.isInteger(holder?.pid) &&
-		(holder?.pid ?? 0) > 0 &&
-		typeof holder?.hostname === "string" &&
-		optionalText(holder.processStart) &&
-		optionalText(holder.bootId) &&
-		optionalText(holder.nonce);
-	return valid ? (holder as Holder) : undefined;
+	const holder = z.safeParse(holderSchema, parseJsonObject(text));
+	if (!holder.success)
+		throw stateProblem(`${path} is not a sandbox lock file: remove it if no sandbox is starting or running`);
+	return holder.data;
 }
 
 async function thisProcess(nonce: string) {
