@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
+import * as z from "zod/mini";
 import { parseJsonObject } from "../../internal/plain-object.js";
 import {
 	checkPrivateFolder,
@@ -19,18 +20,19 @@ import { stateProblem } from "../persistence/state-problem.js";
 // link, in a directory that must be this user's: the CLI sends the one to the URL the other names.
 
 /** What `sandbox.json` says about the sandbox running on a state directory. */
-export interface RunningSandbox {
+const runningSchema = z.object({
 	/** Its loopback origin, where the control API responds, such as `http://127.0.0.1:8080`. */
-	url: string;
+	url: z.string(),
 	/** The origin its links use (its public URL), when it differs from `url`. */
-	publicUrl: string | undefined;
+	publicUrl: z.custom<string | undefined>(),
 	/** The process id of the sandbox. */
-	pid: number;
+	pid: z.number(),
 	/** The merchant account it was started with. */
-	merchantId: string;
+	merchantId: z.string(),
 	/** That account's signing version. */
-	signVersion: "2.0" | "2.1";
-}
+	signVersion: z.enum(["2.0", "2.1"]),
+});
+export type RunningSandbox = z.output<typeof runningSchema>;
 
 const TOKEN_BYTES = 32;
 
@@ -94,13 +96,9 @@ export async function readRunningSandbox(stateDir: string): Promise<RunningSandb
 			`no sandbox is running on ${stateDir} (${path} does not exist): start one with --state-dir ${stateDir}`,
 		);
 	}
-	const running = parseJsonObject(text) as Partial<RunningSandbox> | undefined;
+	const running = parseJsonObject(text);
 	if (!running) throw stateProblem(`${path} cannot be read (not a JSON object)`);
-	const valid =
-		typeof running.url === "string" &&
-		typeof running.pid === "number" &&
-		typeof running.merchantId === "string" &&
-		(running.signVersion === "2.0" || running.signVersion === "2.1");
-	if (!valid) throw stateProblem(`${path} is not what the sandbox writes: restart the sandbox`);
-	return running as RunningSandbox;
+	const checked = z.safeParse(runningSchema, running);
+	if (!checked.success) throw stateProblem(`${path} is not what the sandbox writes: restart the sandbox`);
+	return checked.data;
 }
