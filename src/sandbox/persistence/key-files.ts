@@ -1,10 +1,9 @@
 import { createPrivateKey, createPublicKey } from "node:crypto";
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { loadPrivateKey, loadPublicKey, publicKeyText } from "../../signing/keys.js";
-import { checkPrivateFolder, createPrivateFile, readPrivateFile } from "./private-files.js";
+import { createPrivateFile, makePrivateFolder, readPrivateFile } from "./private-files.js";
 import { KEY_FILES } from "./state-layout.js";
-import { fileError, type StateField, stateProblem } from "./state-problem.js";
+import { type StateField, stateProblem } from "./state-problem.js";
 
 /** A key pair as PEM text. */
 export interface KeyPair {
@@ -44,13 +43,8 @@ export interface KeyFolder {
  */
 export async function openKeyFolder(folder: string, options: KeyFolderOptions): Promise<KeyFolder> {
 	const files = new KeyFiles(folder, options.field);
-	try {
-		await mkdir(folder, { recursive: true, mode: 0o700 });
-	} catch (error) {
-		throw stateProblem(`cannot create ${folder}: ${fileError(error)}`, options.field);
-	}
 	// --keys-dir is the path the user gave; a state directory's keys/ is the sandbox's own name.
-	await checkPrivateFolder(folder, { field: options.field, followLink: options.field === "keysDir" });
+	await makePrivateFolder(folder, { field: options.field, followLink: options.field === "keysDir" });
 	const gateway = await gatewayPair(files, options);
 	const merchant = await merchantKeys(files, options);
 	return { gateway, merchant, written: files.written };

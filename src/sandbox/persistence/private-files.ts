@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { constants, type Stats } from "node:fs";
-import { type FileHandle, lstat, open, rename, stat, unlink } from "node:fs/promises";
+import { type FileHandle, lstat, mkdir, open, rename, stat, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
 import { temporaryPath } from "./state-layout.js";
 import { fileError, type StateField, stateProblem } from "./state-problem.js";
@@ -60,6 +60,14 @@ export async function checkPrivateFolder(path: string, options: PrivateFileOptio
 			field,
 		);
 	}
+}
+
+/** Creates the folder when it is missing (mode 0700), then checks it as `checkPrivateFolder` does. */
+export async function makePrivateFolder(path: string, options: PrivateFileOptions & { followLink: boolean }) {
+	await mkdir(path, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
+		throw stateProblem(`cannot create ${path}: ${fileError(error)}`, options.field);
+	});
+	await checkPrivateFolder(path, options);
 }
 
 /**

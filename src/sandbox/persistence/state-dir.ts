@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { type FileHandle, lstat, mkdir, readdir, rename, unlink } from "node:fs/promises";
+import { type FileHandle, lstat, readdir, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { parseJsonObject } from "../../internal/plain-object.js";
 import { generateKeyPair } from "../../signing/generate.js";
@@ -8,7 +8,7 @@ import { Journal, type JournalLine, type JournalListener } from "./journal.js";
 import { type KeyFolder, type KeyFolderOptions, openKeyFolder } from "./key-files.js";
 import { takeLock } from "./lock.js";
 import {
-	checkPrivateFolder,
+	makePrivateFolder,
 	openPrivateFile,
 	readPrivateFile,
 	replacePrivateFile,
@@ -71,12 +71,7 @@ export interface StateDir extends Pick<Journal, "mark" | "written"> {
  * @throws ConfigurationError naming the file that stops the start and what to do about it.
  */
 export async function openStateDir(dir: string, options: StateDirOptions = {}): Promise<StateDir> {
-	try {
-		await mkdir(dir, { recursive: true, mode: 0o700 });
-	} catch (error) {
-		throw stateProblem(`cannot create ${dir}: ${fileError(error)}`);
-	}
-	await checkPrivateFolder(dir, { followLink: true });
+	await makePrivateFolder(dir, { followLink: true });
 	const release = await takeLock(dir);
 	try {
 		await removeTemporaryFiles(dir);
