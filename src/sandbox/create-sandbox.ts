@@ -94,12 +94,6 @@ export async function sandboxOnStateDir(options: SandboxOptions, state: StateDir
 	}
 }
 
-function facadeOf(core: SandboxCore): Sandbox {
-	const sandbox = sandboxFacade(core);
-	cores.set(sandbox, core);
-	return sandbox;
-}
-
 const cores = new WeakMap<Sandbox, SandboxCore>();
 
 /** @internal The parts behind a sandbox `createSandbox` made: what the HTTP server's control API works on. */
@@ -107,7 +101,8 @@ export function coreOf(sandbox: Sandbox): SandboxCore | undefined {
 	return cores.get(sandbox);
 }
 
-function sandboxFacade(core: SandboxCore): Sandbox {
+/** The sandbox a core serves, which `coreOf` finds it by. */
+function facadeOf(core: SandboxCore): Sandbox {
 	// The core's ledger is read on each call: it is made again from the saved state when a write fails.
 	const view = (id: string): SandboxTransaction | undefined => {
 		const transaction = core.ledger.transaction(id);
@@ -118,7 +113,7 @@ function sandboxFacade(core: SandboxCore): Sandbox {
 		if (decision.ok) return decision.refund;
 		throw new ConfigurationError([{ field: "refundId", message: decision.message }], "refund decision");
 	};
-	return {
+	const sandbox: Sandbox = {
 		gatewayPublicKey: core.gatewayPublicKey,
 		baseUrl: core.settings.baseUrl,
 		clock: core.clock,
@@ -137,4 +132,6 @@ function sandboxFacade(core: SandboxCore): Sandbox {
 		whenIdle: () => core.notifier.whenIdle(),
 		close: () => core.close(),
 	};
+	cores.set(sandbox, core);
+	return sandbox;
 }

@@ -99,9 +99,8 @@ export async function startSandboxServer(options: SandboxServerOptions = {}): Pr
 	const port = (server.address() as AddressInfo).port;
 	const shownHost = bare.includes(":") ? `[${bare}]` : bare;
 	origin ??= `http://${shownHost === "0.0.0.0" ? "127.0.0.1" : shownHost}:${port}`;
-	const url = origin;
 	return {
-		url,
+		url: origin,
 		port,
 		sandbox,
 		close: async () => {

@@ -145,9 +145,8 @@ export async function handleControl(
 	const route = matching.find((candidate) => candidate.method === request.method);
 	if (!route) {
 		if (matching.length === 0) return failure(404, `No control route at ${url.pathname}.`);
-		return failure(405, `Use ${matching.map((r) => r.method).join(", ")}.`, {
-			allow: matching.map((r) => r.method).join(", "),
-		});
+		const allowed = matching.map((r) => r.method).join(", ");
+		return failure(405, `Use ${allowed}.`, { allow: allowed });
 	}
 	try {
 		const body = route.method === "POST" ? await readJsonBody(request) : {};

@@ -184,13 +184,9 @@ export class SandboxCore {
 		} else {
 			const { refundId, status } = change.refund;
 			this.emit({ type: "refund", refundId, status, statusCode: refundStatuses[status].code });
+			const eventId = refundEventId(refundId, status);
 			const fields = refundResource(change.refund, transaction);
-			notification = {
-				kind: "refund",
-				eventId: refundEventId(refundId, status),
-				fields,
-				startedAt: change.refund.createdAt,
-			};
+			notification = { kind: "refund", eventId, fields, startedAt: change.refund.createdAt };
 		}
 		const { fields, ...rest } = notification;
 		const body = JSON.stringify(this.signer.flat(fields, merchant.signVersion));

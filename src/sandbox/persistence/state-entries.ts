@@ -103,7 +103,6 @@ export function encodeEntry(entry: StateEntry): string {
 const text = z.string();
 const optionalText = z.optional(text);
 const epochMs = z.number().check(z.refine(Number.isFinite));
-const enumOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values);
 
 // Written by versions that kept a transaction's refund ids in it; a transaction's refunds are the
 // refunds that name it, so the list is read and left aside.
@@ -113,12 +112,12 @@ const attempt = z.object({
 	deliveryId: text,
 	attempt: z.int(),
 	eventId: text,
-	kind: enumOf(["transaction", "refund"]),
+	kind: z.enum(["transaction", "refund"]),
 	url: text,
 	duplicate: z.boolean(),
 	startedAt: text,
 	finishedAt: text,
-	outcome: enumOf(["acknowledged", "rejected", "timeout", "network_error"]),
+	outcome: z.enum(["acknowledged", "rejected", "timeout", "network_error"]),
 	httpStatus: z.optional(z.int()),
 	returnCode: optionalText,
 	detail: optionalText,
@@ -130,11 +129,11 @@ const optionalNumber = z.optional(z.number());
 const merchant = z.object({
 	merchantId: text,
 	publicKey: z.union([text, z.array(text)]),
-	signVersion: z.optional(enumOf(["2.0", "2.1"])),
-	refundApproval: z.optional(enumOf(["auto", "manual"])),
+	signVersion: z.optional(z.enum(["2.0", "2.1"])),
+	refundApproval: z.optional(z.enum(["auto", "manual"])),
 	providers: z.optional(
 		z.array(
-			z.object({ name: text, kind: z.optional(enumOf(["s2s", "hpp"])), fullRefundOnly: z.optional(z.boolean()) }),
+			z.object({ name: text, kind: z.optional(z.enum(["s2s", "hpp"])), fullRefundOnly: z.optional(z.boolean()) }),
 		),
 	),
 	autoCascade: z.optional(z.boolean()),
