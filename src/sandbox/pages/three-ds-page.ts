@@ -56,12 +56,11 @@ export const threeDsPage: HostedPage = {
 function submit(core: SandboxCore, record: TransactionRecord, form: PageForm): PageResponse {
 	const id = record.transactionId;
 	const password = form.get("password");
-	const result = password === undefined ? form.get("result") : passwordResult(password);
-	if (result === "cancel") {
-		const canceled = core.ledger.cancelThreeDs(id);
-		return canceled.ok ? seeOther(core.browserRedirect(canceled.value)) : notWaiting(core, record);
-	}
-	if (result !== "pass" && result !== "fail") {
+	const result =
+		password === undefined
+			? form.get("result")
+			: (["pass", "fail"] as const).find((outcome) => threeDsPasswords[outcome] === password);
+	if (result !== "pass" && result !== "fail" && result !== "cancel") {
 		const problem =
 			password === undefined
 				? "Choose Authenticate without the password, Fail authentication or Cancel."
@@ -70,12 +69,6 @@ function submit(core: SandboxCore, record: TransactionRecord, form: PageForm): P
 					: "That password is wrong. Please type it again.";
 		return render(core, record, problem);
 	}
-	const completed = core.ledger.completeThreeDs(id, result === "pass");
-	return completed.ok ? seeOther(core.browserRedirect(completed.value)) : notWaiting(core, record);
-}
-
-function passwordResult(password: string): "pass" | "fail" | undefined {
-	if (password === threeDsPasswords.pass) return "pass";
-	if (password === threeDsPasswords.fail) return "fail";
-	return undefined;
+	const done = result === "cancel" ? core.ledger.cancelThreeDs(id) : core.ledger.completeThreeDs(id, result === "pass");
+	return done.ok ? seeOther(core.browserRedirect(done.value)) : notWaiting(core, record);
 }
