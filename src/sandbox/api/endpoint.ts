@@ -74,20 +74,20 @@ export function endpointPipeline<Definition extends EndpointDefinition, Schema e
 		if (isApiResponse(message)) return message;
 		const found = findMerchant(core, message.claimed);
 		if (!found) return handler.unknownSubject ?? fieldError("merchantId", "is required");
-		if (!found.merchant) {
+		const { merchant } = found;
+		if (!merchant) {
 			received.verified = false;
 			return unknownMerchant(found.merchantId, core.merchants.ids());
 		}
-		const verified = authenticate(message.envelope, found.merchant, core.signer.signedString);
+		const verified = authenticate(message.envelope, merchant, core.signer.signedString);
 		received.verified = !isApiResponse(verified);
 		if (isApiResponse(verified)) return verified;
 		const schema = requestSchema({ allowLoopbackHttp: core.settings.allowLoopbackHttp });
 		const checked = safeParse(schema, verified.fields);
 		if (!checked.success) return validationFailed(groupIssues(toFieldIssues(checked.error)));
-		const { merchant, form } = verified;
 		const succeed: VerifiedRequest<unknown, Definition>["succeed"] = (data, ...wrapper) =>
 			core.signer.successResponse(endpoint, data, merchant.signVersion, ...wrapper);
-		return handler.handle({ params: checked.data, merchant, form, succeed }, ctx);
+		return handler.handle({ params: checked.data, merchant, form: message.envelope.form, succeed }, ctx);
 	};
 	return { endpoint, respond };
 }
