@@ -1,5 +1,5 @@
 import { toMinorUnits } from "../../money/amount.js";
-import { type CardInput, type ChargeDecision, decideCharge, storedCard } from "./charge-decision.js";
+import { type CardInput, decideCharge, storedCard } from "./charge-decision.js";
 import { computeFees, DAY_MS } from "./fees.js";
 import { IdSource, randomToken } from "./gateway-formats.js";
 import type { Charged, LedgerOptions, NewTransaction } from "./ledger-types.js";
@@ -93,16 +93,14 @@ export class Ledger {
 		if (providers.length === 0) return refused({ rule: "no_s2s_provider" });
 		const admitted = this.#admit(input);
 		if (!admitted.ok) return admitted;
-		const state = this.#open(input, "s2s");
-		return allowed({ transaction: state, decision: this.#charge(state, card, providers) });
+		return allowed(this.#charge(this.#open(input, "s2s"), card, providers));
 	}
 
 	/** The buyer pays on the hosted page (any of the merchant's providers may take it). */
 	payOnPage(transactionId: string, card: CardInput): RuleResult<Charged> {
 		const state = this.#payable(transactionId);
 		if (!state.ok) return state;
-		const merchant = this.#options.merchants.of(state.value);
-		return allowed({ transaction: state.value, decision: this.#charge(state.value, card, merchant.providers) });
+		return allowed(this.#charge(state.value, card, this.#options.merchants.of(state.value).providers));
 	}
 
 	/** The buyer picks "Simulate failure" on the hosted page: the first provider declines. */
@@ -230,7 +228,7 @@ export class Ledger {
 	}
 
 	/** Asks the providers, records what they decided and moves the transaction on. */
-	#charge(state: TransactionState, card: CardInput, providers: MerchantAccount["providers"]): ChargeDecision {
+	#charge(state: TransactionState, card: CardInput, providers: MerchantAccount["providers"]): Charged {
 		const { clock } = this.#options;
 		const decision = decideCharge(card, providers, this.#options.merchants.of(state).autoCascade, clock.now());
 		state.card = storedCard(card);
@@ -257,7 +255,7 @@ export class Ledger {
 				break;
 			}
 		}
-		return decision;
+		return { transaction: state, decision };
 	}
 
 	/** Puts on the clock what the transaction waits for: its session's expiry, or its pending charge's answer. */
