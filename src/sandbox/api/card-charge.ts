@@ -1,5 +1,6 @@
 import { ENDPOINTS } from "../../endpoints.js";
 import { MESSAGES } from "../books/gateway-messages.js";
+import { pagePath } from "../books/records.js";
 import { processingFailed } from "../wire/spec-responses.js";
 import { newTransaction } from "./create-transaction.js";
 import { endpointPipeline } from "./endpoint.js";
@@ -7,7 +8,7 @@ import { ruleResponse } from "./rule-refusals.js";
 
 /** POST /v2/card/api: an S2S card charge decided by the test card table. */
 export const chargeCard = endpointPipeline(ENDPOINTS.card, {
-	handle({ params, merchant }, { core, origin }) {
+	handle({ params, merchant, succeed }, { core, origin }) {
 		const card = {
 			number: params.cardNumber,
 			month: params.cardMonth,
@@ -19,18 +20,14 @@ export const chargeCard = endpointPipeline(ENDPOINTS.card, {
 		const { transaction, decision } = charged.value;
 		const { transactionId } = transaction;
 		const respond = (status: string, message: string, url?: string) =>
-			core.signer.successResponse("card", { transactionId, url }, merchant.signVersion, { status, message });
+			succeed({ transactionId, url }, { status, message });
 		switch (decision.kind) {
 			case "approved":
 				return respond("success", MESSAGES.chargeCompleted);
 			case "declined":
 				return processingFailed(decision.httpStatus, decision.message, transactionId);
 			case "three_ds":
-				return respond(
-					"redirect",
-					MESSAGES.chargeRedirect,
-					`${origin}/3ds/${transactionId}?token=${transaction.pageToken}`,
-				);
+				return respond("redirect", MESSAGES.chargeRedirect, `${origin}${pagePath("3ds", transaction)}`);
 			case "pending":
 				return respond("pending", "pending");
 		}

@@ -1,11 +1,13 @@
 import type * as z from "zod/mini";
 import type { EndpointDefinition } from "../../endpoints.js";
 import { toFieldIssues } from "../../internal/field-issues.js";
+import type { LazyOutput } from "../../schemas/lazy.js";
 import type { RequestSchemaOptions } from "../../schemas/requests.js";
 import { safeParse } from "../../schemas/safe-parse.js";
 import type { MerchantAccount } from "../books/merchants.js";
 import type { SandboxCore } from "../core/sandbox-core.js";
 import { type ApiMessage, authenticate } from "../wire/authentication.js";
+import type { WrapperOf } from "../wire/gateway-signer.js";
 import { LIMITS } from "../wire/limits.js";
 import type { ReceivedEntry } from "../wire/received-log.js";
 import {
@@ -29,24 +31,26 @@ export interface ApiContext {
 }
 
 /** A request verified with the merchant's key and parsed with the endpoint's request schema. */
-export interface VerifiedRequest<Params> {
+export interface VerifiedRequest<Params, Definition extends EndpointDefinition> {
 	params: Params;
 	merchant: MerchantAccount;
 	/** Posted as a browser form (a DIRECT_POST checkout). */
 	form: boolean;
+	/** The endpoint's success response (HTTP 200), signed in the account's signing version. */
+	succeed(data: LazyOutput<Definition["response"]>, ...wrapper: WrapperOf<Definition>): ApiResponse;
 }
 
 /** What an endpoint responds with: an API response, or for a DIRECT_POST checkout the buyer's redirect. */
 export type EndpointResponse = ApiResponse | { redirect: string };
 
 /** One endpoint's own work: what happens once its request is verified and parsed. */
-export interface EndpointHandler<Params> {
+export interface EndpointHandler<Params, Definition extends EndpointDefinition> {
 	/**
 	 * The response to a request that leads to no merchant (an unknown transaction or refund).
 	 * @default 422 naming merchantId, which is required
 	 */
 	unknownSubject?: ApiResponse | undefined;
-	handle(request: VerifiedRequest<Params>, ctx: ApiContext): EndpointResponse;
+	handle(request: VerifiedRequest<Params, Definition>, ctx: ApiContext): EndpointResponse;
 }
 
 /** The sandbox's handler of one endpoint of the table: `endpoint` is the table's row it serves. */
@@ -59,12 +63,10 @@ export interface ApiHandler<Definition extends EndpointDefinition = EndpointDefi
  * Every endpoint's pipeline: verify the signature with the key of the merchant the request leads to
  * (`findMerchant`), parse the fields with the endpoint table's request schema (the client's own, so the
  * sandbox and the client enforce the same field rules), then let the handler call the ledger and respond.
- * When the request leads to no merchant, the response is `unknownSubject` (the endpoint's "no such
- * transaction/refund"), or for creation requests a missing merchantId.
  */
 export function endpointPipeline<Definition extends EndpointDefinition, Schema extends z.core.$ZodType>(
 	endpoint: Definition & { request: (options?: RequestSchemaOptions) => Schema },
-	handler: EndpointHandler<z.output<Schema>>,
+	handler: EndpointHandler<z.output<Schema>, Definition>,
 ): ApiHandler<Definition> {
 	const requestSchema: (options?: RequestSchemaOptions) => Schema = endpoint.request;
 	const respond = (ctx: ApiContext): EndpointResponse => {
@@ -72,17 +74,20 @@ export function endpointPipeline<Definition extends EndpointDefinition, Schema e
 		if (isApiResponse(message)) return message;
 		const found = findMerchant(core, message.claimed);
 		if (!found) return handler.unknownSubject ?? fieldError("merchantId", "is required");
-		if (!found.merchant) {
+		const { merchant } = found;
+		if (!merchant) {
 			received.verified = false;
 			return unknownMerchant(found.merchantId, core.merchants.ids());
 		}
-		const verified = authenticate(message.envelope, found.merchant, core.signer.signedString);
+		const verified = authenticate(message.envelope, merchant, core.signer.signedString);
 		received.verified = !isApiResponse(verified);
 		if (isApiResponse(verified)) return verified;
 		const schema = requestSchema({ allowLoopbackHttp: core.settings.allowLoopbackHttp });
 		const checked = safeParse(schema, verified.fields);
 		if (!checked.success) return validationFailed(groupIssues(toFieldIssues(checked.error)));
-		return handler.handle({ params: checked.data, merchant: verified.merchant, form: verified.form }, ctx);
+		const succeed: VerifiedRequest<unknown, Definition>["succeed"] = (data, ...wrapper) =>
+			core.signer.successResponse(endpoint, data, merchant.signVersion, ...wrapper);
+		return handler.handle({ params: checked.data, merchant, form: message.envelope.form, succeed }, ctx);
 	};
 	return { endpoint, respond };
 }

@@ -8,16 +8,10 @@ const noSuchRefund = notFound("No refund with this refundId for this merchant.")
 /** POST /v2/refund/query: the Refund resource, wrapped, in the account's signing version. */
 export const queryRefund = endpointPipeline(ENDPOINTS.refundQuery, {
 	unknownSubject: noSuchRefund,
-	handle({ params, merchant }, { core }) {
+	handle({ params, merchant, succeed }, { core }) {
 		const refund = core.ledger.refund(params.refundId);
 		const transaction = refund && core.ledger.transactionOf(merchant.merchantId, refund.transactionId);
 		if (!refund || !transaction) return noSuchRefund;
-		const wrapper = { status: "success", message: "Refund found." };
-		return core.signer.successResponse(
-			"refundQuery",
-			refundResource(refund, transaction),
-			merchant.signVersion,
-			wrapper,
-		);
+		return succeed(refundResource(refund, transaction), { status: "success", message: "Refund found." });
 	},
 });

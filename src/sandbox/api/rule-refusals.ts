@@ -1,8 +1,6 @@
-import { fromMinorUnits } from "../../money/amount.js";
+import { formatMoney } from "../books/gateway-formats.js";
 import type { RuleViolation } from "../books/rule-violations.js";
 import { type ApiResponse, badRequest, fieldError, noS2SProvider } from "../wire/spec-responses.js";
-
-const money = (minor: number, currency: string) => `${fromMinorUnits(minor).toFixed(2)} ${currency}`;
 
 /** The API's response to a ledger rule violation, worded as the gateway words its refusals (D12). */
 export function ruleResponse(violation: RuleViolation): ApiResponse {
@@ -20,7 +18,7 @@ export function ruleResponse(violation: RuleViolation): ApiResponse {
 		case "not_refundable":
 			return fieldError("transactionId", `must be a successful transaction (this one is ${violation.status})`);
 		case "full_refund_only": {
-			const full = money(violation.paidMinor, violation.currency);
+			const full = formatMoney(violation.paidMinor, violation.currency);
 			return fieldError(
 				"amount",
 				`must be the full paid amount, ${full}, in one refund (its provider refunds in full)`,
@@ -29,7 +27,7 @@ export function ruleResponse(violation: RuleViolation): ApiResponse {
 		case "nothing_left_to_refund":
 			return fieldError("amount", "cannot be refunded: nothing is left to refund on this transaction");
 		case "exceeds_refundable": {
-			const remaining = money(violation.remainingMinor, violation.currency);
+			const remaining = formatMoney(violation.remainingMinor, violation.currency);
 			return fieldError("amount", `must be at most the remaining refundable amount, ${remaining}`);
 		}
 		case "unknown_refund":

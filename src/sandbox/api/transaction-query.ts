@@ -8,13 +8,8 @@ const noSuchTransaction = notFound("No transaction with this transactionId for t
 /** POST /v2/checkout/query: the Transaction resource, flat, in the account's signing version. */
 export const queryTransaction = endpointPipeline(ENDPOINTS.transactionQuery, {
 	unknownSubject: noSuchTransaction,
-	handle({ params, merchant }, { core }) {
+	handle({ params, merchant, succeed }, { core }) {
 		const transaction = core.ledger.transactionOf(merchant.merchantId, params.transactionId);
-		if (!transaction) return noSuchTransaction;
-		return core.signer.successResponse(
-			"transactionQuery",
-			transactionResource(transaction, merchant),
-			merchant.signVersion,
-		);
+		return transaction ? succeed(transactionResource(transaction, merchant)) : noSuchTransaction;
 	},
 });

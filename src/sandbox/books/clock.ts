@@ -33,11 +33,7 @@ export interface ClockReading {
  * The clock as the books read it and schedule on it. One set of books' tasks can be called off
  * together (`close`), when the books are replaced by what is on disk.
  */
-export interface BooksClock {
-	now(): Date;
-	nowMs(): number;
-	readonly frozen: boolean;
-	schedule(at: number, run: () => void): () => void;
+export interface BooksClock extends Pick<ControllableClock, "now" | "nowMs" | "frozen" | "schedule"> {
 	/** Calls off every task scheduled through this view; later ones are ignored. */
 	close(): void;
 }

@@ -3,22 +3,9 @@ import { finiteNumber, parseOptions } from "../../internal/options.js";
 import { toMinorUnits } from "../../money/amount.js";
 import { lazySchema } from "../../schemas/lazy.js";
 import type { SandboxFeeOptions } from "./merchant-options.js";
+import type { FeeBreakdown } from "./records.js";
 
-const DAY_MS = 86_400_000;
-
-/** Fees of one paid transaction, in minor units, and the dates that go with them. */
-export interface FeeBreakdown {
-	buyer: number;
-	seller: number;
-	rolling: number;
-	operate: number;
-	/** amount + buyer fee: what the buyer was charged. */
-	paid: number;
-	/** paid - buyer - seller - rolling - operate: what the merchant receives. */
-	settlement: number;
-	settlementAt: Date;
-	rollingReleaseAt: Date;
-}
+export const DAY_MS = 86_400_000;
 
 const PERCENT_RULE = "must be a percentage from 0 to 100";
 const MONEY_RULE = "must be an amount of 0 or more with at most 2 decimal places";

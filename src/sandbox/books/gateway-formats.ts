@@ -1,4 +1,5 @@
 import { monotonicFactory } from "ulid";
+import { fromMinorUnits } from "../../money/amount.js";
 
 /** How the gateway writes ids, numbers and dates (D12), stamped with the sandbox clock. */
 export class IdSource {
@@ -19,6 +20,11 @@ export class IdSource {
 /** ISO 8601 to the second with an explicit offset, as the gateway writes dates: `2023-12-16T02:13:37+00:00`. */
 export function gatewayTime(date: Date): string {
 	return `${date.toISOString().slice(0, 19)}+00:00`;
+}
+
+/** An amount in minor units as people read it: `12.50 EUR`. */
+export function formatMoney(minor: number, currency: string): string {
+	return `${fromMinorUnits(minor).toFixed(2)} ${currency}`;
 }
 
 /** 128 random bits as hex: the secret part of hosted-page links. */

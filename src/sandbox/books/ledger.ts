@@ -1,12 +1,13 @@
 import { toMinorUnits } from "../../money/amount.js";
-import { type CardInput, type ChargeDecision, decideCharge, storedCard } from "./charge-decision.js";
-import { computeFees } from "./fees.js";
+import { type CardInput, decideCharge, storedCard } from "./charge-decision.js";
+import { computeFees, DAY_MS } from "./fees.js";
 import { IdSource, randomToken } from "./gateway-formats.js";
 import type { Charged, LedgerOptions, NewTransaction } from "./ledger-types.js";
 import { domainAllowed, type MerchantAccount } from "./merchants.js";
 import {
 	awaitsThreeDs,
 	type Channel,
+	type ProviderAttempt,
 	type RefundRecord,
 	type RefundState,
 	type TransactionRecord,
@@ -15,8 +16,6 @@ import {
 import { RefundBook } from "./refund-book.js";
 import { allowed, type RuleResult, refused } from "./rule-violations.js";
 import { type SandboxTransactionStatus, transactionStatuses } from "./statuses.js";
-
-const DAY_MS = 86_400_000;
 
 /**
  * The gateway's books: transactions and refunds, kept private. Every change goes
@@ -94,16 +93,14 @@ export class Ledger {
 		if (providers.length === 0) return refused({ rule: "no_s2s_provider" });
 		const admitted = this.#admit(input);
 		if (!admitted.ok) return admitted;
-		const state = this.#open(input, "s2s");
-		return allowed({ transaction: state, decision: this.#charge(state, card, providers) });
+		return allowed(this.#charge(this.#open(input, "s2s"), card, providers));
 	}
 
 	/** The buyer pays on the hosted page (any of the merchant's providers may take it). */
 	payOnPage(transactionId: string, card: CardInput): RuleResult<Charged> {
 		const state = this.#payable(transactionId);
 		if (!state.ok) return state;
-		const merchant = this.#options.merchants.of(state.value);
-		return allowed({ transaction: state.value, decision: this.#charge(state.value, card, merchant.providers) });
+		return allowed(this.#charge(state.value, card, this.#options.merchants.of(state.value).providers));
 	}
 
 	/** The buyer picks "Simulate failure" on the hosted page: the first provider declines. */
@@ -115,27 +112,22 @@ export class Ledger {
 		state.value.provider = provider;
 		if (provider) state.value.attempts.push({ provider: provider.name, outcome: "declined", message });
 		this.#finish(state.value, "failed", message);
-		return allowed(state.value);
+		return state;
 	}
 
 	/** The buyer cancels on the hosted page. */
 	cancelOnPage(transactionId: string): RuleResult<TransactionRecord> {
 		const state = this.#payable(transactionId);
-		if (!state.ok) return state;
-		this.#finish(state.value, "canceled", "The buyer canceled the payment.");
-		return allowed(state.value);
+		if (state.ok) this.#finish(state.value, "canceled", "The buyer canceled the payment.");
+		return state;
 	}
 
 	/** The buyer's 3-D Secure result. Rule: the transaction waits for it. */
 	completeThreeDs(transactionId: string, passed: boolean): RuleResult<TransactionRecord> {
 		const found = this.#awaitingThreeDs(transactionId);
-		if (!found.ok) return found;
-		const state = found.value;
-		const provider = state.provider?.name ?? "provider";
-		const message = passed ? null : "3-D Secure authentication failed.";
-		state.attempts.push({ provider, outcome: passed ? "approved" : "declined", message });
-		this.#finish(state, passed ? "successful" : "failed", message);
-		return allowed(state);
+		if (found.ok)
+			this.#providerAnswered(found.value, passed ? "approved" : "declined", "3-D Secure authentication failed.");
+		return found;
 	}
 
 	/** The buyer cancels on the 3-D Secure page. Rule: the transaction waits for 3-D Secure. */
@@ -176,12 +168,7 @@ export class Ledger {
 	restore(transactions: readonly TransactionState[], refunds: readonly RefundState[]): void {
 		for (const state of transactions) this.#add(state);
 		this.#refunds.restore(refunds);
-		const { clock } = this.#options;
-		for (const state of transactions) {
-			if (state.status === "incomplete" && state.expiresAt)
-				clock.schedule(state.expiresAt.getTime(), () => this.#expireIfDue(state));
-			else if (state.status === "pending" && state.pendingOn === "provider") this.#scheduleSettlement(state);
-		}
+		for (const state of transactions) this.#arm(state);
 	}
 
 	#admit(input: NewTransaction): RuleResult<undefined> {
@@ -196,8 +183,7 @@ export class Ledger {
 	}
 
 	#open(input: NewTransaction, channel: Channel): TransactionState {
-		const { clock } = this.#options;
-		const now = clock.now();
+		const now = this.#options.clock.now();
 		const state: TransactionState = {
 			merchantId: input.merchant.merchantId,
 			transactionId: this.#ids.ulid(now),
@@ -222,7 +208,7 @@ export class Ledger {
 		};
 		this.#add(state);
 		this.#options.onChange({ kind: "transaction", transaction: state, final: false });
-		if (state.expiresAt) clock.schedule(state.expiresAt.getTime(), () => this.#expireIfDue(state));
+		this.#arm(state);
 		return state;
 	}
 
@@ -242,7 +228,7 @@ export class Ledger {
 	}
 
 	/** Asks the providers, records what they decided and moves the transaction on. */
-	#charge(state: TransactionState, card: CardInput, providers: MerchantAccount["providers"]): ChargeDecision {
+	#charge(state: TransactionState, card: CardInput, providers: MerchantAccount["providers"]): Charged {
 		const { clock } = this.#options;
 		const decision = decideCharge(card, providers, this.#options.merchants.of(state).autoCascade, clock.now());
 		state.card = storedCard(card);
@@ -265,24 +251,33 @@ export class Ledger {
 				const at = new Date(clock.nowMs() + this.#options.pendingDelayMs);
 				state.settlement = { at, outcome: decision.eventually };
 				this.#setStatus(state, "pending", "pending");
-				this.#scheduleSettlement(state);
+				this.#arm(state);
 				break;
 			}
 		}
-		return decision;
+		return { transaction: state, decision };
 	}
 
-	#scheduleSettlement(state: TransactionState): void {
-		if (state.settlement) this.#options.clock.schedule(state.settlement.at.getTime(), () => this.#settlePending(state));
+	/** Puts on the clock what the transaction waits for: its session's expiry, or its pending charge's answer. */
+	#arm(state: TransactionState): void {
+		const { clock } = this.#options;
+		if (state.status === "incomplete" && state.expiresAt)
+			clock.schedule(state.expiresAt.getTime(), () => this.#expireIfDue(state));
+		else if (state.status === "pending" && state.pendingOn === "provider" && state.settlement)
+			clock.schedule(state.settlement.at.getTime(), () => this.#settlePending(state));
 	}
 
 	/** The provider's later answer to a pending charge. */
 	#settlePending(state: TransactionState): void {
 		const outcome = state.settlement?.outcome;
-		if (state.status !== "pending" || state.pendingOn !== "provider" || !outcome) return;
-		const provider = state.provider?.name ?? "provider";
-		const message = outcome === "approved" ? null : "Declined after review.";
-		state.attempts.push({ provider, outcome, message });
+		if (state.status === "pending" && state.pendingOn === "provider" && outcome)
+			this.#providerAnswered(state, outcome, "Declined after review.");
+	}
+
+	/** The provider's answer after the charge (3-D Secure, a pending charge): one more attempt, then a final status. */
+	#providerAnswered(state: TransactionState, outcome: ProviderAttempt["outcome"], declined: string): void {
+		const message = outcome === "approved" ? null : declined;
+		state.attempts.push({ provider: state.provider?.name ?? "provider", outcome, message });
 		this.#finish(state, outcome === "approved" ? "successful" : "failed", message);
 	}
 
@@ -302,14 +297,12 @@ export class Ledger {
 		}
 		state.pendingOn = undefined;
 		state.settlement = undefined;
-		state.status = status;
-		state.message = message;
-		this.#options.onChange({ kind: "transaction", transaction: state, final: true });
+		this.#setStatus(state, status, message);
 	}
 
 	#setStatus(state: TransactionState, status: SandboxTransactionStatus, message: string | null): void {
 		state.status = status;
 		state.message = message;
-		this.#options.onChange({ kind: "transaction", transaction: state, final: false });
+		this.#options.onChange({ kind: "transaction", transaction: state, final: transactionStatuses[status].terminal });
 	}
 }

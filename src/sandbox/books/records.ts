@@ -6,12 +6,6 @@ import {
 	transactionStatuses,
 } from "./statuses.js";
 
-/**
- * The ledger's records. Only the ledger changes them (its `…State` types);
- * everything else reads them as `TransactionRecord` and `RefundRecord`. Their schemas read them
- * back from a saved state.
- */
-
 /** What a provider did with one charge attempt (auto-cascade may make several). */
 export interface ProviderAttempt {
 	/** The provider's name. */
@@ -68,13 +62,16 @@ export const transactionSchema = z.object({
 	providerCreatedAt: z.optional(savedDate),
 	/** Checkout sessions only: the hosted page refuses payment after this. */
 	expiresAt: z.optional(savedDate),
+	/** Fees of a paid transaction, in minor units, and the dates that go with them. */
 	fees: z.optional(
 		z.object({
 			buyer: money,
 			seller: money,
 			rolling: money,
 			operate: money,
+			/** amount + buyer fee: what the buyer was charged. */
 			paid: money,
+			/** paid - buyer - seller - rolling - operate: what the merchant receives. */
 			settlement: money,
 			settlementAt: savedDate,
 			rollingReleaseAt: savedDate,
@@ -103,6 +100,7 @@ export type Channel = TransactionState["channel"];
 export type SessionRequest = TransactionState["request"];
 export type StoredCard = NonNullable<TransactionState["card"]>;
 export type Provider = NonNullable<TransactionState["provider"]>;
+export type FeeBreakdown = NonNullable<TransactionState["fees"]>;
 
 // A refund names its transaction; the transaction does not list its refunds.
 export const refundSchema = z.object({
@@ -126,6 +124,11 @@ export type TransactionRecord = Readonly<Omit<TransactionState, "attempts">> & {
 
 /** A refund as everything but the ledger sees it. */
 export type RefundRecord = Readonly<RefundState>;
+
+/** The path of a transaction's hosted page, checkout (`pay`) or 3-D Secure (`3ds`), its token included. */
+export function pagePath(page: "pay" | "3ds", record: TransactionRecord): string {
+	return `/${page}/${record.transactionId}?token=${record.pageToken}`;
+}
 
 /** The buyer must complete 3-D Secure (status `pending`, waiting on the 3DS page). */
 export function awaitsThreeDs(transaction: TransactionRecord): boolean {

@@ -7,12 +7,7 @@ import type { MerchantAccount } from "./merchants.js";
 import type { RefundRecord, TransactionRecord } from "./records.js";
 import { refundStatuses, transactionStatuses } from "./statuses.js";
 
-/**
- * The signed fields of the sandbox's success responses, typed by the endpoint table's
- * response schemas: the very types the client parses them into. Transaction query and
- * transaction IPN, refund query and refund IPN share a builder, so a field is
- * written in one place.
- */
+/** The signed fields of the sandbox's success responses, typed by the endpoint table's response schemas. */
 
 /** The decoded fields of a callback redirect. */
 export type CallbackFields = LazyOutput<typeof callbackResultSchema>;

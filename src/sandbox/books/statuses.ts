@@ -5,12 +5,6 @@ import {
 	type StatusCode,
 } from "../../statuses/catalogue.js";
 
-/**
- * The statuses the sandbox uses, taken from the gateway's official status catalogue as the
- * gateway uses them, with whether each is final and what it means here. Codes
- * come from `STATUS_CODES`, the one place they are written.
- */
-
 /** One status the sandbox sets. */
 export interface SandboxStatus {
 	/** Its code in the gateway's catalogue (`STATUS_CODES`). */

@@ -22,34 +22,31 @@ export function brandingOf(core: SandboxCore, record: TransactionRecord): Brandi
 	};
 }
 
-/** The shop's site, for a visitor who did not prove they hold the link: the callback URL's origin. */
-export function shopHome(record: TransactionRecord): string {
-	return `${new URL(record.request.callbackUrl).origin}/`;
-}
-
 /** The page header: logo and the merchant's name as the page's heading. */
 export function brandHeader(branding: Branding): string {
 	const logo = branding.logo ? `<img src="${escapeHtml(branding.logo)}" alt="">` : "";
 	return `<header>${logo}<h1>${escapeHtml(branding.brand)}</h1></header>`;
 }
 
-/** A link back to the shop. */
-export function backLink(href: string, brand: string): string {
-	return `<a class="back" id="back-to-shop" href="${escapeHtml(href)}">Return to ${escapeHtml(brand)}</a>`;
+/** A link back to the shop (`to` names it), or to the page the buyer came from. */
+export function backLink(href: string, to: string): string {
+	return `<a class="back" id="back-to-shop" href="${escapeHtml(href)}">Return to ${escapeHtml(to)}</a>`;
 }
 
-/** A message page in the merchant's colours, with the way back to the shop. */
+/** A message page about a transaction in its merchant's colours, with the way back (its redirect to the shop). */
 export function brandedNotice(
 	status: number,
-	branding: Branding,
+	core: SandboxCore,
+	record: TransactionRecord,
 	title: string,
 	text: string,
-	back: string | undefined,
+	back = core.browserRedirect(record),
 ): PageResponse {
+	const branding = brandingOf(core, record);
 	const body = `${brandHeader(branding)}
 <h2>${escapeHtml(title)}</h2>
 <p>${escapeHtml(text)}</p>
-${back === undefined ? "" : backLink(back, branding.brand)}`;
+${backLink(back, branding.brand)}`;
 	return html(status, `${title} - ${branding.brand}`, body, branding.theme);
 }
 

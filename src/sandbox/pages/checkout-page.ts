@@ -1,8 +1,7 @@
-import { fromMinorUnits } from "../../money/amount.js";
 import { cardMonth, cardNumber, cardSecurityCode, cardYear } from "../../schemas/fields.js";
 import type { CardInput } from "../books/charge-decision.js";
-import type { TransactionRecord } from "../books/records.js";
-import { awaitsThreeDs } from "../books/records.js";
+import { formatMoney } from "../books/gateway-formats.js";
+import { awaitsThreeDs, pagePath, type TransactionRecord } from "../books/records.js";
 import type { SandboxCore } from "../core/sandbox-core.js";
 import { brandedNotice, brandHeader, brandingOf, shortcutForm } from "./branding.js";
 import { escapeHtml, html, type PageResponse, seeOther } from "./html.js";
@@ -11,16 +10,14 @@ import { testCardHelp } from "./test-card-help.js";
 
 /** The page for a session that can no longer be paid, with the way back to the shop (its signed callback). */
 function closedSession(core: SandboxCore, record: TransactionRecord): PageResponse {
-	if (awaitsThreeDs(record)) return seeOther(`/3ds/${record.transactionId}?token=${record.pageToken}`);
-	const branding = brandingOf(core, record);
-	const back = core.browserRedirect(record);
+	if (awaitsThreeDs(record)) return seeOther(pagePath("3ds", record));
 	if (record.status === "expired")
 		return brandedNotice(
 			410,
-			branding,
+			core,
+			record,
 			"This payment link has expired",
 			"The time to pay this order is over and nothing was charged. Return to the shop to order again.",
-			back,
 		);
 	const text: Record<string, string> = {
 		successful: "This order is already paid. There is nothing more to do.",
@@ -29,11 +26,7 @@ function closedSession(core: SandboxCore, record: TransactionRecord): PageRespon
 		canceled: "This payment was canceled and nothing was charged. Return to the shop to try again.",
 	};
 	const title = record.status === "successful" ? "Already paid" : "This payment is closed";
-	return brandedNotice(409, branding, title, text[record.status] ?? `This payment is ${record.status}.`, back);
-}
-
-function money(record: TransactionRecord): string {
-	return `${fromMinorUnits(record.amountMinor).toFixed(2)} ${record.currency}`;
+	return brandedNotice(409, core, record, title, text[record.status] ?? `This payment is ${record.status}.`);
 }
 
 type Field = "cardName" | "cardNumber" | "cardExpiry" | "cardSecurityCode";
@@ -116,12 +109,13 @@ function render(core: SandboxCore, record: TransactionRecord, state?: FormState)
 	const action = `/pay/${record.transactionId}`;
 	const token = `<input type="hidden" name="token" value="${record.pageToken}">`;
 	const order: Field[] = ["cardName", "cardNumber", "cardExpiry", "cardSecurityCode"];
+	const amount = escapeHtml(formatMoney(record.amountMinor, record.currency));
 	const firstError = order.find((name) => state?.errors[name] !== undefined);
 	const field = (name: Field, value?: string) => input({ ...FIELDS[name], value }, state, name === firstError);
 	const problems = state && (state.message ?? (firstError && "Please correct the fields marked below."));
 	const body = `<div class="banner">Sandbox: no real money moves. Use a test card below, or pick an outcome.</div>
 ${brandHeader(branding)}
-<div class="amount" data-testid="amount">${escapeHtml(money(record))}</div>
+<div class="amount" data-testid="amount">${amount}</div>
 <p class="description">${escapeHtml(record.request.orderDescription)}</p>
 ${problems ? `<div class="error" role="alert" id="form-problems">${escapeHtml(problems)}</div>` : ""}
 <form method="post" action="${action}">
@@ -130,7 +124,7 @@ ${field("cardName", state?.kept.cardName)}
 ${field("cardNumber")}
 <div class="row"><div>${field("cardExpiry", state?.kept.cardExpiry)}</div>
 <div>${field("cardSecurityCode")}</div></div>
-<button type="submit" name="action" value="pay" id="pay">Pay ${escapeHtml(money(record))}</button>
+<button type="submit" name="action" value="pay" id="pay">Pay ${amount}</button>
 </form>
 ${shortcutForm(action, token, "action", SHORTCUTS, branding.brand)}
 ${testCardHelp()}`;
@@ -210,8 +204,6 @@ function submit(core: SandboxCore, record: TransactionRecord, form: PageForm): P
 	}
 	const charged = core.ledger.payOnPage(id, card);
 	if (!charged.ok) return closedSession(core, record);
-	if (charged.value.decision.kind === "three_ds") {
-		return seeOther(`/3ds/${record.transactionId}?token=${record.pageToken}`);
-	}
+	if (charged.value.decision.kind === "three_ds") return seeOther(pagePath("3ds", record));
 	return seeOther(core.browserRedirect(charged.value.transaction));
 }

@@ -18,8 +18,9 @@ const INK = "#1b1f24";
 const MUTED = "#4a4f57";
 const ERROR_INK = "#a4161a";
 
-export function page(title: string, body: string, theme: Theme = DEFAULT_THEME): string {
-	return `<!doctype html>
+/** A page with the sandbox's styles, in the given colours. */
+export function html(status: number, title: string, body: string, theme: Theme = DEFAULT_THEME): PageResponse {
+	const page = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -68,12 +69,9 @@ code{font-size:.85rem}
 ${body}
 </main></body>
 </html>`;
+	return { status, html: page };
 }
 
-export const html = (status: number, title: string, body: string, theme?: Theme): PageResponse => ({
-	status,
-	html: page(title, body, theme),
-});
 export const seeOther = (location: string): PageResponse => ({ status: 303, location });
 
 /** A plain message page with no merchant behind it (the sandbox's own 404). */

@@ -1,9 +1,8 @@
-import { escapeHtml } from "../../internal/escape-html.js";
 import type { TransactionRecord } from "../books/records.js";
 import type { SandboxCore } from "../core/sandbox-core.js";
 import { mediaType } from "../wire/authentication.js";
 import { LIMITS } from "../wire/limits.js";
-import { brandedNotice, brandingOf, shopHome } from "./branding.js";
+import { backLink, brandedNotice } from "./branding.js";
 import { html, type PageResponse } from "./html.js";
 
 /** The fields of a form posted on a hosted page (the checkout page, the 3DS page). */
@@ -56,10 +55,9 @@ function cameFrom(referer: string | null, here: URL): string | undefined {
  */
 function unknownLink(core: SandboxCore, id: string, url: URL, referer: string | null): PageResponse {
 	const record = core.ledger.transaction(id);
-	if (record) return brandedNotice(404, brandingOf(core, record), TITLE, TEXT, shopHome(record));
+	// The shop's site (the callback URL's origin), for a visitor who did not prove they hold the link.
+	if (record) return brandedNotice(404, core, record, TITLE, TEXT, `${new URL(record.request.callbackUrl).origin}/`);
 	const back = cameFrom(referer, url);
-	const link = back
-		? `<a class="back" id="back-to-shop" href="${escapeHtml(back)}">Return to the page you came from</a>`
-		: "";
+	const link = back ? backLink(back, "the page you came from") : "";
 	return html(404, TITLE, `<header><h1>${TITLE}</h1></header>\n<p>${TEXT}</p>\n${link}`);
 }

@@ -1,6 +1,5 @@
-import { fromMinorUnits } from "../../money/amount.js";
-import type { TransactionRecord } from "../books/records.js";
-import { awaitsThreeDs } from "../books/records.js";
+import { formatMoney } from "../books/gateway-formats.js";
+import { awaitsThreeDs, type TransactionRecord } from "../books/records.js";
 import { threeDsPasswords } from "../books/test-cards.js";
 import type { SandboxCore } from "../core/sandbox-core.js";
 import { brandedNotice, brandHeader, brandingOf, shortcutForm } from "./branding.js";
@@ -8,13 +7,8 @@ import { escapeHtml, html, type PageResponse, seeOther } from "./html.js";
 import type { HostedPage, PageForm } from "./page-link.js";
 
 function notWaiting(core: SandboxCore, record: TransactionRecord): PageResponse {
-	return brandedNotice(
-		409,
-		brandingOf(core, record),
-		"Nothing to confirm",
-		"This payment is not waiting for a 3-D Secure confirmation any more.",
-		core.browserRedirect(record),
-	);
+	const text = "This payment is not waiting for a 3-D Secure confirmation any more.";
+	return brandedNotice(409, core, record, "Nothing to confirm", text);
 }
 
 const SHORTCUTS = [
@@ -25,7 +19,7 @@ const SHORTCUTS = [
 /** Renders the challenge; a refused password is never written back into the page. */
 function render(core: SandboxCore, record: TransactionRecord, error?: string): PageResponse {
 	const branding = brandingOf(core, record);
-	const amount = `${fromMinorUnits(record.amountMinor).toFixed(2)} ${record.currency}`;
+	const amount = formatMoney(record.amountMinor, record.currency);
 	const token = `<input type="hidden" name="token" value="${record.pageToken}">`;
 	const action = `/3ds/${record.transactionId}`;
 	const { pass, fail } = threeDsPasswords;
@@ -62,12 +56,11 @@ export const threeDsPage: HostedPage = {
 function submit(core: SandboxCore, record: TransactionRecord, form: PageForm): PageResponse {
 	const id = record.transactionId;
 	const password = form.get("password");
-	const result = password === undefined ? form.get("result") : passwordResult(password);
-	if (result === "cancel") {
-		const canceled = core.ledger.cancelThreeDs(id);
-		return canceled.ok ? seeOther(core.browserRedirect(canceled.value)) : notWaiting(core, record);
-	}
-	if (result !== "pass" && result !== "fail") {
+	const result =
+		password === undefined
+			? form.get("result")
+			: (["pass", "fail"] as const).find((outcome) => threeDsPasswords[outcome] === password);
+	if (result !== "pass" && result !== "fail" && result !== "cancel") {
 		const problem =
 			password === undefined
 				? "Choose Authenticate without the password, Fail authentication or Cancel."
@@ -76,12 +69,6 @@ function submit(core: SandboxCore, record: TransactionRecord, form: PageForm): P
 					: "That password is wrong. Please type it again.";
 		return render(core, record, problem);
 	}
-	const completed = core.ledger.completeThreeDs(id, result === "pass");
-	return completed.ok ? seeOther(core.browserRedirect(completed.value)) : notWaiting(core, record);
-}
-
-function passwordResult(password: string): "pass" | "fail" | undefined {
-	if (password === threeDsPasswords.pass) return "pass";
-	if (password === threeDsPasswords.fail) return "fail";
-	return undefined;
+	const done = result === "cancel" ? core.ledger.cancelThreeDs(id) : core.ledger.completeThreeDs(id, result === "pass");
+	return done.ok ? seeOther(core.browserRedirect(done.value)) : notWaiting(core, record);
 }

@@ -2,7 +2,7 @@ import { escapeHtml } from "../../internal/escape-html.js";
 import { redactText } from "../../internal/redact.js";
 import { html, type PageResponse } from "../pages/html.js";
 import type { SandboxResponse } from "../wire/request-response.js";
-import type { ApiResponse } from "../wire/spec-responses.js";
+import type { ApiResponse, FieldErrors } from "../wire/spec-responses.js";
 
 /** A response, and why the request was refused when the response itself cannot say (for the request event). */
 export type Routed = SandboxResponse & { detail?: string | undefined };
@@ -40,9 +40,7 @@ export function pageResponse(page: PageResponse, origin: string): SandboxRespons
 
 /** A DIRECT_POST form the sandbox refused: the buyer's browser gets a page, not JSON. */
 export function formErrorPage(refusal: ApiResponse): PageResponse {
-	const errors = Array.isArray(refusal.json.errors)
-		? (refusal.json.errors as { field: string; message: string[] }[])
-		: [];
+	const errors = Array.isArray(refusal.json.errors) ? (refusal.json.errors as FieldErrors[]) : [];
 	const items = errors
 		.map((e) => `<li><code>${escapeHtml(e.field)}</code>: ${escapeHtml(e.message.join(", "))}</li>`)
 		.join("");

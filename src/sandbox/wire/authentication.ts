@@ -4,7 +4,6 @@ import { setMember } from "../../internal/plain-object.js";
 import { decodeCheckoutForm } from "../../schemas/requests.js";
 import type { SignedStringForm } from "../../signing/canonical.js";
 import { openVerified, parseJsonObject } from "../../signing/open.js";
-import type { SignVersion } from "../../signing/seal.js";
 import type { MerchantAccount } from "../books/merchants.js";
 import { type ApiResponse, badRequest, invalidSignature, isApiResponse } from "./spec-responses.js";
 
@@ -17,12 +16,9 @@ export interface Envelope {
 	form: boolean;
 }
 
-/** A verified request: whose it is, its fields, and the version it was signed in. */
+/** A verified request's fields (without `signVersion`). */
 export interface Authenticated {
-	merchant: MerchantAccount;
 	fields: Record<string, unknown>;
-	signVersion: SignVersion;
-	form: boolean;
 }
 
 /** The media type of a Content-Type header, lowercased, without parameters. */
@@ -107,7 +103,7 @@ export function authenticate(
 				? decodeCheckoutForm(opened.fields as Record<string, string>)
 				: opened.fields;
 		const { signVersion: _version, ...rest } = fields;
-		return { merchant, fields: rest, signVersion: opened.signVersion, form: envelope.form };
+		return { fields: rest };
 	} catch (error) {
 		const refuse = (why: string) => invalidSignature(merchant.merchantId, `${why}: ${(error as Error).message}`);
 		if (error instanceof SignatureVerificationError) return refuse("signature verification failed");

@@ -1,4 +1,5 @@
-import { ENDPOINTS, type EndpointDefinition, type EndpointName, type ResponseDataOf } from "../../endpoints.js";
+import type { EndpointDefinition } from "../../endpoints.js";
+import type { LazyOutput } from "../../schemas/lazy.js";
 import type { SignedStringForm } from "../../signing/canonical.js";
 import { type PrivateKey, toPrivateKey } from "../../signing/keys.js";
 import { type SealOptions, type SignVersion, sealMessage, sealWrapped } from "../../signing/seal.js";
@@ -11,7 +12,7 @@ export interface Wrapper {
 }
 
 /** A wrapped endpoint's response needs its wrapper; a flat one has none. */
-type WrapperOf<N extends EndpointName> = EndpointDefinition<N>["envelope"] extends "wrapped" ? [wrapper: Wrapper] : [];
+export type WrapperOf<D extends EndpointDefinition> = D["envelope"] extends "wrapped" ? [wrapper: Wrapper] : [];
 
 /**
  * The gateway's signing: its key, and the 2.0 signed-string form it uses (the reference form unless set).
@@ -32,14 +33,14 @@ export class GatewaySigner {
 	}
 
 	/** An endpoint's success response (HTTP 200), sealed in the envelope the endpoint table gives it. */
-	successResponse<N extends EndpointName>(
-		endpoint: N,
-		data: ResponseDataOf<N>,
+	successResponse<D extends EndpointDefinition>(
+		endpoint: D,
+		data: LazyOutput<D["response"]>,
 		signVersion: SignVersion,
-		...[wrapper]: WrapperOf<N>
+		...[wrapper]: WrapperOf<D>
 	): ApiResponse {
 		const fields: Record<string, unknown> = { ...data };
-		const flat = ENDPOINTS[endpoint].envelope === "flat" || wrapper === undefined;
+		const flat = endpoint.envelope === "flat" || wrapper === undefined;
 		const json = flat
 			? this.flat(fields, signVersion)
 			: this.wrapped(wrapper.status, wrapper.message, fields, signVersion);

@@ -348,12 +348,10 @@ export class Notifier {
 	}
 
 	/**
-	 * When retry number `retry` (1-based) is due, or undefined when the schedule
-	 * has no more. The gateway's retry schedule: the first retry 30 minutes after
-	 * the transaction started, then every 5 minutes, 10 in all; an IPN that first
-	 * went out later than that (a session paid an hour after it was created)
-	 * gets its first retry 5 minutes after the failed attempt instead of at once.
-	 * A retry is never due before the attempt before it ended.
+	 * When retry number `retry` (1-based) is due, or undefined when the schedule has no more. On the
+	 * gateway's schedule, an IPN that first went out after its first retry was due (a session paid an hour
+	 * after it was created) gets that retry 5 minutes after the failed attempt instead of at once. A retry is
+	 * never due before the attempt before it ended.
 	 */
 	#nextDueAt(delivery: Delivery, retry: number, failedAt: number): number | undefined {
 		const scaled = (ms: number) => Math.round(ms * this.#settings.timeScale);
@@ -373,12 +371,14 @@ export class Notifier {
 
 	async #post(delivery: Delivery): Promise<AttemptResult> {
 		const { ackTimeoutMs } = this.#settings;
-		const doFetch = this.#settings.fetch ?? globalThis.fetch;
 		const signal = AbortSignal.timeout(ackTimeoutMs);
-		const none = { httpStatus: undefined, returnCode: undefined, responseExcerpt: undefined };
+		const unanswered = (detail: string, httpStatus?: number): AttemptResult => {
+			const outcome = signal.aborted ? "timeout" : "network_error";
+			return { outcome, httpStatus, returnCode: undefined, responseExcerpt: undefined, detail };
+		};
 		let response: Response;
 		try {
-			response = await doFetch(delivery.url, {
+			response = await (this.#settings.fetch ?? globalThis.fetch)(delivery.url, {
 				method: "POST",
 				headers: { "content-type": "application/json", "user-agent": "merchant-gateway-sandbox" },
 				body: delivery.body,
@@ -386,30 +386,26 @@ export class Notifier {
 				redirect: "manual",
 			});
 		} catch (error) {
-			return signal.aborted
-				? { outcome: "timeout", ...none, detail: `no response within ${ackTimeoutMs} ms` }
-				: { outcome: "network_error", ...none, detail: describe(error) };
+			return unanswered(signal.aborted ? `no response within ${ackTimeoutMs} ms` : describe(error));
 		}
 		let text: string;
 		try {
 			text = await response.text();
 		} catch {
-			const outcome = signal.aborted ? "timeout" : "network_error";
-			const detail = "the response's body could not be read in time";
-			return { ...none, outcome, httpStatus: response.status, detail };
+			return unanswered("the response's body could not be read in time", response.status);
 		}
+		const { status } = response;
 		const returnCode = readReturnCode(text);
-		const received = { httpStatus: response.status, returnCode, responseExcerpt: excerpt(text) };
-		if (response.status >= 200 && response.status < 300 && returnCode === "100") {
-			return { outcome: "acknowledged", ...received, detail: undefined };
-		}
-		const why =
-			response.status < 200 || response.status >= 300
-				? `HTTP ${response.status}`
+		const detail =
+			status < 200 || status >= 300
+				? `HTTP ${status}`
 				: returnCode === undefined
 					? 'the response has no returnCode (expected JSON {"returnCode":"100"})'
-					: `returnCode ${JSON.stringify(returnCode)} is not the string "100"`;
-		return { outcome: "rejected", ...received, detail: why };
+					: returnCode === "100"
+						? undefined
+						: `returnCode ${JSON.stringify(returnCode)} is not the string "100"`;
+		const outcome = detail === undefined ? "acknowledged" : "rejected";
+		return { outcome, httpStatus: status, returnCode, responseExcerpt: excerpt(text), detail };
 	}
 
 	#settle(): void {

@@ -1,5 +1,6 @@
 import type { SignVersion } from "../../signing/seal.js";
 import { LIMITS } from "./limits.js";
+import type { SandboxRequest } from "./request-response.js";
 
 /** One request as the sandbox received it: what a test asserts the client sent. */
 export interface ReceivedRequest {
@@ -12,10 +13,7 @@ export interface ReceivedRequest {
 	/** The full URL as received. */
 	readonly url: string;
 	/** The request's headers, as sent. */
-	readonly headers: {
-		/** The header's value, or null when absent. */
-		get(name: string): string | null;
-	};
+	readonly headers: SandboxRequest["headers"];
 	/** The body text exactly as received; empty when a fault dropped the connection before reading it. */
 	readonly raw: string;
 	/**

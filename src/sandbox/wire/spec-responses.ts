@@ -1,10 +1,6 @@
 import { MESSAGES } from "../books/gateway-messages.js";
 
-/**
- * The responses the sandbox's API gives, in the spec's shapes. Success responses are
- * signed with the gateway key in the account's signing version (D4, D6); error
- * responses are not signed (D6).
- */
+/** The responses the sandbox's API gives, in the spec's shapes (success responses are `GatewaySigner`'s). */
 
 /** What an API rule returns; each face turns it into its own response type. */
 export interface ApiResponse {
