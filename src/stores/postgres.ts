@@ -9,15 +9,10 @@ import { ConfigurationError } from "../errors/configuration-error.js";
 import { NotificationStoreError } from "../errors/notification-store-error.js";
 import { duration, flag, parseOptions, positiveInteger } from "../internal/options.js";
 import {
-	type ClaimResult,
-	type ConfirmResult,
 	DEFAULT_TTL_MS,
-	type EventFailure,
-	type FailedEventListing,
 	type FailedEventRecord,
-	type FailedEventRecordPage,
 	invalidCursor,
-	type NotificationStore,
+	type SharedStore,
 } from "../notifications/claims/store.js";
 import { lazySchema } from "../schemas/lazy.js";
 import { driverMessage } from "./driver-message.js";
@@ -81,21 +76,7 @@ export interface CleanupOptions {
 }
 
 /** The PostgreSQL store: a `NotificationStore` plus the table's upkeep. */
-export interface PostgresStore extends NotificationStore {
-	/** Takes the event for `leaseMs`, unless it was processed or someone else holds it. */
-	claim(eventId: string, leaseMs: number, token?: string): Promise<ClaimResult>;
-	/** Marks the claimed event processed for good. */
-	confirm(eventId: string, token?: string): Promise<ConfirmResult>;
-	/** Forgets the caller's claim, so the next delivery processes the event again. */
-	release(eventId: string, token?: string): Promise<void>;
-	/** Records a failed run (releasing the claim with it when asked); answers the attempts so far, 0 if processed. */
-	recordFailure(eventId: string, token: string | undefined, failure: EventFailure): Promise<number>;
-	/** The failed event's record, or undefined. */
-	failedEvent(eventId: string): Promise<FailedEventRecord | undefined>;
-	/** Up to `limit` records in the order the events first failed, from after the cursor `after`. */
-	listFailedEvents(options: FailedEventListing): Promise<FailedEventRecordPage>;
-	/** Deletes the event's record without running it; true when there was one. */
-	discardFailedEvent(eventId: string): Promise<boolean>;
+export interface PostgresStore extends SharedStore {
 	/** Creates the table and its index if absent (`postgresStoreSchema`'s SQL); safe from every instance at once. */
 	migrate(): Promise<void>;
 	/**
@@ -134,6 +115,16 @@ function names(table: string) {
 	};
 }
 
+/** A failed event's record: its columns and their types, NULL in the row of an event that has none. */
+const FAILED_COLUMNS = [
+	["failed_event_id", "bytea"],
+	["failed_attempts", "integer"],
+	["failed_message", "text"],
+	["failed_error", "text"],
+	["first_failed_at", "timestamptz"],
+	["last_failed_at", "timestamptz"],
+] as const;
+
 /**
  * The table the store needs, as SQL (what `store.migrate()` runs after converting a table of an
  * earlier layout, and what the README shows). One row per event, keyed by `event_key`, the SHA-256 of
@@ -152,12 +143,7 @@ export function postgresStoreSchema(table: string = DEFAULT_TABLE): string {
   state           text        NOT NULL CHECK (state IN ('processing', 'done')),
   token           text        NOT NULL,
   expires_at      timestamptz NOT NULL,
-  failed_event_id bytea,
-  failed_attempts integer,
-  failed_message  text,
-  failed_error    text,
-  first_failed_at timestamptz,
-  last_failed_at  timestamptz
+${FAILED_COLUMNS.map(([column, type]) => `  ${column.padEnd(16)}${type}`).join(",\n")}
 );
 CREATE INDEX IF NOT EXISTS ${indexName} ON ${qualified} (expires_at);
 CREATE INDEX IF NOT EXISTS ${failedIndexName} ON ${qualified} (first_failed_at, event_key)
@@ -166,19 +152,12 @@ CREATE INDEX IF NOT EXISTS ${failedIndexName} ON ${qualified} (first_failed_at, 
 
 /** The failed-event columns, added to a table made before they existed (before its index is made). */
 function failedColumnsSql(table: string): string {
-	const { qualified } = names(table);
-	const columns = [
-		"failed_event_id bytea",
-		"failed_attempts integer",
-		"failed_message text",
-		"failed_error text",
-		"first_failed_at timestamptz",
-		"last_failed_at timestamptz",
-	];
+	const { qualified, literal } = names(table);
+	const columns = FAILED_COLUMNS.map(([column, type]) => `ADD COLUMN IF NOT EXISTS ${column} ${type}`);
 	return `DO $failed$
 BEGIN
-  IF to_regclass(${names(table).literal}) IS NOT NULL THEN
-    ALTER TABLE ${qualified} ${columns.map((column) => `ADD COLUMN IF NOT EXISTS ${column}`).join(", ")};
+  IF to_regclass(${literal}) IS NOT NULL THEN
+    ALTER TABLE ${qualified} ${columns.join(", ")};
   END IF;
 END
 $failed$;`;
@@ -232,9 +211,7 @@ function statements(table: string, synchronousCommit: boolean) {
 	const withAsync = synchronousCommit ? "" : `WITH ${asyncCommit}\n`;
 	const joinAsync = (keyword: string) => (synchronousCommit ? "" : ` ${keyword} async_commit`);
 	const withAlso = (cte: string) => `WITH ${synchronousCommit ? "" : `${asyncCommit},\n`}${cte}`;
-	const noFailure =
-		"failed_event_id = NULL, failed_attempts = NULL, failed_message = NULL, failed_error = NULL, " +
-		"first_failed_at = NULL, last_failed_at = NULL";
+	const noFailure = FAILED_COLUMNS.map(([column]) => `${column} = NULL`).join(", ");
 	const failedColumns =
 		"failed_event_id AS id, failed_message AS message, failed_error AS error, failed_attempts AS attempts, " +
 		"floor(extract(epoch FROM first_failed_at) * 1000)::float8 AS first, " +
@@ -247,14 +224,14 @@ FROM ${t} WHERE failed_attempts IS NOT NULL`;
 		// (a retried statement). ON CONFLICT makes concurrent claims of one id wait for each other: one wins.
 		claim: prepared(
 			"claim",
-			`WITH ${synchronousCommit ? "" : `${asyncCommit},\n`}claimed AS (
+			`${withAlso(`claimed AS (
   INSERT INTO ${t} AS e (event_key, event_id, state, token, expires_at)
   VALUES ($1, $2, 'processing', $3, ${until("$4")})
   ON CONFLICT (event_key) DO UPDATE
   SET state = 'processing', event_id = excluded.event_id, token = excluded.token, expires_at = excluded.expires_at
   WHERE e.expires_at <= now() OR ($5::boolean AND e.state = 'processing' AND e.token = excluded.token)
   RETURNING 1
-)
+)`)}
 SELECT CASE WHEN EXISTS (SELECT 1 FROM claimed) THEN 'claimed'
   WHEN (SELECT state FROM ${t} WHERE event_key = $1) = 'done' THEN 'processed'
   ELSE 'in_progress' END AS result${joinAsync("FROM")}`,

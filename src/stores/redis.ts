@@ -10,35 +10,16 @@ import { NotificationStoreError } from "../errors/notification-store-error.js";
 import { duration, parseOptions } from "../internal/options.js";
 import {
 	type ClaimResult,
-	type ConfirmResult,
 	DEFAULT_TTL_MS,
-	type EventFailure,
-	type FailedEventListing,
 	type FailedEventRecord,
-	type FailedEventRecordPage,
 	invalidCursor,
-	type NotificationStore,
+	type SharedStore,
 } from "../notifications/claims/store.js";
 import { lazySchema } from "../schemas/lazy.js";
 import { driverMessage } from "./driver-message.js";
 
 /** The Redis store: a `NotificationStore` whose every answer is a promise. */
-export interface RedisStore extends NotificationStore {
-	/** Takes the event for `leaseMs`, unless it was processed or someone else holds it. */
-	claim(eventId: string, leaseMs: number, token?: string): Promise<ClaimResult>;
-	/** Marks the claimed event processed for good. */
-	confirm(eventId: string, token?: string): Promise<ConfirmResult>;
-	/** Forgets the caller's claim, so the next delivery processes the event again. */
-	release(eventId: string, token?: string): Promise<void>;
-	/** Records a failed run (releasing the claim with it when asked); answers the attempts so far, 0 if processed. */
-	recordFailure(eventId: string, token: string | undefined, failure: EventFailure): Promise<number>;
-	/** The failed event's record, or undefined. */
-	failedEvent(eventId: string): Promise<FailedEventRecord | undefined>;
-	/** Up to `limit` records in the order the events first failed, from after the cursor `after`. */
-	listFailedEvents(options: FailedEventListing): Promise<FailedEventRecordPage>;
-	/** Deletes the event's record without running it; true when there was one. */
-	discardFailedEvent(eventId: string): Promise<boolean>;
-}
+export interface RedisStore extends SharedStore {}
 
 /** What the store calls on a node-redis client (`createClient()` of the `redis` package, v5 or later). */
 export interface NodeRedisClientLike {
@@ -81,9 +62,16 @@ export interface RedisStoreOptions {
 	failedKeyPrefix?: string | undefined;
 }
 
+interface Script {
+	source: string;
+	sha1: string;
+}
+
+const script = (source: string): Script => ({ source, sha1: createHash("sha1").update(source).digest("hex") });
+
 // One Lua script per step, so each is a single atomic step on the server, whatever else runs.
 // A key holds "claim:<token>" while claimed (with the lease as its PX) and "done" once confirmed.
-const CLAIM = `local v = redis.call('GET', KEYS[1])
+const CLAIM = script(`local v = redis.call('GET', KEYS[1])
 if not v then
 	redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 	return 1
@@ -93,24 +81,24 @@ if ARGV[3] == '1' and v == ARGV[1] then
 	redis.call('PEXPIRE', KEYS[1], ARGV[2])
 	return 1
 end
-return 3`;
+return 3`);
 // KEYS[2..4] are the failed events' records, index and sequence: a confirm deletes the event's record.
-const CONFIRM = `local v = redis.call('GET', KEYS[1])
+const CONFIRM = script(`local v = redis.call('GET', KEYS[1])
 redis.call('SET', KEYS[1], 'done', 'PX', ARGV[2])
 redis.call('HDEL', KEYS[2], ARGV[3])
 redis.call('ZREM', KEYS[3], ARGV[3])
 if v == ARGV[1] then return 1 end
-return 0`;
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then
+return 0`);
+const RELEASE = script(`if redis.call('GET', KEYS[1]) == ARGV[1] then
 	redis.call('DEL', KEYS[1])
 	return 1
 end
-return 0`;
+return 0`);
 
 // A failed run: one more attempt in the event's record (made, and indexed, on the first), the claim
 // released with it when ARGV[2] is '1'. Nothing is recorded for a processed event: 0. Times are the server's.
 // An empty message (a run that had none) keeps the one recorded before.
-const RECORD_FAILURE = `if redis.call('GET', KEYS[1]) == 'done' then return 0 end
+const RECORD_FAILURE = script(`if redis.call('GET', KEYS[1]) == 'done' then return 0 end
 if ARGV[2] == '1' and redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -126,26 +114,21 @@ else
 end
 local record = {message = message, error = ARGV[5], attempts = attempts, firstFailedAt = first, lastFailedAt = now}
 redis.call('HSET', KEYS[2], ARGV[3], cjson.encode(record))
-return attempts`;
-const FAILED_EVENT = `return redis.call('HGET', KEYS[1], ARGV[1])`;
+return attempts`);
+const FAILED_EVENT = script(`return redis.call('HGET', KEYS[1], ARGV[1])`);
 // Up to ARGV[2] + 1 records after the sequence number ARGV[1]: id, sequence, record for each.
-const LIST_FAILED = `local ids = redis.call('ZRANGE', KEYS[1], '(' .. ARGV[1], '+inf', 'BYSCORE', 'LIMIT', 0, ARGV[2] + 1, 'WITHSCORES')
+const LIST_FAILED =
+	script(`local ids = redis.call('ZRANGE', KEYS[1], '(' .. ARGV[1], '+inf', 'BYSCORE', 'LIMIT', 0, ARGV[2] + 1, 'WITHSCORES')
 local out = {}
 for i = 1, #ids, 2 do
 	out[#out + 1] = ids[i]
 	out[#out + 1] = ids[i + 1]
 	out[#out + 1] = redis.call('HGET', KEYS[2], ids[i]) or ''
 end
-return out`;
-const DISCARD_FAILED = `redis.call('ZREM', KEYS[2], ARGV[1])
-return redis.call('HDEL', KEYS[1], ARGV[1])`;
+return out`);
+const DISCARD_FAILED = script(`redis.call('ZREM', KEYS[2], ARGV[1])
+return redis.call('HDEL', KEYS[1], ARGV[1])`);
 
-interface Script {
-	source: string;
-	sha1: string;
-}
-
-const script = (source: string): Script => ({ source, sha1: createHash("sha1").update(source).digest("hex") });
 const CLAIM_RESULTS: readonly (ClaimResult | undefined)[] = [undefined, "claimed", "processed", "in_progress"];
 const NOT_CONNECTED = "Redis: the client is not connected";
 
@@ -246,15 +229,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 	const { keyPrefix } = config;
 	const failed = failedKeys(keyPrefix, config.failedKeyPrefix);
 	const ttl = String(config.ttlMs);
-	const claim = script(CLAIM);
-	const confirm = script(CONFIRM);
-	const release = script(RELEASE);
-	const recordFailure = script(RECORD_FAILURE);
-	const failedEvent = script(FAILED_EVENT);
-	const listFailed = script(LIST_FAILED);
-	const discardFailed = script(DISCARD_FAILED);
 
-	async function callKeys(s: Script, keys: string[], args: string[]): Promise<unknown> {
+	async function call(s: Script, keys: string[], args: string[]): Promise<unknown> {
 		try {
 			return await run(s, keys, args);
 		} catch (error) {
@@ -262,8 +238,6 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 			throw new NotificationStoreError(`Redis: ${driverMessage(error)}`, { cause: error });
 		}
 	}
-
-	const call = (s: Script, eventId: string, args: string[]) => callKeys(s, [keyPrefix + eventId], args);
 
 	/** A record as the scripts keep it (JSON by Lua's cjson), or a NotificationStoreError for anything else. */
 	function parseRecord(eventId: string, stored: unknown): FailedEventRecord {
@@ -280,37 +254,35 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 	return {
 		async claim(eventId, leaseMs, token) {
 			const own = token === undefined ? "0" : "1";
-			const answer = await call(claim, eventId, [`claim:${token ?? ""}`, String(leaseMs), own]);
+			const answer = await call(CLAIM, [keyPrefix + eventId], [`claim:${token ?? ""}`, String(leaseMs), own]);
 			const result = CLAIM_RESULTS[Number(answer)];
 			if (result === undefined) throw new NotificationStoreError(`Redis: the claim script answered ${String(answer)}.`);
 			return result;
 		},
 		async confirm(eventId, token) {
 			const keys = [keyPrefix + eventId, failed.records, failed.index];
-			const answer = await callKeys(confirm, keys, [`claim:${token ?? ""}`, ttl, eventId]);
+			const answer = await call(CONFIRM, keys, [`claim:${token ?? ""}`, ttl, eventId]);
 			return Number(answer) === 1 ? "confirmed" : "lease_lost";
 		},
 		async release(eventId, token) {
-			await call(release, eventId, [`claim:${token ?? ""}`]);
+			await call(RELEASE, [keyPrefix + eventId], [`claim:${token ?? ""}`]);
 		},
 		async recordFailure(eventId, token, failure) {
 			const keys = [keyPrefix + eventId, failed.records, failed.index, failed.sequence];
 			const releasing = failure.release ? "1" : "0";
 			const args = [`claim:${token ?? ""}`, releasing, eventId, failure.message, failure.error];
-			return Number(await callKeys(recordFailure, keys, args));
+			return Number(await call(RECORD_FAILURE, keys, args));
 		},
 		async failedEvent(eventId) {
-			const stored = await callKeys(failedEvent, [failed.records], [eventId]);
+			const stored = await call(FAILED_EVENT, [failed.records], [eventId]);
 			return stored === null || stored === undefined ? undefined : parseRecord(eventId, stored);
 		},
 		async listFailedEvents({ limit, after }) {
 			if (after !== undefined && !/^[1-9][0-9]{0,15}$/.test(after)) throw invalidCursor();
-			const answer = (await callKeys(listFailed, [failed.index, failed.records], [after ?? "0", String(limit)])) as
-				| unknown[]
-				| null;
+			const args = [after ?? "0", String(limit)];
+			const rows = ((await call(LIST_FAILED, [failed.index, failed.records], args)) as unknown[] | null) ?? [];
 			const records: FailedEventRecord[] = [];
 			let next: string | undefined;
-			const rows = answer ?? [];
 			for (let i = 0; i < rows.length; i += 3) {
 				if (records.length === limit) {
 					next = String(rows[i - 2]);
@@ -322,7 +294,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 			return { records, next };
 		},
 		async discardFailedEvent(eventId) {
-			return Number(await callKeys(discardFailed, [failed.records, failed.index], [eventId])) === 1;
+			return Number(await call(DISCARD_FAILED, [failed.records, failed.index], [eventId])) === 1;
 		},
 	};
 }

@@ -78,16 +78,6 @@ export type RunStep = "claim" | "callback" | "confirm" | "release";
  */
 export type StepWatcher = (step: RunStep) => (ended: { error?: unknown; answer?: unknown }) => void;
 
-/** How runs are made: the store and the limits (already checked). */
-export interface EventRunnerOptions {
-	store: NotificationStore;
-	leaseMs: number;
-	/** How long to wait for the callback (at most `leaseMs`). */
-	callbackTimeoutMs: number;
-	storeTimeoutMs: number;
-	startTimer: StartTimer;
-}
-
 let tokenPrefix: string | undefined;
 let tokenCounter = 0;
 
@@ -120,26 +110,24 @@ function describeAnswer(answer: unknown): string {
 	return String(answer);
 }
 
-/** What a store call is made with: the store, its name for messages, its time limit and the timer. */
-export interface StoreCalls {
+/** What every run of a handler's or reconciler's events shares: the store, its name, the time limits and the timer. */
+export interface EventRunner {
 	readonly store: NotificationStore;
 	/** "The store RedisStore", "The notification store". */
 	readonly name: string;
+	readonly leaseMs: number;
 	readonly storeTimeoutMs: number;
 	readonly startTimer: StartTimer;
-}
-
-/** What every run of a handler's or reconciler's events shares: the store, its calls and the time limits. */
-export interface EventRunner extends StoreCalls {
-	readonly leaseMs: number;
 	/** How long a run waits for the callback: `callbackTimeoutMs`, at most the lease. */
 	readonly waitMs: number;
 	/** The store, when it keeps failed events (a failed run is then recorded). */
 	readonly failures: FailedEventStore | undefined;
 }
 
-/** Makes what runs claimed events with `options` (already checked). */
-export function createEventRunner(options: EventRunnerOptions): EventRunner {
+/** Makes what runs claimed events with the store and the limits (already checked). */
+export function createEventRunner(
+	options: Pick<EventRunner, "store" | "leaseMs" | "storeTimeoutMs" | "startTimer"> & { callbackTimeoutMs: number },
+): EventRunner {
 	const { store, leaseMs, callbackTimeoutMs, storeTimeoutMs, startTimer } = options;
 	return {
 		store,
@@ -153,8 +141,8 @@ export function createEventRunner(options: EventRunnerOptions): EventRunner {
 }
 
 /** A store call's failure, named (a thrown nothing still names what failed). */
-export function storeFailure(calls: StoreCalls, error: unknown, step: string, eventId: string): unknown {
-	return error ?? new NotificationStoreError(`${calls.name}'s ${step} of ${eventId} failed.`);
+function storeFailure(runner: EventRunner, error: unknown, step: string, eventId: string): unknown {
+	return error ?? new NotificationStoreError(`${runner.name}'s ${step} of ${eventId} failed.`);
 }
 
 /**
@@ -162,7 +150,7 @@ export function storeFailure(calls: StoreCalls, error: unknown, step: string, ev
  * with no timer; a promise is raced against the timer, and an answer that comes after it is handed to `late`.
  */
 export function bounded<T>(
-	calls: StoreCalls,
+	runner: EventRunner,
 	step: string,
 	eventId: string,
 	call: () => T | PromiseLike<T>,
@@ -170,7 +158,7 @@ export function bounded<T>(
 ): T | Promise<T> {
 	const answer = call();
 	if (!isThenable(answer)) return answer;
-	const { name, storeTimeoutMs, startTimer } = calls;
+	const { name, storeTimeoutMs, startTimer } = runner;
 	return new Promise<T>((resolve, reject) => {
 		let waiting = true;
 		const cancel = startTimer(() => {
@@ -186,7 +174,7 @@ export function bounded<T>(
 			},
 			(error: unknown) => {
 				cancel();
-				if (waiting) reject(storeFailure(calls, error, step, eventId));
+				if (waiting) reject(storeFailure(runner, error, step, eventId));
 			},
 		);
 	});
@@ -348,14 +336,7 @@ async function failed(
 	const released = recorded.attempts === undefined ? await release(runner, eventId, token) : undefined;
 	const problem = recorded.problem ?? released;
 	ended?.(problem === undefined ? {} : { error: problem });
-	const attempts = recorded.attempts;
-	return {
-		kind: "callback_failed",
-		eventId,
-		error,
-		...(attempts === undefined ? {} : { attempts }),
-		...(problem === undefined ? {} : { problem }),
-	};
+	return { kind: "callback_failed", eventId, error, ...recorded, ...(problem === undefined ? {} : { problem }) };
 }
 
 /**

@@ -20,8 +20,6 @@ const listOptions = lazySchema(() =>
 	}),
 );
 
-const eventIdRule = lazySchema(() => z.string({ error: "must be a string" }));
-
 /** What `failedEvents` works with: the handler's store, its runner and how an event becomes a callback. */
 export interface FailedEventsContext {
 	/** The handler's runner: its store, and how a replay is run through the same claim as a delivery. */
@@ -39,9 +37,8 @@ export interface FailedEventsContext {
 }
 
 function checkedEventId(eventId: unknown): string {
-	const parsed = eventIdRule.safeParse(eventId);
-	if (!parsed.success) throw new ConfigurationError([{ field: "eventId", message: "must be a string" }], "arguments");
-	return parsed.data;
+	if (typeof eventId === "string") return eventId;
+	throw new ConfigurationError([{ field: "eventId", message: "must be a string" }], "arguments");
 }
 
 /** A record as an event: verified again from its signed message, or with the refusal a replay would meet. */
@@ -70,9 +67,7 @@ function retried(outcome: RunOutcome): FailedEventRetry {
 	const { eventId } = outcome;
 	switch (outcome.kind) {
 		case "processed":
-			return outcome.problem === undefined
-				? { eventId, result: "processed" }
-				: { eventId, result: "processed", error: outcome.problem };
+			return { eventId, result: "processed", ...(outcome.problem === undefined ? {} : { error: outcome.problem }) };
 		case "duplicate":
 			return { eventId, result: "already_processed" };
 		case "held":

@@ -67,16 +67,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): FailedEvent
 		if (entry && !entry.processed && entry.token === token) entries.delete(eventId);
 	}
 
-	const copy = ({ sequence: _, ...record }: FailedEventRecord & { sequence: number }): FailedEventRecord => ({
-		...record,
-	});
+	const copy = ({ sequence: _, ...record }: FailedEventRecord & { sequence: number }): FailedEventRecord => record;
 
 	function put(eventId: string, entry: Entry): void {
 		entries.delete(eventId);
-		while (entries.size >= maxEntries) {
-			const oldest = entries.keys().next().value as string;
-			entries.delete(oldest);
-		}
+		while (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
 		entries.set(eventId, entry);
 	}
 
@@ -97,16 +92,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): FailedEvent
 		confirm(eventId, token) {
 			const time = now();
 			const entry = entries.get(eventId);
-			if (entry) {
-				const held = !entry.processed && entry.token === token && entry.until > time;
-				entry.processed = true;
-				entry.until = time + ttlMs;
-				failed.delete(eventId);
-				return held ? "confirmed" : "lease_lost";
-			}
-			put(eventId, { processed: true, until: time + ttlMs, token });
+			const held = entry !== undefined && !entry.processed && entry.token === token && entry.until > time;
+			if (entry) Object.assign(entry, { processed: true, until: time + ttlMs });
+			else put(eventId, { processed: true, until: time + ttlMs, token });
 			failed.delete(eventId);
-			return "lease_lost";
+			return held ? "confirmed" : "lease_lost";
 		},
 		release: forget,
 		recordFailure(eventId, token, failure) {

@@ -132,6 +132,27 @@ export interface FailedEventStore extends NotificationStore {
 
 const FAILED_EVENT_METHODS = ["recordFailure", "failedEvent", "listFailedEvents", "discardFailedEvent"] as const;
 
+/**
+ * A store shared between processes (`createRedisStore`, `createPostgresStore`): it keeps failed events, and
+ * every answer is a promise.
+ */
+export interface SharedStore extends FailedEventStore {
+	/** Takes the event for `leaseMs`, unless it was processed or someone else holds it. */
+	claim(eventId: string, leaseMs: number, token?: string): Promise<ClaimResult>;
+	/** Marks the claimed event processed for good. */
+	confirm(eventId: string, token?: string): Promise<ConfirmResult>;
+	/** Forgets the caller's claim, so the next delivery processes the event again. */
+	release(eventId: string, token?: string): Promise<void>;
+	/** Records a failed run (releasing the claim with it when asked); answers the attempts so far, 0 if processed. */
+	recordFailure(eventId: string, token: string | undefined, failure: EventFailure): Promise<number>;
+	/** The failed event's record, or undefined. */
+	failedEvent(eventId: string): Promise<FailedEventRecord | undefined>;
+	/** Up to `limit` records in the order the events first failed, from after the cursor `after`. */
+	listFailedEvents(options: FailedEventListing): Promise<FailedEventRecordPage>;
+	/** Deletes the event's record without running it; true when there was one. */
+	discardFailedEvent(eventId: string): Promise<boolean>;
+}
+
 /** Whether `store` keeps failed events: it has all four methods. */
 export function keepsFailedEvents(store: NotificationStore): store is FailedEventStore {
 	return FAILED_EVENT_METHODS.every((method) => typeof store[method] === "function");
