@@ -151,18 +151,12 @@ export interface ReconcileProgress {
 	failed: number;
 }
 
-/** One id's result. */
-export interface ReconcileOutcome {
-	/** Whether the id is a transaction's or a refund's. */
-	kind: "transaction" | "refund";
-	/** The id as given. */
-	id: string;
+/** One id's result: the id, as a failure's info gives it, and what happened to it. */
+export interface ReconcileOutcome extends ReconcileErrorInfo {
 	/** What happened to it; the counts of `ReconcileProgress` say what each result means. */
 	result: "processed" | "already_processed" | "in_progress" | "pending" | "failed";
 	/** The verified status, when the query succeeded. */
 	status: string | undefined;
-	/** The event identity, when the query succeeded. */
-	eventId: string | undefined;
 	/** Why it failed. */
 	error: unknown;
 }
