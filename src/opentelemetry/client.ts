@@ -6,7 +6,7 @@ import type { ActiveTelemetry } from "./active.js";
 import { describeError } from "./described.js";
 import type { ClientInstruments } from "./instruments.js";
 import { ATTRIBUTES, EVENTS } from "./names.js";
-import { RecordedSpan, recordError } from "./recorded.js";
+import { RecordedSpan } from "./recorded.js";
 import { idValue } from "./values.js";
 
 const nothing = () => undefined;
@@ -95,7 +95,7 @@ export class RecordedCall extends RecordedSpan<ClientInstruments> implements Cal
 			if (this.recording) {
 				this.#attributes[ATTRIBUTES.outcome] = outcome;
 				this.span.setAttributes(this.#attributes);
-				if (described !== undefined) recordError(this.span, described);
+				if (described !== undefined) this.recordError(described);
 			}
 			this.span.end();
 			const attributes: Attributes = { [ATTRIBUTES.operation]: this.#operation, [ATTRIBUTES.outcome]: outcome };

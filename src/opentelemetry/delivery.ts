@@ -1,18 +1,20 @@
 import { type Attributes, SpanKind } from "@opentelemetry/api";
 import type { EventOutcome } from "../notifications/claims/claimed-event.js";
-import type { DeliveryStart, DeliveryWatch, RefusalReason } from "../notifications/handler/delivery-watch.js";
+import {
+	type DeliveryStart,
+	type DeliveryWatch,
+	IPN_OPERATION,
+	type RefusalReason,
+} from "../notifications/handler/delivery-watch.js";
 import type { NotificationResponse } from "../notifications/http/exchange.js";
 import type { OpenedNotification } from "../notifications/message/verify.js";
 import type { ActiveTelemetry } from "./active.js";
 import { describeError } from "./described.js";
 import type { EventInstruments } from "./instruments.js";
 import { ATTRIBUTES } from "./names.js";
-import { recordError } from "./recorded.js";
 import { RecordedRun } from "./run.js";
 import { eventAttributes } from "./values.js";
 
-/** The IPN handler's span name. */
-const OPERATION = "ipn.handle";
 const HTTP_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]);
 
 /**
@@ -30,8 +32,8 @@ export class RecordedDelivery extends RecordedRun implements DeliveryWatch {
 	constructor(active: ActiveTelemetry<EventInstruments>, { method }: DeliveryStart) {
 		// The HTTP conventions' rule: a method outside the standard ones is `_OTHER` (the attribute stays bounded).
 		const known = method !== undefined && HTTP_METHODS.has(method) ? method : "_OTHER";
-		const attributes = { [ATTRIBUTES.httpMethod]: known, [ATTRIBUTES.operation]: OPERATION };
-		super(active, "ipn", OPERATION, { kind: SpanKind.SERVER, attributes });
+		const attributes = { [ATTRIBUTES.httpMethod]: known, [ATTRIBUTES.operation]: IPN_OPERATION };
+		super(active, "ipn", IPN_OPERATION, { kind: SpanKind.SERVER, attributes });
 	}
 
 	verifying(): void {
@@ -61,30 +63,26 @@ export class RecordedDelivery extends RecordedRun implements DeliveryWatch {
 		refusal: RefusalReason | undefined,
 	): void {
 		try {
-			this.#end(outcome, response, joined, refusal);
+			const error = "error" in outcome ? outcome.error : undefined;
+			this.#verifyEnded(error);
+			const described = error === undefined ? undefined : describeError(error, this.#fields);
+			const point = this.point(outcome.kind, described);
+			if (refusal !== undefined) point[ATTRIBUTES.refusal] = refusal;
+			if (this.recording) {
+				const attributes: Attributes = {
+					...this.#verified,
+					...point,
+					[ATTRIBUTES.statusCode]: response.status,
+					[ATTRIBUTES.returnCode]: response.status === 200 ? "100" : String(response.status),
+				};
+				if (joined) attributes[ATTRIBUTES.joined] = true;
+				this.span.setAttributes(attributes);
+				// A server span is an error for its own failures (5xx), not for the requests it refuses.
+				if (described !== undefined && response.status >= 500) this.recordError(described);
+			}
+			this.end("deliveries", point);
 		} catch {
 			// A tracer or meter that throws must not change what the handler does.
 		}
-	}
-
-	#end(outcome: EventOutcome, response: NotificationResponse, joined: boolean, refusal: RefusalReason | undefined) {
-		const error = "error" in outcome ? outcome.error : undefined;
-		this.#verifyEnded(error);
-		const described = error === undefined ? undefined : describeError(error, this.#fields);
-		const point = this.point(outcome.kind, described);
-		if (refusal !== undefined) point[ATTRIBUTES.refusal] = refusal;
-		if (this.recording) {
-			const attributes: Attributes = {
-				...this.#verified,
-				...point,
-				[ATTRIBUTES.statusCode]: response.status,
-				[ATTRIBUTES.returnCode]: response.status === 200 ? "100" : String(response.status),
-			};
-			if (joined) attributes[ATTRIBUTES.joined] = true;
-			this.span.setAttributes(attributes);
-			// A server span is an error for its own failures (5xx), not for the requests it refuses.
-			if (described !== undefined && response.status >= 500) recordError(this.span, described);
-		}
-		this.end("deliveries", point);
 	}
 }

@@ -6,7 +6,7 @@ import type { ActiveTelemetry } from "./active.js";
 import { describeError } from "./described.js";
 import type { EventInstruments } from "./instruments.js";
 import { ATTRIBUTES } from "./names.js";
-import { RecordedSpan, recordError } from "./recorded.js";
+import { RecordedSpan } from "./recorded.js";
 import { RecordedRun } from "./run.js";
 import { eventIdValue, idValue, statusValue } from "./values.js";
 
@@ -72,7 +72,7 @@ class RecordedItem extends RecordedRun implements ReconcileItemWatch {
 		try {
 			const described = outcome.result === "failed" ? describeError(outcome.error, this.#resource) : undefined;
 			const point = this.point(outcome.result, described);
-			if (described !== undefined && this.recording) recordError(this.span, described);
+			if (described !== undefined && this.recording) this.recordError(described);
 			this.span.setAttributes(point);
 			this.end("reconciled", point);
 		} catch {

@@ -5,17 +5,6 @@ import type { DescribedError } from "./described.js";
 import { ATTRIBUTES, EVENTS } from "./names.js";
 import { driftValue } from "./values.js";
 
-/**
- * Marks the span failed: status ERROR, `error.type`, and an `exception` event with the class name and the
- * message as telemetry shows it (described.ts). Never the stack or the cause: they may hold what the
- * message had removed.
- */
-export function recordError(span: Span, error: DescribedError): void {
-	span.setAttribute(ATTRIBUTES.errorType, error.type);
-	span.recordException({ name: error.type, message: error.message });
-	span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
-}
-
 /** One lifecycle's span (a client call's, a delivery's, a replay's, a reconciliation's) and its component's metrics. */
 export abstract class RecordedSpan<Instruments extends { drift: Counter }> {
 	protected readonly active: ActiveTelemetry<Instruments>;
@@ -28,6 +17,17 @@ export abstract class RecordedSpan<Instruments extends { drift: Counter }> {
 		this.active = active;
 		this.span = active.tracer.startSpan(name, options, parent);
 		this.recording = this.span.isRecording();
+	}
+
+	/**
+	 * Marks the span failed: status ERROR, `error.type`, and an `exception` event with the class name and the
+	 * message as telemetry shows it (described.ts). Never the stack or the cause: they may hold what the
+	 * message had removed.
+	 */
+	protected recordError(error: DescribedError): void {
+		this.span.setAttribute(ATTRIBUTES.errorType, error.type);
+		this.span.recordException({ name: error.type, message: error.message });
+		this.span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
 	}
 
 	/**

@@ -6,7 +6,6 @@ import type { ActiveTelemetry } from "./active.js";
 import { describeError } from "./described.js";
 import type { EventInstruments } from "./instruments.js";
 import { ATTRIBUTES } from "./names.js";
-import { recordError } from "./recorded.js";
 import { RecordedRun } from "./run.js";
 import { eventAttributes } from "./values.js";
 
@@ -38,7 +37,7 @@ export class RecordedReplay extends RecordedRun implements ReplayWatch {
 				const attributes: Attributes = { ...(event && eventAttributes(event)), ...point };
 				if (retry.attempts !== undefined) attributes[ATTRIBUTES.attempts] = retry.attempts;
 				this.span.setAttributes(attributes);
-				if (described !== undefined && retry.result === "failed") recordError(this.span, described);
+				if (described !== undefined && retry.result === "failed") this.recordError(described);
 			}
 			this.end("replays", point);
 		} catch {

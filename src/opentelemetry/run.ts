@@ -30,7 +30,6 @@ export abstract class RecordedRun extends RecordedSpan<EventInstruments> {
 	/** The watcher the event runner tells of each step, once the event is known; none before. */
 	steps: StepWatcher | undefined;
 
-	/** @throws what the tracer throws: the run is then not recorded. */
 	constructor(
 		active: ActiveTelemetry<EventInstruments>,
 		source: EventSource,

@@ -1,24 +1,20 @@
 import { InvalidNotificationError } from "../../errors/invalid-notification-error.js";
 import { callHook } from "../../internal/hooks.js";
 import { errorName } from "../../internal/seam.js";
-import type { Logger } from "../../transport/observer.js";
 import type { EventOutcome, RunOutcome } from "../claims/claimed-event.js";
-import type { NotificationErrorInfo } from "./handler-types.js";
+import type { NotificationErrorInfo, NotificationHandlerOptions } from "./handler-types.js";
 
 /**
  * The handler's `onError` and `logger`: what went wrong in a delivery goes to `onError` with the status the
  * gateway was given, drift and telemetry that cannot record to the logger's warning.
  */
 export class DeliveryReports {
-	readonly #onError: ((error: unknown, info: NotificationErrorInfo) => void) | undefined;
-	readonly #logger: Logger | undefined;
+	readonly #onError: NotificationHandlerOptions["onError"];
+	readonly #logger: NotificationHandlerOptions["logger"];
 	/** Whether onError or a logger listens. */
 	readonly listens: boolean;
 
-	constructor(
-		onError: ((error: unknown, info: NotificationErrorInfo) => void) | undefined,
-		logger: Logger | undefined,
-	) {
+	constructor({ onError, logger }: Pick<NotificationHandlerOptions, "onError" | "logger">) {
 		this.#onError = onError;
 		this.#logger = logger;
 		this.listens = onError !== undefined || logger !== undefined;

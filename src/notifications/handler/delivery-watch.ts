@@ -7,9 +7,6 @@ import type { NotificationResponse } from "../http/exchange.js";
 import { HttpRuleError } from "../http/http-rules.js";
 import type { OpenedNotification } from "../message/verify.js";
 
-// An IPN delivery's lifecycle, as the handler tells it: the seam an instrumentation
-// (merchant-gateway/opentelemetry) subscribes to.
-
 /**
  * Why a delivery was refused, as `merchant_gateway.refusal` says: its HTTP rule (`method`, `content_type`,
  * `size`, `body_timeout`, `request`), its signature (`signature`), its body or fields (`schema`), or an
@@ -31,6 +28,9 @@ const REFUSAL_BY_STATUS: Readonly<Record<number, RefusalReason>> = {
 	413: "size",
 	408: "body_timeout",
 };
+
+/** The IPN handler's operation: its span's name, and the source its drift reports name. */
+export const IPN_OPERATION = "ipn.handle";
 
 /** Why `error` refused a delivery. */
 export function refusalReason(error: unknown): RefusalReason {

@@ -26,15 +26,13 @@ import { type NotificationEvent, type OpenedNotification, openNotification } fro
 import { DeliveryReports } from "./delivery-reports.js";
 import {
 	type DeliveryWatch,
+	IPN_OPERATION,
 	ipnDeliveries,
 	type RefusalReason,
 	refusalReason,
 	UNWATCHED_DELIVERY,
 } from "./delivery-watch.js";
 import { handlerOptionsSchema, type NotificationHandler, type NotificationHandlerOptions } from "./handler-types.js";
-
-/** The operation a delivery's drift reports name as their source. */
-const IPN_OPERATION = "ipn.handle";
 
 /** A delivery's response and the outcome it came from (deliveries that join a run in flight share both). */
 interface Settled {
@@ -134,7 +132,7 @@ function handlerContext(options: NotificationHandlerOptions) {
 			"needs a store that keeps failed events (recordFailure...), as the memory, Redis and PostgreSQL stores do";
 		throw new ConfigurationError([{ field: "acknowledgeAfterAttempts", message }], "notification handler options");
 	}
-	const reports = new DeliveryReports(config.onError, config.logger);
+	const reports = new DeliveryReports(config);
 	const startTimer = config.startTimer ?? realTimer;
 	const runner = createEventRunner({
 		store,
@@ -162,7 +160,6 @@ function handlerContext(options: NotificationHandlerOptions) {
 		},
 		/** Events being processed in this process: later deliveries join them until the handler stops waiting. */
 		inFlight: new Map<string, Promise<Settled>>(),
-		/** How a run ended after its response was sent: only reported, with the status that response had. */
 		onLate: (outcome: RunOutcome) => reports.late(outcome),
 	};
 }
@@ -281,7 +278,7 @@ function callbackFor(context: HandlerContext, event: NotificationEvent, watch: P
 	};
 }
 
-/** Every delivery's outcome becomes its response here (what went wrong is reported by its watch). */
+/** Every delivery's outcome becomes its response here (what went wrong is reported in `finish`). */
 function respond(context: HandlerContext, outcome: EventOutcome): NotificationResponse {
 	const { responses } = context;
 	switch (outcome.kind) {

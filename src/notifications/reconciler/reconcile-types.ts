@@ -17,7 +17,6 @@ import type { NotificationContext } from "../claims/run-types.js";
 import { storeOption } from "../claims/store.js";
 
 // The reconciler's public shapes: its options (and their rules), what a run is given and what it reports.
-// The reconciler itself is in reconcile.ts.
 
 /** Where a reconciliation failure happened. */
 export interface ReconcileErrorInfo {
