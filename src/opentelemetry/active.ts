@@ -1,6 +1,5 @@
-import { type Counter, type Histogram, type Meter, metrics, type Tracer, trace, ValueType } from "@opentelemetry/api";
+import { type Meter, metrics, type Tracer, trace } from "@opentelemetry/api";
 import { SDK_VERSION } from "../internal/version.js";
-import { DURATION_BUCKETS } from "./names.js";
 
 /** The instrumentation scope of every span and metric: the package's name and version. */
 export const SCOPE = { name: "merchant-gateway", version: SDK_VERSION } as const;
@@ -35,20 +34,6 @@ export interface OpenTelemetryOptions {
 	 * @default the meter provider registered with `@opentelemetry/api`, now or later (none registered: no metrics)
 	 */
 	meterProvider?: MeterProviderLike | undefined;
-}
-
-/** A counter of whole things, `unit` naming them (`{call}`). */
-export function counter(meter: Meter, name: string, unit: string, description: string): Counter {
-	return meter.createCounter(name, { unit, valueType: ValueType.INT, description });
-}
-
-/** A histogram of durations in seconds, on the buckets of {@link DURATION_BUCKETS}. */
-export function durations(meter: Meter, name: string, description: string): Histogram {
-	return meter.createHistogram(name, {
-		unit: "s",
-		description,
-		advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-	});
 }
 
 /** A component's tracer and instruments. */

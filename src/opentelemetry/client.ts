@@ -1,68 +1,29 @@
-import {
-	type Attributes,
-	type Counter,
-	context,
-	type Histogram,
-	type Meter,
-	type Span,
-	SpanKind,
-	trace,
-} from "@opentelemetry/api";
+import { type Attributes, context, SpanKind, trace } from "@opentelemetry/api";
 import { redactForTelemetry } from "../internal/redact.js";
 import type { CallStart, CallWatch, ClientOutcome } from "../resources/call-watch.js";
-import type { DriftReport } from "../schemas/drift-reports.js";
 import type { ClientRetryEvent } from "../transport/observer.js";
-import { ActiveTelemetry, counter, durations, type OpenTelemetryOptions } from "./active.js";
+import type { ActiveTelemetry } from "./active.js";
 import { describeError } from "./described.js";
-import { driftCounter, recordDrift } from "./drift-record.js";
-import { ATTRIBUTES, EVENTS, METRICS } from "./names.js";
-import { recordError } from "./span-error.js";
+import type { ClientInstruments } from "./instruments.js";
+import { ATTRIBUTES, EVENTS } from "./names.js";
+import { RecordedSpan } from "./recorded.js";
 import { idValue } from "./values.js";
-
-/** The client's metrics. */
-interface ClientInstruments {
-	calls: Counter;
-	duration: Histogram;
-	drift: Counter;
-}
-
-function defineInstruments(meter: Meter): ClientInstruments {
-	return {
-		calls: counter(meter, METRICS.clientCalls, "{call}", "Calls to the gateway, by operation and outcome."),
-		duration: durations(
-			meter,
-			METRICS.clientCallDuration,
-			"Duration of calls to the gateway (validation, signing, every attempt, verification).",
-		),
-		drift: driftCounter(meter),
-	};
-}
-
-/** The client calls' subscriber: a span and metric points per call. */
-export function recordCalls(providers: OpenTelemetryOptions): (start: CallStart) => CallWatch {
-	const active = new ActiveTelemetry(providers, defineInstruments);
-	return (start) => new RecordedCall(active, start);
-}
 
 const nothing = () => undefined;
 
 /**
- * A call recorded. Attributes learnt along the call are kept and set once, as the span ends; events (retries,
- * drift, the exception) are added as they happen.
+ * A client call recorded: a span and metric points. Attributes learnt along the call are kept and set once, as
+ * the span ends; events (retries, drift, the exception) are added as they happen.
  */
-class RecordedCall implements CallWatch {
-	readonly #active: ActiveTelemetry<ClientInstruments>;
+export class RecordedCall extends RecordedSpan<ClientInstruments> implements CallWatch {
 	readonly #operation: string;
-	readonly #span: Span;
-	readonly #recording: boolean;
-	readonly #startedAt = performance.now();
+	readonly #startedAt: number;
 	readonly #attributes: Attributes = {};
 	#fields: Record<string, unknown> | undefined;
 
 	/** @throws what the tracer throws: the client then records nothing for this call. */
 	constructor(active: ActiveTelemetry<ClientInstruments>, { endpoint, client }: CallStart) {
-		this.#active = active;
-		this.#operation = endpoint.operation;
+		const startedAt = performance.now();
 		// What a sampler may decide on, given at the start as the HTTP conventions ask.
 		const attributes: Attributes = {
 			[ATTRIBUTES.httpMethod]: "POST",
@@ -73,18 +34,19 @@ class RecordedCall implements CallWatch {
 			[ATTRIBUTES.operation]: endpoint.operation,
 			[ATTRIBUTES.signVersion]: client.signVersion,
 		};
-		this.#span = active.tracer.startSpan(endpoint.operation, { kind: SpanKind.CLIENT, attributes });
-		this.#recording = this.#span.isRecording();
+		super(active, endpoint.operation, { kind: SpanKind.CLIENT, attributes });
+		this.#operation = endpoint.operation;
+		this.#startedAt = startedAt;
 	}
 
 	during<T>(send: () => Promise<T>): Promise<T> {
-		if (!this.#recording) return send();
-		return context.with(trace.setSpan(context.active(), this.#span), send);
+		if (!this.recording) return send();
+		return context.with(trace.setSpan(context.active(), this.span), send);
 	}
 
 	sending(fields: Record<string, unknown>): void {
 		this.#fields = fields;
-		if (!this.#recording) return;
+		if (!this.recording) return;
 		if (typeof fields.orderRef === "string")
 			this.#attributes[ATTRIBUTES.orderRef] = redactForTelemetry(fields.orderRef);
 		if (typeof fields.transactionId === "string")
@@ -96,14 +58,14 @@ class RecordedCall implements CallWatch {
 	responded = nothing;
 
 	retried(event: ClientRetryEvent): void {
-		if (!this.#recording) return;
+		if (!this.recording) return;
 		const attributes = {
 			[ATTRIBUTES.resendCount]: event.attempt - 1,
 			[ATTRIBUTES.retryReason]: event.reason,
 			[ATTRIBUTES.retryDelay]: event.delayMs,
 		};
 		try {
-			this.#span.addEvent(EVENTS.retry, attributes);
+			this.span.addEvent(EVENTS.retry, attributes);
 		} catch {
 			// A tracer that throws must not fail a payment.
 		}
@@ -112,10 +74,6 @@ class RecordedCall implements CallWatch {
 	exchanged(status: number | undefined, attempts: number): void {
 		this.#attributes[ATTRIBUTES.retries] = Math.max(0, attempts - 1);
 		if (status !== undefined) this.#attributes[ATTRIBUTES.statusCode] = status;
-	}
-
-	drift(report: DriftReport): void {
-		recordDrift(this.#span, () => this.#active.instruments().drift, report);
 	}
 
 	succeeded(result: unknown, outcome: ClientOutcome): void {
@@ -134,15 +92,15 @@ class RecordedCall implements CallWatch {
 		const seconds = (performance.now() - this.#startedAt) / 1000;
 		try {
 			const described = error === undefined ? undefined : describeError(error, this.#fields);
-			if (this.#recording) {
+			if (this.recording) {
 				this.#attributes[ATTRIBUTES.outcome] = outcome;
-				this.#span.setAttributes(this.#attributes);
-				if (described !== undefined) recordError(this.#span, described);
+				this.span.setAttributes(this.#attributes);
+				if (described !== undefined) this.recordError(described);
 			}
-			this.#span.end();
+			this.span.end();
 			const attributes: Attributes = { [ATTRIBUTES.operation]: this.#operation, [ATTRIBUTES.outcome]: outcome };
 			if (described !== undefined) attributes[ATTRIBUTES.errorType] = described.type;
-			const { calls, duration } = this.#active.instruments();
+			const { calls, duration } = this.active.instruments();
 			calls.add(1, attributes);
 			duration.record(seconds, attributes);
 		} catch {

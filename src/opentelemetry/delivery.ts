@@ -1,58 +1,43 @@
-import { type Attributes, type Span, SpanKind } from "@opentelemetry/api";
-import type { EventOutcome, StepWatcher } from "../notifications/claims/claimed-event.js";
-import type { DeliveryStart, DeliveryWatch, RefusalReason } from "../notifications/handler/delivery-watch.js";
+import { type Attributes, SpanKind } from "@opentelemetry/api";
+import type { EventOutcome } from "../notifications/claims/claimed-event.js";
+import {
+	type DeliveryStart,
+	type DeliveryWatch,
+	IPN_OPERATION,
+	type RefusalReason,
+} from "../notifications/handler/delivery-watch.js";
 import type { NotificationResponse } from "../notifications/http/exchange.js";
 import type { OpenedNotification } from "../notifications/message/verify.js";
-import type { DriftReport } from "../schemas/drift-reports.js";
-import { ActiveTelemetry, type OpenTelemetryOptions } from "./active.js";
-import { describeError, errorType } from "./described.js";
-import { recordDrift } from "./drift-record.js";
+import type { ActiveTelemetry } from "./active.js";
+import { describeError } from "./described.js";
+import type { EventInstruments } from "./instruments.js";
 import { ATTRIBUTES } from "./names.js";
-import { recordError } from "./span-error.js";
-import { defineEventInstruments, type EventInstruments, RunSteps } from "./steps.js";
+import { RecordedRun } from "./run.js";
 import { eventAttributes } from "./values.js";
 
-/** The IPN handler's span name. */
-const OPERATION = "ipn.handle";
 const HTTP_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]);
 
-/** The deliveries' subscriber: a span, its step events and metric points per delivery. */
-export function recordDeliveries(providers: OpenTelemetryOptions): (start: DeliveryStart) => DeliveryWatch {
-	const active = new ActiveTelemetry(providers, defineEventInstruments);
-	return (start) => new RecordedDelivery(active, start.method);
-}
-
 /**
- * A delivery recorded. Attributes learnt along the way are kept and set once, as the span ends (one call into
- * the SDK instead of one per step); the steps' events are added as they happen.
+ * A delivery recorded: a span, its step events and metric points. Attributes learnt along the way are kept and
+ * set once, as the span ends (one call into the SDK instead of one per step); the steps' events are added as
+ * they happen.
  */
-class RecordedDelivery implements DeliveryWatch {
-	readonly #active: ActiveTelemetry<EventInstruments>;
-	readonly #span: Span;
-	readonly #recording: boolean;
-	readonly #event: Attributes = {};
+export class RecordedDelivery extends RecordedRun implements DeliveryWatch {
 	#verified: Attributes | undefined;
 	#fields: Record<string, unknown> | undefined;
-	#steps: RunSteps | undefined;
 	/** When the body began being read and verified, until that step's event is added (recording spans only). */
 	#verifyingSince: number | undefined;
 
 	/** @throws what the tracer throws: the handler then records nothing for this delivery. */
-	constructor(active: ActiveTelemetry<EventInstruments>, method: string | undefined) {
-		this.#active = active;
+	constructor(active: ActiveTelemetry<EventInstruments>, { method }: DeliveryStart) {
 		// The HTTP conventions' rule: a method outside the standard ones is `_OTHER` (the attribute stays bounded).
 		const known = method !== undefined && HTTP_METHODS.has(method) ? method : "_OTHER";
-		const attributes = { [ATTRIBUTES.httpMethod]: known, [ATTRIBUTES.operation]: OPERATION };
-		this.#span = active.tracer.startSpan(OPERATION, { kind: SpanKind.SERVER, attributes });
-		this.#recording = this.#span.isRecording();
-	}
-
-	get steps(): StepWatcher | undefined {
-		return this.#steps?.watch;
+		const attributes = { [ATTRIBUTES.httpMethod]: known, [ATTRIBUTES.operation]: IPN_OPERATION };
+		super(active, "ipn", IPN_OPERATION, { kind: SpanKind.SERVER, attributes });
 	}
 
 	verifying(): void {
-		if (this.#recording) this.#verifyingSince = performance.now();
+		if (this.recording) this.#verifyingSince = performance.now();
 	}
 
 	/** The verify step's event, once: when the body is verified, or refused after it began being read. */
@@ -60,26 +45,15 @@ class RecordedDelivery implements DeliveryWatch {
 		const since = this.#verifyingSince;
 		if (since === undefined) return;
 		this.#verifyingSince = undefined;
-		const event: Attributes = { [ATTRIBUTES.duration]: Math.round((performance.now() - since) * 1000) / 1000 };
-		if (error !== undefined) event[ATTRIBUTES.errorType] = errorType(error);
-		this.#span.addEvent("merchant_gateway.verify", event);
+		this.stepEnded("verify", since, error);
 	}
 
 	verified(opened: OpenedNotification): void {
 		this.#verifyEnded(undefined);
 		const { event, fields } = opened;
 		this.#fields = fields;
-		this.#event[ATTRIBUTES.eventKind] = event.type;
-		this.#steps = new RunSteps(this.#active, "ipn", this.#span, { ...this.#event });
-		if (this.#recording) this.#verified = eventAttributes(event);
-	}
-
-	inCallback<T>(run: () => T): T {
-		return this.#steps === undefined ? run() : this.#steps.inCallback(run);
-	}
-
-	drift(report: DriftReport): void {
-		recordDrift(this.#span, () => this.#active.instruments().drift, report);
+		this.recordSteps(event.type);
+		if (this.recording) this.#verified = eventAttributes(event);
 	}
 
 	finished(
@@ -89,32 +63,26 @@ class RecordedDelivery implements DeliveryWatch {
 		refusal: RefusalReason | undefined,
 	): void {
 		try {
-			this.#end(outcome, response, joined, refusal);
+			const error = "error" in outcome ? outcome.error : undefined;
+			this.#verifyEnded(error);
+			const described = error === undefined ? undefined : describeError(error, this.#fields);
+			const point = this.point(outcome.kind, described);
+			if (refusal !== undefined) point[ATTRIBUTES.refusal] = refusal;
+			if (this.recording) {
+				const attributes: Attributes = {
+					...this.#verified,
+					...point,
+					[ATTRIBUTES.statusCode]: response.status,
+					[ATTRIBUTES.returnCode]: response.status === 200 ? "100" : String(response.status),
+				};
+				if (joined) attributes[ATTRIBUTES.joined] = true;
+				this.span.setAttributes(attributes);
+				// A server span is an error for its own failures (5xx), not for the requests it refuses.
+				if (described !== undefined && response.status >= 500) this.recordError(described);
+			}
+			this.end("deliveries", point);
 		} catch {
 			// A tracer or meter that throws must not change what the handler does.
 		}
-	}
-
-	#end(outcome: EventOutcome, response: NotificationResponse, joined: boolean, refusal: RefusalReason | undefined) {
-		const error = "error" in outcome ? outcome.error : undefined;
-		this.#verifyEnded(error);
-		const described = error === undefined ? undefined : describeError(error, this.#fields);
-		const point: Attributes = { ...this.#event, [ATTRIBUTES.outcome]: outcome.kind };
-		if (refusal !== undefined) point[ATTRIBUTES.refusal] = refusal;
-		if (described !== undefined) point[ATTRIBUTES.errorType] = described.type;
-		if (this.#recording) {
-			const attributes: Attributes = {
-				...this.#verified,
-				...point,
-				[ATTRIBUTES.statusCode]: response.status,
-				[ATTRIBUTES.returnCode]: response.status === 200 ? "100" : String(response.status),
-			};
-			if (joined) attributes[ATTRIBUTES.joined] = true;
-			this.#span.setAttributes(attributes);
-			// A server span is an error for its own failures (5xx), not for the requests it refuses.
-			if (described !== undefined && response.status >= 500) recordError(this.#span, described);
-		}
-		this.#span.end();
-		this.#active.instruments().deliveries.add(1, point);
 	}
 }

@@ -2,8 +2,6 @@ import { GatewayError } from "../errors/gateway-error.js";
 import { KnownSecrets, telemetryMessage } from "../internal/redact.js";
 import { classNameValue } from "./values.js";
 
-// What telemetry shows of an error: its class name, and its message redacted (internal/redact.ts).
-
 /** An error as telemetry records it: its class name and its message, redacted. */
 export interface DescribedError {
 	type: string;

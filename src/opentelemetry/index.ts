@@ -4,11 +4,12 @@ import { replays } from "../notifications/claims/replay-watch.js";
 import { ipnDeliveries } from "../notifications/handler/delivery-watch.js";
 import { reconciliations } from "../notifications/reconciler/reconcile-watch.js";
 import { clientCalls } from "../resources/call-watch.js";
-import type { OpenTelemetryOptions } from "./active.js";
-import { recordCalls } from "./client.js";
-import { recordDeliveries } from "./delivery.js";
-import { recordReconciliations } from "./reconcile.js";
-import { recordReplays } from "./replay.js";
+import { ActiveTelemetry, type OpenTelemetryOptions } from "./active.js";
+import { RecordedCall } from "./client.js";
+import { RecordedDelivery } from "./delivery.js";
+import { defineClientInstruments, defineEventInstruments } from "./instruments.js";
+import { RecordedReconciliation } from "./reconcile.js";
+import { RecordedReplay } from "./replay.js";
 
 export type { MeterProviderLike, OpenTelemetryOptions, TracerProviderLike } from "./active.js";
 
@@ -50,11 +51,14 @@ export function instrumentMerchantGateway(options: OpenTelemetryOptions = {}): M
 		message: `must be an OpenTelemetry ${what} (an object with a ${method} method)`,
 	}));
 	if (issues.length > 0) throw new ConfigurationError(issues, "OpenTelemetry options");
+	const calls = new ActiveTelemetry(providers, defineClientInstruments);
+	// The IPN handler, the replays and the reconciler share their metrics.
+	const events = new ActiveTelemetry(providers, defineEventInstruments);
 	const unsubscribe = [
-		clientCalls.subscribe(recordCalls(providers)),
-		ipnDeliveries.subscribe(recordDeliveries(providers)),
-		replays.subscribe(recordReplays(providers)),
-		reconciliations.subscribe(recordReconciliations(providers)),
+		clientCalls.subscribe((start) => new RecordedCall(calls, start)),
+		ipnDeliveries.subscribe((start) => new RecordedDelivery(events, start)),
+		replays.subscribe(() => new RecordedReplay(events)),
+		reconciliations.subscribe((start) => new RecordedReconciliation(events, start.total)),
 	];
 	return {
 		disable() {

@@ -1,42 +1,28 @@
 import { InvalidNotificationError } from "../../errors/invalid-notification-error.js";
 import { callHook } from "../../internal/hooks.js";
-import { driftWarning } from "../../schemas/drift-reports.js";
-import type { Logger } from "../../transport/observer.js";
+import { errorName } from "../../internal/seam.js";
 import type { EventOutcome, RunOutcome } from "../claims/claimed-event.js";
-import { type DeliveryWatch, UNWATCHED_DELIVERY } from "./delivery-watch.js";
-import type { NotificationErrorInfo } from "./handler-types.js";
+import type { NotificationErrorInfo, NotificationHandlerOptions } from "./handler-types.js";
 
 /**
- * The handler's `onError` and `logger` as a watch of its deliveries: what went wrong in a delivery goes to
- * `onError` with the status the gateway was given, drift to the logger's warning.
+ * The handler's `onError` and `logger`: what went wrong in a delivery goes to `onError` with the status the
+ * gateway was given, drift and telemetry that cannot record to the logger's warning.
  */
 export class DeliveryReports {
-	readonly #onError: ((error: unknown, info: NotificationErrorInfo) => void) | undefined;
-	readonly #logger: Logger | undefined;
-	/** The watch every delivery gets, or undefined when neither onError nor a logger listens. */
-	readonly watch: DeliveryWatch | undefined;
+	readonly #onError: NotificationHandlerOptions["onError"];
+	readonly #logger: NotificationHandlerOptions["logger"];
+	/** Whether onError or a logger listens. */
+	readonly listens: boolean;
 
-	constructor(
-		onError: ((error: unknown, info: NotificationErrorInfo) => void) | undefined,
-		logger: Logger | undefined,
-	) {
+	constructor({ onError, logger }: Pick<NotificationHandlerOptions, "onError" | "logger">) {
 		this.#onError = onError;
 		this.#logger = logger;
-		this.watch =
-			onError === undefined && logger === undefined
-				? undefined
-				: {
-						...UNWATCHED_DELIVERY,
-						drift: (report) => this.warn(driftWarning(report)),
-						finished: (outcome, response, joined) => {
-							// A joined delivery shares the run's outcome, reported once with the run's own delivery.
-							if (!joined) this.outcome(outcome, response.status);
-						},
-					};
+		this.listens = onError !== undefined || logger !== undefined;
 	}
 
 	/** Tells `onError` what went wrong in a delivery's outcome, with the status its response had. */
 	outcome(outcome: EventOutcome, status: number): void {
+		if (this.#onError === undefined) return;
 		const { eventId } = outcome;
 		if ("problem" in outcome && outcome.problem !== undefined) this.report(outcome.problem, status, eventId);
 		if (outcome.kind === "held") {
@@ -58,6 +44,10 @@ export class DeliveryReports {
 		const info: NotificationErrorInfo = replay ? { status, eventId, replay } : { status, eventId };
 		callHook<[unknown, NotificationErrorInfo]>(this.#onError, error, info);
 	}
+
+	/** Warns that an instrumentation failed to start for a delivery, which goes on without it. */
+	readonly instrumentationFailed = (error: unknown): void =>
+		this.warn(`An instrumentation failed to start; the delivery goes on without it: ${errorName(error)}`);
 
 	warn(message: string): void {
 		const warn = this.#logger?.warn;

@@ -1,14 +1,11 @@
 import { InvalidNotificationError } from "../../errors/invalid-notification-error.js";
 import { SignatureVerificationError } from "../../errors/signature-verification-error.js";
-import { errorName, Seam, tellBoth } from "../../internal/seam.js";
+import { Seam } from "../../internal/seam.js";
 import type { DriftReport } from "../../schemas/drift-reports.js";
 import type { EventOutcome, StepWatcher } from "../claims/claimed-event.js";
 import type { NotificationResponse } from "../http/exchange.js";
 import { HttpRuleError } from "../http/http-rules.js";
 import type { OpenedNotification } from "../message/verify.js";
-
-// An IPN delivery's lifecycle, as the handler tells it: the one seam its onError and logger and an
-// instrumentation (merchant-gateway/opentelemetry) all watch.
 
 /**
  * Why a delivery was refused, as `merchant_gateway.refusal` says: its HTTP rule (`method`, `content_type`,
@@ -31,6 +28,9 @@ const REFUSAL_BY_STATUS: Readonly<Record<number, RefusalReason>> = {
 	413: "size",
 	408: "body_timeout",
 };
+
+/** The IPN handler's operation: its span's name, and the source its drift reports name. */
+export const IPN_OPERATION = "ipn.handle";
 
 /** Why `error` refused a delivery. */
 export function refusalReason(error: unknown): RefusalReason {
@@ -83,47 +83,3 @@ export const UNWATCHED_DELIVERY: DeliveryWatch = {
 
 /** The IPN delivery's seam: what an instrumentation subscribes to. */
 export const ipnDeliveries = new Seam<DeliveryStart, DeliveryWatch>("ipn.delivery");
-
-/** Both step watchers told of each step (either may be absent). */
-export function bothSteps(first: StepWatcher | undefined, second: StepWatcher | undefined): StepWatcher | undefined {
-	if (first === undefined || second === undefined) return first ?? second;
-	return (step) => {
-		const a = first(step);
-		const b = second(step);
-		return (ended) => {
-			a(ended);
-			b(ended);
-		};
-	};
-}
-
-/** Two watches of one delivery, told the same in the same order (the handler's own first). */
-function bothWatch(first: DeliveryWatch, second: DeliveryWatch): DeliveryWatch {
-	return {
-		verifying: tellBoth(first, second, "verifying"),
-		verified: tellBoth(first, second, "verified"),
-		// Read when the run starts: each watch has its steps once the delivery is verified.
-		get steps() {
-			return bothSteps(first.steps, second.steps);
-		},
-		inCallback: (run) => first.inCallback(() => second.inCallback(run)),
-		drift: tellBoth(first, second, "drift"),
-		finished: tellBoth(first, second, "finished"),
-	};
-}
-
-/**
- * The watch of one delivery: the handler's own (its onError and logger, when set) and the seam's subscriber's.
- * `warn` says that a subscriber failed to start.
- */
-export function watchDelivery(
-	own: DeliveryWatch | undefined,
-	method: string | undefined,
-	warn: (message: string) => void,
-): DeliveryWatch {
-	const subscribed = ipnDeliveries.start({ method }, (error) =>
-		warn(`An instrumentation failed to start; the delivery goes on without it: ${errorName(error)}`),
-	);
-	if (subscribed === undefined) return own ?? UNWATCHED_DELIVERY;
-	return own === undefined ? subscribed : bothWatch(own, subscribed);
-}

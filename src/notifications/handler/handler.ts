@@ -3,7 +3,7 @@ import { InvalidNotificationError } from "../../errors/invalid-notification-erro
 import { SignatureVerificationError } from "../../errors/signature-verification-error.js";
 import { parseOptions } from "../../internal/options.js";
 import { findDrift } from "../../schemas/drift.js";
-import { firstReports } from "../../schemas/drift-reports.js";
+import { driftWarning, firstReports } from "../../schemas/drift-reports.js";
 import { toPublicKeys } from "../../signing/keys.js";
 import { createEventRunner, type EventOutcome, type RunOutcome, realTimer, runEvent } from "../claims/claimed-event.js";
 import { signedMessage } from "../claims/failed-event-record.js";
@@ -24,11 +24,15 @@ import { deliveryOf, toResponse } from "../http/web-request.js";
 import { type Acknowledgement, acknowledge, acknowledgeFailure } from "../message/acknowledge.js";
 import { type NotificationEvent, type OpenedNotification, openNotification } from "../message/verify.js";
 import { DeliveryReports } from "./delivery-reports.js";
-import { type DeliveryWatch, refusalReason, UNWATCHED_DELIVERY, watchDelivery } from "./delivery-watch.js";
+import {
+	type DeliveryWatch,
+	IPN_OPERATION,
+	ipnDeliveries,
+	type RefusalReason,
+	refusalReason,
+	UNWATCHED_DELIVERY,
+} from "./delivery-watch.js";
 import { handlerOptionsSchema, type NotificationHandler, type NotificationHandlerOptions } from "./handler-types.js";
-
-/** The operation a delivery's drift reports name as their source. */
-const IPN_OPERATION = "ipn.handle";
 
 /** A delivery's response and the outcome it came from (deliveries that join a run in flight share both). */
 interface Settled {
@@ -44,13 +48,11 @@ function failure(status: number, description: string): NotificationResponse {
 	return { status, body: JSON.stringify(body) };
 }
 
-/** The HTTP status a refusal gets: its rule's, 401 for a signature, 400 for the body, else 500. */
-function refusalStatus(error: unknown): number {
-	const status = ruleStatus(error);
-	if (status !== undefined) return status;
+/** The HTTP status a refusal gets: 401 for a signature, its rule's or 400 for the body; none for any other error. */
+function refusalStatus(error: unknown): number | undefined {
 	if (error instanceof SignatureVerificationError) return 401;
-	if (error instanceof InvalidNotificationError) return 400;
-	return 500;
+	if (error instanceof InvalidNotificationError) return ruleStatus(error) ?? 400;
+	return undefined;
 }
 
 /**
@@ -130,7 +132,7 @@ function handlerContext(options: NotificationHandlerOptions) {
 			"needs a store that keeps failed events (recordFailure...), as the memory, Redis and PostgreSQL stores do";
 		throw new ConfigurationError([{ field: "acknowledgeAfterAttempts", message }], "notification handler options");
 	}
-	const reports = new DeliveryReports(config.onError, config.logger);
+	const reports = new DeliveryReports(config);
 	const startTimer = config.startTimer ?? realTimer;
 	const runner = createEventRunner({
 		store,
@@ -158,7 +160,6 @@ function handlerContext(options: NotificationHandlerOptions) {
 		},
 		/** Events being processed in this process: later deliveries join them until the handler stops waiting. */
 		inFlight: new Map<string, Promise<Settled>>(),
-		/** How a run ended after its response was sent: only reported, with the status that response had. */
 		onLate: (outcome: RunOutcome) => reports.late(outcome),
 	};
 }
@@ -169,7 +170,7 @@ function handlerContext(options: NotificationHandlerOptions) {
  */
 async function handleDelivery(context: HandlerContext, delivery: NotificationDelivery): Promise<NotificationResponse> {
 	const { reports, inFlight } = context;
-	const watch = watchDelivery(reports.watch, delivery.method, (message) => reports.warn(message));
+	const watch = ipnDeliveries.start({ method: delivery.method }, reports.instrumentationFailed) ?? UNWATCHED_DELIVERY;
 	let opened: OpenedNotification;
 	let body: unknown;
 	try {
@@ -182,33 +183,51 @@ async function handleDelivery(context: HandlerContext, delivery: NotificationDel
 		// The rest of the body was not read: the connection cannot carry another request.
 		if (response.status === 413 || response.status === 408) response.closeConnection = true;
 		if (response.status === 405) response.allow = "POST";
-		watch.finished(outcome, response, false, refusalReason(error));
-		return response;
+		return finish(context, watch, outcome, response, false, refusalReason(error));
 	}
 	watch.verified(opened);
-	// Drift is looked for only when something watches: the logger, or an instrumentation.
-	if (watch !== UNWATCHED_DELIVERY) {
+	// Drift is looked for only when something listens: onError or the logger, or an instrumentation.
+	if (reports.listens || watch !== UNWATCHED_DELIVERY) {
 		const drifts = findDrift(opened.schema.get(), opened.fields);
-		if (drifts.length > 0) for (const report of firstReports(IPN_OPERATION, drifts)) watch.drift(report);
+		if (drifts.length > 0)
+			for (const report of firstReports(IPN_OPERATION, drifts)) {
+				reports.warn(driftWarning(report));
+				watch.drift(report);
+			}
 	}
 	const { event } = opened;
 	const { eventId } = event;
 	const running = inFlight.get(eventId);
 	if (running) {
 		const joined = await running;
-		watch.finished(joined.outcome, joined.response, true, undefined);
-		return joined.response;
+		return finish(context, watch, joined.outcome, joined.response, true, undefined);
 	}
 	// Registered before any await, so a concurrent delivery of this event joins this run instead of claiming again.
 	const settled = runDelivered(context, event, body, watch);
 	inFlight.set(eventId, settled);
 	try {
 		const { outcome, response } = await settled;
-		watch.finished(outcome, response, false, undefined);
-		return response;
+		return finish(context, watch, outcome, response, false, undefined);
 	} finally {
 		if (inFlight.get(eventId) === settled) inFlight.delete(eventId);
 	}
+}
+
+/**
+ * A delivery's response, once `onError` and its watch were told how it ended (a delivery that joined a run
+ * shares that run's outcome, reported once, with the run's own delivery).
+ */
+function finish(
+	context: HandlerContext,
+	watch: DeliveryWatch,
+	outcome: EventOutcome,
+	response: NotificationResponse,
+	joined: boolean,
+	refusal: RefusalReason | undefined,
+): NotificationResponse {
+	if (!joined) context.reports.outcome(outcome, response.status);
+	watch.finished(outcome, response, joined, refusal);
+	return response;
 }
 
 /** The method, Content-Type and declared length rules: all checked before any byte of the body is read. */
@@ -259,7 +278,7 @@ function callbackFor(context: HandlerContext, event: NotificationEvent, watch: P
 	};
 }
 
-/** Every delivery's outcome becomes its response here (what went wrong is reported by its watch). */
+/** Every delivery's outcome becomes its response here (what went wrong is reported in `finish`). */
 function respond(context: HandlerContext, outcome: EventOutcome): NotificationResponse {
 	const { responses } = context;
 	switch (outcome.kind) {
@@ -279,9 +298,8 @@ function respond(context: HandlerContext, outcome: EventOutcome): NotificationRe
 			return responses.notProcessed;
 		case "refused": {
 			const status = refusalStatus(outcome.error);
-			// A refusal by a rule says why; an unexpected error is not shown to the gateway.
-			const known = status !== 500 || ruleStatus(outcome.error) !== undefined;
-			return known ? failure(status, (outcome.error as Error).message) : responses.notProcessed;
+			// A refusal says why; an unexpected error (500) is not shown to the gateway.
+			return status === undefined ? responses.notProcessed : failure(status, (outcome.error as Error).message);
 		}
 	}
 }

@@ -3,7 +3,7 @@ import { MalformedMessageError } from "../../errors/malformed-message-error.js";
 import { SignatureVerificationError } from "../../errors/signature-verification-error.js";
 import { type CallbackResult, callbackResultSchema } from "../../schemas/resources.js";
 import { type CallbackInput, openCallbackUrl } from "../../signing/callback-url.js";
-import { notificationIssues } from "./issues.js";
+import { parseNotification } from "./issues.js";
 import type { VerifyNotificationOptions } from "./verify.js";
 
 /** How `decodeCallback` checks the redirect: with the gateway's keys and versions, as an IPN. */
@@ -47,7 +47,5 @@ export function decodeCallback(urlOrQuery: CallbackInput, options: DecodeCallbac
 			});
 		throw error;
 	}
-	const parsed = callbackResultSchema.safeParse(fields);
-	if (!parsed.success) throw notificationIssues("callback payload", parsed.error);
-	return parsed.data;
+	return parseNotification(callbackResultSchema, "callback payload", fields);
 }

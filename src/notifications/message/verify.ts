@@ -8,7 +8,7 @@ import type { PublicKeyLike } from "../../signing/keys.js";
 import { openVerified } from "../../signing/open.js";
 import type { SignVersion } from "../../signing/seal.js";
 import { refundEventId, transactionEventId } from "./event-id.js";
-import { notificationIssues } from "./issues.js";
+import { parseNotification } from "./issues.js";
 
 /** How `verifyNotification` checks an IPN (and `decodeCallback` a callback redirect). */
 export interface VerifyNotificationOptions {
@@ -108,27 +108,12 @@ export function openNotification(body: unknown, options: VerifyNotificationOptio
 		);
 	}
 	const { fields, signVersion } = opened;
-	const type = Object.hasOwn(fields, "refundId") ? "refund" : "transaction";
-	const { event, error } = readEvent(type, fields, signVersion);
-	if (error) throw notificationIssues(`${type} IPN`, error);
-	return { event, fields, schema: type === "refund" ? refundSchema : transactionSchema };
-}
-
-/** The event of a transaction's or a refund's fields, checked with its schema; the schema's error when they break it. */
-function readEvent(
-	type: NotificationEvent["type"],
-	fields: unknown,
-	signVersion: SignVersion,
-): { event: NotificationEvent; error?: undefined } | { event?: undefined; error: z.core.$ZodError } {
-	if (type === "refund") {
-		const parsed = refundSchema.safeParse(fields);
-		if (!parsed.success) return { error: parsed.error };
-		const refund = parsed.data;
-		return { event: { type, refund, eventId: refundEventId(refund.refundId, refund.status), signVersion } };
+	if (Object.hasOwn(fields, "refundId")) {
+		const refund = parseNotification(refundSchema, "refund IPN", fields);
+		const eventId = refundEventId(refund.refundId, refund.status);
+		return { event: { type: "refund", refund, eventId, signVersion }, fields, schema: refundSchema };
 	}
-	const parsed = transactionSchema.safeParse(fields);
-	if (!parsed.success) return { error: parsed.error };
-	const transaction = parsed.data;
+	const transaction = parseNotification(transactionSchema, "transaction IPN", fields);
 	const eventId = transactionEventId(transaction.transactionId, transaction.status);
-	return { event: { type, transaction, eventId, signVersion } };
+	return { event: { type: "transaction", transaction, eventId, signVersion }, fields, schema: transactionSchema };
 }

@@ -17,7 +17,6 @@ import type { NotificationContext } from "../claims/run-types.js";
 import { storeOption } from "../claims/store.js";
 
 // The reconciler's public shapes: its options (and their rules), what a run is given and what it reports.
-// The reconciler itself is in reconcile.ts.
 
 /** Where a reconciliation failure happened. */
 export interface ReconcileErrorInfo {
@@ -151,18 +150,12 @@ export interface ReconcileProgress {
 	failed: number;
 }
 
-/** One id's result. */
-export interface ReconcileOutcome {
-	/** Whether the id is a transaction's or a refund's. */
-	kind: "transaction" | "refund";
-	/** The id as given. */
-	id: string;
+/** One id's result: the id, as a failure's info gives it, and what happened to it. */
+export interface ReconcileOutcome extends ReconcileErrorInfo {
 	/** What happened to it; the counts of `ReconcileProgress` say what each result means. */
 	result: "processed" | "already_processed" | "in_progress" | "pending" | "failed";
 	/** The verified status, when the query succeeded. */
 	status: string | undefined;
-	/** The event identity, when the query succeeded. */
-	eventId: string | undefined;
 	/** Why it failed. */
 	error: unknown;
 }

@@ -3,9 +3,6 @@ import type { Refund, Transaction } from "../../schemas/resources.js";
 import type { StepWatcher } from "../claims/claimed-event.js";
 import type { ReconcileOutcome, ReconcileReport } from "./reconcile-types.js";
 
-// A reconciliation's lifecycle, as the reconciler tells it: the seam an instrumentation
-// (merchant-gateway/opentelemetry) subscribes to.
-
 /** A `reconcile()` run as it starts: how many ids it will reconcile. */
 export interface ReconcileStart {
 	readonly total: number;

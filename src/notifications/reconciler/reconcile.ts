@@ -220,7 +220,6 @@ function callbackFor(
 	eventId: string,
 	record: ReconcileItemWatch,
 ) {
-	// The version the client verifies responses in: what a reconciled event's context says it arrived in.
 	const { onTransaction, onRefund, gateway } = context;
 	const { signVersion } = gateway;
 	return (signal: AbortSignal) => {
