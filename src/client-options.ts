@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
-import { duration, flag, integer, requiredOr } from "./internal/options.js";
-import { isLoopbackHost } from "./schemas/fields.js";
+import { duration, flag, integer, optionalFunction, requiredOr } from "./internal/options.js";
+import { isLoopbackHost, string } from "./schemas/fields.js";
 import { lazySchema } from "./schemas/lazy.js";
 import type { SignedStringForm } from "./signing/canonical.js";
 import { PrivateKey, type PrivateKeyLike, PublicKey, type PublicKeyLike } from "./signing/keys.js";
@@ -8,7 +8,6 @@ import type { FetchLike } from "./transport/http.js";
 import type { ClientHooks, Logger } from "./transport/observer.js";
 
 const isKeyInput = (value: unknown) => typeof value === "string" || value instanceof Uint8Array;
-const isFunction = (value: unknown) => typeof value === "function";
 const privateKeyLike = () =>
 	z.custom<PrivateKeyLike>(
 		(value) => isKeyInput(value) || PrivateKey.isPrivateKey(value),
@@ -19,10 +18,7 @@ const publicKeyLike = () =>
 		(value) => isKeyInput(value) || PublicKey.isPublicKey(value),
 		"must be PEM text, base64 DER, DER bytes or a PublicKey",
 	);
-const hook = <K extends keyof ClientHooks>() =>
-	z.optional(z.custom<NonNullable<ClientHooks[K]>>(isFunction, "must be a function"));
-const requiredString = () =>
-	z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") });
+const hook = <K extends keyof ClientHooks>() => optionalFunction<NonNullable<ClientHooks[K]>>();
 
 /** Every option of `new GatewayClient(options)`, with its rule and its documentation: the one place for both. */
 function clientOptionsShape() {
@@ -33,12 +29,12 @@ function clientOptionsShape() {
 		 * it. https only (http only for loopback hosts with `allowLoopbackHttp`); no query, fragment or
 		 * credentials.
 		 */
-		baseUrl: requiredString(),
+		baseUrl: string(),
 		/**
 		 * Your merchant ID (1-50 characters). Sent in checkout and S2S requests; in queries and refunds
 		 * only with `alwaysSendMerchantId`.
 		 */
-		merchantId: requiredString().check(
+		merchantId: string().check(
 			z.refine((value) => value.length >= 1 && value.length <= 50, "must be 1 to 50 characters"),
 		),
 		/**
@@ -107,7 +103,7 @@ function clientOptionsShape() {
 		 * itself (Node's fetch would on a 421 Misdirected Request).
 		 * @default globalThis.fetch (looked up at each request)
 		 */
-		fetch: z.optional(z.custom<FetchLike>(isFunction, "must be a function")),
+		fetch: optionalFunction<FetchLike>(),
 		/** Observability callbacks; every payload is redacted. @default none */
 		hooks: z.optional(
 			z.strictObject(
@@ -150,7 +146,7 @@ function clientOptionsShape() {
 		 * doctor, `npx merchant-gateway doctor`, tells which form verifies and what to set here).
 		 * @default the gateway's reference form (`canonicalString`)
 		 */
-		signedString: z.optional(z.custom<SignedStringForm>(isFunction, "must be a function")),
+		signedString: optionalFunction<SignedStringForm>(),
 	};
 }
 type ClientOptionsShape = ReturnType<typeof clientOptionsShape>;

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { text, typeError } from "./fields.js";
+import { nonEmpty, text, typeError } from "./fields.js";
 
 /**
  * S2S `browserDetails`: a nested object or a JSON-encoded string. The spec's
@@ -16,14 +16,13 @@ const digits = (what: string) =>
 		z.refine((value) => /^\d+$/.test(value), `must be ${what} (digits)`),
 	);
 
-const nonEmptyText = () => z.string({ error: typeError("a string") }).check(z.minLength(1, "must not be empty"));
 const integer = () => z.optional(z.number({ error: typeError("an integer") }).check(z.int("must be an integer")));
 
 /** The normalized object the gateway receives (built per request schema, see requests.ts). */
 function browserDetailsObject() {
 	return z.object({
 		/** The browser's Accept header. */
-		accept_header: nonEmptyText(),
+		accept_header: nonEmpty(),
 		/** Screen width in pixels. Numbers are sent as text. */
 		screen_width: digits("a width in pixels"),
 		/** Screen height in pixels. */
@@ -35,14 +34,14 @@ function browserDetailsObject() {
 		/** Viewport height in pixels. */
 		window_height: digits("a height in pixels"),
 		/** Browser language, such as `en-US`. */
-		language: nonEmptyText(),
+		language: nonEmpty(),
 		/** `"true"` or `"false"` as text; a boolean is converted. */
 		java_enabled: z.pipe(
 			z.union([z.enum(["true", "false"]), z.boolean()], { error: typeError('"true" or "false"') }),
 			z.transform((value) => String(value) as "true" | "false"),
 		),
 		/** The browser's User-Agent. */
-		user_agent: nonEmptyText(),
+		user_agent: nonEmpty(),
 		/** UTC offset in hours, as text; a number is converted. */
 		time_zone: textOrNumber(typeError("a UTC offset in hours")).check(
 			z.refine(
@@ -51,7 +50,7 @@ function browserDetailsObject() {
 			),
 		),
 		/** IANA time zone name, such as `Europe/Lisbon`. */
-		time_zone_name: nonEmptyText(),
+		time_zone_name: nonEmpty(),
 		/** Ordered preferred languages. Omitted: nothing is substituted. */
 		languages: z.optional(z.array(z.string(), { error: typeError("an array of strings") })),
 		platform: z.optional(text(0, 255)),
@@ -82,22 +81,6 @@ export type BrowserDetailsInput = Snake | Camel | string;
 /** The normalized browser details sent to the gateway. */
 export type BrowserDetails = z.output<ReturnType<typeof browserDetailsObject>>;
 
-const SNAKE_KEYS = [
-	"accept_header",
-	"screen_width",
-	"screen_height",
-	"screen_color_depth",
-	"window_width",
-	"window_height",
-	"java_enabled",
-	"user_agent",
-	"time_zone",
-	"time_zone_name",
-] as const;
-/** camelCase spelling -> snake_case name; made with the first schema, not at module load. */
-const camelToSnake = (): ReadonlyMap<string, string> =>
-	new Map(SNAKE_KEYS.map((key) => [key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), key]));
-
 function isPlainObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -107,9 +90,10 @@ function refuse(ctx: z.core.ParsePayload, message: string, path: PropertyKey[] =
 	ctx.issues.push({ code: "custom", message, input: ctx.value, path });
 }
 
-/** JSON text -> object, then camelCase spellings -> snake_case names. */
-function normalizedInput() {
-	const snakeNames = camelToSnake();
+/** JSON text -> object, then camelCase spellings -> snake_case names: those of `keys`, the schema's. */
+function normalizedInput(keys: readonly string[]) {
+	// A key without `_` is its own camelCase spelling.
+	const snakeNames = new Map(keys.map((key) => [key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), key]));
 	return z.transform((value: unknown, ctx): Record<string, unknown> => {
 		let object = value;
 		if (value === undefined) {
@@ -142,5 +126,8 @@ function normalizedInput() {
 }
 
 /** The `browserDetails` field: object or JSON text in, normalized object out. */
-export const browserDetailsSchema = () =>
-	z.pipe(normalizedInput(), browserDetailsObject()) as unknown as z.ZodMiniType<BrowserDetails, BrowserDetailsInput>;
+export function browserDetailsSchema() {
+	const object = browserDetailsObject();
+	const normalized = z.pipe(normalizedInput(Object.keys(object.shape)), object);
+	return normalized as unknown as z.ZodMiniType<BrowserDetails, BrowserDetailsInput>;
+}

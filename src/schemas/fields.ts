@@ -14,6 +14,9 @@ export const typeError =
 	(issue: { input?: unknown }): string =>
 		issue.input === undefined ? "is required" : `must be ${expected}`;
 
+/** A string, "is required" when absent. */
+export const string = () => z.string({ error: typeError("a string") });
+
 /** Characters as a person counts them (Unicode code points, like PHP's mb_strlen). */
 export function characterCount(text: string): number {
 	let count = 0;
@@ -36,7 +39,7 @@ export function text(min: number, max: number) {
 				? `must be 1 to ${max} characters`
 				: `must be at most ${max} characters`
 			: `must be ${min} to ${max} characters`;
-	return z.string({ error: typeError("a string") }).check(z.refine((value) => withinLength(value, min, max), rule));
+	return string().check(z.refine((value) => withinLength(value, min, max), rule));
 }
 
 /** A JSON number with at most 2 decimals on its shortest decimal form, at least `minimum`. */
@@ -55,14 +58,12 @@ export function amount(minimum: number) {
 }
 
 export const currencyCode = () =>
-	z
-		.string({ error: typeError("a string") })
-		.check(z.refine(isCurrencyCode, "must be an ISO 4217 currency code such as EUR (three capital letters)"));
+	string().check(z.refine(isCurrencyCode, "must be an ISO 4217 currency code such as EUR (three capital letters)"));
 
 export const countryCode = () =>
-	z
-		.string({ error: typeError("a string") })
-		.check(z.refine(isCountryCode, "must be an ISO 3166-1 alpha-2 country code such as US (two capital letters)"));
+	string().check(
+		z.refine(isCountryCode, "must be an ISO 3166-1 alpha-2 country code such as US (two capital letters)"),
+	);
 
 /** Loopback hosts: `localhost`, `127.0.0.0/8`, `[::1]`. */
 export function isLoopbackHost(hostname: string): boolean {
@@ -96,9 +97,9 @@ function secureUrlProblem(value: string, allowLoopbackHttp: boolean): string | u
 export function secureUrl(allowLoopbackHttp: boolean) {
 	// One check for length and scheme, its message the problem found.
 	const problem = (value: string) => secureUrlProblem(value, allowLoopbackHttp);
-	return z
-		.string({ error: typeError("a string") })
-		.check(z.refine((value) => problem(value) === undefined, { error: (issue) => problem(String(issue.input)) }));
+	return string().check(
+		z.refine((value) => problem(value) === undefined, { error: (issue) => problem(String(issue.input)) }),
+	);
 }
 
 /** An absolute http(s) URL of at most `max` characters (websiteUrl, transaction documents). */
@@ -116,22 +117,20 @@ export function webUrl(max: number) {
 export function isoDateTime() {
 	const dateTime = z.iso.datetime({ offset: true });
 	const rule = "must be an ISO 8601 date-time with a time zone, such as 2026-11-21T10:00:00Z";
-	return z.string({ error: typeError("a string") }).check(z.refine((value) => dateTime.safeParse(value).success, rule));
+	return string().check(z.refine((value) => dateTime.safeParse(value).success, rule));
 }
 
 export function ipAddress() {
 	const ipv4 = z.ipv4();
 	const ipv6 = z.ipv6();
 	const isIp = (value: string) => ipv4.safeParse(value).success || ipv6.safeParse(value).success;
-	return z.string({ error: typeError("a string") }).check(z.refine(isIp, "must be an IPv4 or IPv6 address"));
+	return string().check(z.refine(isIp, "must be an IPv4 or IPv6 address"));
 }
 
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
 /** A gateway id (ULID: 26 Crockford base32 characters). */
 export const ulid = () =>
-	z
-		.string({ error: typeError("a string") })
-		.check(z.refine((value) => ULID.test(value), "must be a ULID (26 characters of Crockford base32)"));
+	string().check(z.refine((value) => ULID.test(value), "must be a ULID (26 characters of Crockford base32)"));
 
 const COLOR = /^(#[0-9a-f]{3,8}|rgba?\(\s*[\d.%\s,/]+\)|[a-z]{3,30})$/i;
 /** Up to three colors joined by `---`; each a name, a HEX code or rgb()/rgba(). */
@@ -165,7 +164,7 @@ function isJsonObject(value: unknown): value is Record<string, unknown> {
 export const metadata = () => z.custom<Record<string, unknown>>(isJsonObject, { error: typeError("a JSON object") });
 
 /** A non-empty string with no length limit in the spec. */
-export const nonEmpty = () => z.string({ error: typeError("a string") }).check(z.minLength(1, "must not be empty"));
+export const nonEmpty = () => string().check(z.minLength(1, "must not be empty"));
 
 /** Supporting documents of an order. */
 export const transactionDocuments = () =>
@@ -186,7 +185,7 @@ export const transactionDocuments = () =>
 export const paymentTypeList = () => z.array(nonEmpty(), { error: typeError("an array of strings") });
 
 export const cardNumber = () =>
-	z.string({ error: typeError("a string") }).check(
+	string().check(
 		z.superRefine((value, ctx) => {
 			if (!/^\d{12,19}$/.test(value)) {
 				ctx.addIssue({ code: "custom", message: "must be 12 to 19 digits, without spaces" });
@@ -196,8 +195,7 @@ export const cardNumber = () =>
 		}),
 	);
 
-const digitsString = (pattern: RegExp, rule: string) =>
-	z.string({ error: typeError("a string") }).check(z.regex(pattern, rule));
+const digitsString = (pattern: RegExp, rule: string) => string().check(z.regex(pattern, rule));
 export const cardMonth = () => digitsString(/^(0[1-9]|1[0-2])$/, "must be two digits from 01 to 12");
 export const cardYear = () => digitsString(/^\d{2}$/, "must be two digits, such as 29");
 export const cardSecurityCode = () => digitsString(/^\d{3,4}$/, "must be 3 or 4 digits");

@@ -15,6 +15,7 @@ import {
 	paymentTypeList,
 	percent,
 	secureUrl,
+	string,
 	text,
 	transactionDocuments,
 	typeError,
@@ -29,7 +30,6 @@ import {
  * (`CheckoutParams`...) are all made from these shapes, so an editor shows these docs on hover.
  */
 
-/** merchantId: 1-50 characters. */
 const merchantId = () => text(1, 50);
 
 /** Fields checkout and S2S share, with the same rules. */
@@ -129,9 +129,9 @@ export function checkoutOwnShape() {
 export function cardChargeOwnShape() {
 	return {
 		/** Forced to `card`: any sent value is overridden by the gateway and by the SDK. */
-		paymentMethod: z.optional(z.string({ error: typeError("a string") })),
+		paymentMethod: z.optional(string()),
 		/** Not a field of S2S: forced to `API`; any sent value is overridden. */
-		connectionMode: z.optional(z.string({ error: typeError("a string") })),
+		connectionMode: z.optional(string()),
 		/** 12 to 19 digits, no spaces, passing the Luhn check. Never shown: masked to first 6 and last 4. */
 		cardNumber: cardNumber(),
 		/** Expiry month, `01` to `12`. */
@@ -178,10 +178,7 @@ export function cardChargeOwnShape() {
 /** POST /v2/checkout/query. */
 export function transactionQueryShape() {
 	return {
-		/**
-		 * Not in the spec's table: the gateway finds the merchant through the transaction. Sent only
-		 * when the client's `alwaysSendMerchantId` asks.
-		 */
+		/** Not in the spec's table; sent only when the client's `alwaysSendMerchantId` asks. */
 		merchantId: z.optional(merchantId()),
 		/** The transaction's id (ULID). */
 		transactionId: ulid(),

@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 
-import { typeError } from "./fields.js";
+import { string } from "./fields.js";
 import { lazySchema } from "./lazy.js";
 import {
 	type CardChargeShape,
@@ -67,6 +67,7 @@ function build(allowLoopbackHttp: boolean) {
 	const checkout: CheckoutShape = { ...order, ...checkoutOwnShape() };
 	const card: CardChargeShape = { ...order, ...cardChargeOwnShape() };
 	const refund = refundShape();
+	const checkoutFormParams = z.omit(z.strictObject(checkout), FILLED_BY_CLIENT);
 	return {
 		checkout: z.object(checkout),
 		cardCharge: z.pipe(z.object(card).check(requireStateForUsCa()), z.transform(forceCardApi)),
@@ -76,10 +77,10 @@ function build(allowLoopbackHttp: boolean) {
 		// What merchants pass: no merchantId (from the client's configuration), no
 		// signature; for S2S no paymentMethod or connectionMode (forced). Strict, so a
 		// misspelled optional field is an error rather than silently dropped.
-		checkoutFormParams: z.omit(z.strictObject(checkout), FILLED_BY_CLIENT),
-		checkoutParams: z
-			.omit(z.strictObject(checkout), FILLED_BY_CLIENT)
-			.check(z.refine((params) => params.connectionMode !== "DIRECT_POST", DIRECT_POST_ELSEWHERE)),
+		checkoutFormParams,
+		checkoutParams: checkoutFormParams.check(
+			z.refine((params) => params.connectionMode !== "DIRECT_POST", DIRECT_POST_ELSEWHERE),
+		),
 		cardChargeParams: z.pipe(
 			z.omit(z.strictObject(card), FORCED_ON_CARD).check(requireStateForUsCa()),
 			z.transform(forceCardApi),
@@ -91,17 +92,13 @@ function build(allowLoopbackHttp: boolean) {
 }
 
 type Schemas = ReturnType<typeof build>;
-const cache = new Map<boolean, Schemas>();
+const cache: [Schemas?, Schemas?] = [];
 
 /** Every request schema, the wire messages' and what merchants pass, for these options. */
 export function requestSchemas(options?: RequestSchemaOptions): Schemas {
-	const key = options?.allowLoopbackHttp === true;
-	let built = cache.get(key);
-	if (!built) {
-		built = build(key);
-		cache.set(key, built);
-	}
-	return built;
+	const loopback = options?.allowLoopbackHttp === true;
+	cache[Number(loopback)] ??= build(loopback);
+	return cache[Number(loopback)] as Schemas;
 }
 
 /** One request schema's factory. */
@@ -123,9 +120,7 @@ export const refundQueryRequestSchema = factory("refundQuery");
 
 /** `signature`: base64, at most 750 characters (the envelope field, outside the message schemas). */
 export const signatureSchema = lazySchema(() =>
-	z
-		.string({ error: typeError("a string") })
-		.check(z.minLength(1, "must not be empty"), z.maxLength(750, "must be at most 750 characters")),
+	string().check(z.minLength(1, "must not be empty"), z.maxLength(750, "must be at most 750 characters")),
 );
 
 /** Checkout fields that are numbers or JSON values in the message, strings in a form post. */

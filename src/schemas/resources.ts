@@ -16,9 +16,10 @@ const statusOf = <Status extends string>() => z.string().check(z.minLength(1)) a
 
 const money = () => z.number();
 const isoDateTime = () => z.string().check(z.minLength(1));
-const id = () => z.string().check(z.minLength(1));
+/** A non-empty string: an id, a link. */
+export const id = () => z.string().check(z.minLength(1));
 /** A field the gateway may leave out or send as null. */
-const absentOrNull = <S extends z.core.$ZodType>(schema: S) => z.optional(z.nullable(schema));
+export const absentOrNull = <S extends z.core.$ZodType>(schema: S) => z.optional(z.nullable(schema));
 
 /** A supporting document given when the session was created. */
 const transactionDocumentObject = () =>

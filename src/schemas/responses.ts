@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
 import { lazySchema } from "./lazy.js";
+import { absentOrNull, id } from "./resources.js";
 
 /**
  * The signed fields of the three creation responses, checked after verification, and the typed
@@ -8,17 +9,13 @@ import { lazySchema } from "./lazy.js";
  * status and a few fields only pick the error class. Built on first use (lazy.ts).
  */
 
-const id = () => z.string().check(z.minLength(1));
-const absentOrNull = <S extends z.core.$ZodType>(schema: S) => z.optional(z.nullable(schema));
-const text = () => z.string();
-
 /** POST /v2/checkout success (connectionMode API), fields after verification. */
 export const checkoutCreatedFieldsSchema = lazySchema(() =>
 	z.object({
 		status: z.literal("created"),
 		transactionId: id(),
 		paymentLink: id(),
-		message: absentOrNull(text()),
+		message: absentOrNull(z.string()),
 	}),
 );
 
