@@ -33,14 +33,14 @@ function renameDeprecated(args: string[], context: ParseContext): string[] {
 			out.push(...args.slice(i));
 			break;
 		}
-		const spelling = Object.keys(deprecated).find((old) =>
+		const found = Object.entries(deprecated).find(([old]) =>
 			old.startsWith("--") ? arg === old || arg.startsWith(`${old}=`) : arg.startsWith(old),
 		);
-		const flag = spelling === undefined ? undefined : deprecated[spelling];
-		if (spelling === undefined || flag === undefined) {
+		if (found === undefined) {
 			out.push(arg);
 			continue;
 		}
+		const [spelling, flag] = found;
 		if (!warned.has(spelling)) {
 			warned.add(spelling);
 			context.io.stderr(

@@ -118,10 +118,11 @@ checkout may then exist: look for its --order-ref in the sandbox's log).`,
 		if (!values.currency) throw usageError("--currency <code> is required");
 		const signVersion = signVersionFlag(values["sign-version"] ?? running?.signVersion);
 		const merchantId = values["merchant-id"] ?? running?.merchantId ?? "sandbox-merchant";
-		const keys = keyFiles(values);
-		if (stateDir !== undefined) await checkStateKeys(stateDir, keys);
-		const privateKey = await readPrivateKeyFile(keys.privateFlag, keys.privatePath, values.passphrase);
-		const gatewayPublicKey = await readPublicKeyFile(keys.gatewayFlag, keys.gatewayPath);
+		const privateFile = keyFile(values, "key", KEY_FILES.merchantPrivate);
+		const gatewayFile = keyFile(values, "gateway-key", KEY_FILES.gatewayPublic);
+		if (stateDir !== undefined) await checkStateKeys(stateDir, [privateFile, gatewayFile]);
+		const privateKey = await readPrivateKeyFile(privateFile.flag, privateFile.path, values.passphrase);
+		const gatewayPublicKey = await readPublicKeyFile(gatewayFile.flag, gatewayFile.path);
 		const shop = `${origin}${DEMO_SHOP_PATH}`;
 		const orderRef = values["order-ref"] ?? `cli-${randomBytes(6).toString("hex")}`;
 		const { GatewayClient } = await import("../../client.js");
@@ -165,29 +166,21 @@ checkout may then exist: look for its --order-ref in the sandbox's log).`,
 	},
 });
 
-/** Where --key and --gateway-key come from: the flags, else --keys-dir, else the state directory's keys. */
-function keyFiles(values: Parsed<typeof OPTIONS>["values"]) {
+/** Where --key or --gateway-key comes from: the flag, else --keys-dir, else the state directory's keys. */
+function keyFile(values: Parsed<typeof OPTIONS>["values"], flag: "key" | "gateway-key", name: string) {
 	const keysDir = values["keys-dir"];
-	const stateKeys = values["state-dir"] === undefined ? undefined : join(values["state-dir"], STATE_FILES.keys);
-	const dir = keysDir ?? stateKeys;
-	const dirFlag = keysDir ? "--keys-dir" : "--state-dir";
-	return {
-		privateFlag: values.key === undefined && dir ? dirFlag : "--key",
-		privatePath: values.key ?? (dir && join(dir, KEY_FILES.merchantPrivate)),
-		gatewayFlag: values["gateway-key"] === undefined && dir ? dirFlag : "--gateway-key",
-		gatewayPath: values["gateway-key"] ?? (dir && join(dir, KEY_FILES.gatewayPublic)),
-	};
+	const dir = keysDir ?? (values["state-dir"] === undefined ? undefined : join(values["state-dir"], STATE_FILES.keys));
+	const given = values[flag];
+	if (given !== undefined || !dir) return { flag: `--${flag}`, path: given };
+	return { flag: keysDir ? "--keys-dir" : "--state-dir", path: join(dir, name) };
 }
 
 /**
  * The key files taken from a state directory are the sandbox's: its `keys/` must be the user's alone and
  * a key file there no link (a key given by a flag is read where the flag says).
  */
-async function checkStateKeys(stateDir: string, keys: ReturnType<typeof keyFiles>): Promise<void> {
-	const fromState = [
-		keys.privateFlag === "--state-dir" ? keys.privatePath : undefined,
-		keys.gatewayFlag === "--state-dir" ? keys.gatewayPath : undefined,
-	].filter((path) => path !== undefined);
+async function checkStateKeys(stateDir: string, files: ReturnType<typeof keyFile>[]): Promise<void> {
+	const fromState = files.flatMap(({ flag, path }) => (flag === "--state-dir" && path ? [path] : []));
 	if (fromState.length === 0) return;
 	try {
 		await checkPrivateFolder(join(stateDir, STATE_FILES.keys), { followLink: false });

@@ -121,14 +121,14 @@ function signOutput(
 	const { text, message } = signedText(fields, version);
 	const signature = key === undefined ? undefined : signText(text, key);
 	const carriesSecrets = redactText(text, known) !== text;
-	const shownSignature = carriesSecrets && signature !== undefined ? REDACTED : signature;
+	const withheld = carriesSecrets && signature !== undefined;
+	const shownSignature = withheld ? REDACTED : signature;
 	const signed = (sig: string | undefined) => {
 		const complete =
 			version === "2.1" ? { payload: text, signVersion: "2.1", signature: sig } : { ...message, signature: sig };
 		return `${JSON.stringify(complete, null, 2)}\n`;
 	};
 	const complete = signature === undefined ? undefined : signed(signature);
-	const withheld = carriesSecrets && signature !== undefined;
 	if (mode === "message")
 		return { printed: redactText(signed(shownSignature), known), note: withheld ? WITHHELD_NOTE : undefined, complete };
 	let printed =

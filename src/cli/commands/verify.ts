@@ -8,9 +8,7 @@ import { readPublicKeyFile } from "../keys.js";
 import { orFailure } from "./failure.js";
 
 /** A command that verifies one input with the gateway's public key and prints what it decodes as JSON. */
-interface VerifyingCommand {
-	name: string;
-	summary: string;
+interface VerifyingCommand extends Pick<Command, "name" | "summary"> {
 	/** Its argument, as the usage line names it. */
 	argument: string;
 	/** What the command does, for --help. */

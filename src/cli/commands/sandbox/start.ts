@@ -21,7 +21,7 @@ import { CliError, type CliIo, EXIT, fileProblem, usageError } from "../../io.js
 import { readKeyPairFile, readPublicKeyFile } from "../../keys.js";
 import { sandboxRefusal } from "../failure.js";
 import { printBanner } from "./banner.js";
-import { type ControlDir, openControlDir, type ThrowawayKeys } from "./control-dir.js";
+import { openControlDir, type ThrowawayKeys } from "./control-dir.js";
 import { formatEvent } from "./live-log.js";
 import { watchStarter } from "./starter-watch.js";
 
@@ -119,20 +119,15 @@ function startSettings(values: StartValues, io: CliIo) {
 	} as const;
 }
 
-/** A sandbox started: its server, the sandbox when made on a state directory, and its control directory. */
-interface Launched {
-	server: SandboxServer;
-	sandbox: Sandbox | undefined;
-	controlDir: ControlDir;
-	/** Stops the server, then closes the sandbox and the control directory. */
-	stop(): Promise<void>;
-}
+/** A sandbox started: its server, its control directory, and `stop`. */
+type Launched = Awaited<ReturnType<typeof launch>>;
 
 /**
  * Opens the control directory (the state directory, or a temporary one: where the other commands reach this
- * sandbox), makes the sandbox and starts its server. What was opened is closed again when a step fails.
+ * sandbox), makes the sandbox and starts its server. What was opened is closed again when a step fails, and by
+ * `stop`: the server first, then the sandbox and the control directory.
  */
-async function launch(settings: StartSettings, keys: StartKeys, io: CliIo): Promise<Launched> {
+async function launch(settings: StartSettings, keys: StartKeys, io: CliIo) {
 	const sandboxOptions: SandboxOptions = {
 		gatewayKeys: keys.gateway,
 		merchants: [
@@ -176,7 +171,7 @@ async function launch(settings: StartSettings, keys: StartKeys, io: CliIo): Prom
 		await sandbox?.close();
 		await controlDir.close();
 	};
-	return { server, sandbox, controlDir, stop };
+	return { server, controlDir, stop };
 }
 
 /**
