@@ -10,7 +10,7 @@ export interface Command {
 	run(args: string[], io: CliIo): Promise<number>;
 }
 
-type Options = NonNullable<ParseArgsConfig["options"]>;
+export type Options = NonNullable<ParseArgsConfig["options"]>;
 
 /** An old spelling still accepted: the flag it now stands for, and why it changed (for the warning). */
 export interface DeprecatedFlag {
@@ -20,12 +20,7 @@ export interface DeprecatedFlag {
 }
 
 /** What `parse` needs besides the flags: where warnings go, and the old spellings a command still accepts. */
-export interface ParseContext {
-	command: string;
-	io: CliIo;
-	/** Old spellings, such as "-k" or "--out", mapped to today's flag. */
-	deprecated?: Readonly<Record<string, DeprecatedFlag>> | undefined;
-}
+type ParseContext = Pick<CommandSpec<Options>, "deprecated"> & { command: string; io: CliIo };
 
 /** Rewrites deprecated spellings (`-k v`, `-kv`, `--out v`, `--out=v`) to today's flags, warning once for each. */
 function renameDeprecated(args: string[], context: ParseContext): string[] {
@@ -38,14 +33,14 @@ function renameDeprecated(args: string[], context: ParseContext): string[] {
 			out.push(...args.slice(i));
 			break;
 		}
-		const spelling = Object.keys(deprecated).find((old) =>
+		const found = Object.entries(deprecated).find(([old]) =>
 			old.startsWith("--") ? arg === old || arg.startsWith(`${old}=`) : arg.startsWith(old),
 		);
-		const flag = spelling === undefined ? undefined : deprecated[spelling];
-		if (spelling === undefined || flag === undefined) {
+		if (found === undefined) {
 			out.push(arg);
 			continue;
 		}
+		const [spelling, flag] = found;
 		if (!warned.has(spelling)) {
 			warned.add(spelling);
 			context.io.stderr(
@@ -124,8 +119,17 @@ export type Parsed<O extends Options> = ReturnType<typeof parse<O>>;
 export interface CommandSpec<O extends Options> extends Omit<Command, "run"> {
 	options: O;
 	/** Old spellings, such as "-k" or "--out", mapped to today's flag. */
-	deprecated?: ParseContext["deprecated"];
+	deprecated?: Readonly<Record<string, DeprecatedFlag>> | undefined;
 	run(parsed: Parsed<O>, io: CliIo): Promise<number>;
+}
+
+/** The action the first positional names, one of `actions`, and the positionals after it; else a usage error. */
+export function actionOf<A extends string>(positionals: readonly string[], ...actions: A[]): [A, string[]] {
+	const [action, ...rest] = positionals;
+	const named = actions.join(" or ");
+	if (!action) throw usageError(`give an action: ${named}`);
+	if (!actions.some((known) => known === action)) throw usageError(`unknown action ${action}; use ${named}`);
+	return [action as A, rest];
 }
 
 /**

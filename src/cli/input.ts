@@ -17,7 +17,6 @@ input is refused without being read to its end.`;
 export class InputTooLarge extends Error {
 	readonly maxBytes: number;
 
-	// A declared field rather than a parameter property: the CLI's sources also run under Node's type stripping.
 	constructor(maxBytes: number) {
 		super(`more than ${maxBytes} bytes`);
 		this.maxBytes = maxBytes;

@@ -32,7 +32,8 @@ export const EXIT = {
 export class CliError extends Error {
 	readonly exitCode: number;
 
-	// A declared field rather than a parameter property: the CLI's sources also run under Node's type stripping.
+	// A declared field rather than a parameter property (here and in input.ts): the CLI's sources also run under
+	// Node's type stripping.
 	constructor(message: string, exitCode: number = EXIT.failure) {
 		super(message);
 		this.exitCode = exitCode;

@@ -4,42 +4,34 @@ import { loadPrivateKey, loadPublicKey, type PrivateKey } from "../signing/keys.
 import { readFileCapped } from "./input.js";
 import { CliError, usageError } from "./io.js";
 
-/** Reads the file a key flag names; errors name the flag and the path, never the content. */
-async function readKeyText(flag: string, path: string | undefined): Promise<string> {
-	if (!path) throw usageError(`${flag} <file> is required`);
-	return readFileCapped(path, `the ${flag}`);
-}
+/** What completes a refusal of a key, by the loader's reason. */
+const REFUSAL_HINTS: Record<string, string> = {
+	passphrase_required: " (give it with --passphrase)",
+	wrong_passphrase: " (check --passphrase)",
+};
 
-function refused(flag: string, path: string, error: unknown): CliError {
-	if (error instanceof InvalidKeyError) {
-		const hint =
-			error.reason === "passphrase_required"
-				? " (give it with --passphrase)"
-				: error.reason === "wrong_passphrase"
-					? " (check --passphrase)"
-					: "";
-		return new CliError(`the ${flag} file ${path} is refused: ${error.message}${hint}`);
+/**
+ * Reads the file a key flag names and loads it now, so a bad one is named by its flag and path; errors never
+ * show the content.
+ */
+async function readKeyFile<T>(
+	flag: string,
+	path: string | undefined,
+	load: (text: string) => T,
+): Promise<{ text: string; key: T }> {
+	if (!path) throw usageError(`${flag} <file> is required`);
+	const text = await readFileCapped(path, `the ${flag}`);
+	try {
+		return { text, key: load(text) };
+	} catch (error) {
+		const hint = error instanceof InvalidKeyError ? (REFUSAL_HINTS[error.reason] ?? "") : "";
+		throw new CliError(`the ${flag} file ${path} is refused: ${(error as Error).message}${hint}`);
 	}
-	return new CliError(`the ${flag} file ${path} is refused: ${(error as Error).message}`);
 }
 
 /** A public key file (PEM or base64 DER), checked now so a bad one is named by its flag and path. */
 export async function readPublicKeyFile(flag: string, path: string | undefined): Promise<string> {
-	const text = await readKeyText(flag, path);
-	try {
-		loadPublicKey(text);
-	} catch (error) {
-		throw refused(flag, path ?? "", error);
-	}
-	return text;
-}
-
-function loadedPrivateKey(flag: string, path: string, text: string, passphrase: string | undefined): PrivateKey {
-	try {
-		return loadPrivateKey(text, { passphrase });
-	} catch (error) {
-		throw refused(flag, path, error);
-	}
+	return (await readKeyFile(flag, path, (text) => loadPublicKey(text))).text;
 }
 
 /** A private key file, decrypted with the passphrase when it is encrypted. */
@@ -48,8 +40,7 @@ export async function readPrivateKeyFile(
 	path: string | undefined,
 	passphrase: string | undefined,
 ): Promise<PrivateKey> {
-	const text = await readKeyText(flag, path);
-	return loadedPrivateKey(flag, path ?? "", text, passphrase);
+	return (await readKeyFile(flag, path, (text) => loadPrivateKey(text, { passphrase }))).key;
 }
 
 /** node:crypto's view of a key the SDK's loader accepted: PEM, or base64 DER (PKCS#8, else PKCS#1). */
@@ -72,8 +63,7 @@ export async function readKeyPairFile(
 	path: string | undefined,
 	passphrase: string | undefined,
 ): Promise<{ privateKey: string; publicKey: string }> {
-	const text = await readKeyText(flag, path);
-	loadedPrivateKey(flag, path ?? "", text, passphrase);
+	const { text } = await readKeyFile(flag, path, (text) => loadPrivateKey(text, { passphrase }));
 	const key = nodePrivateKey(text, passphrase);
 	return {
 		privateKey: key.export({ format: "pem", type: "pkcs8" }).toString(),

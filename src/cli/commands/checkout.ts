@@ -15,33 +15,51 @@ import {
 	readRunningSandbox,
 	STATE_FILES,
 } from "../../sandbox/cli-entry.js";
-import { defineCommand } from "../command.js";
+import { actionOf, defineCommand, type Parsed } from "../command.js";
 import { FLAGS, originFlag, signVersionFlag } from "../flags.js";
 import { CliError, EXIT, usageError } from "../io.js";
 import { readPrivateKeyFile, readPublicKeyFile } from "../keys.js";
-import { describeFailure } from "./failure.js";
+import { describeFailure, sandboxRefusal } from "./failure.js";
 
-/** The flag that sets each request field or client option, so an error names what to change. */
+/** The flags of `checkout create`. */
+const OPTIONS = {
+	"sandbox-url": { type: "string" },
+	amount: { type: "string" },
+	currency: { type: "string" },
+	"merchant-id": FLAGS.merchantId,
+	key: FLAGS.key,
+	passphrase: FLAGS.passphrase,
+	"gateway-key": FLAGS.gatewayKey,
+	"keys-dir": FLAGS.keysDir,
+	"state-dir": FLAGS.stateDir,
+	"sign-version": FLAGS.signVersion,
+	"order-ref": { type: "string" },
+	description: { type: "string" },
+	"callback-url": { type: "string" },
+	"notification-url": { type: "string" },
+	"cancel-url": { type: "string" },
+	"error-url": { type: "string" },
+	"brand-name": { type: "string" },
+	"color-mode": { type: "string" },
+	json: FLAGS.json,
+} as const;
+
+/** The flag that sets each request field or client option not named as its flag is. */
 const FLAG_OF: Record<string, string> = {
 	baseUrl: "--sandbox-url",
-	merchantId: "--merchant-id",
 	privateKey: "--key",
 	gatewayPublicKey: "--gateway-key",
-	signVersion: "--sign-version",
-	amount: "--amount",
-	currency: "--currency",
-	orderRef: "--order-ref",
 	orderDescription: "--description",
-	callbackUrl: "--callback-url",
-	notificationUrl: "--notification-url",
-	cancelUrl: "--cancel-url",
-	errorUrl: "--error-url",
-	brandName: "--brand-name",
-	colorMode: "--color-mode",
 };
 
+/** The flag that sets a request field or client option, so an error names what to change; else the field. */
+function flagOf(field: string): string {
+	const named = field.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+	return FLAG_OF[field] ?? (Object.hasOwn(OPTIONS, named) ? `--${named}` : field);
+}
+
 const describeIssues = (issues: readonly FieldIssue[]) =>
-	issues.map((issue) => `${FLAG_OF[issue.field] ?? issue.field} ${issue.message}`).join("; ");
+	issues.map((issue) => `${flagOf(issue.field)} ${issue.message}`).join("; ");
 
 export const checkout = defineCommand({
 	name: "checkout",
@@ -85,31 +103,9 @@ Options:
 
 Exit codes: 0 created, 1 refused or not verified, 2 bad usage, 130 Ctrl+C (the
 checkout may then exist: look for its --order-ref in the sandbox's log).`,
-	options: {
-		"sandbox-url": { type: "string" },
-		amount: { type: "string" },
-		currency: { type: "string" },
-		"merchant-id": FLAGS.merchantId,
-		key: FLAGS.key,
-		passphrase: FLAGS.passphrase,
-		"gateway-key": FLAGS.gatewayKey,
-		"keys-dir": FLAGS.keysDir,
-		"state-dir": FLAGS.stateDir,
-		"sign-version": FLAGS.signVersion,
-		"order-ref": { type: "string" },
-		description: { type: "string" },
-		"callback-url": { type: "string" },
-		"notification-url": { type: "string" },
-		"cancel-url": { type: "string" },
-		"error-url": { type: "string" },
-		"brand-name": { type: "string" },
-		"color-mode": { type: "string" },
-		json: FLAGS.json,
-	},
+	options: OPTIONS,
 	async run({ values, positionals }, io) {
-		const [action, ...rest] = positionals;
-		if (action !== "create")
-			throw usageError(action ? `unknown action ${action}; use create` : "give an action: create");
+		const [, rest] = actionOf(positionals, "create");
 		if (rest.length > 0) throw usageError(`unexpected argument ${rest[0]}`);
 		const stateDir = values["state-dir"];
 		const running = stateDir === undefined ? undefined : await runningSandbox(stateDir, values["sandbox-url"]);
@@ -122,10 +118,11 @@ checkout may then exist: look for its --order-ref in the sandbox's log).`,
 		if (!values.currency) throw usageError("--currency <code> is required");
 		const signVersion = signVersionFlag(values["sign-version"] ?? running?.signVersion);
 		const merchantId = values["merchant-id"] ?? running?.merchantId ?? "sandbox-merchant";
-		const keys = keyFiles(values);
-		if (stateDir !== undefined) await checkStateKeys(stateDir, keys);
-		const privateKey = await readPrivateKeyFile(keys.privateFlag, keys.privatePath, values.passphrase);
-		const gatewayPublicKey = await readPublicKeyFile(keys.gatewayFlag, keys.gatewayPath);
+		const privateFile = keyFile(values, "key", KEY_FILES.merchantPrivate);
+		const gatewayFile = keyFile(values, "gateway-key", KEY_FILES.gatewayPublic);
+		if (stateDir !== undefined) await checkStateKeys(stateDir, [privateFile, gatewayFile]);
+		const privateKey = await readPrivateKeyFile(privateFile.flag, privateFile.path, values.passphrase);
+		const gatewayPublicKey = await readPublicKeyFile(gatewayFile.flag, gatewayFile.path);
 		const shop = `${origin}${DEMO_SHOP_PATH}`;
 		const orderRef = values["order-ref"] ?? `cli-${randomBytes(6).toString("hex")}`;
 		const { GatewayClient } = await import("../../client.js");
@@ -169,41 +166,27 @@ checkout may then exist: look for its --order-ref in the sandbox's log).`,
 	},
 });
 
-/** Where --key and --gateway-key come from: the flags, else --keys-dir, else the state directory's keys. */
-function keyFiles(values: {
-	key?: string | undefined;
-	"gateway-key"?: string | undefined;
-	"keys-dir"?: string | undefined;
-	"state-dir"?: string | undefined;
-}) {
+/** Where --key or --gateway-key comes from: the flag, else --keys-dir, else the state directory's keys. */
+function keyFile(values: Parsed<typeof OPTIONS>["values"], flag: "key" | "gateway-key", name: string) {
 	const keysDir = values["keys-dir"];
-	const stateKeys = values["state-dir"] === undefined ? undefined : join(values["state-dir"], STATE_FILES.keys);
-	const dir = keysDir ?? stateKeys;
-	const dirFlag = keysDir ? "--keys-dir" : "--state-dir";
-	return {
-		privateFlag: values.key === undefined && dir ? dirFlag : "--key",
-		privatePath: values.key ?? (dir && join(dir, KEY_FILES.merchantPrivate)),
-		gatewayFlag: values["gateway-key"] === undefined && dir ? dirFlag : "--gateway-key",
-		gatewayPath: values["gateway-key"] ?? (dir && join(dir, KEY_FILES.gatewayPublic)),
-	};
+	const dir = keysDir ?? (values["state-dir"] === undefined ? undefined : join(values["state-dir"], STATE_FILES.keys));
+	const given = values[flag];
+	if (given !== undefined || !dir) return { flag: `--${flag}`, path: given };
+	return { flag: keysDir ? "--keys-dir" : "--state-dir", path: join(dir, name) };
 }
 
 /**
  * The key files taken from a state directory are the sandbox's: its `keys/` must be the user's alone and
  * a key file there no link (a key given by a flag is read where the flag says).
  */
-async function checkStateKeys(stateDir: string, keys: ReturnType<typeof keyFiles>): Promise<void> {
-	const fromState = [
-		keys.privateFlag === "--state-dir" ? keys.privatePath : undefined,
-		keys.gatewayFlag === "--state-dir" ? keys.gatewayPath : undefined,
-	].filter((path) => path !== undefined);
+async function checkStateKeys(stateDir: string, files: ReturnType<typeof keyFile>[]): Promise<void> {
+	const fromState = files.flatMap(({ flag, path }) => (flag === "--state-dir" && path ? [path] : []));
 	if (fromState.length === 0) return;
 	try {
 		await checkPrivateFolder(join(stateDir, STATE_FILES.keys), { followLink: false });
 		for (const path of fromState) await readPrivateFile(path);
 	} catch (error) {
-		if (error instanceof ConfigurationError) throw new CliError(error.issues.map((i) => i.message).join("; "));
-		throw error;
+		throw sandboxRefusal(error);
 	}
 }
 
@@ -213,8 +196,7 @@ async function runningSandbox(stateDir: string, sandboxUrl: string | undefined):
 		return await readRunningSandbox(stateDir);
 	} catch (error) {
 		if (sandboxUrl !== undefined) return undefined;
-		if (error instanceof ConfigurationError) throw new CliError(error.issues.map((i) => i.message).join("; "));
-		throw error;
+		throw sandboxRefusal(error);
 	}
 }
 

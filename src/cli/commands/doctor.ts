@@ -2,9 +2,9 @@ import { diagnoseSignature, type SignatureAttempt, type SignatureDiagnosis } fro
 import { defineCommand } from "../command.js";
 import { FLAGS, OLD_GATEWAY_KEY_SHORT } from "../flags.js";
 import { INPUT_LIMIT_HELP, readInput } from "../input.js";
-import { CliError, EXIT, usageError } from "../io.js";
+import { EXIT, usageError } from "../io.js";
 import { readPublicKeyFile } from "../keys.js";
-import { describeFailure } from "./failure.js";
+import { orFailure } from "./failure.js";
 
 const SHAPES = {
 	flat: "a flat message (IPN, transaction query or checkout response)",
@@ -86,12 +86,7 @@ message, 2 bad usage, 130 Ctrl+C.`,
 		const message = /^https?:\/\//i.test(source)
 			? source
 			: (await readInput(source, io, "the message")).replace(/^\uFEFF/, "");
-		let report: SignatureDiagnosis;
-		try {
-			report = diagnoseSignature(message, { publicKey });
-		} catch (error) {
-			throw new CliError(describeFailure(error));
-		}
+		const report = orFailure(() => diagnoseSignature(message, { publicKey }));
 		io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatDiagnosis(report));
 		return report.verified ? EXIT.ok : EXIT.failure;
 	},

@@ -5,14 +5,6 @@ import { utf8Encode } from "../../signing/encoding.js";
 import { isListKeys, naturalCompare, phpNumberString, phpTrim } from "../../signing/php.js";
 import type { SignVersion } from "../../signing/seal.js";
 
-/** What `sign --explain` prints: the steps from the input to the signed string, and that string. */
-export interface Explanation {
-	/** The exact string the signature covers. */
-	signedString: string;
-	/** The steps and the string, card data and key material redacted. */
-	text: string;
-}
-
 type Path = Array<string | number>;
 
 const PAYLOAD_HEADING = "signVersion: 2.1, the payload text is signed as is (D4)";
@@ -60,9 +52,22 @@ function walk(value: unknown, path: Path, changed: string[], lists: string[]): v
 
 const indent = (lines: string[]) => lines.map((line) => `   ${line}`);
 
-function explainFlat(fields: Record<string, unknown>): Explanation {
-	const { signature, ...rest } = fields;
-	const signedString = canonicalString(rest);
+/** The exact string the signature covers, and the message it is signed for (the fields it leaves out removed). */
+export function signedText(
+	fields: Record<string, unknown>,
+	version: SignVersion,
+): { text: string; message: Record<string, unknown> } {
+	if (version === "2.1") {
+		if (typeof fields.payload === "string") return { text: fields.payload, message: fields };
+		const { signature: _s, signVersion: _v, ...rest } = fields;
+		return { text: JSON.stringify(rest), message: rest };
+	}
+	const { signature: _s, ...rest } = fields;
+	return { text: canonicalString(rest), message: rest };
+}
+
+function explainFlat(fields: Record<string, unknown>): string {
+	const { text: signedString, message: rest } = signedText(fields, "2.0");
 	const order = Object.keys(rest)
 		.filter((key) => rest[key] !== undefined)
 		.sort(naturalCompare);
@@ -72,7 +77,7 @@ function explainFlat(fields: Record<string, unknown>): Explanation {
 	for (const key of order) walk(rest[key], [key], changed, lists);
 	const lines = [
 		"signVersion: 2.0, signed in the gateway's reference form (D3)",
-		signature === undefined
+		fields.signature === undefined
 			? "1. Nothing to remove (no top-level signature)."
 			: '1. Removed the top-level "signature".',
 		"2. Top-level keys in PHP's natural order (ksort SORT_NATURAL); nested objects keep their own order:",
@@ -85,23 +90,20 @@ function explainFlat(fields: Record<string, unknown>): Explanation {
 		...indent(lists),
 		'5. Escaped as PHP\'s json_encode: "/" as "\\/", every character above U+007F as \\uXXXX.',
 	];
-	return { signedString, text: withString(lines, signedString) };
+	return withString(lines, signedString);
 }
 
-function explainPayload(fields: Record<string, unknown>): Explanation {
-	if (typeof fields.payload === "string") {
-		const lines = [PAYLOAD_HEADING, "1. The input is a 2.1 message: its payload is signed."];
-		return { signedString: fields.payload, text: withString(lines, fields.payload) };
-	}
-	const { signature: _signature, signVersion: _version, ...rest } = fields;
-	const signedString = JSON.stringify(rest);
+function explainPayload(fields: Record<string, unknown>): string {
+	const signedString = signedText(fields, "2.1").text;
+	if (typeof fields.payload === "string")
+		return withString([PAYLOAD_HEADING, "1. The input is a 2.1 message: its payload is signed."], signedString);
 	const lines = [
 		PAYLOAD_HEADING,
 		'1. Removed "signature" and "signVersion": they travel beside the payload.',
 		"2. The other fields as compact JSON (JSON.stringify): keys in the object's order, no whitespace,",
 		'   "/" and non-ASCII written as they are. That text is the payload the request carries.',
 	];
-	return { signedString, text: withString(lines, signedString) };
+	return withString(lines, signedString);
 }
 
 function withString(lines: string[], signedString: string): string {
@@ -112,10 +114,10 @@ function withString(lines: string[], signedString: string): string {
 }
 
 /**
- * The steps from a request to the exact string that is signed for it, for comparing with
- * what the gateway's support sees.
+ * What `sign --explain` prints: the steps from a request to the exact string that is signed for it, and that
+ * string, card data and key material redacted, for comparing with what the gateway's support sees.
  * @throws MalformedMessageError when the fields cannot be signed.
  */
-export function explainSignedString(fields: Record<string, unknown>, version: SignVersion): Explanation {
+export function explainSignedString(fields: Record<string, unknown>, version: SignVersion): string {
 	return version === "2.1" ? explainPayload(fields) : explainFlat(fields);
 }

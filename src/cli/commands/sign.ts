@@ -2,7 +2,6 @@ import { fstat, stat } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import { KnownSecrets, REDACTED, redactText } from "../../internal/redact.js";
-import { canonicalString } from "../../signing/canonical.js";
 import type { PrivateKey } from "../../signing/keys.js";
 import { parseJsonObject } from "../../signing/open.js";
 import { type SignVersion, signText } from "../../signing/seal.js";
@@ -11,8 +10,8 @@ import { FLAGS, signVersionFlag } from "../flags.js";
 import { INPUT_LIMIT_HELP, readInput } from "../input.js";
 import { CliError, EXIT, fileProblem, usageError } from "../io.js";
 import { readPrivateKeyFile } from "../keys.js";
-import { explainSignedString } from "./explain.js";
-import { describeFailure } from "./failure.js";
+import { explainSignedString, signedText } from "./explain.js";
+import { orFailure } from "./failure.js";
 
 /**
  * Printed instead of the signature of a message that carries card data: with the first six and last four
@@ -90,13 +89,8 @@ exists, 2 bad usage, 130 Ctrl+C.`,
 				? undefined
 				: await readPrivateKeyFile("--key", values.key, values.passphrase);
 		const input = await readInput(positionals[0] ?? "-", io, "the message");
-		let output: SignOutput;
-		try {
-			const mode = values.explain ? "explain" : values.message ? "message" : "text";
-			output = signOutput(parseJsonObject(input, "input"), version, key, mode);
-		} catch (error) {
-			throw new CliError(describeFailure(error));
-		}
+		const mode = values.explain ? "explain" : values.message ? "message" : "text";
+		const output = orFailure(() => signOutput(parseJsonObject(input, "input"), version, key, mode));
 		if (unredactedOut !== undefined && output.complete !== undefined) {
 			await writeUnredacted(unredactedOut, output.complete);
 			io.stderr(`merchant-gateway sign: the complete signed message, card data included, is in ${unredactedOut}\n`);
@@ -127,19 +121,19 @@ function signOutput(
 	const { text, message } = signedText(fields, version);
 	const signature = key === undefined ? undefined : signText(text, key);
 	const carriesSecrets = redactText(text, known) !== text;
-	const shownSignature = carriesSecrets && signature !== undefined ? REDACTED : signature;
+	const withheld = carriesSecrets && signature !== undefined;
+	const shownSignature = withheld ? REDACTED : signature;
 	const signed = (sig: string | undefined) => {
 		const complete =
 			version === "2.1" ? { payload: text, signVersion: "2.1", signature: sig } : { ...message, signature: sig };
 		return `${JSON.stringify(complete, null, 2)}\n`;
 	};
 	const complete = signature === undefined ? undefined : signed(signature);
-	const withheld = carriesSecrets && signature !== undefined;
 	if (mode === "message")
 		return { printed: redactText(signed(shownSignature), known), note: withheld ? WITHHELD_NOTE : undefined, complete };
 	let printed =
 		mode === "explain"
-			? explainSignedString(fields, version).text
+			? explainSignedString(fields, version)
 			: `signVersion: ${version}\n${version === "2.1" ? "payload" : "canonical string"}:\n${redactText(text, known)}\n`;
 	if (shownSignature !== undefined) printed += `signature:\n${shownSignature}\n`;
 	if (withheld) printed += `${WITHHELD_NOTE}\n`;
@@ -175,17 +169,4 @@ async function writeUnredacted(path: string, text: string): Promise<void> {
 			);
 		throw new CliError(`cannot write --unredacted-out ${path}: ${fileProblem(error)}; it is never overwritten`);
 	}
-}
-
-function signedText(
-	fields: Record<string, unknown>,
-	version: SignVersion,
-): { text: string; message: Record<string, unknown> } {
-	if (version === "2.1") {
-		if (typeof fields.payload === "string") return { text: fields.payload, message: fields };
-		const { signature: _s, signVersion: _v, ...rest } = fields;
-		return { text: JSON.stringify(rest), message: rest };
-	}
-	const { signature: _s, ...rest } = fields;
-	return { text: canonicalString(rest), message: rest };
 }

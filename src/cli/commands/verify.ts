@@ -3,14 +3,12 @@ import { verifyNotification } from "../../notifications/message/verify.js";
 import { type Command, defineCommand } from "../command.js";
 import { FLAGS, OLD_GATEWAY_KEY_SHORT } from "../flags.js";
 import { INPUT_LIMIT_HELP, readInput } from "../input.js";
-import { CliError, type CliIo, EXIT, usageError } from "../io.js";
+import { type CliIo, EXIT, usageError } from "../io.js";
 import { readPublicKeyFile } from "../keys.js";
-import { describeFailure } from "./failure.js";
+import { orFailure } from "./failure.js";
 
 /** A command that verifies one input with the gateway's public key and prints what it decodes as JSON. */
-interface VerifyingCommand {
-	name: string;
-	summary: string;
+interface VerifyingCommand extends Pick<Command, "name" | "summary"> {
 	/** Its argument, as the usage line names it. */
 	argument: string;
 	/** What the command does, for --help. */
@@ -44,12 +42,9 @@ Exit codes: 0 verified, 1 not verified or malformed, 2 bad usage, 130 Ctrl+C.`,
 			if (positionals.length !== 1) throw usageError(command.oneArgument);
 			const gatewayPublicKey = await readPublicKeyFile("--gateway-key", values["gateway-key"]);
 			const input = await command.read(positionals[0] ?? "-", io);
-			try {
-				io.stdout(`${JSON.stringify(command.verify(input, gatewayPublicKey), null, 2)}\n`);
-				return EXIT.ok;
-			} catch (error) {
-				throw new CliError(describeFailure(error));
-			}
+			const verified = orFailure(() => command.verify(input, gatewayPublicKey));
+			io.stdout(`${JSON.stringify(verified, null, 2)}\n`);
+			return EXIT.ok;
 		},
 	});
 }

@@ -81,8 +81,7 @@ export function printBanner(io: CliIo, banner: Banner): void {
 	);
 	const keysIn = keysFolder(banner);
 	if (banner.written.length > 0) lines.push(`  keys written: ${banner.written.join(", ")}`, "");
-	else if (banner.keysDir) lines.push(`  keys in:          ${banner.keysDir}   (reused)`, "");
-	else if (!banner.temporary) lines.push(`  keys in:          ${keysIn}   (reused)`, "");
+	else if (banner.keysDir || !banner.temporary) lines.push(`  keys in:          ${keysIn}   (reused)`, "");
 	if (banner.temporary && !banner.keysDir) {
 		lines.push(
 			"Gateway public key (verify responses, IPNs and callbacks with it):",

@@ -1,7 +1,7 @@
 import { type ClockMove, DURATION_RULE, parseDuration } from "../../../sandbox/cli-entry.js";
-import { defineCommand } from "../../command.js";
+import { actionOf } from "../../command.js";
 import { usageError } from "../../io.js";
-import { CONTROL_FLAGS, CONTROL_FLAGS_HELP, onePositional, runControl } from "./control-command.js";
+import { CONTROL_FLAGS_HELP, defineControlCommand, onePositional, runControl } from "./control-command.js";
 import { describeAttempt } from "./delivery-text.js";
 
 function moved({ now, deliveries }: ClockMove): string {
@@ -11,11 +11,10 @@ function moved({ now, deliveries }: ClockMove): string {
 	return lines.join("\n");
 }
 
-export const clockCommand = defineCommand(
-	{
-		name: "clock",
-		summary: "Move the running sandbox's clock forward: sessions expire, due IPN retries run",
-		help: `Usage: merchant-gateway sandbox clock advance <duration> --state-dir <dir> [options]
+export const clockCommand = defineControlCommand({
+	name: "clock",
+	summary: "Move the running sandbox's clock forward: sessions expire, due IPN retries run",
+	help: `Usage: merchant-gateway sandbox clock advance <duration> --state-dir <dir> [options]
 
 Moves the running sandbox's clock forward by <duration>: 90s, 30m, 25h, 2d or
 1h30m. Checkout sessions past their expiry expire (their IPN goes out), pending
@@ -27,16 +26,11 @@ Options:
 ${CONTROL_FLAGS_HELP}
 
 Exit codes: 0 moved, 1 the sandbox is not running or refused, 2 bad usage.`,
-		options: CONTROL_FLAGS,
-		async run({ values, positionals }, io) {
-			const [action, ...rest] = positionals;
-			if (action !== "advance")
-				throw usageError(action ? `unknown action ${action}; use advance` : "give an action: advance");
-			const text = onePositional(rest, "a duration such as 30m");
-			const ms = parseDuration(text);
-			if (ms === undefined) throw usageError(`${text} ${DURATION_RULE}, up to ten years`);
-			return runControl(io, values, (control) => control.advanceClock(ms), moved);
-		},
+	async run({ values, positionals }, io) {
+		const [, rest] = actionOf(positionals, "advance");
+		const text = onePositional(rest, "a duration such as 30m");
+		const ms = parseDuration(text);
+		if (ms === undefined) throw usageError(`${text} ${DURATION_RULE}, up to ten years`);
+		return runControl(io, values, (control) => control.advanceClock(ms), moved);
 	},
-	"sandbox clock",
-);
+});

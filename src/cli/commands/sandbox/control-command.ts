@@ -2,6 +2,7 @@ import { ConfigurationError } from "../../../errors/configuration-error.js";
 import { ConnectionError } from "../../../errors/connection-error.js";
 import { GatewayError } from "../../../errors/gateway-error.js";
 import { connectSandbox, type SandboxControl } from "../../../sandbox/cli-entry.js";
+import { type Command, type CommandSpec, defineCommand, type Options } from "../../command.js";
 import { CliError, type CliIo, EXIT, usageError } from "../../io.js";
 
 /** The flags every command that drives a running sandbox (`merchant-gateway sandbox <name> ...`) takes. */
@@ -18,6 +19,14 @@ export const CONTROL_FLAGS_HELP = `      --state-dir <dir>       The running san
                               the state directory
       --json                  Print the result as JSON
   -h, --help                  Show this help`;
+
+/** A `merchant-gateway sandbox <name>` command: CONTROL_FLAGS and its own `options`, named so in its messages. */
+export function defineControlCommand<O extends Options = Record<never, never>>(
+	spec: Omit<CommandSpec<typeof CONTROL_FLAGS & O>, "options"> & { options?: O },
+): Command {
+	const options = { ...CONTROL_FLAGS, ...spec.options } as typeof CONTROL_FLAGS & O;
+	return defineCommand({ ...spec, options }, `sandbox ${spec.name}`);
+}
 
 /** Connects to the sandbox the flags name; errors become messages that say what to pass. */
 async function connect(values: { "state-dir"?: string | undefined; "sandbox-url"?: string | undefined }) {

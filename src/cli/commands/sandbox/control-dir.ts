@@ -6,12 +6,14 @@ import {
 	createPrivateFile,
 	ensureControlToken,
 	KEY_FILES,
+	type KeyFolder,
 	type RunningSandbox,
 	removeRunningSandbox,
 	STATE_FILES,
 	writeRunningSandbox,
 } from "../../../sandbox/cli-entry.js";
 import { CliError, fileProblem } from "../../io.js";
+import { sandboxRefusal } from "../failure.js";
 
 /**
  * The directory the other commands find a running sandbox by: its control credential, `sandbox.json`
@@ -33,8 +35,8 @@ export interface ControlDir {
 
 /** The keys a temporary directory is given, so that the commands the banner suggests run as printed. */
 export interface ThrowawayKeys {
-	gatewayPublicKey: string;
-	merchantKeys: { publicKey: string; privateKey?: string | undefined };
+	gateway: { publicKey: string };
+	merchant: NonNullable<KeyFolder["merchant"]>;
 }
 
 /** Opens the state directory's control files, or makes a temporary directory holding them and the keys. */
@@ -56,8 +58,7 @@ export async function openControlDir(stateDir: string | undefined, keys: Throwaw
 		};
 	} catch (error) {
 		if (temporary && dir) await rm(dir, { recursive: true, force: true });
-		if (error instanceof CliError) throw error;
-		if (error instanceof ConfigurationError) throw new CliError(error.issues.map((issue) => issue.message).join("; "));
+		if (error instanceof CliError || error instanceof ConfigurationError) throw sandboxRefusal(error);
 		throw new CliError(`cannot prepare ${dir || "a temporary directory"}: ${fileProblem(error)}`);
 	}
 }
@@ -65,8 +66,8 @@ export async function openControlDir(stateDir: string | undefined, keys: Throwaw
 async function writeKeys(dir: string, keys: ThrowawayKeys): Promise<void> {
 	const keysDir = join(dir, STATE_FILES.keys);
 	await mkdir(keysDir, { mode: 0o700 });
-	const files: [string, string, number][] = [[KEY_FILES.gatewayPublic, keys.gatewayPublicKey, 0o644]];
-	const { privateKey, publicKey } = keys.merchantKeys;
+	const files: [string, string, number][] = [[KEY_FILES.gatewayPublic, keys.gateway.publicKey, 0o644]];
+	const { privateKey, publicKey } = keys.merchant;
 	if (privateKey)
 		files.push([KEY_FILES.merchantPrivate, privateKey, 0o600], [KEY_FILES.merchantPublic, publicKey, 0o644]);
 	for (const [name, text, mode] of files) {

@@ -1,7 +1,7 @@
 import type { DeliveryAttempt } from "../../../sandbox/cli-entry.js";
-import { defineCommand } from "../../command.js";
+import { actionOf } from "../../command.js";
 import { usageError } from "../../io.js";
-import { CONTROL_FLAGS, CONTROL_FLAGS_HELP, onePositional, runControl } from "./control-command.js";
+import { CONTROL_FLAGS_HELP, defineControlCommand, onePositional, runControl } from "./control-command.js";
 import { describeAttempt, retryCalledOffBy } from "./delivery-text.js";
 
 /**
@@ -18,11 +18,10 @@ export function listAttempts(attempts: readonly DeliveryAttempt[]): string {
 		.join("\n");
 }
 
-export const ipnCommand = defineCommand(
-	{
-		name: "ipn",
-		summary: "List recent IPN deliveries, or resend a transaction's or refund's IPN now",
-		help: `Usage: merchant-gateway sandbox ipn list --state-dir <dir> [--limit <n>] [options]
+export const ipnCommand = defineControlCommand({
+	name: "ipn",
+	summary: "List recent IPN deliveries, or resend a transaction's or refund's IPN now",
+	help: `Usage: merchant-gateway sandbox ipn list --state-dir <dir> [--limit <n>] [options]
        merchant-gateway sandbox ipn resend <transactionId|refundId> --state-dir <dir> [options]
 
 list    the latest IPN delivery attempts, oldest first: the event, the URL, the
@@ -37,28 +36,23 @@ ${CONTROL_FLAGS_HELP}
 
 Exit codes: 0 done, 1 unknown id, no IPN yet, or the sandbox is not running
 (an IPN the merchant refused is still exit 0: read its response), 2 bad usage.`,
-		options: { ...CONTROL_FLAGS, limit: { type: "string" } },
-		async run({ values, positionals }, io) {
-			const [action, ...rest] = positionals;
-			if (action === "list") {
-				if (rest.length > 0) throw usageError(`unexpected argument ${rest[0]}`);
-				const limit = values.limit === undefined ? undefined : Number(values.limit);
-				if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 1000))
-					throw usageError("--limit must be a whole number from 1 to 1000");
-				return runControl(io, values, (control) => control.deliveries({ limit }), listAttempts);
-			}
-			if (action === "resend") {
-				const id = onePositional(rest, "a transaction id or a refund id");
-				if (values.limit !== undefined) throw usageError("--limit goes with list");
-				return runControl(
-					io,
-					values,
-					(control) => control.resendIpn(id),
-					(attempt) => `IPN ${describeAttempt(attempt)}`,
-				);
-			}
-			throw usageError(action ? `unknown action ${action}; use list or resend` : "give an action: list or resend");
-		},
+	options: { limit: { type: "string" } },
+	async run({ values, positionals }, io) {
+		const [action, rest] = actionOf(positionals, "list", "resend");
+		if (action === "list") {
+			if (rest.length > 0) throw usageError(`unexpected argument ${rest[0]}`);
+			const limit = values.limit === undefined ? undefined : Number(values.limit);
+			if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 1000))
+				throw usageError("--limit must be a whole number from 1 to 1000");
+			return runControl(io, values, (control) => control.deliveries({ limit }), listAttempts);
+		}
+		const id = onePositional(rest, "a transaction id or a refund id");
+		if (values.limit !== undefined) throw usageError("--limit goes with list");
+		return runControl(
+			io,
+			values,
+			(control) => control.resendIpn(id),
+			(attempt) => `IPN ${describeAttempt(attempt)}`,
+		);
 	},
-	"sandbox ipn",
-);
+});

@@ -1,7 +1,7 @@
 import type { RefundDecisionResult } from "../../../sandbox/cli-entry.js";
-import { defineCommand } from "../../command.js";
+import { actionOf } from "../../command.js";
 import { usageError } from "../../io.js";
-import { CONTROL_FLAGS, CONTROL_FLAGS_HELP, onePositional, runControl } from "./control-command.js";
+import { CONTROL_FLAGS_HELP, defineControlCommand, onePositional, runControl } from "./control-command.js";
 import { describeAttempt } from "./delivery-text.js";
 import { amountText } from "./transactions.js";
 
@@ -12,11 +12,10 @@ function decided({ refund, delivery }: RefundDecisionResult): string {
 	return lines.join("\n");
 }
 
-export const refundsCommand = defineCommand(
-	{
-		name: "refunds",
-		summary: "Approve or reject a refund held for approval (--refund-approval manual)",
-		help: `Usage: merchant-gateway sandbox refunds approve <refundId> --state-dir <dir> [options]
+export const refundsCommand = defineControlCommand({
+	name: "refunds",
+	summary: "Approve or reject a refund held for approval (--refund-approval manual)",
+	help: `Usage: merchant-gateway sandbox refunds approve <refundId> --state-dir <dir> [options]
        merchant-gateway sandbox refunds reject <refundId> [--reason <text>] --state-dir <dir> [options]
 
 Decides a refund the running sandbox holds for approval (refund_under_review,
@@ -32,23 +31,17 @@ ${CONTROL_FLAGS_HELP}
 
 Exit codes: 0 decided, 1 no such refund, not under review, or the sandbox is not
 running, 2 bad usage.`,
-		options: { ...CONTROL_FLAGS, reason: { type: "string" } },
-		async run({ values, positionals }, io) {
-			const [action, ...rest] = positionals;
-			if (action !== "approve" && action !== "reject")
-				throw usageError(
-					action ? `unknown action ${action}; use approve or reject` : "give an action: approve or reject",
-				);
-			const refundId = onePositional(rest, "the refund's id");
-			if (action === "approve" && values.reason !== undefined) throw usageError("--reason goes with reject");
-			return runControl(
-				io,
-				values,
-				(control) =>
-					action === "approve" ? control.approveRefund(refundId) : control.rejectRefund(refundId, values.reason),
-				decided,
-			);
-		},
+	options: { reason: { type: "string" } },
+	async run({ values, positionals }, io) {
+		const [action, rest] = actionOf(positionals, "approve", "reject");
+		const refundId = onePositional(rest, "the refund's id");
+		if (action === "approve" && values.reason !== undefined) throw usageError("--reason goes with reject");
+		return runControl(
+			io,
+			values,
+			(control) =>
+				action === "approve" ? control.approveRefund(refundId) : control.rejectRefund(refundId, values.reason),
+			decided,
+		);
 	},
-	"sandbox refunds",
-);
+});

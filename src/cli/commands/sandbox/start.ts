@@ -19,8 +19,9 @@ import type { DeprecatedFlag, Parsed } from "../../command.js";
 import { FLAGS, originFlag, signVersionFlag } from "../../flags.js";
 import { CliError, type CliIo, EXIT, fileProblem, usageError } from "../../io.js";
 import { readKeyPairFile, readPublicKeyFile } from "../../keys.js";
+import { sandboxRefusal } from "../failure.js";
 import { printBanner } from "./banner.js";
-import { type ControlDir, openControlDir } from "./control-dir.js";
+import { openControlDir, type ThrowawayKeys } from "./control-dir.js";
 import { formatEvent } from "./live-log.js";
 import { watchStarter } from "./starter-watch.js";
 
@@ -58,7 +59,7 @@ type StartValues = Parsed<typeof START_OPTIONS>["values"];
 export async function startSandbox({ values, positionals }: Parsed<typeof START_OPTIONS>, io: CliIo): Promise<number> {
 	if (positionals.length > 0) throw usageError(`unexpected argument ${positionals[0]}`);
 	const settings = startSettings(values, io);
-	const keys = await startKeys(values, settings.stateDir);
+	const keys = await startKeys(values, settings);
 	const launched = await launch(settings, keys, io);
 	const stopped = io.untilStopped().then(() => undefined);
 	const listening = await announce(launched, settings);
@@ -118,31 +119,15 @@ function startSettings(values: StartValues, io: CliIo) {
 	} as const;
 }
 
-/** The keys given as files (--key, --merchant-key, --gateway-public-key checked against --key), then opened. */
-async function startKeys(values: StartValues, stateDir: string | undefined): Promise<StartKeys> {
-	const givenGatewayKeys = values.key ? await readKeyPairFile("--key", values.key, values.passphrase) : undefined;
-	if (values["gateway-public-key"] !== undefined && givenGatewayKeys)
-		await checkSamePublicKey(values["gateway-public-key"], givenGatewayKeys.publicKey, values.key ?? "");
-	const givenMerchantKey = values["merchant-key"]
-		? { publicKey: await readPublicKeyFile("--merchant-key", values["merchant-key"]) }
-		: undefined;
-	return await openKeys(values["keys-dir"], stateDir, givenGatewayKeys, givenMerchantKey);
-}
-
-/** A sandbox started: its server, the sandbox when made on a state directory, and its control directory. */
-interface Launched {
-	server: SandboxServer;
-	sandbox: Sandbox | undefined;
-	controlDir: ControlDir;
-	/** Stops the server, then closes the sandbox and the control directory. */
-	stop(): Promise<void>;
-}
+/** A sandbox started: its server, its control directory, and `stop`. */
+type Launched = Awaited<ReturnType<typeof launch>>;
 
 /**
  * Opens the control directory (the state directory, or a temporary one: where the other commands reach this
- * sandbox), makes the sandbox and starts its server. What was opened is closed again when a step fails.
+ * sandbox), makes the sandbox and starts its server. What was opened is closed again when a step fails, and by
+ * `stop`: the server first, then the sandbox and the control directory.
  */
-async function launch(settings: StartSettings, keys: StartKeys, io: CliIo): Promise<Launched> {
+async function launch(settings: StartSettings, keys: StartKeys, io: CliIo) {
 	const sandboxOptions: SandboxOptions = {
 		gatewayKeys: keys.gateway,
 		merchants: [
@@ -158,16 +143,10 @@ async function launch(settings: StartSettings, keys: StartKeys, io: CliIo): Prom
 		onEvent: settings.quiet ? undefined : (event) => io.stdout(`${formatEvent(event)}\n`),
 	};
 	const { port, host, publicUrl, allowNonLoopback } = settings;
-	let controlDir: ControlDir;
-	try {
-		controlDir = await openControlDir(settings.stateDir, {
-			gatewayPublicKey: keys.gateway.publicKey,
-			merchantKeys: keys.merchant,
-		});
-	} catch (error) {
+	const controlDir = await openControlDir(settings.stateDir, keys).catch(async (error: unknown) => {
 		await keys.state?.close();
 		throw error;
-	}
+	});
 	let sandbox: Sandbox | undefined;
 	let server: SandboxServer;
 	try {
@@ -192,7 +171,7 @@ async function launch(settings: StartSettings, keys: StartKeys, io: CliIo): Prom
 		await sandbox?.close();
 		await controlDir.close();
 	};
-	return { server, sandbox, controlDir, stop };
+	return { server, controlDir, stop };
 }
 
 /**
@@ -218,26 +197,22 @@ async function announce(launched: Launched, settings: StartSettings): Promise<st
 function showBanner(io: CliIo, settings: StartSettings, keys: StartKeys, launched: Launched, listening: string): void {
 	const { controlDir, server } = launched;
 	printBanner(io, {
+		...settings,
 		listening,
 		url: server.url,
-		merchantId: settings.merchantId,
-		signVersion: settings.signVersion,
-		refundApproval: settings.refundApproval,
 		gatewayPublicKey: keys.gateway.publicKey,
 		merchantKeys: keys.merchant,
-		keysDir: settings.keysDir,
 		controlDir: controlDir.dir,
 		temporary: controlDir.temporary,
 		written: keys.written,
 		resumed: keys.state?.loaded.transactions.size,
-		quiet: settings.quiet,
 	});
 }
 
 /** The keys the sandbox starts with, and where they live. */
 interface StartKeys {
 	gateway: KeyPair;
-	merchant: { publicKey: string; privateKey?: string | undefined };
+	merchant: ThrowawayKeys["merchant"];
 	/** The key files written by this start. */
 	written: string[];
 	/** The state directory, opened (and locked) for this sandbox. */
@@ -245,44 +220,43 @@ interface StartKeys {
 }
 
 /**
- * The gateway and merchant keys: read from --key and --merchant-key, reused from a folder of key
- * files (a state directory's, or --keys-dir), and generated when neither has them (then saved
- * to the folder). Opening a state directory also takes its lock, before any key is written.
+ * The gateway and merchant keys: read from --key and --merchant-key (--gateway-public-key checked against
+ * --key), reused from a folder of key files (a state directory's, or --keys-dir), and generated when neither
+ * has them (then saved to the folder). Opening a state directory also takes its lock, before any key is written.
  */
-async function openKeys(
-	keysDir: string | undefined,
-	stateDir: string | undefined,
-	gatewayKeys: KeyPair | undefined,
-	merchantKey: { publicKey: string } | undefined,
-): Promise<StartKeys> {
+async function startKeys(values: StartValues, { keysDir, stateDir }: StartSettings): Promise<StartKeys> {
+	const gatewayKeys = values.key ? await readKeyPairFile("--key", values.key, values.passphrase) : undefined;
+	if (values["gateway-public-key"] !== undefined && gatewayKeys)
+		await checkSamePublicKey(values["gateway-public-key"], gatewayKeys.publicKey, values.key ?? "");
+	const merchantKey = values["merchant-key"]
+		? { publicKey: await readPublicKeyFile("--merchant-key", values["merchant-key"]) }
+		: undefined;
 	const merchant = merchantKey ?? "generate";
 	try {
 		if (stateDir !== undefined) {
 			const state = await openStateDir(stateDir, { gatewayKeys, merchant });
-			return { ...keyFolderKeys(state.keys), written: state.keys.written, state };
+			return { ...folderKeys(state.keys), state };
 		}
 		if (keysDir !== undefined) {
-			const opened = await openKeyFolder(keysDir, { field: "keysDir", gatewayKeys, merchant, generate });
-			return { ...keyFolderKeys(opened), written: opened.written, state: undefined };
+			const folder = await openKeyFolder(keysDir, {
+				field: "keysDir",
+				gatewayKeys,
+				merchant,
+				generate: generateKeyPair,
+			});
+			return { ...folderKeys(folder), state: undefined };
 		}
 	} catch (error) {
-		if (error instanceof ConfigurationError) throw new CliError(error.issues.map((issue) => issue.message).join("; "));
-		throw error;
+		throw sandboxRefusal(error);
 	}
-	return {
-		gateway: gatewayKeys ?? (await generate()),
-		merchant: merchantKey ?? (await generate()),
-		written: [],
-		state: undefined,
-	};
+	const gateway = gatewayKeys ?? (await generateKeyPair());
+	return { gateway, merchant: merchantKey ?? (await generateKeyPair()), written: [], state: undefined };
 }
 
-const generate = () => generateKeyPair();
-
-function keyFolderKeys(folder: KeyFolder): Pick<StartKeys, "gateway" | "merchant"> {
+function folderKeys({ gateway, merchant, written }: KeyFolder): Omit<StartKeys, "state"> {
 	// Asked for ("generate" or --merchant-key), so the folder always yields a merchant key.
-	if (!folder.merchant) throw new Error("the key folder gave no merchant key");
-	return { gateway: folder.gateway, merchant: folder.merchant };
+	if (!merchant) throw new Error("the key folder gave no merchant key");
+	return { gateway, merchant, written };
 }
 
 async function checkSamePublicKey(path: string, derived: string, keyPath: string): Promise<void> {

@@ -43,7 +43,7 @@ export interface StarterWatch {
  * @returns undefined when there is no starter to outlive (the parent is init, as in a container).
  */
 export function watchStarter(
-	probe: StarterProbe = processProbe(),
+	probe: StarterProbe = { parentPid: () => process.ppid, parentOf, isAlive: isProcessAlive, env: process.env },
 	intervalMs = STARTER_POLL_MS,
 ): StarterWatch | undefined {
 	const parent = probe.parentPid();
@@ -62,10 +62,6 @@ export function watchStarter(
 		timer.unref?.();
 	});
 	return { gone, stop: () => clearInterval(timer) };
-}
-
-function processProbe(): StarterProbe {
-	return { parentPid: () => process.ppid, parentOf, isAlive: isProcessAlive, env: process.env };
 }
 
 /** Linux: the fourth field of /proc/<pid>/stat; elsewhere, `ps`. */

@@ -1,8 +1,7 @@
 import { toMinorUnits } from "../../../money/amount.js";
 import type { ControlTransaction } from "../../../sandbox/cli-entry.js";
-import { defineCommand } from "../../command.js";
 import { usageError } from "../../io.js";
-import { CONTROL_FLAGS, CONTROL_FLAGS_HELP, runControl } from "./control-command.js";
+import { CONTROL_FLAGS_HELP, defineControlCommand, runControl } from "./control-command.js";
 
 /** An amount with its two decimals: 12.5 -> "12.50". */
 export function amountText(amount: number): string {
@@ -38,11 +37,10 @@ function table(transactions: readonly ControlTransaction[]): string {
 	return lines.join("\n");
 }
 
-export const transactionsCommand = defineCommand(
-	{
-		name: "transactions",
-		summary: "List the running sandbox's transactions and their refunds",
-		help: `Usage: merchant-gateway sandbox transactions --state-dir <dir> [options]
+export const transactionsCommand = defineControlCommand({
+	name: "transactions",
+	summary: "List the running sandbox's transactions and their refunds",
+	help: `Usage: merchant-gateway sandbox transactions --state-dir <dir> [options]
 
 Lists every transaction of the running sandbox, oldest first: id, order ref,
 status, amount, currency and when it was created, each followed by its refunds
@@ -52,11 +50,8 @@ Options:
 ${CONTROL_FLAGS_HELP}
 
 Exit codes: 0 listed, 1 the sandbox is not running or refused, 2 bad usage.`,
-		options: CONTROL_FLAGS,
-		async run({ values, positionals }, io) {
-			if (positionals.length > 0) throw usageError(`unexpected argument ${positionals[0]}`);
-			return runControl(io, values, (control) => control.transactions(), table);
-		},
+	async run({ values, positionals }, io) {
+		if (positionals.length > 0) throw usageError(`unexpected argument ${positionals[0]}`);
+		return runControl(io, values, (control) => control.transactions(), table);
 	},
-	"sandbox transactions",
-);
+});
