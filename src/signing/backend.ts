@@ -33,7 +33,8 @@ export interface CryptoBackend {
 	generateKeyPair(bits: number): Promise<{ privateKey: string; publicKey: string }>;
 }
 
-const loaded = new Map<CryptoBackendName, CryptoBackend>();
+/** The backends ready for use: node's, made on first use; node-forge's, which load-backend.ts loads. */
+export const loadedBackends = new Map<CryptoBackendName, CryptoBackend>();
 let preferred: CryptoBackendName | undefined;
 let nodeCryptoAvailable: boolean | undefined;
 
@@ -52,16 +53,6 @@ export function defaultBackendName(): CryptoBackendName {
 	return preferred ?? (hasNodeCrypto() ? "node" : "forge");
 }
 
-/** Whether a backend that needs loading (node-forge) was loaded: load-backend.ts loads it. */
-export function isBackendLoaded(name: CryptoBackendName): boolean {
-	return loaded.has(name);
-}
-
-/** Keeps a backend load-backend.ts loaded, under its name. */
-export function addBackend(name: CryptoBackendName, backend: CryptoBackend): void {
-	loaded.set(name, backend);
-}
-
 /** Makes `name` the backend of calls that name none. */
 export function setDefaultBackend(name: CryptoBackendName): void {
 	preferred = name;
@@ -72,11 +63,11 @@ export function setDefaultBackend(name: CryptoBackendName): void {
  * node-forge must have been loaded first (`loadCryptoBackend`, in load-backend.ts).
  */
 export function resolveBackend(name: CryptoBackendName = defaultBackendName()): CryptoBackend {
-	const ready = loaded.get(name);
+	const ready = loadedBackends.get(name);
 	if (ready) return ready;
 	if (name === "node") {
 		const backend = createNodeBackend();
-		loaded.set(name, backend);
+		loadedBackends.set(name, backend);
 		return backend;
 	}
 	throw new CryptoBackendError(

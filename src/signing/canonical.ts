@@ -41,23 +41,13 @@ export function routedTextForm(text: string, parsed: Record<string, unknown>, wr
 	return { form: readTextReferenceForm(text, parsed, wrapped), route: "text" };
 }
 
-/** @internal `routedObjectForm`'s string */
-export function referenceForm(message: Record<string, unknown>): string {
-	return routedObjectForm(message).form;
-}
-
-/** @internal `routedTextForm`'s string */
-export function textReferenceForm(text: string, parsed: Record<string, unknown>, wrapped = false): string {
-	return routedTextForm(text, parsed, wrapped).form;
-}
-
 /**
  * The reference form of a 2.0 message text (of its `data` when `wrapped`), from a fresh `JSON.parse` of it.
  * For callers that only need the string, such as the doctor.
  * @internal
  */
 export function referenceFormOfText(text: string, wrapped = false): string {
-	return textReferenceForm(text, JSON.parse(text) as Record<string, unknown>, wrapped);
+	return routedTextForm(text, JSON.parse(text) as Record<string, unknown>, wrapped).form;
 }
 
 /**
@@ -71,5 +61,5 @@ export function referenceFormOfText(text: string, wrapped = false): string {
  *   cannot carry (a non-finite number, a function, a lone surrogate), naming its path.
  */
 export function canonicalString(message: Readonly<Record<string, unknown>>): string {
-	return referenceForm(message as Record<string, unknown>);
+	return routedObjectForm(message as Record<string, unknown>).form;
 }

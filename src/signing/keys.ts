@@ -110,12 +110,9 @@ abstract class ParsedKeyCache {
 	/** The key's size in bits (its modulus length). */
 	readonly bits: number;
 	readonly #handles = new Map<CryptoBackendName, unknown>();
-	/** The class's name as `inspect` shows it (a bundler may rename the class itself). */
-	readonly #kind: "PrivateKey" | "PublicKey";
 
-	/** @internal */
-	protected constructor(kind: "PrivateKey" | "PublicKey", backend: CryptoBackendName, parsed: ParsedKey) {
-		this.#kind = kind;
+	/** @internal use `loadPrivateKey` or `loadPublicKey` */
+	constructor(backend: CryptoBackendName, parsed: ParsedKey) {
 		this.bits = parsed.bits;
 		this.#handles.set(backend, parsed.handle);
 	}
@@ -126,10 +123,9 @@ abstract class ParsedKeyCache {
 		if (cached !== undefined) return cached;
 		const [fromName, fromHandle] = this.#handles.entries().next().value as [CryptoBackendName, unknown];
 		const [from, to] = [resolveBackend(fromName), resolveBackend(backend)];
-		const handle =
-			this.#kind === "PrivateKey"
-				? to.importPrivateKey({ encoding: "der", bytes: from.exportPrivateKey(fromHandle) }, undefined).handle
-				: to.importPublicKey({ encoding: "der", bytes: from.exportPublicKey(fromHandle) }).handle;
+		const handle = PrivateKey.isPrivateKey(this)
+			? to.importPrivateKey({ encoding: "der", bytes: from.exportPrivateKey(fromHandle) }, undefined).handle
+			: to.importPublicKey({ encoding: "der", bytes: from.exportPublicKey(fromHandle) }).handle;
 		this.#handles.set(backend, handle);
 		return handle;
 	}
@@ -142,19 +138,15 @@ abstract class ParsedKeyCache {
 	toString(): string {
 		return REDACTED;
 	}
+	/** The class's name written out: a bundler may rename the class itself. */
 	[Symbol.for("nodejs.util.inspect.custom")](): string {
-		return `${this.#kind} { bits: ${this.bits}, ${REDACTED} }`;
+		return `${PrivateKey.isPrivateKey(this) ? "PrivateKey" : "PublicKey"} { bits: ${this.bits}, ${REDACTED} }`;
 	}
 }
 
 /** An RSA private key, parsed once. Its material is never shown by `inspect`, `JSON.stringify` or `String()`. */
 export class PrivateKey extends ParsedKeyCache {
 	readonly #brand = "private";
-
-	/** @internal use `loadPrivateKey` */
-	constructor(backend: CryptoBackendName, parsed: ParsedKey) {
-		super("PrivateKey", backend, parsed);
-	}
 
 	/** Whether `value` is a key `loadPrivateKey` made. */
 	static isPrivateKey(value: unknown): value is PrivateKey {
@@ -165,11 +157,6 @@ export class PrivateKey extends ParsedKeyCache {
 /** An RSA public key, parsed once. */
 export class PublicKey extends ParsedKeyCache {
 	readonly #brand = "public";
-
-	/** @internal use `loadPublicKey` */
-	constructor(backend: CryptoBackendName, parsed: ParsedKey) {
-		super("PublicKey", backend, parsed);
-	}
 
 	/** Whether `value` is a key `loadPublicKey` made. */
 	static isPublicKey(value: unknown): value is PublicKey {
@@ -230,24 +217,24 @@ export type PrivateKeyLike = PrivateKey | KeyInput;
 /** A public key argument: a loaded key or the raw PEM/DER it would be loaded from. */
 export type PublicKeyLike = PublicKey | KeyInput;
 
-/** Loaded keys pass through; raw material is parsed once per distinct string. */
 const privateCache = new Map<string, PrivateKey>();
 const publicCache = new Map<string, PublicKey>();
 const CACHE_LIMIT = 32;
 
-function remember<K>(cache: Map<string, K>, id: string, make: () => K): K {
-	const hit = cache.get(id);
+/** Raw material loaded: a string once (then cached, the oldest of `CACHE_LIMIT` dropped first), bytes each time. */
+function loadCached<K>(cache: Map<string, K>, load: (input: KeyInput) => K, input: KeyInput): K {
+	if (typeof input !== "string") return load(input);
+	const hit = cache.get(input);
 	if (hit) return hit;
-	const made = make();
+	const made = load(input);
 	if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
-	cache.set(id, made);
+	cache.set(input, made);
 	return made;
 }
 
 /** @internal A loaded private key as is; raw PEM/DER loaded (PEM strings once, then cached). */
 export function toPrivateKey(key: PrivateKeyLike): PrivateKey {
-	if (PrivateKey.isPrivateKey(key)) return key;
-	return typeof key === "string" ? remember(privateCache, key, () => loadPrivateKey(key)) : loadPrivateKey(key);
+	return PrivateKey.isPrivateKey(key) ? key : loadCached(privateCache, loadPrivateKey, key);
 }
 
 /** @internal One key or a rotation list, as loaded public keys (PEM strings parsed once, then cached). */
@@ -255,13 +242,7 @@ export function toPublicKeys(keys: PublicKeyLike | readonly PublicKeyLike[]): Pu
 	const list = Array.isArray(keys) ? keys : [keys as PublicKeyLike];
 	if (list.length === 0)
 		throw new InvalidKeyError("unrecognized_format", "At least one gateway public key is required.");
-	return list.map((key) =>
-		PublicKey.isPublicKey(key)
-			? key
-			: typeof key === "string"
-				? remember(publicCache, key, () => loadPublicKey(key))
-				: loadPublicKey(key),
-	);
+	return list.map((key) => (PublicKey.isPublicKey(key) ? key : loadCached(publicCache, loadPublicKey, key)));
 }
 
 /**

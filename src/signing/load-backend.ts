@@ -3,12 +3,11 @@
 // every `import()` it finds, and the code a route shares with that chunk then loads as a file of its own.
 import { InvalidKeyError } from "../errors/invalid-key-error.js";
 import {
-	addBackend,
 	type CryptoBackend,
 	type CryptoBackendName,
 	defaultBackendName,
 	hasNodeCrypto,
-	isBackendLoaded,
+	loadedBackends,
 	resolveBackend,
 	setDefaultBackend,
 } from "./backend.js";
@@ -18,9 +17,9 @@ import {
  * changing the default.
  */
 export async function loadCryptoBackend(name: CryptoBackendName = defaultBackendName()): Promise<CryptoBackend> {
-	if (name === "node" || isBackendLoaded(name)) return resolveBackend(name);
+	if (name === "node" || loadedBackends.has(name)) return resolveBackend(name);
 	const backend = (await import("./forge-backend.js")).createForgeBackend(InvalidKeyError);
-	addBackend(name, backend);
+	loadedBackends.set(name, backend);
 	return backend;
 }
 

@@ -31,6 +31,19 @@ function failsAskingForPassphrase(read: () => unknown): boolean {
 	}
 }
 
+/** The key that the first of `reads` to succeed makes; else the first one's error, thrown. */
+function firstKey(reads: ReadonlyArray<() => KeyObject>): ParsedKey {
+	let firstError: unknown;
+	for (const read of reads) {
+		try {
+			return describe(read());
+		} catch (error) {
+			firstError ??= error;
+		}
+	}
+	throw firstError;
+}
+
 function describe(key: KeyObject): ParsedKey {
 	return { handle: key, type: key.asymmetricKeyType ?? "unknown", bits: key.asymmetricKeyDetails?.modulusLength ?? 0 };
 }
@@ -70,54 +83,35 @@ export function createNodeBackend(): CryptoBackend {
 	return {
 		name: "node",
 		importPrivateKey(source: KeySource, passphrase: string | undefined): ParsedKey {
+			// PEM names its type; DER is read as PKCS#8 (the only one that can be encrypted), then as PKCS#1.
+			const inputs: NodeCrypto.PrivateKeyInput[] =
+				source.encoding === "pem"
+					? [{ key: source.text, format: "pem" }]
+					: (["pkcs8", "pkcs1"] as const).map((type) => ({ key: source.bytes as Buffer, format: "der", type }));
 			// Omitted rather than "" when absent, so an encrypted key reports a missing passphrase, not a wrong one.
 			const secret = passphrase === undefined ? {} : { passphrase };
-			if (source.encoding === "pem") {
-				try {
-					return describe(crypto.createPrivateKey({ key: source.text, format: "pem", ...secret }));
-				} catch (error) {
-					const encrypted = () => failsAskingForPassphrase(() => crypto.createPrivateKey(source.text));
-					throw privateKeyError(error, passphrase, encrypted);
-				}
+			try {
+				return firstKey(inputs.map((input) => () => crypto.createPrivateKey({ ...input, ...secret })));
+			} catch (error) {
+				const encrypted = () =>
+					failsAskingForPassphrase(() => crypto.createPrivateKey(inputs[0] as NodeCrypto.PrivateKeyInput));
+				throw privateKeyError(error, passphrase, encrypted);
 			}
-			let firstError: unknown;
-			for (const type of ["pkcs8", "pkcs1"] as const) {
-				try {
-					return describe(crypto.createPrivateKey({ key: source.bytes as Buffer, format: "der", type, ...secret }));
-				} catch (error) {
-					firstError ??= error;
-				}
-			}
-			// Only PKCS#8 DER can be encrypted.
-			const der = { key: source.bytes as Buffer, format: "der", type: "pkcs8" } as const;
-			const encrypted = () => failsAskingForPassphrase(() => crypto.createPrivateKey(der));
-			throw privateKeyError(firstError, passphrase, encrypted);
 		},
 		importPublicKey(source: KeySource): ParsedKey {
-			const unrecognized = () =>
-				new InvalidKeyError(
+			const key = source.encoding === "pem" ? source.text : (source.bytes as Buffer);
+			const certificate = () => new crypto.X509Certificate(key).publicKey;
+			const der = (type: "spki" | "pkcs1") => () => crypto.createPublicKey({ key, format: "der", type });
+			let reads = [der("spki"), der("pkcs1"), certificate];
+			if (source.encoding === "pem")
+				reads = [source.label === "CERTIFICATE" ? certificate : () => crypto.createPublicKey({ key, format: "pem" })];
+			try {
+				return firstKey(reads);
+			} catch {
+				throw new InvalidKeyError(
 					"unrecognized_format",
 					"The public key is not an SPKI or PKCS#1 public key or an X.509 certificate in PEM or base64 DER.",
 				);
-			if (source.encoding === "pem") {
-				try {
-					if (source.label === "CERTIFICATE") return describe(new crypto.X509Certificate(source.text).publicKey);
-					return describe(crypto.createPublicKey({ key: source.text, format: "pem" }));
-				} catch {
-					throw unrecognized();
-				}
-			}
-			for (const type of ["spki", "pkcs1"] as const) {
-				try {
-					return describe(crypto.createPublicKey({ key: source.bytes as Buffer, format: "der", type }));
-				} catch {
-					// try the next encoding
-				}
-			}
-			try {
-				return describe(new crypto.X509Certificate(source.bytes as Buffer).publicKey);
-			} catch {
-				throw unrecognized();
 			}
 		},
 		exportPrivateKey(handle: unknown): Uint8Array {

@@ -2,7 +2,7 @@ import { MalformedMessageError } from "../errors/malformed-message-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
 import { isPlainObject, setMember } from "../internal/plain-object.js";
 import { type CryptoBackendName, resolveBackend } from "./backend.js";
-import { referenceForm, type SignedStringForm, textReferenceForm } from "./canonical.js";
+import { canonicalString, routedTextForm, type SignedStringForm } from "./canonical.js";
 import { base64Decode, utf8Decode, utf8Encode } from "./encoding.js";
 import { type PublicKey, type PublicKeyLike, toPublicKeys } from "./keys.js";
 import { phpTrim } from "./php.js";
@@ -31,7 +31,8 @@ export interface OpenedMessage {
 	wrapper?: { status: unknown; message: unknown } | undefined;
 }
 
-function decodeText(message: Uint8Array, what: string, field: string | undefined): string {
+/** @internal also read by the doctor */
+export function decodeText(message: Uint8Array, what: string, field: string | undefined): string {
 	try {
 		return utf8Decode(message);
 	} catch {
@@ -39,24 +40,19 @@ function decodeText(message: Uint8Array, what: string, field: string | undefined
 	}
 }
 
-function parsedObject(text: string, what: string, field: string | undefined): Record<string, unknown> {
-	let value: unknown;
-	try {
-		value = JSON.parse(text);
-	} catch {
-		throw new MalformedMessageError(`The ${what} is not valid JSON.`, field);
-	}
-	if (!isPlainObject(value)) throw new MalformedMessageError(`The ${what} must be a JSON object.`, field);
-	return value;
-}
-
 /**
  * Parses raw JSON text or bytes into an object; objects pass through.
  * @throws MalformedMessageError naming `what` (and `field`, when the text came from one).
  */
 export function parseJsonObject(message: unknown, what = "message", field?: string): Record<string, unknown> {
-	const value = message instanceof Uint8Array ? decodeText(message, what, field) : message;
-	if (typeof value === "string") return parsedObject(value, what, field);
+	let value = message instanceof Uint8Array ? decodeText(message, what, field) : message;
+	if (typeof value === "string") {
+		try {
+			value = JSON.parse(value);
+		} catch {
+			throw new MalformedMessageError(`The ${what} is not valid JSON.`, field);
+		}
+	}
 	if (!isPlainObject(value)) throw new MalformedMessageError(`The ${what} must be a JSON object.`, field);
 	return value;
 }
@@ -146,7 +142,7 @@ export function openPayload(
 	// The signer signed UTF-8 bytes; a lone surrogate has none, so its bytes would be a guess.
 	if (!payload.isWellFormed()) throw new MalformedMessageError(`The ${what} is not well-formed Unicode.`, "payload");
 	verifyAny(toPublicKeys(options.publicKey), utf8Encode(payload), signature, options.backend);
-	return parsedObject(payload, what, "payload");
+	return parseJsonObject(payload, what, "payload");
 }
 
 /**
@@ -167,8 +163,8 @@ export function openFlat(
 ): Record<string, unknown> {
 	let signed: string;
 	if (options.signedString) signed = options.signedString(withoutSignature(message));
-	else if (text === undefined) signed = referenceForm(message);
-	else signed = textReferenceForm(text.text, text.wrapper ?? message, text.wrapper !== undefined);
+	else if (text === undefined) signed = canonicalString(message);
+	else signed = routedTextForm(text.text, text.wrapper ?? message, text.wrapper !== undefined).form;
 	checkVersion("2.0", options.acceptVersions);
 	verifyAny(toPublicKeys(options.publicKey), utf8Encode(signed), message.signature, options.backend);
 	const fields = withoutSignature(message);

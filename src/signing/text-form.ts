@@ -248,7 +248,7 @@ class TextFormWriter {
  * The signed string of a 2.0 message text (of its `data` object when `wrapped`), read from the text;
  * `parsed`, what `JSON.parse` read from it, has its signed strings trimmed in place. The top-level
  * `signature` and a wrapper's own members are left out and untouched.
- * @internal the text reader; `textReferenceForm` (canonical.ts) takes the fast route where it may
+ * @internal the text reader; `routedTextForm` (canonical.ts) takes the fast route where it may
  */
 export function readTextReferenceForm(text: string, parsed?: Record<string, unknown>, wrapped = false): string {
 	const writer = new TextFormWriter(text);

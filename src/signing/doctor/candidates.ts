@@ -1,4 +1,4 @@
-import { referenceForm, referenceFormOfText, type SignedStringForm } from "../canonical.js";
+import { canonicalString, referenceFormOfText, type SignedStringForm } from "../canonical.js";
 import { flatStringifiedForm } from "../forms/flat-stringified.js";
 import { nodeSnippetForm } from "../forms/node-snippet.js";
 import { retiredFirstDraftForm } from "../forms/retired-first-draft.js";
@@ -47,7 +47,7 @@ export const FLAT_CANDIDATES: readonly FlatCandidate[] = [
 			"json_encode escaping",
 		// From the text when it was given: its own nested order and number literals.
 		signedString: (flat) =>
-			flat.text === undefined ? referenceForm(flat.fields) : referenceFormOfText(flat.text, flat.wrapped),
+			flat.text === undefined ? canonicalString(flat.fields) : referenceFormOfText(flat.text, flat.wrapped),
 	},
 	{
 		name: "node-snippet",

@@ -1,8 +1,7 @@
 import { MalformedMessageError } from "../../errors/malformed-message-error.js";
 import { isPlainObject } from "../../internal/plain-object.js";
 import { decodePayload, readQuery } from "../callback-url.js";
-import { utf8Decode } from "../encoding.js";
-import { parseJsonObject } from "../open.js";
+import { decodeText, parseJsonObject } from "../open.js";
 import type { FlatSource } from "./candidates.js";
 
 /**
@@ -95,14 +94,6 @@ function readCallback(input: URL | URLSearchParams | string | Readonly<Record<st
 	return { shape: "callback", readFrom: "text", parts: innerSigned ? [inner, outer] : [outer] };
 }
 
-function decodeText(bytes: Uint8Array): string {
-	try {
-		return utf8Decode(bytes);
-	} catch {
-		throw new MalformedMessageError("The message is not valid UTF-8.");
-	}
-}
-
 const UNKNOWN_FORM =
 	"A message to diagnose must be JSON text or bytes, a parsed JSON object, or a callback URL or query.";
 
@@ -115,7 +106,7 @@ const looksLikeJson = (text: string) => text.trimStart().startsWith("{");
  */
 export function readReceived(message: unknown): ReceivedMessage {
 	if (message instanceof URL || message instanceof URLSearchParams) return readCallback(message);
-	const value = message instanceof Uint8Array ? decodeText(message) : message;
+	const value = message instanceof Uint8Array ? decodeText(message, "message", undefined) : message;
 	if (typeof value === "string") {
 		return /^\s*[[{"]/.test(value) ? readJson(parseJsonObject(value), value) : readCallback(value);
 	}

@@ -1,7 +1,8 @@
 import { isPlainObject } from "../../internal/plain-object.js";
 import type { SignedStringForm } from "../canonical.js";
-import { naturalCompare, phpNumberString, phpTrim } from "../php.js";
+import { naturalCompare, phpStringOfNumber, phpTrim } from "../php.js";
 import { fail, type PathStack, quoted } from "../text-form.js";
+import { stringified } from "./node-snippet.js";
 
 /** A top-level value as the string this form signs: PHP's string cast, or a nested value's JSON text. */
 function leafText(value: unknown, path: PathStack): string {
@@ -9,22 +10,14 @@ function leafText(value: unknown, path: PathStack): string {
 		case "string":
 			return phpTrim(value);
 		case "number": {
-			const text = Number.isFinite(value) ? phpNumberString(String(value)) : undefined;
+			const text = phpStringOfNumber(value);
 			if (text === undefined) fail(path, "numbers must be finite");
 			return text;
 		}
 		case "boolean":
 			return value ? "1" : "";
-		case "object": {
-			let json: string | undefined;
-			try {
-				json = JSON.stringify(value);
-			} catch {
-				fail(path, "the value cannot be written as JSON");
-			}
-			if (json === undefined) fail(path, "the value cannot be written as JSON");
-			return json;
-		}
+		case "object":
+			return stringified(value, path, "the value cannot be written as JSON");
 		default:
 			return fail(path, `a ${typeof value} cannot be signed`);
 	}

@@ -13,15 +13,15 @@ function snippetOrder(): Intl.Collator {
 	return collator;
 }
 
-/** `JSON.stringify`, with what it cannot write (a function, a BigInt, a cycle) as a typed error. */
-function stringified(value: unknown, path: PathStack): string {
+/** `JSON.stringify`, a BigInt or a cycle as a typed error; `unwritten`: the rule when it writes nothing. */
+export function stringified(value: unknown, path: PathStack, unwritten?: string): string {
 	let json: string | undefined;
 	try {
 		json = JSON.stringify(value);
 	} catch {
 		fail(path, "the value cannot be written as JSON");
 	}
-	if (json === undefined) fail(path, `a ${typeof value} cannot be signed`);
+	if (json === undefined) fail(path, unwritten ?? `a ${typeof value} cannot be signed`);
 	return json;
 }
 
