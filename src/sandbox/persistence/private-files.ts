@@ -201,4 +201,5 @@ function openedProblem(info: Stats, use: "read" | "write"): string | undefined {
 	return undefined;
 }
 
-const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`;
+/** A file's permission bits as chmod takes them: 0755. */
+export const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`;
