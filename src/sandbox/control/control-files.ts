@@ -7,6 +7,7 @@ import { parseJsonObject } from "../../internal/plain-object.js";
 import {
 	checkPrivateFolder,
 	createPrivateFile,
+	octal,
 	openPrivateFile,
 	readPrivateFile,
 	replacePrivateFile,
@@ -14,10 +15,8 @@ import {
 import { STATE_FILES } from "../persistence/state-layout.js";
 import { stateProblem } from "../persistence/state-problem.js";
 
-// The files of a state directory that let a command or a test reach the sandbox running on it: the control
-// credential (`control-token`, mode 0600, made on the first start and kept) and where the sandbox listens
-// (`sandbox.json`, written once it listens, removed when it stops). Both are opened without following a
-// link, in a directory that must be this user's: the CLI sends the one to the URL the other names.
+// The files of a state directory that let a command or a test reach the sandbox running on it (their life is
+// told in state-layout.ts): the CLI sends the control credential to the URL `sandbox.json` names.
 
 /** What `sandbox.json` says about the sandbox running on a state directory. */
 const runningSchema = z.object({
@@ -60,9 +59,8 @@ export async function readControlToken(stateDir: string): Promise<string> {
 		const mode = (await file.stat()).mode & 0o777;
 		// Windows keeps no such mode bits: its file permissions decide.
 		if ((mode & 0o077) !== 0 && process.platform !== "win32") {
-			const octal = `0${mode.toString(8)}`;
 			const fix = `run chmod 600 ${path}, or delete it and restart the sandbox for a new one`;
-			throw stateProblem(`${path} may be read by other users (mode ${octal}): ${fix}`);
+			throw stateProblem(`${path} may be read by other users (mode ${octal(mode)}): ${fix}`);
 		}
 		text = await file.readFile("utf8");
 	} finally {

@@ -71,11 +71,9 @@ export async function takeLock(dir: string, options: LockOptions = {}): Promise<
 	let won = false;
 	try {
 		if (!(await createPrivateFile(temp, mine, 0o644))) throw stateProblem(`cannot write ${temp}: it exists`);
-		for (let round = 0; round < ROUNDS; round++) {
-			if (await linked(temp, path)) {
-				won = true;
-				break;
-			}
+		for (let round = 0; round < ROUNDS && !won; round++) {
+			won = await linked(temp, path);
+			if (won) break;
 			const current = await readPrivateFile(path);
 			if (current === undefined) continue;
 			const holder = holderIn(path, current);
@@ -88,10 +86,7 @@ export async function takeLock(dir: string, options: LockOptions = {}): Promise<
 			if (await isLive(holder)) throw inUse(holder, path, dir);
 			await options.reached?.("judged-stale");
 			const outcome = await takeOver(path, temp, current, options);
-			if (outcome === "won") {
-				won = true;
-				break;
-			}
+			won = outcome === "won";
 			if (outcome === "wait") {
 				await options.reached?.("waiting");
 				await sleep(Math.min(2 ** round, 50));
@@ -112,22 +107,16 @@ export async function takeLock(dir: string, options: LockOptions = {}): Promise<
  */
 async function takeOver(path: string, temp: string, target: string, options: LockOptions) {
 	const passed: string[] = [];
-	let claimed = target;
-	let claim: string | undefined;
-	while (claim === undefined) {
-		const name = claimPath(path, claimed);
-		if (await linked(temp, name)) {
-			claim = name;
-			break;
-		}
-		const text = await readPrivateFile(name);
+	let claim = claimPath(path, target);
+	while (!(await linked(temp, claim))) {
+		const text = await readPrivateFile(claim);
 		if (text === undefined) return "wait";
-		const holder = holderIn(name, text);
+		const holder = holderIn(claim, text);
 		if (holder.hostname !== hostname() || (await isLive(holder))) return "wait";
-		passed.push(name);
+		passed.push(claim);
 		if (passed.length > MAX_CHAIN)
-			throw stateProblem(`${name}: too many takeovers left unfinished; remove ${path}.takeover-* and start again`);
-		claimed = text;
+			throw stateProblem(`${claim}: too many takeovers left unfinished; remove ${path}.takeover-* and start again`);
+		claim = claimPath(path, text);
 	}
 	let outcome: "won" | "lost" | undefined;
 	try {

@@ -28,6 +28,9 @@ export interface PrivateFileOptions {
 	field?: StateField | undefined;
 }
 
+/** Writes `text` to a state file with `mode`, whatever the umask. */
+type WriteFile<Result> = (path: string, text: string, mode: number, options?: PrivateFileOptions) => Promise<Result>;
+
 /**
  * Checks the folder the state files live in: a directory owned by this user (or root) that neither its
  * group nor others may write. `followLink`: the folder is the path the user gave (which may be a link to
@@ -123,16 +126,10 @@ export async function openPrivateFile(
 }
 
 /**
- * Creates a new file holding `text`, with `mode` whatever the umask; one that exists (even as a dangling
- * link) is left alone.
+ * Creates a new file holding `text`; one that exists (even as a dangling link) is left alone.
  * @returns false when the name was taken
  */
-export async function createPrivateFile(
-	path: string,
-	text: string,
-	mode: number,
-	options: PrivateFileOptions = {},
-): Promise<boolean> {
+export const createPrivateFile: WriteFile<boolean> = async (path, text, mode, options = {}) => {
 	let file: FileHandle;
 	try {
 		file = await open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
@@ -152,19 +149,14 @@ export async function createPrivateFile(
 	}
 	await file.close();
 	return true;
-}
+};
 
 /**
  * Replaces a state file so that a crash leaves either the old or the new one: a new temporary file of a
  * name nobody can have planted, synced, then renamed over `path` (which replaces a link there, never what it
  * points at), and the folder synced.
  */
-export async function replacePrivateFile(
-	path: string,
-	text: string,
-	mode: number,
-	options: PrivateFileOptions = {},
-): Promise<void> {
+export const replacePrivateFile: WriteFile<void> = async (path, text, mode, options = {}) => {
 	const temp = temporaryPath(path, randomBytes(6).toString("hex"));
 	if (!(await createPrivateFile(temp, text, mode, options))) {
 		throw stateProblem(`cannot write ${temp}: it appeared while the sandbox was writing it`, options.field);
@@ -176,7 +168,7 @@ export async function replacePrivateFile(
 		throw stateProblem(`cannot write ${path}: ${fileError(error)}`, options.field);
 	}
 	await syncFolder(dirname(path));
-}
+};
 
 /** Makes a rename durable. Some systems (Windows) cannot open a folder to sync it: the rename stands as it is. */
 export async function syncFolder(dir: string): Promise<void> {
@@ -209,4 +201,5 @@ function openedProblem(info: Stats, use: "read" | "write"): string | undefined {
 	return undefined;
 }
 
-const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`;
+/** A file's permission bits as chmod takes them: 0755. */
+export const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`;
