@@ -98,20 +98,20 @@ function validTable(table: unknown): table is string {
 	return parts.length <= 2 && parts.every((part) => IDENTIFIER.test(part));
 }
 
-const digestHex = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
-
 /** The table's names as SQL: quoted, as a string literal, and the name of its index. */
 function names(table: string) {
 	const parts = table.split(".");
 	const relation = parts[parts.length - 1] as string;
 	const qualified = parts.map((part) => `"${part}"`).join(".");
+	// The table's own name, cut to fit PostgreSQL's 63 bytes, and a digest of all of it: two tables of
+	// one schema (where index names must differ) never share an index name, whatever prefix they share.
+	const digest = createHash("sha256").update(relation, "utf8").digest("hex");
+	const indexStem = `"${relation.slice(0, 32)}_${digest.slice(0, 16)}`;
 	return {
 		qualified,
 		literal: `'${qualified}'`,
-		// The table's own name, cut to fit PostgreSQL's 63 bytes, and a digest of all of it: two tables of
-		// one schema (where index names must differ) never share an index name, whatever prefix they share.
-		indexName: `"${relation.slice(0, 32)}_${digestHex(relation).slice(0, 16)}_expires_at"`,
-		failedIndexName: `"${relation.slice(0, 32)}_${digestHex(relation).slice(0, 16)}_failed"`,
+		indexName: `${indexStem}_expires_at"`,
+		failedIndexName: `${indexStem}_failed"`,
 	};
 }
 
@@ -261,8 +261,7 @@ SET state = 'done', event_id = excluded.event_id, token = excluded.token, expire
 SELECT 1${joinAsync("FROM")}`,
 		),
 		// One more attempt in the row's record (a done row whose retention ended counts as absent); the claim's
-		// lease ends with it when $6 and the token is the caller's. A processed event gets no record: no row. An
-		// empty message (a run that had none) keeps the one recorded before.
+		// lease ends with it when $6 and the token is the caller's. A processed event gets no record: no row.
 		recordFailure: prepared(
 			"record_failure",
 			`${withAsync}INSERT INTO ${t} AS e (event_key, event_id, state, token, expires_at, failed_event_id,
@@ -301,7 +300,6 @@ ORDER BY first_failed_at, event_key LIMIT $1`,
 )`)}
 SELECT (SELECT count(*) FROM forgotten) + (SELECT count(*) FROM kept) AS discarded${joinAsync("FROM")}`,
 		),
-		// Failed records stay until a run succeeds or they are discarded.
 		cleanup: prepared(
 			"cleanup",
 			`DELETE FROM ${t} WHERE event_key IN (
@@ -384,13 +382,8 @@ const cleanupOptions = lazySchema(() => z.object({ batchSize: positiveInteger(10
  * @throws ConfigurationError for a missing pool or bad options.
  */
 export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
-	const {
-		pool,
-		table,
-		ttlMs: ttl,
-		synchronousCommit,
-	} = parseOptions(postgresStoreOptions, options, "PostgreSQL store options");
-	const sql = statements(table, synchronousCommit);
+	const { pool, ttlMs, ...config } = parseOptions(postgresStoreOptions, options, "PostgreSQL store options");
+	const sql = statements(config.table, config.synchronousCommit);
 
 	async function query(statement: { name: string; text: string } | string, values?: unknown[]) {
 		try {
@@ -417,8 +410,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 		},
 		async confirm(eventId, token) {
 			const [key, id] = keyOf(eventId);
-			if ((await query(sql.confirmOwn, [key, token ?? "", ttl])).rowCount === 1) return "confirmed";
-			await query(sql.confirmLost, [key, id, token ?? "", ttl]);
+			if ((await query(sql.confirmOwn, [key, token ?? "", ttlMs])).rowCount === 1) return "confirmed";
+			await query(sql.confirmLost, [key, id, token ?? "", ttlMs]);
 			return "lease_lost";
 		},
 		async release(eventId, token) {

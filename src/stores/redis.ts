@@ -97,7 +97,6 @@ return 0`);
 
 // A failed run: one more attempt in the event's record (made, and indexed, on the first), the claim
 // released with it when ARGV[2] is '1'. Nothing is recorded for a processed event: 0. Times are the server's.
-// An empty message (a run that had none) keeps the one recorded before.
 const RECORD_FAILURE = script(`if redis.call('GET', KEYS[1]) == 'done' then return 0 end
 if ARGV[2] == '1' and redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 local t = redis.call('TIME')
@@ -140,34 +139,23 @@ function isNoScript(error: unknown): boolean {
 
 /** EVALSHA, and EVAL when the server does not have the script (first use, restart, SCRIPT FLUSH). */
 function evaluator(client: NodeRedisClientLike | IoRedisClientLike): Evaluate | undefined {
-	if (typeof (client as NodeRedisClientLike).evalSha === "function") {
-		const redis = client as NodeRedisClientLike;
-		return async (s, keys, args) => {
-			if (redis.isReady === false) throw new NotificationStoreError(`${NOT_CONNECTED} (isReady is false).`);
-			const options = { keys, arguments: args };
-			try {
-				return await redis.evalSha(s.sha1, options);
-			} catch (error) {
-				if (!isNoScript(error)) throw error;
-				return await redis.eval(s.source, options);
-			}
-		};
-	}
-	if (typeof (client as IoRedisClientLike).evalsha === "function") {
-		const redis = client as IoRedisClientLike;
-		return async (s, keys, args) => {
-			if (redis.status !== undefined && redis.status !== "ready") {
-				throw new NotificationStoreError(`${NOT_CONNECTED} (status "${redis.status}").`);
-			}
-			try {
-				return await redis.evalsha(s.sha1, keys.length, ...keys, ...args);
-			} catch (error) {
-				if (!isNoScript(error)) throw error;
-				return await redis.eval(s.source, keys.length, ...keys, ...args);
-			}
-		};
-	}
-	return undefined;
+	const node = client as NodeRedisClientLike;
+	const io = client as IoRedisClientLike;
+	const isNodeRedis = typeof node.evalSha === "function";
+	if (!isNodeRedis && typeof io.evalsha !== "function") return undefined;
+	return async (s, keys, args) => {
+		if (isNodeRedis && node.isReady === false) throw new NotificationStoreError(`${NOT_CONNECTED} (isReady is false).`);
+		if (!isNodeRedis && io.status !== undefined && io.status !== "ready") {
+			throw new NotificationStoreError(`${NOT_CONNECTED} (status "${io.status}").`);
+		}
+		const options = { keys, arguments: args };
+		try {
+			return await (isNodeRedis ? node.evalSha(s.sha1, options) : io.evalsha(s.sha1, keys.length, ...keys, ...args));
+		} catch (error) {
+			if (!isNoScript(error)) throw error;
+			return await (isNodeRedis ? node.eval(s.source, options) : io.eval(s.source, keys.length, ...keys, ...args));
+		}
+	};
 }
 
 const redisStoreOptions = lazySchema(() =>

@@ -1,6 +1,4 @@
-// What a failed run leaves in the store, written and read in one place: the delivery's signed message
-// exactly as received (a replay verifies it again, as a delivery is verified, and needs no gateway) and
-// the error as its class name and redacted message.
+// What a failed run leaves in the store (an `EventFailure`'s message and error), written and read in one place.
 import { InvalidNotificationError } from "../../errors/invalid-notification-error.js";
 import { type ReplayRefusalReason, ReplayRefusedError } from "../../errors/replay-refused-error.js";
 import { SignatureVerificationError } from "../../errors/signature-verification-error.js";

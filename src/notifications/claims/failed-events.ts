@@ -1,5 +1,3 @@
-// The handler's `failedEvents`: the store's failed-event records as events, each verified again from
-// its signed message, and a replay through the same claim as a delivery.
 import * as z from "zod/mini";
 import { ConfigurationError } from "../../errors/configuration-error.js";
 import { ReplayRefusedError } from "../../errors/replay-refused-error.js";

@@ -41,9 +41,36 @@ const memoryStoreOptions = lazySchema(() =>
 /** The stores this module made: the handler warns when one serves a production deployment. */
 const memoryStores = new WeakSet<NotificationStore>();
 
-/** Whether `store` was made by `createMemoryStore`. */
-export function isMemoryStore(store: NotificationStore): boolean {
-	return memoryStores.has(store);
+interface RuntimeProcess {
+	env?: Record<string, string | undefined>;
+	emitWarning?: (message: string, options: { type: string; code: string }) => void;
+}
+
+/** The one warning the package prints itself, once per process. */
+const MEMORY_STORE_WARNING =
+	"The IPN handler uses the in-memory store while NODE_ENV is production. It forgets processed events on " +
+	"restart (and past its ttlMs and maxEntries), and is not shared between processes or instances: an IPN " +
+	"delivered again then runs your callback again. Pass createRedisStore or createPostgresStore as `store`.";
+
+let warned = false;
+
+/**
+ * Warns once, through `process.emitWarning` (or `console.warn` where there is none), when a handler starts
+ * on the memory store in a production-looking environment (`NODE_ENV=production`).
+ */
+export function warnIfMemoryStoreInProduction(store: NotificationStore): void {
+	if (warned || !memoryStores.has(store)) return;
+	const runtime = (globalThis as { process?: RuntimeProcess }).process;
+	if (runtime?.env?.NODE_ENV !== "production") return;
+	warned = true;
+	if (typeof runtime.emitWarning === "function") {
+		runtime.emitWarning(MEMORY_STORE_WARNING, {
+			type: "MerchantGatewayWarning",
+			code: "MERCHANT_GATEWAY_MEMORY_STORE",
+		});
+	} else {
+		console.warn(`merchant-gateway: ${MEMORY_STORE_WARNING}`);
+	}
 }
 
 /**
@@ -107,7 +134,6 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): FailedEvent
 			const { message, error } = failure;
 			const known = failed.get(eventId);
 			if (known) {
-				// A run without a message (a reconciliation's) keeps the signed message recorded before.
 				if (message !== "") known.message = message;
 				Object.assign(known, { error, attempts: known.attempts + 1, lastFailedAt: time });
 				return known.attempts;

@@ -118,19 +118,13 @@ export interface FailedEventRecordPage {
 	next: string | undefined;
 }
 
-/** A store that keeps failed events: the memory, Redis and PostgreSQL stores are. */
-export interface FailedEventStore extends NotificationStore {
-	/** Records a failed run (releasing the claim with it when asked); answers the attempts so far, 0 if processed. */
-	recordFailure(eventId: string, token: string | undefined, failure: EventFailure): number | Promise<number>;
-	/** The failed event's record, or undefined when none is kept. */
-	failedEvent(eventId: string): FailedEventRecord | undefined | Promise<FailedEventRecord | undefined>;
-	/** Up to `limit` records in the order the events first failed, from after the cursor `after`. */
-	listFailedEvents(options: FailedEventListing): FailedEventRecordPage | Promise<FailedEventRecordPage>;
-	/** Deletes the event's record without running it; true when there was one. */
-	discardFailedEvent(eventId: string): boolean | Promise<boolean>;
-}
-
 const FAILED_EVENT_METHODS = ["recordFailure", "failedEvent", "listFailedEvents", "discardFailedEvent"] as const;
+type FailedEventMethod = (typeof FAILED_EVENT_METHODS)[number];
+
+/** A store that keeps failed events, with all four methods: the memory, Redis and PostgreSQL stores are. */
+export interface FailedEventStore
+	extends Omit<NotificationStore, FailedEventMethod>,
+		Required<Pick<NotificationStore, FailedEventMethod>> {}
 
 /**
  * A store shared between processes (`createRedisStore`, `createPostgresStore`): it keeps failed events, and

@@ -8,8 +8,7 @@ import { toPublicKeys } from "../../signing/keys.js";
 import { createEventRunner, type EventOutcome, type RunOutcome, realTimer, runEvent } from "../claims/claimed-event.js";
 import { signedMessage } from "../claims/failed-event-record.js";
 import { createFailedEvents } from "../claims/failed-events.js";
-import { createMemoryStore } from "../claims/memory-store.js";
-import { warnIfMemoryStoreInProduction } from "../claims/production-warning.js";
+import { createMemoryStore, warnIfMemoryStoreInProduction } from "../claims/memory-store.js";
 import { keepsFailedEvents } from "../claims/store.js";
 import type { NotificationDelivery, NotificationResponse } from "../http/exchange.js";
 import {
