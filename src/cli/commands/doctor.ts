@@ -40,12 +40,8 @@ export function formatDiagnosis(report: SignatureDiagnosis): string {
 		"",
 	];
 	if (report.advice !== undefined) lines.push("What to do:", ...report.advice.split("\n").map((line) => `  ${line}`));
-	else {
-		lines.push("Likely causes, most specific first:");
-		report.likelyCauses.forEach((cause, i) => {
-			lines.push(`  ${i + 1}. ${cause}`);
-		});
-	}
+	else
+		lines.push("Likely causes, most specific first:", ...report.likelyCauses.map((cause, i) => `  ${i + 1}. ${cause}`));
 	return `${lines.join("\n")}\n`;
 }
 

@@ -1,16 +1,10 @@
-import { constants } from "node:fs";
-import { access, mkdir, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { generateKeyPair } from "../../signing/generate.js";
 import { type DeprecatedFlag, defineCommand } from "../command.js";
 import { FLAGS } from "../flags.js";
 import { CliError, EXIT, fileProblem, usageError } from "../io.js";
-
-const exists = (path: string) =>
-	access(path, constants.F_OK).then(
-		() => true,
-		() => false,
-	);
 
 /** keygen's directory flag was `-o, --out`; `--keys-dir` names a key directory in every command. */
 const OLD_OUT: Record<string, DeprecatedFlag> = {
@@ -49,7 +43,7 @@ Exit codes: 0 written, 1 a file exists or cannot be written, 2 bad usage,
 		const privatePath = join(dir, `${name}-private.pem`);
 		const publicPath = join(dir, `${name}-public.pem`);
 		for (const path of [privatePath, publicPath])
-			if (await exists(path)) throw new CliError(`${path} already exists; not overwriting it`);
+			if (existsSync(path)) throw new CliError(`${path} already exists; not overwriting it`);
 		const pair = await generateKeyPair({ bits });
 		try {
 			await mkdir(dir, { recursive: true });

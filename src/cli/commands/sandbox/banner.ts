@@ -1,30 +1,22 @@
 import { join } from "node:path";
 import { STATE_FILES } from "../../../sandbox/cli-entry.js";
 import type { CliIo } from "../../io.js";
+import type { StartKeys, StartSettings } from "./start.js";
 
 /** What the banner shows: where the sandbox listens, its account, its keys and how to reach it. */
-export interface Banner {
+export interface Banner
+	extends Pick<StartSettings, "merchantId" | "signVersion" | "refundApproval" | "keysDir" | "quiet">,
+		Pick<StartKeys, "gateway" | "merchant" | "written"> {
 	/** The listening origin: what the suggested commands use, since this machine reaches it. */
 	listening: string;
 	/** The origin links use: the public URL, or the listening one. */
 	url: string;
-	merchantId: string;
-	signVersion: "2.0" | "2.1";
-	refundApproval: string;
-	gatewayPublicKey: string;
-	merchantKeys: { publicKey: string; privateKey?: string | undefined };
-	/** The --keys-dir, when given. */
-	keysDir: string | undefined;
 	/** The directory the other commands take as --state-dir. */
 	controlDir: string;
 	/** The directory is temporary: removed when the sandbox stops. */
 	temporary: boolean;
-	/** Key files this start wrote into --keys-dir or --state-dir. */
-	written: string[];
 	/** How many transactions the --state-dir resumed (undefined without one). */
 	resumed: number | undefined;
-	/** --quiet (as in CI): one line instead, where it listens, the merchant id and where the keys are. */
-	quiet: boolean;
 }
 
 /** An argument as a POSIX shell reads it back unchanged: quoted when it holds anything but safe characters. */
@@ -38,7 +30,7 @@ const command = (...args: string[]) => `  npx merchant-gateway ${args.map(shellW
 function checkoutLines(banner: Banner): string[] {
 	const order = ["--amount", "10.00", "--currency", "EUR"];
 	const state = ["--state-dir", banner.controlDir];
-	if (!banner.merchantKeys.privateKey) {
+	if (!banner.merchant.privateKey) {
 		return [
 			"Create a checkout, signing with the private key that belongs to --merchant-key:",
 			`${command("checkout", "create", ...state)} --key <merchant private key file> ${order.join(" ")}`,
@@ -54,7 +46,10 @@ function checkoutLines(banner: Banner): string[] {
 /** Where the key files are: --keys-dir, or the state directory's (a temporary one's too). */
 const keysFolder = (banner: Banner) => banner.keysDir ?? join(banner.controlDir, STATE_FILES.keys);
 
-/** Prints the banner: the sandbox's facts, then commands that run as printed from another terminal. */
+/**
+ * Prints the banner: the sandbox's facts, then commands that run as printed from another terminal; with --quiet
+ * (as in CI), one line instead: where it listens, the merchant id and where the keys are.
+ */
 export function printBanner(io: CliIo, banner: Banner): void {
 	if (banner.quiet) {
 		const links = banner.url === banner.listening ? "" : `links use ${banner.url}, `;
@@ -85,13 +80,13 @@ export function printBanner(io: CliIo, banner: Banner): void {
 	if (banner.temporary && !banner.keysDir) {
 		lines.push(
 			"Gateway public key (verify responses, IPNs and callbacks with it):",
-			banner.gatewayPublicKey.trim(),
+			banner.gateway.publicKey.trim(),
 			"",
 		);
-		if (banner.merchantKeys.privateKey)
+		if (banner.merchant.privateKey)
 			lines.push(
 				"Merchant private key (THROWAWAY sandbox key; sign requests with it):",
-				banner.merchantKeys.privateKey.trim(),
+				banner.merchant.privateKey.trim(),
 				"",
 			);
 		lines.push(`  (also in ${keysIn}, removed with it)`, "");

@@ -28,17 +28,6 @@ export function defineControlCommand<O extends Options = Record<never, never>>(
 	return defineCommand({ ...spec, options }, `sandbox ${spec.name}`);
 }
 
-/** Connects to the sandbox the flags name; errors become messages that say what to pass. */
-async function connect(values: { "state-dir"?: string | undefined; "sandbox-url"?: string | undefined }) {
-	const stateDir = values["state-dir"];
-	if (!stateDir) throw usageError("--state-dir <dir> is required: the running sandbox's state directory");
-	try {
-		return await connectSandbox({ stateDir, url: values["sandbox-url"] });
-	} catch (error) {
-		throw controlFailure(error, stateDir);
-	}
-}
-
 /** A control call's failure as the CLI says it. */
 function controlFailure(error: unknown, stateDir: string): CliError {
 	if (error instanceof ConfigurationError) {
@@ -55,19 +44,23 @@ function controlFailure(error: unknown, stateDir: string): CliError {
 	throw error;
 }
 
-/** Runs one control call, printing its result as JSON or as text. */
+/**
+ * Connects to the sandbox the flags name and runs one control call, printing its result as JSON or as text;
+ * errors become messages that say what to pass.
+ */
 export async function runControl<T>(
 	io: CliIo,
 	values: { "state-dir"?: string | undefined; "sandbox-url"?: string | undefined; json?: boolean | undefined },
 	call: (control: SandboxControl) => Promise<T>,
 	text: (result: T) => string,
 ): Promise<number> {
-	const control = await connect(values);
+	const stateDir = values["state-dir"];
+	if (!stateDir) throw usageError("--state-dir <dir> is required: the running sandbox's state directory");
 	let result: T;
 	try {
-		result = await call(control);
+		result = await call(await connectSandbox({ stateDir, url: values["sandbox-url"] }));
 	} catch (error) {
-		throw controlFailure(error, values["state-dir"] ?? "");
+		throw controlFailure(error, stateDir);
 	}
 	io.stdout(values.json ? `${JSON.stringify(result, null, 2)}\n` : `${text(result)}\n`);
 	return EXIT.ok;

@@ -74,7 +74,7 @@ export async function startSandbox({ values, positionals }: Parsed<typeof START_
 	return EXIT.ok;
 }
 
-type StartSettings = ReturnType<typeof startSettings>;
+export type StartSettings = ReturnType<typeof startSettings>;
 
 /** The flags' values, checked (a usage error names the flag and its rule), with their defaults. */
 function startSettings(values: StartValues, io: CliIo) {
@@ -198,19 +198,17 @@ function showBanner(io: CliIo, settings: StartSettings, keys: StartKeys, launche
 	const { controlDir, server } = launched;
 	printBanner(io, {
 		...settings,
+		...keys,
 		listening,
 		url: server.url,
-		gatewayPublicKey: keys.gateway.publicKey,
-		merchantKeys: keys.merchant,
 		controlDir: controlDir.dir,
 		temporary: controlDir.temporary,
-		written: keys.written,
 		resumed: keys.state?.loaded.transactions.size,
 	});
 }
 
 /** The keys the sandbox starts with, and where they live. */
-interface StartKeys {
+export interface StartKeys {
 	gateway: KeyPair;
 	merchant: ThrowawayKeys["merchant"];
 	/** The key files written by this start. */
