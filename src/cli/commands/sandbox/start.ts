@@ -65,7 +65,16 @@ export async function startSandbox({ values, positionals }: Parsed<typeof START_
 	const listening = await announce(launched, settings);
 	// Through npx or a script, the starter's end (SIGTERM to npx, a parent killed) must end the sandbox too.
 	const starter = settings.keepRunning ? undefined : watchStarter();
-	showBanner(io, settings, keys, launched, listening);
+	const { server, controlDir } = launched;
+	printBanner(io, {
+		...settings,
+		...keys,
+		listening,
+		url: server.url,
+		controlDir: controlDir.dir,
+		temporary: controlDir.temporary,
+		resumed: keys.state?.loaded.transactions.size,
+	});
 	const starterGone = await Promise.race([stopped, starter?.gone ?? stopped]);
 	starter?.stop();
 	if (starterGone) io.stderr(`merchant-gateway sandbox: ${starterGone}; stopping\n`);
@@ -192,19 +201,6 @@ async function announce(launched: Launched, settings: StartSettings): Promise<st
 		throw new CliError(`cannot write ${join(controlDir.dir, STATE_FILES.running)}: ${fileProblem(error)}`);
 	}
 	return listening;
-}
-
-function showBanner(io: CliIo, settings: StartSettings, keys: StartKeys, launched: Launched, listening: string): void {
-	const { controlDir, server } = launched;
-	printBanner(io, {
-		...settings,
-		...keys,
-		listening,
-		url: server.url,
-		controlDir: controlDir.dir,
-		temporary: controlDir.temporary,
-		resumed: keys.state?.loaded.transactions.size,
-	});
 }
 
 /** The keys the sandbox starts with, and where they live. */

@@ -25,7 +25,6 @@ export interface StarterProbe {
 export interface StarterWatch {
 	/** Resolves, with a sentence saying which process ended, once the starter is gone. */
 	readonly gone: Promise<string>;
-	/** Stops watching. */
 	stop(): void;
 }
 
