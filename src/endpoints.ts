@@ -28,11 +28,7 @@ export interface EndpointRow {
 	readonly envelope: "flat" | "wrapped";
 	/** What the request makes or asks for, as error messages name it ("The refund may or may not..."). */
 	readonly what: string;
-	/**
-	 * `required`: the message always carries the client's `merchantId`. `optional`: the spec's table has
-	 * none (the gateway finds the merchant through the transaction), so it is sent only when the client's
-	 * `alwaysSendMerchantId` asks.
-	 */
+	/** `required`: the message always carries `merchantId`; `optional`: only with `alwaysSendMerchantId`. */
 	readonly merchantId: "required" | "optional";
 	/** What a merchant passes to the SDK's method: the message without `merchantId`, strict about unknown keys. */
 	readonly params: (options?: RequestSchemaOptions) => z.core.$ZodType;
@@ -111,8 +107,6 @@ export type EndpointName = keyof typeof ENDPOINTS;
 export type EndpointDefinition<N extends EndpointName = EndpointName> = (typeof ENDPOINTS)[N];
 /** Whether an endpoint changes state at the gateway (`create`) or only reads it (`query`). */
 export type EndpointKind = EndpointRow["kind"];
-/** Whether a response is signed whole (`flat`) or only its `data` (`wrapped`). */
-export type Envelope = EndpointRow["envelope"];
 /** What a merchant passes for endpoint `N`. */
 export type ParamsOf<N extends EndpointName> = z.input<ReturnType<(typeof ENDPOINTS)[N]["params"]>>;
 /** The signed fields of endpoint `N`'s success response, after validation. */

@@ -1,4 +1,3 @@
-import type { Envelope } from "../endpoints.js";
 import { InvalidResponseError } from "../errors/invalid-response-error.js";
 import { MalformedMessageError } from "../errors/malformed-message-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
@@ -28,7 +27,7 @@ function hasSignature(body: Record<string, unknown>): boolean {
  */
 export function openResponse(
 	ctx: ClientContext,
-	call: CallContext & { envelope: Envelope },
+	call: CallContext,
 	body: Record<string, unknown>,
 	response: ReadResponse,
 ): OpenedResponse {

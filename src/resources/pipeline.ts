@@ -57,7 +57,7 @@ export async function callEndpoint<N extends EndpointName, T>(
 		const data = validate(endpoint.params(ctx), params, path) as Record<string, unknown>;
 		const withMerchantId = endpoint.merchantId === "required" || ctx.alwaysSendMerchantId;
 		const fields = withMerchantId ? { merchantId: ctx.merchantId, ...data } : data;
-		const call: CallContext & { envelope: typeof endpoint.envelope } = {
+		const call: CallContext = {
 			endpoint: name,
 			path,
 			kind: endpoint.kind,
@@ -85,9 +85,9 @@ export async function callEndpoint<N extends EndpointName, T>(
 		);
 		watch.exchanged("failure" in received ? undefined : received.status, received.attempts);
 		if ("failure" in received) {
-			throw noResponseError(call, received, options?.timeoutMs ?? ctx.transport.timeoutMs, secrets);
+			throw noResponseError(call, received, options?.timeoutMs ?? ctx.transport.config.timeoutMs, secrets);
 		}
-		if (received.text === undefined) throw tooLargeError(call, received.status, ctx.transport.maxResponseBytes);
+		if (received.text === undefined) throw tooLargeError(call, received.status, ctx.transport.config.maxResponseBytes);
 		const response: ReadResponse = { ...received, text: received.text, secrets };
 		const body = parseJsonObject(response.text);
 		const failure = errorForResponse(response, body, call);

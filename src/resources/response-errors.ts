@@ -1,4 +1,4 @@
-import type { EndpointKind, EndpointName } from "../endpoints.js";
+import type { EndpointName, EndpointRow } from "../endpoints.js";
 import { AuthenticationError } from "../errors/authentication-error.js";
 import { CheckoutError } from "../errors/checkout-error.js";
 import type { GatewayError } from "../errors/gateway-error.js";
@@ -14,11 +14,8 @@ import { parseRetryAfter } from "../transport/retry.js";
 import { isSignatureRefusal } from "../transport/signature-refusal.js";
 
 /** The call a response belongs to: the endpoint table's facts about it, and what it was about. */
-export interface CallContext {
+export interface CallContext extends Pick<EndpointRow, "path" | "kind" | "what" | "envelope"> {
 	endpoint: EndpointName;
-	path: string;
-	kind: EndpointKind;
-	what: string;
 	/** The ids an unknown outcome tells the merchant to reconcile by. */
 	ids: ConstructorParameters<typeof OutcomeUnknownError>[1];
 }
@@ -137,13 +134,8 @@ function describeResponse(
 		return new OutcomeUnknownError(call.what, call.ids, { ...where, cause });
 	}
 	if (!body) {
-		const unreadable = new InvalidResponseError(
-			`The gateway's response (HTTP ${status}) is not a JSON object.`,
-			excerpt(response),
-			where,
-		);
-		const circumstance = `its response (HTTP ${status}) arrived but could not be read (not a JSON object)`;
-		return mayBeProcessed ? unknownOutcome(call, unreadable, circumstance) : unreadable;
+		const message = `The gateway's response (HTTP ${status}) is not a JSON object.`;
+		return unreadable(response, call, mayBeProcessed, message, "a JSON object");
 	}
 	if (status === 422 && Array.isArray(body.errors)) {
 		const refusedFields = say("The gateway refused the request's fields.");
@@ -166,13 +158,16 @@ function describeResponse(
 		const transactionId = bodyId(data?.transactionId, secrets) ?? call.ids.transactionId;
 		return new ProcessingError(`The gateway could not process the request: ${say("no message")}`, transactionId, where);
 	}
-	const strange = new InvalidResponseError(
-		`The gateway responded HTTP ${status} with a body that is not a gateway response.`,
-		excerpt(response),
-		where,
-	);
-	const circumstance = `its response (HTTP ${status}) arrived but could not be read (not a gateway response)`;
-	return mayBeProcessed ? unknownOutcome(call, strange, circumstance) : strange;
+	const strange = `The gateway responded HTTP ${status} with a body that is not a gateway response.`;
+	return unreadable(response, call, mayBeProcessed, strange, "a gateway response");
+}
+
+/** A response that cannot be read: on a create that may have been processed, an unknown outcome. */
+function unreadable(response: ReadResponse, call: CallContext, mayBeProcessed: boolean, message: string, notA: string) {
+	const { status } = response;
+	const error = new InvalidResponseError(message, excerpt(response), { status, path: call.path });
+	const circumstance = `its response (HTTP ${status}) arrived but could not be read (not ${notA})`;
+	return mayBeProcessed ? unknownOutcome(call, error, circumstance) : error;
 }
 
 /** A failure that arrived signed (a checkout's 2.1 payload saying `status: "error"`) is still a failure. */

@@ -93,19 +93,22 @@ const loadKy = (): Promise<KyModule> => {
 const encoder = new TextEncoder();
 
 /**
- * A create's body as a one-shot stream with its length. Fetch sends a body again by itself when the
- * gateway (or a proxy) responds 421 Misdirected Request and the body can be replayed (the Fetch
- * standard's rule, which undici follows): a stream cannot be, so a create is sent once.
+ * What an attempt sends: a query's body as text; a create's as a one-shot stream with its length. Fetch sends
+ * a body again by itself when the gateway (or a proxy) responds 421 Misdirected Request and the body can be
+ * replayed (the Fetch standard's rule, which undici follows): a stream cannot be, so a create is sent once.
  */
-function oneShotBody(text: string): { body: ReadableStream<Uint8Array>; length: string } {
-	const bytes = encoder.encode(text);
+function attemptBody(request: OutgoingRequest, kyHeaders: Headers): RequestInit & { duplex?: "half" } {
+	if (request.kind === "query") return { headers: kyHeaders, body: request.body };
+	const bytes = encoder.encode(request.body);
 	const body = new ReadableStream<Uint8Array>({
 		start(controller) {
 			controller.enqueue(bytes);
 			controller.close();
 		},
 	});
-	return { body, length: String(bytes.byteLength) };
+	const headers = new Headers(kyHeaders);
+	headers.set("content-length", String(bytes.byteLength));
+	return { headers, body, duplex: "half" };
 }
 
 /** ky keeps an error response's body as its text (the pipeline reads and redacts it). */
@@ -134,42 +137,20 @@ function refuseRedirect(response: Response): Response {
  * there was none; what either means for the call is the request pipeline's decision.
  */
 export class Transport {
-	readonly #config: TransportConfig;
+	readonly config: TransportConfig;
 	readonly #retry: number | RetryOptions;
 
 	constructor(config: TransportConfig) {
-		this.#config = config;
+		this.config = config;
 		this.#retry = config.maxRetries === 0 ? 0 : queryRetry(config.maxRetries, config.retryBaseDelayMs);
-	}
-
-	/** The client's timeout per attempt, in milliseconds. */
-	get timeoutMs(): number {
-		return this.#config.timeoutMs;
-	}
-
-	/** The longest response body read, in bytes after decompression. */
-	get maxResponseBytes(): number {
-		return this.#config.maxResponseBytes;
-	}
-
-	/**
-	 * What an attempt sends: a query's body as text; a create's as a one-shot stream with its length, so
-	 * fetch cannot send it a second time by itself (see {@link oneShotBody}).
-	 */
-	#body(request: OutgoingRequest, kyHeaders: Headers): { headers: Headers; body: BodyInit; duplex?: "half" } {
-		if (request.kind === "query") return { headers: kyHeaders, body: request.body };
-		const { body, length } = oneShotBody(request.body);
-		const headers = new Headers(kyHeaders);
-		headers.set("content-length", length);
-		return { headers, body, duplex: "half" };
 	}
 
 	async send(request: OutgoingRequest): Promise<GatewayResponse | NoResponse> {
 		const { default: ky, HTTPError, NetworkError, TimeoutError } = await loadKy();
-		const { maxResponseBytes, userAgent } = this.#config;
+		const { maxResponseBytes, userAgent } = this.config;
 		const { watch } = request;
-		const url = this.#config.baseUrl + request.path;
-		const fetch = this.#config.fetch ?? globalThis.fetch;
+		const url = this.config.baseUrl + request.path;
+		const fetch = this.config.fetch ?? globalThis.fetch;
 		let attempt = 0;
 		let lastEndedAt = 0;
 		// Each attempt goes out through the caller's fetch (or the global one) as `fetch(url, init)`: the
@@ -183,7 +164,7 @@ export class Transport {
 			const startedAt = performance.now();
 			try {
 				const response = refuseRedirect(
-					await fetch(url, { method: "POST", redirect: "manual", signal, ...this.#body(request, headers) }),
+					await fetch(url, { method: "POST", redirect: "manual", signal, ...attemptBody(request, headers) }),
 				);
 				const durationMs = Math.round(performance.now() - startedAt);
 				watch.responded({ method: "POST", path, attempt, status: response.status, durationMs });
@@ -210,7 +191,7 @@ export class Transport {
 			body: request.body,
 			redirect: "manual",
 			signal: request.signal ?? null,
-			timeout: request.timeoutMs ?? this.#config.timeoutMs,
+			timeout: request.timeoutMs ?? this.config.timeoutMs,
 			retry: create ? 0 : this.#retry,
 			throwHttpErrors: true,
 			parseJson: keepText,

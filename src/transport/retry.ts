@@ -3,16 +3,11 @@ import { wasCut } from "./capped-body.js";
 import { isSignatureRefusal } from "./signature-refusal.js";
 
 /**
- * How queries are retried: ky's retry, configured. Creates are never retried (their `limit` is 0):
- * the gateway has no idempotency key, so a second send could charge or refund twice.
- *
- * - statuses 408, 429, 500, 502, 503 and 504, network errors and timeouts;
- * - backoff: `retryBaseDelayMs` doubled on each retry, capped at 8 s, with full jitter (a random delay
- *   between 0 and that backoff);
- * - a `Retry-After` of at most 60 s (seconds or an HTTP date) replaces the backoff; a longer one ends the
- *   retries, and the error says how long the gateway asked to wait;
- * - never retried: the gateway's refusal of the request's signature (an HTTP 500 that will not get
- *   better) and a response past `maxResponseBytes` (the next one would most likely be as large).
+ * How queries are retried: ky's retry, configured as the client's `maxRetries` and `retryBaseDelayMs` say
+ * (their docs give the statuses, the backoff and what `Retry-After` does). Creates are never retried (their
+ * `limit` is 0): the gateway has no idempotency key, so a second send could charge or refund twice. Never
+ * retried either: the gateway's refusal of the request's signature (an HTTP 500 that will not get better)
+ * and a response past `maxResponseBytes` (the next one would most likely be as large).
  */
 export const RETRY_STATUSES = [408, 429, 500, 502, 503, 504];
 export const MAX_RETRY_AFTER_MS = 60_000;
