@@ -2,7 +2,7 @@ import { apiBaseUrl, clientOptionsSchema, type GatewayClientOptions } from "./cl
 import { ConfigurationError } from "./errors/configuration-error.js";
 import { toFieldIssues } from "./internal/field-issues.js";
 import { userAgent } from "./internal/version.js";
-import { callingClient } from "./resources/call-watch.js";
+import { callingClient, Observer } from "./resources/call-watch.js";
 import { CardResource } from "./resources/card.js";
 import { CheckoutResource } from "./resources/checkout.js";
 import type { ClientContext } from "./resources/context.js";
@@ -11,7 +11,6 @@ import { RefundsResource } from "./resources/refunds.js";
 import { TransactionsResource } from "./resources/transactions.js";
 import { toPrivateKey, toPublicKeys } from "./signing/keys.js";
 import { Transport } from "./transport/http.js";
-import { Observer } from "./transport/observer.js";
 
 /**
  * The gateway client: five endpoints, validated, signed in the account's

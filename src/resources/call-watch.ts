@@ -4,12 +4,13 @@ import { GatewayRefusalError } from "../errors/gateway-refusal-error.js";
 import { InvalidInputError } from "../errors/invalid-input-error.js";
 import { OutcomeUnknownError } from "../errors/outcome-unknown-error.js";
 import { VerificationError } from "../errors/verification-error.js";
+import { redact } from "../internal/redact.js";
 import { errorName, Seam, tellBoth } from "../internal/seam.js";
 import { type DriftReport, driftWarning } from "../schemas/drift-reports.js";
 import type { CardChargeOutcome, RefundApproval } from "../schemas/responses.js";
 import type { SignVersion } from "../signing/seal.js";
 import type { AttemptWatch } from "../transport/http.js";
-import type { Observer } from "../transport/observer.js";
+import type { ClientErrorEvent, ClientHooks, ClientRequestEvent, Logger, LogLevel } from "../transport/observer.js";
 
 // The client call's lifecycle, as the request pipeline (pipeline.ts) tells it: the one seam its hooks, its
 // logger and an instrumentation (merchant-gateway/opentelemetry) all watch.
@@ -90,13 +91,83 @@ export const UNWATCHED_CALL: CallWatch = {
 /** The client call's seam: what an instrumentation subscribes to. */
 export const clientCalls = new Seam<CallStart, CallWatch>("client.call");
 
+const RANK: Record<LogLevel | "silent", number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+
+/**
+ * The client's hooks and logger; never lets them break a request. Its calls reach them through one watch of
+ * their lifecycle ({@link observedCall}), beside any instrumentation's.
+ */
+export class Observer {
+	readonly #hooks: ClientHooks;
+	readonly #logger: Logger | undefined;
+	readonly #minimum: number;
+	/** True when a hook is set or the logger logs anything: the client's calls are then watched. */
+	readonly listens: boolean;
+	/** True when anything listens to requests; lets the hot path skip redaction. */
+	readonly watchesRequests: boolean;
+	/** True when anything listens to responses. */
+	readonly watchesResponses: boolean;
+
+	constructor(hooks: ClientHooks | undefined, logger: Logger | undefined, level: LogLevel | "silent") {
+		this.#hooks = hooks ?? {};
+		this.#logger = logger;
+		this.#minimum = RANK[level];
+		const { onRequest, onResponse, onRetry, onError } = this.#hooks;
+		const logsDebug = logger !== undefined && this.#minimum <= RANK.debug;
+		this.watchesRequests = onRequest !== undefined || logsDebug;
+		this.watchesResponses = onResponse !== undefined || logsDebug;
+		const hooked = [onRequest, onResponse, onRetry, onError].some((hook) => hook !== undefined);
+		this.listens = hooked || (logger !== undefined && this.#minimum <= RANK.error);
+	}
+
+	log(level: LogLevel, message: string, data?: Record<string, unknown>): void {
+		if (!this.#logger || RANK[level] < this.#minimum) return;
+		try {
+			this.#logger[level]?.(message, data === undefined ? undefined : redact(data));
+		} catch {
+			// A broken logger must not break payments.
+		}
+	}
+
+	error(event: ClientErrorEvent): void {
+		this.hook("onError", event);
+		this.log("error", `POST ${event.path} failed: ${event.error.name}: ${event.error.message}`);
+	}
+
+	/** Calls the hook `name` when it is set; one that throws is logged and ignored. */
+	hook<K extends keyof ClientHooks>(name: K, event: Parameters<NonNullable<ClientHooks[K]>>[0]): void {
+		const hook = this.#hooks[name] as ((event: unknown) => void) | undefined;
+		if (!hook) return;
+		try {
+			hook(event);
+		} catch (error) {
+			this.log("warn", `The ${name} hook threw; ignored.`, {
+				error: error instanceof Error ? error.message : String(error),
+			});
+		}
+	}
+}
+
 /** The client's hooks and logger as a watch of its calls: each event to its hook and its log line. */
 function observedCall(observer: Observer, path: string): CallWatch {
 	return {
 		...UNWATCHED_CALL,
-		attempt: (event, fields) => observer.request(event, fields),
-		responded: (event) => observer.response(event),
-		retried: (event) => observer.retry(event),
+		attempt: (event, fields) => {
+			if (!observer.watchesRequests) return;
+			const full: ClientRequestEvent = { ...event, fields: redact(fields) };
+			observer.hook("onRequest", full);
+			const data = { fields: full.fields, signVersion: event.signVersion };
+			observer.log("debug", `POST ${event.path} (attempt ${event.attempt})`, data);
+		},
+		responded: (event) => {
+			if (!observer.watchesResponses) return;
+			observer.hook("onResponse", event);
+			observer.log("debug", `POST ${event.path} -> ${event.status} in ${event.durationMs} ms`);
+		},
+		retried: (event) => {
+			observer.hook("onRetry", event);
+			observer.log("warn", `POST ${event.path}: ${event.reason}; retry ${event.attempt - 1} after ${event.delayMs} ms`);
+		},
 		drift: (report) => observer.log("warn", driftWarning(report)),
 		failed: (error) => {
 			if (error instanceof Error) observer.error({ method: "POST", path, error });

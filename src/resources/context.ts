@@ -2,8 +2,7 @@ import type { SignedStringForm } from "../signing/canonical.js";
 import type { PrivateKey, PublicKey } from "../signing/keys.js";
 import type { SignVersion } from "../signing/seal.js";
 import type { Transport } from "../transport/http.js";
-import type { Observer } from "../transport/observer.js";
-import type { CallingClient } from "./call-watch.js";
+import type { CallingClient, Observer } from "./call-watch.js";
 
 /** @internal What every resource needs from the client. Held privately, never shown. */
 export interface ClientContext {
