@@ -9,13 +9,7 @@ export * from "./errors/index.js";
 export * from "./notifications/index.js";
 export * from "./resources/index.js";
 export type { BrowserDetails, BrowserDetailsInput } from "./schemas/browser-details.js";
-export type {
-	CardChargeParams,
-	CheckoutParams,
-	OrderParams,
-	RefundParams,
-	TransactionDocumentParam,
-} from "./schemas/params.js";
+export type * from "./schemas/params.js";
 export type {
 	CallbackResult,
 	CardDetails,
@@ -51,24 +45,6 @@ export {
 	type PublicKeyLike,
 } from "./signing/keys.js";
 export type { SignVersion } from "./signing/seal.js";
-export {
-	codeOfStatus,
-	type KnownRefundStatus,
-	type KnownStatus,
-	type KnownTransactionStatus,
-	type RefundStatus,
-	STATUS_CODES,
-	type StatusCode,
-	statusFromCode,
-	type TransactionStatus,
-} from "./statuses/catalogue.js";
+export * from "./statuses/catalogue.js";
 export type { FetchLike, RequestOptions } from "./transport/http.js";
-export type {
-	ClientErrorEvent,
-	ClientHooks,
-	ClientRequestEvent,
-	ClientResponseEvent,
-	ClientRetryEvent,
-	Logger,
-	LogLevel,
-} from "./transport/observer.js";
+export type * from "./transport/observer.js";
