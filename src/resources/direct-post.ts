@@ -1,9 +1,10 @@
 import { type FieldIssue, RequestValidationError } from "../errors/request-validation-error.js";
 import { escapeHtml } from "../internal/escape-html.js";
 import { toFieldIssues } from "../internal/field-issues.js";
+import { setMember } from "../internal/plain-object.js";
 import { checkoutRequestSchema } from "../schemas/requests.js";
 import { safeParse } from "../schemas/safe-parse.js";
-import { type SealedPayload, sealMessage } from "../signing/seal.js";
+import { sealMessage } from "../signing/seal.js";
 import type { ClientContext } from "./context.js";
 
 /** Options of `checkout.directPostForm`. */
@@ -24,47 +25,34 @@ export interface DirectPostForm {
 	html: string;
 }
 
-/**
- * The spec does not show how a form post encodes fields. Every value travels
- * as a form string, so the SDK signs exactly those strings: numbers as their
- * JSON text (the canonical form of 2.0 turns numbers into the same strings),
- * nested objects and arrays as JSON text. Under 2.1 the form carries
- * `payload`, `signVersion` and `signature` only.
- */
-function asFormValues(fields: Record<string, unknown>): Record<string, string> {
-	const out: Record<string, string> = {};
-	for (const [key, value] of Object.entries(fields)) {
-		if (value === undefined) continue;
-		const text = typeof value === "string" ? value : JSON.stringify(value);
-		Object.defineProperty(out, key, { value: text, enumerable: true, writable: true, configurable: true });
-	}
-	return out;
-}
-
 const LINE_BREAK = /\r\n?|\n/g;
 
 /**
- * Browsers submit every line break in a form value as CR LF (HTML's form
- * encoding normalises CR and LF alike), and a 2.0 signature covers the strings
- * as posted: so the strings are signed with CR LF. Nested values travel as JSON
- * text, whose line breaks are escaped, so only top-level strings change.
+ * The message as a 2.0 form posts it, and the form's strings. The spec does not show how a form post encodes
+ * fields. Every value travels as a form string, so the SDK signs exactly those strings: numbers as their JSON
+ * text (the canonical form of 2.0 turns numbers into the same strings), nested objects and arrays as JSON text.
+ * Browsers submit every line break in a form value as CR LF (HTML's form encoding normalises CR and LF alike),
+ * and a 2.0 signature covers the strings as posted: so the strings are signed with CR LF. Nested values travel
+ * as JSON text, whose line breaks are escaped, so only top-level strings change (`changed` names them).
  */
-function withFormLineBreaks(message: Record<string, unknown>): { message: Record<string, unknown>; changed: string[] } {
+function asPosted(message: Record<string, unknown>) {
 	const changed: string[] = [];
-	const out: Record<string, unknown> = {};
+	const posted: Record<string, unknown> = {};
+	const form: Record<string, string> = {};
 	for (const [key, value] of Object.entries(message)) {
-		let posted = value;
+		let sent = value;
 		if (typeof value === "string" && (value.includes("\n") || value.includes("\r"))) {
-			posted = value.replace(LINE_BREAK, "\r\n");
-			if (posted !== value) changed.push(key);
+			sent = value.replace(LINE_BREAK, "\r\n");
+			if (sent !== value) changed.push(key);
 		}
-		Object.defineProperty(out, key, { value: posted, enumerable: true, writable: true, configurable: true });
+		setMember(posted, key, sent);
+		if (sent !== undefined) setMember(form, key, typeof sent === "string" ? sent : JSON.stringify(sent));
 	}
-	return { message: out, changed };
+	return { message: posted, form, changed };
 }
 
 /** A line break that becomes CR LF counts twice toward a field's length, as it will at the gateway: check again. */
-function checkPostedLengths(ctx: ClientContext, path: string, posted: ReturnType<typeof withFormLineBreaks>): void {
+function checkPostedLengths(ctx: ClientContext, path: string, posted: ReturnType<typeof asPosted>): void {
 	const result = safeParse(checkoutRequestSchema(ctx), posted.message);
 	if (result.success) return;
 	const note = " (a form post sends each line break as CR LF, two characters)";
@@ -85,12 +73,11 @@ export function directPostForm(
 	const action = ctx.baseUrl + path;
 	let fields: Record<string, string>;
 	if (ctx.signVersion === "2.1") {
-		const sealed: SealedPayload = sealMessage(message, { privateKey: ctx.privateKey, signVersion: "2.1" });
-		fields = { payload: sealed.payload, signVersion: sealed.signVersion, signature: sealed.signature };
+		fields = { ...sealMessage(message, { privateKey: ctx.privateKey, signVersion: "2.1" }) };
 	} else {
-		const posted = withFormLineBreaks(message);
+		const posted = asPosted(message);
 		if (posted.changed.length > 0) checkPostedLengths(ctx, path, posted);
-		const signed = sealMessage(asFormValues(posted.message), {
+		const signed = sealMessage(posted.form, {
 			privateKey: ctx.privateKey,
 			signVersion: "2.0",
 			signedString: ctx.signedString,
