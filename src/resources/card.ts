@@ -25,9 +25,7 @@ export class CardResource {
 	 * Confirm the final status by the IPN or `transactions.retrieve(transactionId)`
 	 * (both signed).
 	 *
-	 * Never retried: on a timeout or a reset after sending, or a response that
-	 * cannot be verified or read, `OutcomeUnknownError` tells you to reconcile by
-	 * `orderRef` first (a retry could charge twice).
+	 * Never retried: an `OutcomeUnknownError` says to reconcile by `orderRef` first.
 	 *
 	 * @throws RequestValidationError, GatewayValidationError, ProcessingError, NoS2SProviderError, OutcomeUnknownError...
 	 */

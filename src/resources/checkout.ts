@@ -21,9 +21,7 @@ export class CheckoutResource {
 	/**
 	 * Creates a checkout session and returns its payment link (connectionMode API).
 	 * Every field of the result is signed (the response is flat).
-	 * Never retried: on a timeout or a reset after sending, or a response that
-	 * cannot be verified or read, `OutcomeUnknownError` tells you to reconcile by
-	 * `orderRef` (IPN or transaction query) first.
+	 * Never retried: an `OutcomeUnknownError` says to reconcile by `orderRef` first.
 	 *
 	 * @throws RequestValidationError before sending, when a field breaks the spec's rules.
 	 * @throws CheckoutError, GatewayValidationError, OutcomeUnknownError (also when the response fails verification)...

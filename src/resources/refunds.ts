@@ -26,9 +26,7 @@ export class RefundsResource {
 	 * confirm with `refunds.retrieve(refundId)` or the refund IPN (both signed)
 	 * before acting on them.
 	 *
-	 * Never retried: on a timeout or a reset after sending, or a response that
-	 * cannot be verified or read, `OutcomeUnknownError` tells you to check the
-	 * transaction's refunds first (a retry could refund twice).
+	 * Never retried: an `OutcomeUnknownError` says to check the transaction's refunds first.
 	 */
 	async create(params: RefundParams, options?: RequestOptions): Promise<RefundCreated> {
 		return callEndpoint(this.#ctx, "refund", params, options, ({ data, wrapper }) => {
