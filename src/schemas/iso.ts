@@ -25,15 +25,14 @@ const COUNTRIES =
 	" SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG" +
 	" UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW";
 
-let currencies: Set<string> | undefined;
-let countries: Set<string> | undefined;
-
-export function isCurrencyCode(code: string): boolean {
-	currencies ??= new Set(CURRENCIES.split(" "));
-	return currencies.has(code);
+/** Whether a code is in `list` (space-separated); its Set is built on the first question. */
+function inList(list: string): (code: string) => boolean {
+	let codes: Set<string> | undefined;
+	return (code) => {
+		codes ??= new Set(list.split(" "));
+		return codes.has(code);
+	};
 }
 
-export function isCountryCode(code: string): boolean {
-	countries ??= new Set(COUNTRIES.split(" "));
-	return countries.has(code);
-}
+export const isCurrencyCode = inList(CURRENCIES);
+export const isCountryCode = inList(COUNTRIES);
