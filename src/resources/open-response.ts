@@ -4,7 +4,7 @@ import { SignatureVerificationError } from "../errors/signature-verification-err
 import { redactText } from "../internal/redact.js";
 import { openVerified } from "../signing/open.js";
 import type { ClientContext } from "./context.js";
-import { type CallContext, excerpt, type ReadResponse } from "./response-errors.js";
+import { type CallContext, excerpt, offSchema, type ReadResponse } from "./response-errors.js";
 import { settingsToCheck } from "./settings-to-check.js";
 
 /** A success response, verified (or, where allowed, unsigned): its signed fields and what is said around them. */
@@ -40,8 +40,7 @@ export function openResponse(
 		if (call.envelope === "flat") return { fields: body, wrapper: { status: body.status, message: body.message } };
 		const data = body.data;
 		if (typeof data !== "object" || data === null || Array.isArray(data)) {
-			const message = "The gateway's response does not have the documented shape: data is not an object.";
-			throw new InvalidResponseError(message, excerpt(response), where);
+			throw offSchema(response, call.path, "data is not an object");
 		}
 		return { fields: data as Record<string, unknown>, wrapper: { status: body.status, message: body.message } };
 	}

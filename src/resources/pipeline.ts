@@ -1,5 +1,5 @@
 import { ENDPOINTS, type EndpointName, type ParamsOf, type ResponseDataOf } from "../endpoints.js";
-import { InvalidResponseError } from "../errors/invalid-response-error.js";
+import type { InvalidResponseError } from "../errors/invalid-response-error.js";
 import { RequestValidationError } from "../errors/request-validation-error.js";
 import { toFieldIssues } from "../internal/field-issues.js";
 import { parseJsonObject } from "../internal/plain-object.js";
@@ -16,7 +16,7 @@ import {
 	type CallContext,
 	errorForResponse,
 	errorInSignedFields,
-	excerpt,
+	offSchema,
 	type ReadResponse,
 } from "./response-errors.js";
 import { validate } from "./validate.js";
@@ -128,12 +128,6 @@ function checkRequestOptions(options: RequestOptions | undefined, path: string):
 		issues.push({ field: "options.signal", message: "must be an AbortSignal" });
 	}
 	if (issues.length > 0) throw new RequestValidationError(issues, path);
-}
-
-/** A response off its documented shape: status, path and a redacted excerpt. */
-function offSchema(response: ReadResponse, path: string, detail: string): InvalidResponseError {
-	const message = `The gateway's response does not have the documented shape: ${detail}.`;
-	return new InvalidResponseError(message, excerpt(response), { status: response.status, path });
 }
 
 /** The first few zod issues of an off-schema response, as `field rule` text (never values). */

@@ -35,6 +35,12 @@ export function excerpt(response: ReadResponse): string {
 	return safe.length > 200 ? `${safe.slice(0, 200)}…` : safe;
 }
 
+/** A response off its documented shape: status, path and a redacted excerpt. */
+export function offSchema(response: ReadResponse, path: string, detail: string): InvalidResponseError {
+	const message = `The gateway's response does not have the documented shape: ${detail}.`;
+	return new InvalidResponseError(message, excerpt(response), { status: response.status, path });
+}
+
 function gatewayMessage(body: Record<string, unknown> | undefined, fallback: string, secrets: KnownSecrets): string {
 	const message = body?.message;
 	return typeof message === "string" && message.trim() !== "" ? redactText(message, secrets).slice(0, 1000) : fallback;
