@@ -9,12 +9,6 @@ import type {
 } from "./request-shapes.js";
 
 /**
- * What merchants pass to `checkout.create`, `card.charge` and `refunds.create`: the request shapes
- * (request-shapes.ts, where each field's rule and documentation are written) without what the client
- * fills in.
- */
-
-/**
  * Fields checkout and S2S share, with the same rules.
  * @interface
  */

@@ -16,16 +16,10 @@ import {
 } from "./request-shapes.js";
 
 /**
- * WIRE-level request schemas: one per endpoint, describing the whole message
- * the gateway receives (`merchantId` included where its table has it;
- * `signature` and `signVersion` excluded, because they belong to the envelope,
- * not the message), made from the shapes in request-shapes.ts. They encode
- * every field rule of the spec and work on received JSON too (the sandbox
- * validates incoming requests with them). The `*Params` schemas are what
- * merchants pass: the same shapes without what the client fills in.
- *
- * Each is had from a factory taking {@link RequestSchemaOptions}; the two
- * variants are built once and cached, so calling a factory is cheap.
+ * WIRE-level request schemas: one per endpoint, the whole message the gateway receives (`merchantId`
+ * included where its table has it; `signature` and `signVersion` excluded: they belong to the envelope).
+ * They work on received JSON too (the sandbox validates incoming requests with them). Each comes from a
+ * factory taking {@link RequestSchemaOptions}; the two variants are built once and cached.
  */
 
 export interface RequestSchemaOptions {

@@ -4,11 +4,9 @@ import type { RefundStatus, TransactionStatus } from "../statuses/catalogue.js";
 import { type LazyOutput, lazySchema } from "./lazy.js";
 
 /**
- * Resources as the gateway returns them (transaction and refund query, IPNs,
- * callbacks). One schema per message, each field documented where its rule is: the public
- * types below are what the schemas parse to. Unknown extra fields are dropped, unknown
- * statuses are kept (the gateway may add some). Built on first use (see lazy.ts):
- * verifying the first IPN builds them, importing does not.
+ * Resources as the gateway returns them (transaction and refund query, IPNs, callbacks): one schema per
+ * message, each field documented where its rule is; the public types below are what they parse to. Built on
+ * first use (see lazy.ts): verifying the first IPN builds them, importing does not.
  */
 
 /** A status string typed with the catalogue's names; any other non-empty string is accepted too. */
