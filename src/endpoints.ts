@@ -115,8 +115,5 @@ export type ResponseDataOf<N extends EndpointName> = LazyOutput<EndpointDefiniti
 /** The endpoint served at `path`, if any (a trailing slash is ignored). */
 export function endpointAt(path: string): EndpointName | undefined {
 	const trimmed = path.replace(/\/+$/, "");
-	for (const name of Object.keys(ENDPOINTS) as EndpointName[]) {
-		if (ENDPOINTS[name].path === trimmed) return name;
-	}
-	return undefined;
+	return (Object.keys(ENDPOINTS) as EndpointName[]).find((name) => ENDPOINTS[name].path === trimmed);
 }

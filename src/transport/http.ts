@@ -28,7 +28,6 @@ export interface TransportConfig {
 	timeoutMs: number;
 	maxRetries: number;
 	retryBaseDelayMs: number;
-	/** Longest response body read, in bytes after decompression. */
 	maxResponseBytes: number;
 	userAgent: string;
 }
@@ -48,7 +47,6 @@ export interface OutgoingRequest extends RequestOptions {
 	path: string;
 	/** The sealed message, as JSON text. */
 	body: string;
-	/** A `create` is sent once: never retried, and its body cannot be sent again by fetch itself. */
 	kind: EndpointKind;
 	/** The fields before sealing, for the watch's request event. */
 	fields: Record<string, unknown>;
