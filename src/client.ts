@@ -100,5 +100,3 @@ export class GatewayClient {
 		return `GatewayClient { ${shown}, signVersion: "${signVersion}", keys: [redacted] }`;
 	}
 }
-
-export type { GatewayClientOptions };

@@ -4,7 +4,8 @@
  * @module merchant-gateway
  */
 
-export { GatewayClient, type GatewayClientOptions } from "./client.js";
+export { GatewayClient } from "./client.js";
+export type { GatewayClientOptions } from "./client-options.js";
 export * from "./errors/index.js";
 export * from "./notifications/index.js";
 export * from "./resources/index.js";
