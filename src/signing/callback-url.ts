@@ -9,12 +9,11 @@ import { type SealOptions, type SignVersion, sealMessage } from "./seal.js";
  */
 export type CallbackInput = string | URL | URLSearchParams | Readonly<Record<string, unknown>>;
 
-function firstValue(value: unknown): unknown {
-	return Array.isArray(value) ? value[0] : value;
-}
-
-/** @internal also read by the doctor */
-export function readQuery(input: CallbackInput): { payload: unknown; signVersion: unknown; signature: unknown } {
+/**
+ * The callback's parameters, its payload decoded to text.
+ * @internal also read by the doctor
+ */
+export function readQuery(input: CallbackInput): { text: string; signVersion: unknown; signature: unknown } {
 	let params: URLSearchParams | undefined;
 	if (input instanceof URLSearchParams) params = input;
 	else if (input instanceof URL) params = input.searchParams;
@@ -24,24 +23,18 @@ export function readQuery(input: CallbackInput): { payload: unknown; signVersion
 		const query = queryStart >= 0 ? text.slice(queryStart + 1) : /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? "" : text;
 		params = new URLSearchParams(query.split("#")[0]);
 	}
-	if (params)
-		return {
-			payload: params.get("payload") ?? undefined,
-			signVersion: params.get("signVersion") ?? undefined,
-			signature: params.get("signature") ?? undefined,
-		};
-	if (typeof input !== "object" || input === null)
+	if (!params && (typeof input !== "object" || input === null))
 		throw new MalformedMessageError("A callback must be a URL, a query string, URLSearchParams or a query object.");
-	const query = input as Record<string, unknown>;
-	return {
-		payload: firstValue(query.payload),
-		signVersion: firstValue(query.signVersion),
-		signature: firstValue(query.signature),
+	const read = (name: string): unknown => {
+		if (params) return params.get(name) ?? undefined;
+		// A parsed query object may hold a repeated parameter as an array: its first value, as `get` reads.
+		const value = (input as Record<string, unknown>)[name];
+		return Array.isArray(value) ? value[0] : value;
 	};
+	return { text: decodePayload(read("payload")), signVersion: read("signVersion"), signature: read("signature") };
 }
 
-/** @internal also read by the doctor */
-export function decodePayload(payload: unknown): string {
+function decodePayload(payload: unknown): string {
 	if (typeof payload !== "string" || payload === "")
 		throw new MalformedMessageError("The callback has no payload parameter.", "payload");
 	const bytes = base64Decode(payload, true);
@@ -59,8 +52,7 @@ export function decodePayload(payload: unknown): string {
  * @internal
  */
 export function unverifiedCallbackFields(input: CallbackInput): Record<string, unknown> {
-	const query = readQuery(input);
-	return parseJsonObject(decodePayload(query.payload), "callback payload", "payload");
+	return parseJsonObject(readQuery(input).text, "callback payload", "payload");
 }
 
 /**
@@ -79,11 +71,10 @@ export function openCallbackUrl(
 	/** The version the callback was signed in. */
 	signVersion: SignVersion;
 } {
-	const query = readQuery(input);
-	const text = decodePayload(query.payload);
-	if (query.signVersion === "2.1")
-		return { fields: openPayload(text, query.signature, options, "callback payload"), signVersion: "2.1" };
-	if (query.signVersion !== undefined && query.signVersion !== "2.0") {
+	const { text, signVersion, signature } = readQuery(input);
+	if (signVersion === "2.1")
+		return { fields: openPayload(text, signature, options, "callback payload"), signVersion: "2.1" };
+	if (signVersion !== undefined && signVersion !== "2.0") {
 		throw new MalformedMessageError(`The callback's signVersion must be "2.0" or "2.1".`, "signVersion");
 	}
 	const fields = openFlat(parseJsonObject(text, "callback payload", "payload"), options, { text });

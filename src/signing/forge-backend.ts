@@ -112,27 +112,30 @@ function legacyEncrypted(pem: string, passphrase: string | undefined): ParsedKey
 	return rsa(key);
 }
 
-const unrecognizedPrivate = () =>
-	new KeyRefusal(
-		"unrecognized_format",
-		"The private key is not a PKCS#1, PKCS#8 or encrypted PKCS#8 key in PEM or base64 DER.",
-	);
-const unrecognizedPublic = () =>
-	new KeyRefusal(
-		"unrecognized_format",
-		"The public key is not an SPKI or PKCS#1 public key or an X.509 certificate in PEM or base64 DER.",
-	);
+/**
+ * The key `read` makes of the source's ASN.1: what forge cannot parse, or throws on, is refused as
+ * `unrecognized` (this backend's own refusals pass as they are).
+ */
+function fromAsn1(source: KeySource, unrecognized: string, read: (asn1: forge.asn1.Asn1) => ParsedKey): ParsedKey {
+	const der = source.encoding === "der" ? source.bytes : pemToDer(source.text);
+	const asn1 = der && parseDer(der);
+	try {
+		if (asn1) return read(asn1);
+	} catch (error) {
+		if (error instanceof KeyRefusal) throw error;
+	}
+	throw new KeyRefusal("unrecognized_format", unrecognized);
+}
 
 function importPrivate(source: KeySource, passphrase: string | undefined): ParsedKey {
 	if (source.encoding === "pem" && LEGACY_ENCRYPTED.test(source.text)) return legacyEncrypted(source.text, passphrase);
-	const der = source.encoding === "der" ? source.bytes : pemToDer(source.text);
-	const asn1 = der && parseDer(der);
-	if (!asn1) throw unrecognizedPrivate();
-	const encrypted =
-		source.encoding === "pem"
-			? source.label === "ENCRYPTED PRIVATE KEY"
-			: algorithmOid(asn1, 0)?.startsWith("1.2.840.113549.1.5") === true;
-	if (encrypted) {
+	const unrecognized = "The private key is not a PKCS#1, PKCS#8 or encrypted PKCS#8 key in PEM or base64 DER.";
+	return fromAsn1(source, unrecognized, (asn1) => {
+		const encrypted =
+			source.encoding === "pem"
+				? source.label === "ENCRYPTED PRIVATE KEY"
+				: algorithmOid(asn1, 0)?.startsWith("1.2.840.113549.1.5") === true;
+		if (!encrypted) return privateFromAsn1(asn1);
 		if (passphrase === undefined) throw passphraseRequired();
 		const decrypted = orUndefined(() => forge.pki.decryptPrivateKeyInfo(asn1, passphrase));
 		if (!decrypted) throw wrongPassphrase();
@@ -143,20 +146,13 @@ function importPrivate(source: KeySource, passphrase: string | undefined): Parse
 			if (error instanceof KeyRefusal && error.reason === "not_rsa") throw error;
 			throw wrongPassphrase();
 		}
-	}
-	try {
-		return privateFromAsn1(asn1);
-	} catch (error) {
-		if (error instanceof KeyRefusal) throw error;
-		throw unrecognizedPrivate();
-	}
+	});
 }
 
 function importPublic(source: KeySource): ParsedKey {
-	const der = source.encoding === "der" ? source.bytes : pemToDer(source.text);
-	const asn1 = der && parseDer(der);
-	if (!asn1) throw unrecognizedPublic();
-	try {
+	const unrecognized =
+		"The public key is not an SPKI or PKCS#1 public key or an X.509 certificate in PEM or base64 DER.";
+	return fromAsn1(source, unrecognized, (asn1) => {
 		if (source.encoding === "pem" && source.label === "CERTIFICATE") return certificateKey(asn1);
 		const oid = algorithmOid(asn1, 0);
 		if (oid !== undefined && oid !== RSA_OID && !oid.startsWith("1.2.840.113549.1.1.")) {
@@ -168,10 +164,7 @@ function importPublic(source: KeySource): ParsedKey {
 			if (source.encoding === "der") return certificateKey(asn1);
 			throw error;
 		}
-	} catch (error) {
-		if (error instanceof KeyRefusal) throw error;
-		throw unrecognizedPublic();
-	}
+	});
 }
 
 /** The backend; `InvalidKey` is the SDK's `InvalidKeyError`, which key imports throw. */

@@ -6,22 +6,18 @@ import { type KeyTextShape, readKeyText, withShape } from "./key-text.js";
 /** Key material as merchants receive it: PEM text, bare base64 DER, or DER bytes. */
 export type KeyInput = string | Uint8Array;
 
-/** Options of `loadPrivateKey`. */
-export interface LoadPrivateKeyOptions {
-	/** Passphrase of an encrypted PKCS#8 key. @default undefined */
-	passphrase?: string | undefined;
+/** Options of `loadPublicKey`. */
+export interface LoadPublicKeyOptions {
 	/** Accept keys under 2048 bits (never do this outside tests). @default false */
 	allowWeakKeys?: boolean | undefined;
 	/** Backend that parses the key first; other backends import it on demand. @default the current default backend */
 	backend?: CryptoBackendName | undefined;
 }
 
-/** Options of `loadPublicKey`. */
-export interface LoadPublicKeyOptions {
-	/** Accept keys under 2048 bits (never do this outside tests). @default false */
-	allowWeakKeys?: boolean | undefined;
-	/** Backend that parses the key first. @default the current default backend */
-	backend?: CryptoBackendName | undefined;
+/** Options of `loadPrivateKey`. */
+export interface LoadPrivateKeyOptions extends LoadPublicKeyOptions {
+	/** Passphrase of an encrypted PKCS#8 key. @default undefined */
+	passphrase?: string | undefined;
 }
 
 /** Smallest key accepted without `allowWeakKeys`. */

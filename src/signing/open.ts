@@ -2,25 +2,18 @@ import { MalformedMessageError } from "../errors/malformed-message-error.js";
 import { SignatureVerificationError } from "../errors/signature-verification-error.js";
 import { isPlainObject, setMember } from "../internal/plain-object.js";
 import { type CryptoBackendName, resolveBackend } from "./backend.js";
-import { canonicalString, routedTextForm, type SignedStringForm } from "./canonical.js";
+import { canonicalString, routedTextForm } from "./canonical.js";
 import { base64Decode, utf8Decode, utf8Encode } from "./encoding.js";
 import { type PublicKey, type PublicKeyLike, toPublicKeys } from "./keys.js";
 import { phpTrim } from "./php.js";
-import type { SignVersion } from "./seal.js";
+import type { SealOptions, SignVersion } from "./seal.js";
 
 /** How `openMessage` and `openCallbackUrl` verify. */
-export interface OpenOptions {
+export interface OpenOptions extends Pick<SealOptions, "backend" | "signedString"> {
 	/** The signer's public key, or several during a key rotation: any one may verify. */
 	publicKey: PublicKeyLike | readonly PublicKeyLike[];
 	/** Signing versions to accept; a message in another version is refused. @default ["2.0", "2.1"] */
 	acceptVersions?: readonly SignVersion[] | undefined;
-	/** Crypto backend for this call. @default the current default backend */
-	backend?: CryptoBackendName | undefined;
-	/**
-	 * How a 2.0 message becomes the string its signature covers, for a gateway that signs
-	 * differently from the reference form. @default canonicalString (the gateway's reference form)
-	 */
-	signedString?: SignedStringForm | undefined;
 }
 
 /** What `openVerified` learned besides the fields. */
@@ -78,21 +71,29 @@ export function withoutSignature(message: Record<string, unknown>): Record<strin
 	return fields;
 }
 
+/**
+ * A signature field's bytes, or why it has none.
+ * @internal also read by the doctor
+ */
+export function signatureBytes(value: unknown): Uint8Array | "missing" | "malformed" {
+	if (value === undefined || value === null || value === "") return "missing";
+	const bytes = typeof value === "string" ? base64Decode(value, true) : undefined;
+	return bytes && bytes.length > 0 ? bytes : "malformed";
+}
+
 function verifyAny(
 	keys: PublicKey[],
 	data: Uint8Array,
 	signatureText: unknown,
 	backendName: CryptoBackendName | undefined,
 ): void {
-	if (signatureText === undefined || signatureText === null || signatureText === "") {
+	const signature = signatureBytes(signatureText);
+	if (signature === "missing") {
 		throw new SignatureVerificationError("missing_signature", "The message has no signature; it cannot be trusted.");
 	}
-	if (typeof signatureText !== "string") {
-		throw new SignatureVerificationError("malformed_signature", "The signature must be a base64 string.");
-	}
-	const signature = base64Decode(signatureText, true);
-	if (!signature || signature.length === 0) {
-		throw new SignatureVerificationError("malformed_signature", "The signature is not valid base64.");
+	if (signature === "malformed") {
+		const rule = typeof signatureText === "string" ? "is not valid base64" : "must be a base64 string";
+		throw new SignatureVerificationError("malformed_signature", `The signature ${rule}.`);
 	}
 	const backend = resolveBackend(backendName);
 	for (const key of keys) {

@@ -1,4 +1,4 @@
-import type { FlatCandidate, SignatureFormName } from "./candidates.js";
+import { FLAT_CANDIDATES, type SignatureFormName } from "./candidates.js";
 import type { ReceivedMessage } from "./read-message.js";
 
 const PARSED_ORDER_NOTE =
@@ -6,11 +6,7 @@ const PARSED_ORDER_NOTE =
 	"JSON.parse moves integer-like keys first, reads 1.0 as 1 and rounds integers beyond 2^53.";
 
 /** What to do when `form` verifies the message. */
-export function adviceFor(
-	form: SignatureFormName,
-	candidate: FlatCandidate | undefined,
-	received: ReceivedMessage,
-): string {
+export function adviceFor(form: SignatureFormName, received: ReceivedMessage): string {
 	if (form === "payload-2.1") {
 		return [
 			"Nothing to configure for the signed string: this message is signed in 2.1 (the payload text),",
@@ -19,6 +15,7 @@ export function adviceFor(
 			"accept both versions unless acceptVersions is set.",
 		].join("\n");
 	}
+	const candidate = FLAT_CANDIDATES.find((c) => c.name === form);
 	if (candidate?.exportName === undefined) {
 		const lines = ["Nothing to configure: the SDK's default 2.0 form (the gateway's reference form) verifies it."];
 		if (received.readFrom === "object") {

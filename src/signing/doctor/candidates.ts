@@ -22,7 +22,7 @@ export type SignatureFormName =
 	| "retired-first-draft";
 
 /** A 2.0 form the doctor tries, and the export merchants pass as `signedString` for it. */
-export interface FlatCandidate {
+interface FlatCandidate {
 	name: Exclude<SignatureFormName, "payload-2.1">;
 	/** The SDK export that computes this form; undefined for the reference form, the default. */
 	exportName: string | undefined;

@@ -2,20 +2,17 @@ import { GatewayError } from "../../errors/gateway-error.js";
 import { MalformedMessageError } from "../../errors/malformed-message-error.js";
 import { redactText } from "../../internal/redact.js";
 import type { CryptoBackendName } from "../backend.js";
-import { base64Decode } from "../encoding.js";
 import { type PublicKey, type PublicKeyLike, toPublicKeys } from "../keys.js";
-import { verifyingKeyIndex } from "../open.js";
+import { type OpenOptions, signatureBytes, verifyingKeyIndex } from "../open.js";
 import type { SignVersion } from "../seal.js";
 import { adviceFor, likelyCauses } from "./advice.js";
 import { FLAT_CANDIDATES, PAYLOAD_DESCRIPTION, type SignatureFormName } from "./candidates.js";
 import { type DiagnosableMessage, type MessageShape, readReceived, type SignedPart } from "./read-message.js";
 
 /** Options of `diagnoseSignature`. */
-export interface DiagnoseSignatureOptions {
+export interface DiagnoseSignatureOptions extends Pick<OpenOptions, "backend"> {
 	/** The gateway's public key, or several during a rotation: the report says which one verifies. */
 	publicKey: PublicKeyLike | readonly PublicKeyLike[];
-	/** Crypto backend for this call. @default the current default backend */
-	backend?: CryptoBackendName | undefined;
 }
 
 /** One signed-string form tried on the message. */
@@ -70,14 +67,7 @@ export interface SignatureDiagnosis {
 	likelyCauses: string[];
 }
 
-type SignatureState = { state: "missing" | "malformed"; bytes?: undefined } | { state: "present"; bytes: Uint8Array };
-
-/** The same reading of a signature field as the verifier's. */
-function readSignature(value: unknown): SignatureState {
-	if (value === undefined || value === null || value === "") return { state: "missing" };
-	const bytes = typeof value === "string" ? base64Decode(value, true) : undefined;
-	return bytes && bytes.length > 0 ? { state: "present", bytes } : { state: "malformed" };
-}
+type SignatureState = SignatureDiagnosis["message"]["signature"];
 
 /** Why a form could not make a string; the report must still come back, whatever the message held. */
 function describe(error: unknown): string {
@@ -117,7 +107,7 @@ function trialsFor(part: SignedPart): Trial[] {
 function attempt(
 	trial: Trial,
 	part: SignedPart,
-	signature: SignatureState,
+	signature: ReturnType<typeof signatureBytes>,
 	keys: PublicKey[],
 	backend: CryptoBackendName | undefined,
 ): { attempt: SignatureAttempt; text: string | undefined } {
@@ -128,7 +118,7 @@ function attempt(
 	} catch (error) {
 		return { attempt: { ...base, verified: false, error: describe(error) }, text: undefined };
 	}
-	const keyIndex = signature.bytes ? verifyingKeyIndex(text, signature.bytes, keys, backend) : -1;
+	const keyIndex = typeof signature === "string" ? -1 : verifyingKeyIndex(text, signature, keys, backend);
 	const verified = keyIndex >= 0;
 	const signedString = redactText(text);
 	return { attempt: { ...base, verified, keyIndex: verified ? keyIndex : undefined, signedString }, text };
@@ -143,7 +133,7 @@ function withAlternatives(advice: string, verifiedBy: readonly SignatureFormName
 	return `${advice}\nFor this message ${others.join(", ")} ${verb} too: ${apart}`;
 }
 
-function overallState(states: SignatureState["state"][]): SignatureState["state"] {
+function overallState(states: SignatureState[]): SignatureState {
 	if (states.includes("present")) return "present";
 	return states.includes("malformed") ? "malformed" : "missing";
 }
@@ -168,13 +158,13 @@ export function diagnoseSignature(message: DiagnosableMessage, options: Diagnose
 	const keys = toPublicKeys(options.publicKey);
 	const received = readReceived(message);
 	const attempts: SignatureAttempt[] = [];
-	const states: SignatureState["state"][] = [];
+	const states: SignatureState[] = [];
 	const signatureLengths: number[] = [];
 	const firstWithString = new Map<string, SignatureFormName>();
 	for (const part of received.parts) {
-		const signature = readSignature(part.signature);
-		states.push(signature.state);
-		if (signature.bytes) signatureLengths.push(signature.bytes.length);
+		const signature = signatureBytes(part.signature);
+		states.push(typeof signature === "string" ? signature : "present");
+		if (typeof signature !== "string") signatureLengths.push(signature.length);
 		for (const trial of trialsFor(part)) {
 			const { attempt: tried, text } = attempt(trial, part, signature, keys, options.backend);
 			const sameAs = text === undefined ? undefined : firstWithString.get(text);
@@ -194,17 +184,7 @@ export function diagnoseSignature(message: DiagnosableMessage, options: Diagnose
 		message: { shape: received.shape, signVersion: first.signVersion, readFrom: received.readFrom, signature },
 		keyBits,
 		attempts,
-		advice:
-			form === undefined
-				? undefined
-				: withAlternatives(
-						adviceFor(
-							form,
-							FLAT_CANDIDATES.find((c) => c.name === form),
-							received,
-						),
-						verifiedBy,
-					),
+		advice: form === undefined ? undefined : withAlternatives(adviceFor(form, received), verifiedBy),
 		likelyCauses: form === undefined ? likelyCauses({ received, signature, signatureLengths, keyBits }) : [],
 	};
 }

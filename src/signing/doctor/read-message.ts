@@ -1,6 +1,6 @@
 import { MalformedMessageError } from "../../errors/malformed-message-error.js";
 import { isPlainObject } from "../../internal/plain-object.js";
-import { decodePayload, readQuery } from "../callback-url.js";
+import { type CallbackInput, readQuery } from "../callback-url.js";
 import { decodeText, parseJsonObject } from "../open.js";
 import type { FlatSource } from "./candidates.js";
 
@@ -39,20 +39,6 @@ export interface ReceivedMessage {
 	parts: SignedPart[];
 }
 
-/** The 2.0 part of a flat or wrapped message: a wrapped response signs `data`, a flat one itself. */
-function flatPart(
-	object: Record<string, unknown>,
-	text: string | undefined,
-): { shape: MessageShape; part: SignedPart } {
-	const data = object.data;
-	if (object.signature === undefined && isPlainObject(data)) {
-		const flat = { fields: data, text, wrapped: true };
-		return { shape: "wrapped", part: { signVersion: "2.0", flat, signature: data.signature } };
-	}
-	const flat = { fields: object, text, wrapped: false };
-	return { shape: "flat", part: { signVersion: "2.0", flat, signature: object.signature } };
-}
-
 /** Reads a JSON message as `openVerified` does: a string `payload` means 2.1. */
 function readJson(object: Record<string, unknown>, text: string | undefined): ReceivedMessage {
 	const readFrom = text === undefined ? "object" : "text";
@@ -63,23 +49,25 @@ function readJson(object: Record<string, unknown>, text: string | undefined): Re
 	if ("payload" in object && object.payload !== undefined) {
 		throw new MalformedMessageError("payload must be a JSON string.", "payload");
 	}
-	const { shape, part } = flatPart(object, text);
-	return { shape, readFrom, parts: [part] };
+	// A wrapped response signs `data`, a flat one itself.
+	const wrapped = object.signature === undefined && isPlainObject(object.data);
+	const fields = wrapped ? (object.data as Record<string, unknown>) : object;
+	const part: SignedPart = { signVersion: "2.0", flat: { fields, text, wrapped }, signature: fields.signature };
+	return { shape: wrapped ? "wrapped" : "flat", readFrom, parts: [part] };
 }
 
 /**
  * Reads a callback as `openCallbackUrl` does, and also when a framework dropped
  * `signVersion=2.1`: a signature beside the payload is tried as 2.1, one inside it as 2.0.
  */
-function readCallback(input: URL | URLSearchParams | string | Readonly<Record<string, unknown>>): ReceivedMessage {
-	const query = readQuery(input);
-	const text = decodePayload(query.payload);
-	const outer: SignedPart = { signVersion: "2.1", payload: text, signature: query.signature };
-	if (query.signVersion === "2.1") return { shape: "callback", readFrom: "text", parts: [outer] };
-	if (query.signVersion !== undefined && query.signVersion !== "2.0") {
+function readCallback(input: CallbackInput): ReceivedMessage {
+	const { text, signVersion, signature } = readQuery(input);
+	const outer: SignedPart = { signVersion: "2.1", payload: text, signature };
+	if (signVersion === "2.1") return { shape: "callback", readFrom: "text", parts: [outer] };
+	if (signVersion !== undefined && signVersion !== "2.0") {
 		throw new MalformedMessageError(`The callback's signVersion must be "2.0" or "2.1".`, "signVersion");
 	}
-	const hasOuter = query.signature !== undefined && query.signature !== "";
+	const hasOuter = signature !== undefined && signature !== "";
 	let inner: SignedPart;
 	try {
 		const fields = parseJsonObject(text, "callback payload", "payload");
