@@ -1,5 +1,5 @@
 import { InvalidKeyError } from "../errors/invalid-key-error.js";
-import { type CryptoBackendName, resolveBackend } from "./backend.js";
+import type { CryptoBackendName } from "./backend.js";
 import { MAX_SIGNING_BITS, MIN_BITS } from "./keys.js";
 import { loadCryptoBackend } from "./load-backend.js";
 
@@ -39,6 +39,6 @@ function checkBits(bits: number): void {
 export async function generateKeyPair(options: GenerateKeyPairOptions = {}): Promise<GeneratedKeyPair> {
 	const bits = options.bits ?? 2048;
 	checkBits(bits);
-	await loadCryptoBackend(options.backend);
-	return resolveBackend(options.backend).generateKeyPair(bits);
+	const backend = await loadCryptoBackend(options.backend);
+	return backend.generateKeyPair(bits);
 }

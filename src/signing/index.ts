@@ -4,6 +4,9 @@
  * URLs is the gateway's job: see `merchant-gateway/testing`.
  * @module merchant-gateway/signing
  */
+import type { CryptoBackendName } from "./backend.js";
+import { loadCryptoBackend as loadBackend } from "./load-backend.js";
+
 export type { CryptoBackendName } from "./backend.js";
 export { openCallbackUrl } from "./callback-url.js";
 export { canonicalString, type SignedStringForm } from "./canonical.js";
@@ -28,6 +31,14 @@ export {
 	PublicKey,
 	type PublicKeyLike,
 } from "./keys.js";
-export { loadCryptoBackend, useCryptoBackend } from "./load-backend.js";
+export { useCryptoBackend } from "./load-backend.js";
 export { type OpenOptions, openMessage } from "./open.js";
 export { type SealedFlat, type SealedPayload, type SealOptions, type SignVersion, sealMessage } from "./seal.js";
+
+/**
+ * Loads a crypto backend ahead of time (node-forge is imported only then) without making it the
+ * default; `useCryptoBackend` also makes it the default.
+ */
+export async function loadCryptoBackend(name?: CryptoBackendName): Promise<void> {
+	await loadBackend(name);
+}

@@ -3,6 +3,7 @@
 // every `import()` it finds, and the code a route shares with that chunk then loads as a file of its own.
 import { InvalidKeyError } from "../errors/invalid-key-error.js";
 import {
+	type CryptoBackend,
 	type CryptoBackendName,
 	defaultBackendName,
 	hasNodeCrypto,
@@ -12,14 +13,14 @@ import {
 } from "./backend.js";
 
 /**
- * Loads a crypto backend ahead of time (node-forge is imported only then) without making it the
- * default; `useCryptoBackend` also makes it the default.
+ * Loads a backend (node-forge is imported only here, on first use) without
+ * changing the default.
  */
-export async function loadCryptoBackend(name: CryptoBackendName = defaultBackendName()): Promise<void> {
-	if (name !== "node" && !loadedBackends.has(name))
-		loadedBackends.set(name, (await import("./forge-backend.js")).createForgeBackend(InvalidKeyError));
-	// The node backend needs no loading, but a runtime without node:crypto refuses it here, not at first use.
-	resolveBackend(name);
+export async function loadCryptoBackend(name: CryptoBackendName = defaultBackendName()): Promise<CryptoBackend> {
+	if (name === "node" || loadedBackends.has(name)) return resolveBackend(name);
+	const backend = (await import("./forge-backend.js")).createForgeBackend(InvalidKeyError);
+	loadedBackends.set(name, backend);
+	return backend;
 }
 
 /**
