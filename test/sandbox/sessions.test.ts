@@ -23,6 +23,15 @@ describe("expiry", () => {
 		expect(server.sandbox.deliveries().some((d) => d.eventId === `transaction:${transactionId}:expired`)).toBe(true);
 	});
 
+	test("a session's paymentPath is the path of the hosted page link its checkout answered with", async () => {
+		const server = await sandbox({ now: "2026-11-22T10:00:00Z" });
+		const { transactionId, paymentLink } = await createSession(server);
+		const { pathname, search } = new URL(paymentLink);
+		expect(server.sandbox.transaction(transactionId)?.paymentPath).toBe(`${pathname}${search}`);
+		expect(pathname).toBe(`/pay/${transactionId}`);
+		expect((await fetch(new URL(`${pathname}${search}`, server.url))).status).toBe(200);
+	});
+
 	test("without expiresAt a session lasts 24 hours", async () => {
 		const server = await sandbox({ now: "2026-11-22T10:00:00Z" });
 		const { transactionId } = await createSession(server);

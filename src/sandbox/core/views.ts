@@ -1,6 +1,6 @@
 import type { Refund, Transaction } from "../../schemas/resources.js";
 import { gatewayTime } from "../books/gateway-formats.js";
-import type { ProviderAttempt, TransactionRecord } from "../books/records.js";
+import { type ProviderAttempt, pagePath, type TransactionRecord } from "../books/records.js";
 import { refundResource, transactionResource } from "../books/resources.js";
 import type { SandboxCore } from "./sandbox-core.js";
 
@@ -18,13 +18,13 @@ export type SandboxTransaction = Transaction & {
 
 /** The test-facing view of a transaction: the spec's resource plus what only the simulator knows. */
 export function transactionView(core: SandboxCore, transaction: TransactionRecord): SandboxTransaction {
-	const { channel, transactionId, pageToken, expiresAt } = transaction;
+	const { channel, expiresAt } = transaction;
 	return {
 		...transactionResource(transaction, core.merchants.of(transaction)),
 		attempts: transaction.attempts.map((attempt) => ({ ...attempt })),
 		provider: transaction.provider?.name,
 		expiresAt: expiresAt ? gatewayTime(expiresAt) : undefined,
-		paymentPath: channel === "checkout" ? `/pay/${transactionId}?token=${pageToken}` : undefined,
+		paymentPath: channel === "checkout" ? pagePath("pay", transaction) : undefined,
 	};
 }
 
