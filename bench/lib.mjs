@@ -34,6 +34,12 @@ export function timePerCallSync(fn, iterations) {
 export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /**
+ * The median of each round's candidate/baseline ratio, the two sides of a round having run back to back:
+ * what a slow stretch of the machine does to both sides cancels out, GC included.
+ */
+export const pairedRatio = (base, cand) => median(cand.map((ns, round) => ns / base[round]));
+
+/**
  * Compares candidate to baseline. Returns { baselineNs, candidateNs, ratio }.
  * Options: iterations per round, rounds, warmup calls, sync (both functions synchronous).
  */
@@ -131,7 +137,8 @@ export function compareFastest(name, baseline, candidate, { iterations = 40, rou
 	const medianBaselineNs = median(base);
 	console.log(
 		`    (median rounds: ${(medianCandidateNs / 1000).toFixed(1)} us vs ${(medianBaselineNs / 1000).toFixed(1)} us, ` +
-			`ratio ${(medianCandidateNs / medianBaselineNs).toFixed(3)}x)`,
+			`ratio ${(medianCandidateNs / medianBaselineNs).toFixed(3)}x; median of paired rounds ` +
+			`${pairedRatio(base, cand).toFixed(3)}x)`,
 	);
 	return { baselineNs, candidateNs, ratio };
 }

@@ -6,7 +6,7 @@
 // slice), alternating which side runs first; the figure is the
 // ratio of each side's fastest round (the cost without interference: on a shared
 // machine, slower rounds mostly measure who else is running). The ratio of the
-// median rounds is printed below it for comparison.
+// median rounds and the median of the paired rounds' ratios are printed below it.
 import crypto from "node:crypto";
 import { readFileSync } from "node:fs";
 import { loadPrivateKey, loadPublicKey } from "../dist/index.js";
