@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { ConfigurationError } from "../../src/index.js";
-import { writeRunningSandbox } from "../../src/sandbox/control/control-files.js";
+import { readRunningSandbox, writeRunningSandbox } from "../../src/sandbox/control/control-files.js";
 import { openKeyFolder } from "../../src/sandbox/persistence/key-files.js";
 import { connectSandbox, createSandbox } from "../../src/testing.js";
 import { keys } from "../support/vectors.js";
@@ -280,5 +280,45 @@ describe("a state directory another user owns or may write is refused, as ssh re
 		const { dir } = await used();
 		chownSync(join(dir, "snapshot.ndjson"), OTHER_UID, OTHER_UID);
 		expect(await refusal(open(dir))).toContain(`${join(dir, "snapshot.ndjson")} is owned by uid ${OTHER_UID}, not you`);
+	});
+});
+
+describe("sandbox.json is read only as the sandbox writes it", () => {
+	const written = { url: "http://127.0.0.1:9", pid: 42, merchantId: "M-1001", signVersion: "2.1" };
+	const withFile = (content: string): string => {
+		const dir = mkdtempSync(join(tmpdir(), "mg-running-"));
+		writeFileSync(join(dir, "sandbox.json"), content, { mode: 0o644 });
+		return dir;
+	};
+	const readError = async (dir: string): Promise<string> => {
+		const error = await readRunningSandbox(dir).catch((caught: unknown) => caught);
+		expect(error).toBeInstanceOf(ConfigurationError);
+		return (error as Error).message;
+	};
+
+	test("what the sandbox writes is read back, its public URL present or absent", async () => {
+		expect(await readRunningSandbox(withFile(JSON.stringify(written)))).toEqual(written);
+		const links = { ...written, publicUrl: "https://shop.example" };
+		expect(await readRunningSandbox(withFile(JSON.stringify(links)))).toEqual(links);
+	});
+
+	test("a file that is not a JSON object is refused, naming it", async () => {
+		for (const content of ["[]", "not json", '"text"']) {
+			const dir = withFile(content);
+			expect(await readError(dir)).toContain(`${join(dir, "sandbox.json")} cannot be read (not a JSON object)`);
+		}
+	});
+
+	test.each([
+		["url", 8080],
+		["pid", "42"],
+		["merchantId", undefined],
+		["signVersion", "3.0"],
+		["publicUrl", 7],
+	])("a %s that is not what the sandbox writes is refused, naming the file", async (field, value) => {
+		const dir = withFile(JSON.stringify({ ...written, [field]: value }));
+		expect(await readError(dir)).toContain(
+			`${join(dir, "sandbox.json")} is not what the sandbox writes: restart the sandbox`,
+		);
 	});
 });

@@ -23,7 +23,7 @@ const runningSchema = z.object({
 	/** Its loopback origin, where the control API responds, such as `http://127.0.0.1:8080`. */
 	url: z.string(),
 	/** The origin its links use (its public URL), when it differs from `url`. */
-	publicUrl: z.optional(z.custom<string>()),
+	publicUrl: z.optional(z.string()),
 	/** The process id of the sandbox. */
 	pid: z.number(),
 	/** The merchant account it was started with. */
